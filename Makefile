@@ -1,0 +1,125 @@
+# octavo — Markdown to an EPUB 3 e-book and a print PDF.
+#
+#   make             install missing Debian packages (as root), build, write the default book to out/
+#   make check       the same, plus the test tools; run every test
+#   make asan-check  the tests with -fsanitize=address,undefined
+#   make install     PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+BOOK      := lsfmm-bpf-2023
+
+# The one list of Debian packages: what the build needs, and what only the tests need.
+BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
+              libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
+              libyaml-dev libhyphen-dev hyphen-en-us
+TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
+
+# pkg-config modules (hyphen has no .pc file; its header is probed directly).
+PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
+              fontconfig yaml-0.1
+
+CC       ?= cc
+CSTD     := -std=gnu11
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+OPT      ?= -O2 -g
+SAN      ?=
+CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -D_GNU_SOURCE -Isrc
+PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+
+SRCS     := $(wildcard src/*.c)
+OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench
+
+all: deps octavo book
+
+octavo: $(BUILD)/octavo
+
+# --- dependencies -----------------------------------------------------------
+# Checks with pkg-config; as root with apt-get installs what is missing, else
+# prints the exact apt-get line and stops.
+define ensure_pkgs
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ] && ! { $(2); } >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "octavo: installing:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "octavo: missing packages; run as root:"; \
+	    echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+endef
+
+BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.h && \
+               test -f /usr/share/hyphen/hyph_en_US.dic && command -v cc
+TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
+               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
+
+deps:
+	$(call ensure_pkgs,$(BUILD_PKGS),$(BUILD_PROBE))
+
+test-deps: deps
+	$(call ensure_pkgs,$(TEST_PKGS),$(TEST_PROBE))
+
+# --- build ------------------------------------------------------------------
+$(BUILD)/octavo: $(OBJS)
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
+	  $(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null) $(LDFLAGS)
+
+$(BUILD)/obj $(BUILD)/tests out:
+	mkdir -p $@
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+
+# --- the default book ---------------------------------------------------------
+BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)
+
+book: out/$(BOOK).epub out/$(BOOK).pdf
+
+out/$(BOOK).epub out/$(BOOK).pdf &: $(BUILD)/octavo $(BOOK_DEPS) | out
+	$(BUILD)/octavo content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
+
+# --- tests ----------------------------------------------------------------------
+test: $(BUILD)/octavo $(UNIT_BINS)
+	@OCTAVO=$(BUILD)/octavo BUILD=$(BUILD) sh tests/run.sh
+
+check: test-deps
+	@$(MAKE) --no-print-directory octavo $(UNIT_BINS)
+	@$(MAKE) --no-print-directory test
+
+asan-check: test-deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
+
+# --- install, clean, format -----------------------------------------------------
+install: $(BUILD)/octavo
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/octavo/fonts $(DESTDIR)$(PREFIX)/share/octavo/styles
+	install -m 755 $(BUILD)/octavo $(DESTDIR)$(PREFIX)/bin/octavo
+	install -m 644 fonts/* $(DESTDIR)$(PREFIX)/share/octavo/fonts/
+	install -m 644 styles/* $(DESTDIR)$(PREFIX)/share/octavo/styles/
+	if [ -f man/octavo.1 ]; then install -d $(DESTDIR)$(PREFIX)/share/man/man1 && \
+	  install -m 644 man/octavo.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+clean:
+	rm -rf build build-asan out
+
+format:
+	clang-format -i src/*.c src/*.h tests/unit/*.c

@@ -1,0 +1,586 @@
+/* book.c: the document model — construction, ids, diagnostics, iteration,
+ * the model dump, and freeing. No parsing and no output formats here. */
+#include "book.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
+    [BOOK_ROOT] = "root",
+    [BOOK_HEADING] = "heading",
+    [BOOK_PARAGRAPH] = "paragraph",
+    [BOOK_LIST] = "list",
+    [BOOK_ITEM] = "item",
+    [BOOK_BLOCKQUOTE] = "blockquote",
+    [BOOK_CODE_BLOCK] = "code_block",
+    [BOOK_THEMATIC_BREAK] = "thematic_break",
+    [BOOK_TABLE] = "table",
+    [BOOK_TABLE_ROW] = "table_row",
+    [BOOK_TABLE_CELL] = "table_cell",
+    [BOOK_FOOTNOTE_DEF] = "footnote_def",
+    [BOOK_FIGURE] = "figure",
+    [BOOK_HTML_BLOCK] = "html_block",
+    [BOOK_TEXT] = "text",
+    [BOOK_EMPH] = "emph",
+    [BOOK_STRONG] = "strong",
+    [BOOK_STRIKE] = "strike",
+    [BOOK_CODE] = "code",
+    [BOOK_LINK] = "link",
+    [BOOK_IMAGE] = "image",
+    [BOOK_FOOTNOTE_REF] = "footnote_ref",
+    [BOOK_SOFTBREAK] = "softbreak",
+    [BOOK_LINEBREAK] = "linebreak",
+    [BOOK_HTML_INLINE] = "html_inline",
+};
+
+const char *book_node_type_name(BookNodeType type) {
+  return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
+}
+
+bool book_node_is_inline(BookNodeType type) { return type >= BOOK_TEXT && type < BOOK_NODE_TYPE_COUNT; }
+
+static bool is_leaf(BookNodeType type) {
+  switch (type) {
+  case BOOK_TEXT:
+  case BOOK_CODE:
+  case BOOK_CODE_BLOCK:
+  case BOOK_THEMATIC_BREAK:
+  case BOOK_SOFTBREAK:
+  case BOOK_LINEBREAK:
+  case BOOK_FOOTNOTE_REF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Book *book_new(void) {
+  Book *b = g_new0(Book, 1);
+  b->meta.authors = g_ptr_array_new_with_free_func(g_free);
+  b->meta.subjects = g_ptr_array_new_with_free_func(g_free);
+  b->chapters = g_ptr_array_new();
+  b->footnotes = g_ptr_array_new();
+  b->resources = g_ptr_array_new();
+  b->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  b->page_marks = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  b->names = g_string_chunk_new(256);
+  b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  return b;
+}
+
+static void node_free_one(BookNode *n) {
+  g_free(n->text);
+  switch (n->type) {
+  case BOOK_HEADING:
+    g_free(n->as.heading.id);
+    break;
+  case BOOK_CODE_BLOCK:
+    g_free(n->as.code.info);
+    break;
+  case BOOK_TABLE:
+    g_free(n->as.table.align);
+    break;
+  case BOOK_LINK:
+    g_free(n->as.link.href);
+    g_free(n->as.link.title);
+    g_free(n->as.link.fragment);
+    break;
+  case BOOK_IMAGE:
+    g_free(n->as.image.src);
+    g_free(n->as.image.title);
+    break;
+  case BOOK_HTML_BLOCK:
+  case BOOK_HTML_INLINE:
+    g_free(n->as.html.tag);
+    g_strfreev(n->as.html.attrs);
+    break;
+  default:
+    break;
+  }
+  g_free(n);
+}
+
+void book_node_free(BookNode *node) {
+  if (!node)
+    return;
+  /* Iterative post-order: descend to a leaf, free it, climb. */
+  BookNode *stop = node->parent;
+  BookNode *cur = node;
+  while (cur) {
+    if (cur->first_child) {
+      cur = cur->first_child;
+      continue;
+    }
+    BookNode *parent = cur->parent;
+    BookNode *next = cur->next;
+    if (parent && parent != stop) {
+      parent->first_child = next;
+      if (next)
+        next->prev = NULL;
+      else
+        parent->last_child = NULL;
+    }
+    bool last = (cur == node);
+    node_free_one(cur);
+    if (last)
+      break;
+    cur = next ? next : parent;
+  }
+}
+
+void book_free(Book *b) {
+  if (!b)
+    return;
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookChapter *c = b->chapters->pdata[i];
+    book_node_free(c->root);
+    g_free(c->id);
+    g_free(c->title);
+    g_free(c);
+  }
+  for (guint i = 0; i < b->footnotes->len; i++) {
+    BookFootnote *f = b->footnotes->pdata[i];
+    book_node_free(f->def);
+    g_free(f->label);
+    g_free(f->id);
+    g_free(f);
+  }
+  for (guint i = 0; i < b->resources->len; i++) {
+    BookResource *r = b->resources->pdata[i];
+    g_free(r->src);
+    g_free(r->path);
+    g_free(r->media_type);
+    g_free(r->href);
+    g_free(r);
+  }
+  for (guint i = 0; i < b->diags->len; i++)
+    g_free(g_array_index(b->diags, BookDiag, i).message);
+  for (guint i = 0; i < b->page_marks->len; i++)
+    g_free(g_array_index(b->page_marks, BookPageMark, i).label);
+  BookMeta *m = &b->meta;
+  g_free(m->title);
+  g_free(m->subtitle);
+  g_free(m->date);
+  g_free(m->lang);
+  g_free(m->identifier);
+  g_free(m->publisher);
+  g_free(m->description);
+  g_free(m->rights);
+  g_free(m->source);
+  g_free(m->cover);
+  g_ptr_array_free(m->authors, TRUE);
+  g_ptr_array_free(m->subjects, TRUE);
+  g_ptr_array_free(b->chapters, TRUE);
+  g_ptr_array_free(b->footnotes, TRUE);
+  g_ptr_array_free(b->resources, TRUE);
+  g_array_free(b->diags, TRUE);
+  g_array_free(b->page_marks, TRUE);
+  g_string_chunk_free(b->names);
+  g_hash_table_destroy(b->ids);
+  g_free(b);
+}
+
+const char *book_intern(Book *b, const char *name) {
+  return name ? g_string_chunk_insert_const(b->names, name) : NULL;
+}
+
+BookNode *book_node_new(Book *b, BookNodeType type, const BookPos *pos) {
+  BookNode *n = g_new0(BookNode, 1);
+  n->type = type;
+  if (pos)
+    n->pos = *pos;
+  n->serial = ++b->next_serial;
+  return n;
+}
+
+void book_node_append(BookNode *parent, BookNode *child) {
+  g_assert(!child->parent && !child->prev && !child->next);
+  child->parent = parent;
+  child->prev = parent->last_child;
+  if (parent->last_child)
+    parent->last_child->next = child;
+  else
+    parent->first_child = child;
+  parent->last_child = child;
+}
+
+void book_node_insert_before(BookNode *sibling, BookNode *node) {
+  g_assert(!node->parent && !node->prev && !node->next);
+  node->parent = sibling->parent;
+  node->next = sibling;
+  node->prev = sibling->prev;
+  if (sibling->prev)
+    sibling->prev->next = node;
+  else if (sibling->parent)
+    sibling->parent->first_child = node;
+  sibling->prev = node;
+}
+
+void book_node_unlink(BookNode *n) {
+  if (n->prev)
+    n->prev->next = n->next;
+  else if (n->parent)
+    n->parent->first_child = n->next;
+  if (n->next)
+    n->next->prev = n->prev;
+  else if (n->parent)
+    n->parent->last_child = n->prev;
+  n->parent = n->prev = n->next = NULL;
+}
+
+void book_node_text(const BookNode *node, GString *out) {
+  BookIter it;
+  book_iter_init(&it, (BookNode *)node);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev != BOOK_ITER_ENTER)
+      continue;
+    BookNode *n = it.cur;
+    switch (n->type) {
+    case BOOK_TEXT:
+    case BOOK_CODE:
+    case BOOK_CODE_BLOCK:
+      if (n->text)
+        g_string_append(out, n->text);
+      break;
+    case BOOK_SOFTBREAK:
+    case BOOK_LINEBREAK:
+      g_string_append_c(out, ' ');
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+BookChapter *book_chapter_add(Book *b, const char *source) {
+  BookChapter *c = g_new0(BookChapter, 1);
+  c->index = (int)b->chapters->len;
+  c->root = book_node_new(b, BOOK_ROOT, NULL);
+  c->source = book_intern(b, source);
+  g_ptr_array_add(b->chapters, c);
+  return c;
+}
+
+char *book_id_reserve(Book *b, const char *base) {
+  const char *stem = (base && *base) ? base : "section";
+  char *id = g_strdup(stem);
+  for (int n = 2; g_hash_table_contains(b->ids, id); n++) {
+    g_free(id);
+    id = g_strdup_printf("%s-%d", stem, n);
+  }
+  g_hash_table_add(b->ids, g_strdup(id));
+  return id;
+}
+
+char *book_slug(const char *text) {
+  GString *s = g_string_new(NULL);
+  const char *p = text ? text : "";
+  while (*p) {
+    gunichar c = g_utf8_get_char_validated(p, -1);
+    if (c == (gunichar)-1 || c == (gunichar)-2)
+      break;
+    if (g_unichar_isalnum(c) || g_unichar_ismark(c)) {
+      g_string_append_unichar(s, g_unichar_tolower(c));
+    } else if (c == ' ' || c == '-' || c == '\t') {
+      g_string_append_c(s, '-');
+    } else if (c == '_') {
+      g_string_append_c(s, '_');
+    }
+    p = g_utf8_next_char(p);
+  }
+  /* An XML id may not start with a digit or '-'; XHTML ids in EPUB should be
+   * valid NCNames. */
+  if (s->len == 0)
+    g_string_assign(s, "section");
+  else if (!g_ascii_isalpha(s->str[0]) && !((guchar)s->str[0] >= 0x80))
+    g_string_prepend(s, "s-");
+  return g_string_free(s, FALSE);
+}
+
+void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...) {
+  BookDiag d = {.level = level};
+  if (pos)
+    d.pos = *pos;
+  va_list ap;
+  va_start(ap, fmt);
+  d.message = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_array_append_val(b->diags, d);
+}
+
+guint book_diag_count(const Book *b, BookDiagLevel level) {
+  guint n = 0;
+  for (guint i = 0; i < b->diags->len; i++)
+    if (g_array_index(b->diags, BookDiag, i).level == level)
+      n++;
+  return n;
+}
+
+guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out) {
+  for (guint i = from; i < b->diags->len; i++) {
+    const BookDiag *d = &g_array_index(b->diags, BookDiag, i);
+    if (errors_only && d->level != BOOK_ERROR)
+      continue;
+    const char *what = d->level == BOOK_ERROR ? "error" : "warning";
+    if (d->pos.file && d->pos.line > 0)
+      fprintf(out, "%s:%d:%d: %s: %s\n", d->pos.file, d->pos.line, d->pos.col > 0 ? d->pos.col : 1,
+              what, d->message);
+    else if (d->pos.file)
+      fprintf(out, "%s: %s: %s\n", d->pos.file, what, d->message);
+    else
+      fprintf(out, "octavo: %s: %s\n", what, d->message);
+  }
+  return b->diags->len;
+}
+
+BookFootnote *book_footnote_find(Book *b, const char *label) {
+  for (guint i = 0; i < b->footnotes->len; i++) {
+    BookFootnote *f = b->footnotes->pdata[i];
+    if (g_strcmp0(f->label, label) == 0)
+      return f;
+  }
+  return NULL;
+}
+
+void book_iter_init(BookIter *it, BookNode *root) {
+  it->root = root;
+  it->cur = NULL;
+  it->ev = BOOK_ITER_DONE;
+}
+
+BookIterEvent book_iter_next(BookIter *it) {
+  if (!it->root)
+    return BOOK_ITER_DONE;
+  if (!it->cur) {
+    it->cur = it->root;
+    it->ev = BOOK_ITER_ENTER;
+    return it->ev;
+  }
+  BookNode *n = it->cur;
+  if (it->ev == BOOK_ITER_ENTER && !is_leaf(n->type)) {
+    if (n->first_child) {
+      it->cur = n->first_child;
+      it->ev = BOOK_ITER_ENTER;
+    } else {
+      it->ev = BOOK_ITER_EXIT;
+    }
+    return it->ev;
+  }
+  /* n is done (a leaf entered, or a container exited). */
+  if (n == it->root) {
+    it->root = NULL;
+    it->ev = BOOK_ITER_DONE;
+    return it->ev;
+  }
+  if (n->next) {
+    it->cur = n->next;
+    it->ev = BOOK_ITER_ENTER;
+  } else {
+    it->cur = n->parent;
+    it->ev = BOOK_ITER_EXIT;
+  }
+  return it->ev;
+}
+
+void book_iter_skip_children(BookIter *it) {
+  if (it->ev == BOOK_ITER_ENTER && !is_leaf(it->cur->type))
+    it->ev = BOOK_ITER_EXIT;
+}
+
+/* ---- dump ---- */
+
+static void dump_str(GString *out, const char *s) {
+  g_string_append_c(out, '"');
+  for (const char *p = s ? s : ""; *p; p++) {
+    switch (*p) {
+    case '"':
+      g_string_append(out, "\\\"");
+      break;
+    case '\\':
+      g_string_append(out, "\\\\");
+      break;
+    case '\n':
+      g_string_append(out, "\\n");
+      break;
+    case '\t':
+      g_string_append(out, "\\t");
+      break;
+    default:
+      g_string_append_c(out, *p);
+    }
+  }
+  g_string_append_c(out, '"');
+}
+
+static const char *align_name(BookAlign a) {
+  switch (a) {
+  case BOOK_ALIGN_LEFT:
+    return "left";
+  case BOOK_ALIGN_CENTER:
+    return "center";
+  case BOOK_ALIGN_RIGHT:
+    return "right";
+  default:
+    return "none";
+  }
+}
+
+static void dump_node_line(GString *out, const BookNode *n, int depth) {
+  for (int i = 0; i < depth; i++)
+    g_string_append(out, "  ");
+  g_string_append(out, book_node_type_name(n->type));
+  switch (n->type) {
+  case BOOK_HEADING:
+    g_string_append_printf(out, " level=%d id=", n->as.heading.level);
+    dump_str(out, n->as.heading.id);
+    break;
+  case BOOK_LIST:
+    if (n->as.list.ordered)
+      g_string_append_printf(out, " ordered start=%d delim='%c'", n->as.list.start,
+                             n->as.list.delim ? n->as.list.delim : '.');
+    else
+      g_string_append(out, " bullet");
+    g_string_append(out, n->as.list.tight ? " tight" : " loose");
+    break;
+  case BOOK_ITEM:
+    if (n->as.item.task != BOOK_TASK_NONE)
+      g_string_append(out, n->as.item.task == BOOK_TASK_DONE ? " task=done" : " task=open");
+    break;
+  case BOOK_CODE_BLOCK:
+    if (n->as.code.info) {
+      g_string_append(out, " info=");
+      dump_str(out, n->as.code.info);
+    }
+    g_string_append_c(out, ' ');
+    dump_str(out, n->text);
+    break;
+  case BOOK_TABLE:
+    g_string_append_printf(out, " cols=%d align=", n->as.table.ncols);
+    for (int i = 0; i < n->as.table.ncols; i++)
+      g_string_append_printf(out, "%s%s", i ? "," : "", align_name(n->as.table.align[i]));
+    break;
+  case BOOK_TABLE_ROW:
+    if (n->as.row.header)
+      g_string_append(out, " header");
+    break;
+  case BOOK_TEXT:
+  case BOOK_CODE:
+    g_string_append_c(out, ' ');
+    dump_str(out, n->text);
+    break;
+  case BOOK_LINK:
+    g_string_append(out, " href=");
+    dump_str(out, n->as.link.href);
+    if (n->as.link.internal) {
+      g_string_append_printf(out, " -> %s", n->as.link.chapter ? n->as.link.chapter->id : "?");
+      if (n->as.link.fragment)
+        g_string_append_printf(out, "#%s", n->as.link.fragment);
+    }
+    if (n->as.link.title) {
+      g_string_append(out, " title=");
+      dump_str(out, n->as.link.title);
+    }
+    break;
+  case BOOK_IMAGE:
+    g_string_append(out, " src=");
+    dump_str(out, n->as.image.src);
+    if (n->as.image.res)
+      g_string_append_printf(out, " -> %s", n->as.image.res->href);
+    if (n->as.image.title) {
+      g_string_append(out, " title=");
+      dump_str(out, n->as.image.title);
+    }
+    break;
+  case BOOK_FOOTNOTE_REF:
+    if (n->as.fnref.note)
+      g_string_append_printf(out, " %d label=", n->as.fnref.note->number);
+    dump_str(out, n->as.fnref.note ? n->as.fnref.note->label : "");
+    break;
+  case BOOK_HTML_BLOCK:
+  case BOOK_HTML_INLINE:
+    g_string_append_printf(out, " <%s", n->as.html.tag);
+    for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2) {
+      g_string_append_printf(out, " %s=", a[0]);
+      dump_str(out, a[1]);
+    }
+    g_string_append_c(out, '>');
+    break;
+  default:
+    break;
+  }
+  if (n->pos.line)
+    g_string_append_printf(out, " @%d:%d", n->pos.line, n->pos.col);
+  g_string_append_c(out, '\n');
+}
+
+static void dump_tree(GString *out, BookNode *root, int base) {
+  BookIter it;
+  book_iter_init(&it, root);
+  int depth = base - 1;
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER) {
+      depth++;
+      dump_node_line(out, it.cur, depth);
+      if (is_leaf(it.cur->type))
+        depth--;
+    } else {
+      depth--;
+    }
+  }
+}
+
+static void dump_meta_str(GString *out, const char *key, const char *val) {
+  if (!val)
+    return;
+  g_string_append_printf(out, "  %s: ", key);
+  dump_str(out, val);
+  g_string_append_c(out, '\n');
+}
+
+void book_dump(const Book *b, GString *out) {
+  const BookMeta *m = &b->meta;
+  g_string_append(out, "book\n");
+  dump_meta_str(out, "title", m->title);
+  dump_meta_str(out, "subtitle", m->subtitle);
+  for (guint i = 0; i < m->authors->len; i++)
+    dump_meta_str(out, "author", m->authors->pdata[i]);
+  dump_meta_str(out, "date", m->date);
+  dump_meta_str(out, "lang", m->lang);
+  dump_meta_str(out, "identifier", m->identifier);
+  dump_meta_str(out, "publisher", m->publisher);
+  dump_meta_str(out, "description", m->description);
+  for (guint i = 0; i < m->subjects->len; i++)
+    dump_meta_str(out, "subject", m->subjects->pdata[i]);
+  dump_meta_str(out, "rights", m->rights);
+  dump_meta_str(out, "source", m->source);
+  dump_meta_str(out, "cover", m->cover);
+  for (guint i = 0; i < b->chapters->len; i++) {
+    const BookChapter *c = b->chapters->pdata[i];
+    g_string_append_printf(out, "chapter %d id=", c->index);
+    dump_str(out, c->id);
+    g_string_append(out, " title=");
+    if (c->title)
+      dump_str(out, c->title);
+    else
+      g_string_append(out, "(opening)");
+    g_string_append(out, " source=");
+    dump_str(out, c->source);
+    g_string_append_c(out, '\n');
+    dump_tree(out, c->root, 1);
+  }
+  for (guint i = 0; i < b->footnotes->len; i++) {
+    const BookFootnote *f = b->footnotes->pdata[i];
+    g_string_append_printf(out, "footnote %d id=%s label=", f->number, f->id);
+    dump_str(out, f->label);
+    g_string_append_printf(out, " chapter=%s refs=%d\n", f->chapter ? f->chapter->id : "-", f->nrefs);
+    if (f->def)
+      dump_tree(out, f->def, 1);
+  }
+  for (guint i = 0; i < b->resources->len; i++) {
+    const BookResource *r = b->resources->pdata[i];
+    g_string_append_printf(out, "resource %s %s %s\n", r->href, r->media_type, r->src);
+  }
+}

@@ -1,0 +1,253 @@
+/* book.h: the document model shared by every stage of octavo.
+ *
+ * A Book owns everything reachable from it: metadata, chapters, their node
+ * trees, footnotes, resources, diagnostics and the print page marks.  The
+ * model depends on GLib only; no parser or writer types appear here, so any
+ * front end can fill it and any writer can read it.
+ *
+ * Trees are intrusive (parent, first_child, last_child, prev, next) with a
+ * per-type union, as in cmark.  Walk them with BookIter, which does not
+ * recurse, so arbitrarily deep input cannot exhaust the stack.
+ */
+#ifndef OCTAVO_BOOK_H
+#define OCTAVO_BOOK_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+  /* blocks */
+  BOOK_ROOT,           /* the root of one chapter's tree */
+  BOOK_HEADING,        /* as.heading */
+  BOOK_PARAGRAPH,
+  BOOK_LIST,           /* as.list */
+  BOOK_ITEM,           /* as.item */
+  BOOK_BLOCKQUOTE,
+  BOOK_CODE_BLOCK,     /* text = the literal code, as.code.info */
+  BOOK_THEMATIC_BREAK,
+  BOOK_TABLE,          /* as.table; children are BOOK_TABLE_ROW */
+  BOOK_TABLE_ROW,      /* as.row; children are BOOK_TABLE_CELL */
+  BOOK_TABLE_CELL,     /* inline children */
+  BOOK_FOOTNOTE_DEF,   /* block children; owned by a BookFootnote */
+  BOOK_FIGURE,         /* a paragraph holding only an image: one BOOK_IMAGE child */
+  BOOK_HTML_BLOCK,     /* a cleaned, allow-listed element: as.html; any children */
+  /* inlines */
+  BOOK_TEXT,           /* text */
+  BOOK_EMPH,
+  BOOK_STRONG,
+  BOOK_STRIKE,
+  BOOK_CODE,           /* text */
+  BOOK_LINK,           /* as.link; inline children are the link text */
+  BOOK_IMAGE,          /* as.image; inline children are the alt text */
+  BOOK_FOOTNOTE_REF,   /* as.fnref */
+  BOOK_SOFTBREAK,
+  BOOK_LINEBREAK,
+  BOOK_HTML_INLINE,    /* a cleaned, allow-listed element: as.html; inline children */
+  BOOK_NODE_TYPE_COUNT
+} BookNodeType;
+
+typedef enum { BOOK_ALIGN_NONE, BOOK_ALIGN_LEFT, BOOK_ALIGN_CENTER, BOOK_ALIGN_RIGHT } BookAlign;
+
+typedef enum { BOOK_TASK_NONE, BOOK_TASK_OPEN, BOOK_TASK_DONE } BookTask;
+
+/* A source position.  file points into the book's interned file names. */
+typedef struct {
+  const char *file;
+  int line; /* 1-based; 0 when unknown */
+  int col;  /* 1-based; 0 when unknown */
+} BookPos;
+
+typedef struct BookNode BookNode;
+typedef struct BookChapter BookChapter;
+typedef struct BookFootnote BookFootnote;
+typedef struct BookResource BookResource;
+
+struct BookNode {
+  BookNodeType type;
+  BookNode *parent, *first_child, *last_child, *prev, *next;
+  BookPos pos;
+  guint serial; /* unique in the book, in document order of creation */
+  char *text;   /* TEXT, CODE, CODE_BLOCK: UTF-8, owned */
+  union {
+    struct {
+      int level;  /* 1..6 */
+      char *id;   /* unique in the book, stable (a slug of the text) */
+    } heading;
+    struct {
+      bool ordered;
+      int start;  /* first number of an ordered list */
+      bool tight;
+      char delim; /* '.' or ')' for ordered lists */
+    } list;
+    struct {
+      BookTask task;
+    } item;
+    struct {
+      char *info; /* the info string's first word (language), or NULL */
+    } code;
+    struct {
+      int ncols;
+      BookAlign *align; /* ncols entries, owned */
+    } table;
+    struct {
+      bool header;
+    } row;
+    struct {
+      char *href;            /* as written (internal links: as resolved below) */
+      char *title;           /* or NULL */
+      BookChapter *chapter;  /* internal link target chapter, or NULL (external/unresolved) */
+      char *fragment;        /* internal target id within chapter, or NULL for the chapter start */
+      bool internal;
+    } link;
+    struct {
+      char *src;         /* as written */
+      char *title;       /* or NULL */
+      BookResource *res; /* the local file, or NULL (missing, remote, refused) */
+    } image;
+    struct {
+      BookFootnote *note;
+      int ref_index; /* 1 for the first reference to this note, 2 for the second, ... */
+    } fnref;
+    struct {
+      char *tag;     /* lower-case element name, allow-listed */
+      char **attrs;  /* NULL-terminated name, value, name, value, ...; allow-listed; owned */
+    } html;
+  } as;
+};
+
+struct BookChapter {
+  int index;          /* 0-based position in the book */
+  char *id;           /* "chapter-N" style stable id, also the file stem */
+  char *title;        /* plain text of the heading, or NULL for an opening chapter */
+  BookNode *heading;  /* the chapter's heading inside root, or NULL */
+  BookNode *root;     /* BOOK_ROOT; owns the chapter's blocks */
+  const char *source; /* the input file it came from (interned) */
+};
+
+struct BookFootnote {
+  char *label;           /* as written in the source */
+  int number;            /* 1-based in order of first reference */
+  char *id;              /* "fn-N", unique */
+  BookNode *def;         /* BOOK_FOOTNOTE_DEF, owned */
+  BookChapter *chapter;  /* chapter of the first reference */
+  int nrefs;             /* references seen */
+};
+
+struct BookResource {
+  char *src;        /* as written in the Markdown */
+  char *path;       /* resolved file system path */
+  char *media_type; /* image/png, image/jpeg, image/gif, image/svg+xml */
+  char *href;       /* path inside the EPUB, e.g. "images/img-1.png" */
+  int width_px, height_px; /* 0 when unknown */
+};
+
+typedef struct {
+  char *title, *subtitle;
+  GPtrArray *authors;  /* char *, owned */
+  char *date;          /* YYYY-MM-DD or as given */
+  char *lang;          /* BCP 47 */
+  char *identifier;
+  char *publisher, *description;
+  GPtrArray *subjects; /* char *, owned */
+  char *rights, *source;
+  char *cover;         /* path of a cover image, or NULL */
+} BookMeta;
+
+typedef enum { BOOK_WARNING, BOOK_ERROR } BookDiagLevel;
+
+typedef struct {
+  BookDiagLevel level;
+  BookPos pos;
+  char *message;
+} BookDiag;
+
+/* Where a printed page starts in the source: page N begins at byte offset
+ * `offset` of the text of `node` (a TEXT or CODE or CODE_BLOCK node), or at
+ * the start of block `node` when offset is 0. Filled by the layout. */
+typedef struct {
+  int page;        /* 1-based physical page number */
+  char *label;     /* the printed folio ("1", "iv") */
+  BookNode *node;
+  size_t offset;
+} BookPageMark;
+
+typedef struct {
+  BookMeta meta;
+  GPtrArray *chapters;   /* BookChapter *, owned, in reading order */
+  GPtrArray *footnotes;  /* BookFootnote *, owned, by number */
+  GPtrArray *resources;  /* BookResource *, owned */
+  GArray *diags;         /* BookDiag */
+  GArray *page_marks;    /* BookPageMark, by page */
+  GStringChunk *names;   /* interned file names */
+  GHashTable *ids;       /* every id in use -> NULL (keys owned by the table) */
+  guint next_serial;
+} Book;
+
+/* Create an empty book. Never returns NULL (allocation failure aborts). */
+Book *book_new(void);
+/* Free the book and everything it owns. Accepts NULL. */
+void book_free(Book *book);
+
+/* Intern a file name; the result lives as long as the book. */
+const char *book_intern(Book *book, const char *name);
+
+/* A new node of `type` at `pos` (pos may be NULL). The node is owned by the
+ * caller until it is appended to a tree that the book owns. */
+BookNode *book_node_new(Book *book, BookNodeType type, const BookPos *pos);
+/* Append child to parent's children (child must be detached). */
+void book_node_append(BookNode *parent, BookNode *child);
+/* Insert node before sibling (node must be detached). */
+void book_node_insert_before(BookNode *sibling, BookNode *node);
+/* Detach node from its parent and siblings; it becomes the caller's. */
+void book_node_unlink(BookNode *node);
+/* Free a detached node and all its descendants (iteratively). Accepts NULL. */
+void book_node_free(BookNode *node);
+/* True for inline node types. */
+bool book_node_is_inline(BookNodeType type);
+/* A stable lower-case name for the node type ("paragraph", "text", ...). */
+const char *book_node_type_name(BookNodeType type);
+/* The plain text of node and its descendants (text, code, alt text; breaks as
+ * spaces), appended to out. */
+void book_node_text(const BookNode *node, GString *out);
+
+/* A new chapter appended to the book, with an empty root. */
+BookChapter *book_chapter_add(Book *book, const char *source);
+
+/* Make an id unique in the book: returns base, or base-2, base-3, ...; the
+ * result is owned by the caller (g_free) and reserved in the book. */
+char *book_id_reserve(Book *book, const char *base);
+/* A slug of text as GitHub writes it: lower case, punctuation dropped, spaces
+ * to '-'. Empty results become "section". Caller frees. */
+char *book_slug(const char *text);
+
+/* Record a diagnostic (printf-style message). pos may be NULL. */
+void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+/* Number of diagnostics of `level` so far. */
+guint book_diag_count(const Book *book, BookDiagLevel level);
+/* Print diagnostics from index `from` on as "FILE:LINE:COL: error: msg"
+ * (only errors when errors_only). Returns the index after the last one. */
+guint book_diag_print(const Book *book, guint from, bool errors_only, FILE *out);
+
+/* The footnote with this label, or NULL. */
+BookFootnote *book_footnote_find(Book *book, const char *label);
+
+/* Walk a tree without recursion: each node is seen on ENTER and, when it
+ * may have children, on EXIT (leaves only on ENTER). */
+typedef enum { BOOK_ITER_DONE, BOOK_ITER_ENTER, BOOK_ITER_EXIT } BookIterEvent;
+typedef struct {
+  BookNode *root, *cur;
+  BookIterEvent ev;
+} BookIter;
+void book_iter_init(BookIter *it, BookNode *root);
+/* Advance; returns the event and sets it->cur. */
+BookIterEvent book_iter_next(BookIter *it);
+/* Skip the children of the node just entered: the next event is its EXIT. */
+void book_iter_skip_children(BookIter *it);
+
+/* Print the model as an indented tree (for --dump-model and tests). */
+void book_dump(const Book *book, GString *out);
+
+#endif

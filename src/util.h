@@ -1,0 +1,31 @@
+/* util.h: small helpers every writer shares: atomic output files and the
+ * data directory. */
+#ifndef OCTAVO_UTIL_H
+#define OCTAVO_UTIL_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+/* A new temporary file beside `path` (in its directory; for "-" in the
+ * system temporary directory), created empty and closed. Returns the
+ * temporary file's name (caller frees), or NULL with *err set. */
+char *util_temp_beside(const char *path, GError **err);
+
+/* Move a finished temporary file into place: rename it to `path`, or for
+ * "-" copy it to standard output and remove it. On failure the temporary
+ * file is removed, `path` is untouched, and *err is set. */
+bool util_commit(const char *tmp, const char *path, GError **err);
+
+/* Write data to path atomically (temporary file, then util_commit). */
+bool util_write_atomic(const char *path, const void *data, gsize len, GError **err);
+
+/* The directory that holds fonts/ and styles/: $OCTAVO_DATADIR, else the
+ * source tree beside the executable (build/octavo -> .), else the installed
+ * share/octavo. Returns a string the caller frees. */
+char *util_find_datadir(const char *argv0);
+
+/* The current time for outputs: SOURCE_DATE_EPOCH when set and valid, else
+ * `fallback` (a YYYY-MM-DD date, may be NULL), else now. UTC seconds. */
+gint64 util_build_time(const char *fallback_date);
+
+#endif
