@@ -276,7 +276,8 @@ char *book_id_reserve(Book *b, const char *base) {
 
 char *book_slug(const char *text) {
   GString *s = g_string_new(NULL);
-  const char *p = text ? text : "";
+  char *copy = g_strstrip(g_strdup(text ? text : ""));
+  const char *p = copy;
   while (*p) {
     gunichar c = g_utf8_get_char_validated(p, -1);
     if (c == (gunichar)-1 || c == (gunichar)-2)
@@ -290,6 +291,7 @@ char *book_slug(const char *text) {
     }
     p = g_utf8_next_char(p);
   }
+  g_free(copy);
   /* An XML id may not start with a digit or '-'; XHTML ids in EPUB should be
    * valid NCNames. */
   if (s->len == 0)

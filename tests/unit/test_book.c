@@ -1,0 +1,204 @@
+/* test_book.c: the document model on its own — nodes, iteration, ids,
+ * slugs, diagnostics, freeing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "book.h"
+
+static void test_slug(void **state) {
+  (void)state;
+  struct { const char *in, *out; } cases[] = {
+      {"Plenary sessions", "plenary-sessions"},
+      {"Memory-management sessions", "memory-management-sessions"},
+      {"The 2023 LSFMM+BPF Summit", "the-2023-lsfmmbpf-summit"},
+      {"  Héllo, Wörld!  ", "héllo-wörld"},
+      {"", "section"},
+      {"!!!", "section"},
+      {"2023 in review", "s-2023-in-review"},
+      {"snake_case", "snake_case"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *s = book_slug(cases[i].in);
+    assert_string_equal(s, cases[i].out);
+    g_free(s);
+  }
+}
+
+static void test_id_reserve(void **state) {
+  (void)state;
+  Book *b = book_new();
+  char *a = book_id_reserve(b, "intro");
+  char *c = book_id_reserve(b, "intro");
+  char *d = book_id_reserve(b, "intro");
+  char *e = book_id_reserve(b, "intro-2");
+  assert_string_equal(a, "intro");
+  assert_string_equal(c, "intro-2");
+  assert_string_equal(d, "intro-3");
+  assert_string_equal(e, "intro-2-2");
+  g_free(a), g_free(c), g_free(d), g_free(e);
+  book_free(b);
+}
+
+/* A tree 100,000 deep is walked and freed without recursion. */
+static void test_deep_tree(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *ch = book_chapter_add(b, "deep.md");
+  BookNode *parent = ch->root;
+  const int depth = 100000;
+  for (int i = 0; i < depth; i++) {
+    BookNode *q = book_node_new(b, BOOK_BLOCKQUOTE, NULL);
+    book_node_append(parent, q);
+    parent = q;
+  }
+  BookNode *t = book_node_new(b, BOOK_TEXT, NULL);
+  t->text = g_strdup("bottom");
+  book_node_append(parent, t);
+  BookIter it;
+  book_iter_init(&it, ch->root);
+  int enters = 0, exits = 0, max = 0, cur = 0;
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER) {
+      enters++;
+      if (it.cur->type != BOOK_TEXT && ++cur > max)
+        max = cur;
+    } else {
+      exits++;
+      cur--;
+    }
+  }
+  assert_int_equal(enters, depth + 2);
+  assert_int_equal(exits, depth + 1); /* the text leaf has no EXIT */
+  assert_int_equal(max, depth + 1);
+  GString *s = g_string_new(NULL);
+  book_node_text(ch->root, s);
+  assert_string_equal(s->str, "bottom");
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
+static BookNode *text_node(Book *b, const char *s) {
+  BookNode *n = book_node_new(b, BOOK_TEXT, NULL);
+  n->text = g_strdup(s);
+  return n;
+}
+
+static void test_iter_order_and_skip(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *ch = book_chapter_add(b, "x.md");
+  BookNode *p1 = book_node_new(b, BOOK_PARAGRAPH, NULL);
+  BookNode *em = book_node_new(b, BOOK_EMPH, NULL);
+  book_node_append(ch->root, p1);
+  book_node_append(p1, text_node(b, "a"));
+  book_node_append(p1, em);
+  book_node_append(em, text_node(b, "b"));
+  book_node_append(p1, book_node_new(b, BOOK_SOFTBREAK, NULL));
+  book_node_append(p1, text_node(b, "c"));
+  BookNode *p2 = book_node_new(b, BOOK_PARAGRAPH, NULL);
+  book_node_append(ch->root, p2);
+  book_node_append(p2, text_node(b, "d"));
+  GString *s = g_string_new(NULL);
+  book_node_text(ch->root, s);
+  assert_string_equal(s->str, "ab cd");
+  /* Skipping the emphasis drops "b". */
+  g_string_truncate(s, 0);
+  BookIter it;
+  book_iter_init(&it, ch->root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER && it.cur->type == BOOK_EMPH)
+      book_iter_skip_children(&it);
+    else if (ev == BOOK_ITER_ENTER && it.cur->type == BOOK_TEXT)
+      g_string_append(s, it.cur->text);
+  }
+  assert_string_equal(s->str, "acd");
+  /* Unlink and insert. */
+  book_node_unlink(em);
+  book_node_insert_before(p1->first_child, em);
+  g_string_truncate(s, 0);
+  book_node_text(p1, s);
+  assert_string_equal(s->str, "ba c");
+  g_string_free(s, TRUE);
+  /* Iterating a leaf alone yields one ENTER. */
+  BookNode *leaf = text_node(b, "z");
+  book_iter_init(&it, leaf);
+  assert_int_equal(book_iter_next(&it), BOOK_ITER_ENTER);
+  assert_int_equal(book_iter_next(&it), BOOK_ITER_DONE);
+  book_node_free(leaf);
+  /* An empty container yields ENTER then EXIT. */
+  BookNode *empty = book_node_new(b, BOOK_LIST, NULL);
+  book_iter_init(&it, empty);
+  assert_int_equal(book_iter_next(&it), BOOK_ITER_ENTER);
+  assert_int_equal(book_iter_next(&it), BOOK_ITER_EXIT);
+  assert_int_equal(book_iter_next(&it), BOOK_ITER_DONE);
+  book_node_free(empty);
+  book_node_free(NULL);
+  book_free(b);
+}
+
+static void test_diag(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookPos pos = {book_intern(b, "a.md"), 3, 7};
+  book_diag(b, BOOK_WARNING, &pos, "odd %s", "thing");
+  book_diag(b, BOOK_ERROR, NULL, "bad");
+  assert_int_equal(book_diag_count(b, BOOK_WARNING), 1);
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 1);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  book_diag_print(b, 0, false, f);
+  fclose(f);
+  assert_string_equal(buf, "a.md:3:7: warning: odd thing\noctavo: error: bad\n");
+  free(buf);
+  f = open_memstream(&buf, &len);
+  book_diag_print(b, 0, true, f);
+  fclose(f);
+  assert_string_equal(buf, "octavo: error: bad\n");
+  free(buf);
+  /* Interned names are shared. */
+  assert_ptr_equal(book_intern(b, "a.md"), pos.file);
+  book_free(b);
+  book_free(NULL);
+}
+
+static void test_dump(void **state) {
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("T \"q\"");
+  g_ptr_array_add(b->meta.authors, g_strdup("A"));
+  BookChapter *ch = book_chapter_add(b, "x.md");
+  ch->id = g_strdup("ch1");
+  BookPos pos = {ch->source, 1, 1};
+  BookNode *h = book_node_new(b, BOOK_HEADING, &pos);
+  h->as.heading.level = 2;
+  h->as.heading.id = book_id_reserve(b, "intro");
+  book_node_append(ch->root, h);
+  book_node_append(h, text_node(b, "Intro"));
+  GString *s = g_string_new(NULL);
+  book_dump(b, s);
+  assert_string_equal(s->str, "book\n"
+                              "  title: \"T \\\"q\\\"\"\n"
+                              "  author: \"A\"\n"
+                              "chapter 0 id=\"ch1\" title=(opening) source=\"x.md\"\n"
+                              "  root\n"
+                              "    heading level=2 id=\"intro\" @1:1\n"
+                              "      text \"Intro\"\n");
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_slug),        cmocka_unit_test(test_id_reserve),
+      cmocka_unit_test(test_deep_tree),   cmocka_unit_test(test_iter_order_and_skip),
+      cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
+  };
+  return cmocka_run_group_tests_name("book", tests, NULL, NULL);
+}
