@@ -4,6 +4,7 @@
  * Exit status: 0 success (warnings allowed), 1 an input or output error,
  * 2 a usage error. */
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,11 +65,42 @@ static Format format_from_path(const char *path) {
   return format_from_name(dot + 1);
 }
 
-static int usage_error(GOptionContext *ctx, const char *fmt, const char *arg) {
+/* Everything the options fill in; freed by args_clear(). */
+typedef struct {
+  char **outputs, **metadata, **inputs;
+  char *to, *lang, *paper, *linebreak, *link_notes, *resource_path, *style, *css;
+  int split_level, toc_depth, columns;
+  gboolean quiet, verbose, version, dump, no_fonts, no_page_list;
+  GArray *outs; /* Output */
+} Args;
+
+static void args_clear(Args *a) {
+  if (a->outs) {
+    for (guint i = 0; i < a->outs->len; i++)
+      g_free(g_array_index(a->outs, Output, i).path);
+    g_array_free(a->outs, TRUE);
+  }
+  g_strfreev(a->outputs);
+  g_strfreev(a->metadata);
+  g_strfreev(a->inputs);
+  g_free(a->to);
+  g_free(a->lang);
+  g_free(a->paper);
+  g_free(a->linebreak);
+  g_free(a->link_notes);
+  g_free(a->resource_path);
+  g_free(a->style);
+  g_free(a->css);
+}
+
+static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   fprintf(stderr, "octavo: error: ");
-  fprintf(stderr, fmt, arg);
+  vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\nTry 'octavo --help' for more information.\n");
-  g_option_context_free(ctx);
+  va_end(ap);
   return EXIT_USAGE;
 }
 
@@ -93,47 +125,44 @@ static bool write_output(Book *book, const Layout *lay, const OctavoOptions *opt
   }
 }
 
-int main(int argc, char **argv) {
-  /* Only LC_CTYPE: cairo prints numbers with the C locale only when
-   * LC_NUMERIC is "C" (DESIGN.md). */
-  setlocale(LC_CTYPE, "");
-
-  char **outputs = NULL, **metadata = NULL, **inputs = NULL;
-  char *to = NULL, *lang = NULL, *paper = NULL, *linebreak = NULL, *link_notes = NULL;
-  char *resource_path = NULL, *style = NULL, *css = NULL;
-  int split_level = 2, toc_depth = 2, columns = 1;
-  gboolean quiet = FALSE, verbose = FALSE, version = FALSE, dump = FALSE;
-  gboolean no_fonts = FALSE, no_page_list = FALSE;
-
+/* Parse and check the command line into a. Returns EXIT_OK, or EXIT_USAGE
+ * after printing the reason. */
+static int parse_args(Args *a, int argc, char **argv) {
+  a->split_level = 2;
+  a->toc_depth = 2;
+  a->columns = 1;
   GOptionEntry entries[] = {
-      {"output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &outputs,
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &a->outputs,
        "Write FILE (repeatable; format from the extension: .epub .pdf .xhtml .html; - is stdout)", "FILE"},
-      {"to", 't', 0, G_OPTION_ARG_STRING, &to, "Output format for every -o: epub, pdf, xhtml, html", "FORMAT"},
-      {"metadata", 'M', 0, G_OPTION_ARG_STRING_ARRAY, &metadata,
+      {"to", 't', 0, G_OPTION_ARG_STRING, &a->to, "Output format for every -o: epub, pdf, xhtml, html",
+       "FORMAT"},
+      {"metadata", 'M', 0, G_OPTION_ARG_STRING_ARRAY, &a->metadata,
        "Set metadata (title, subtitle, author, date, lang, publisher, description, subject, rights, "
        "identifier, source, cover)",
        "KEY=VALUE"},
-      {"lang", 0, 0, G_OPTION_ARG_STRING, &lang, "The book's language (BCP 47; default en)", "LANG"},
-      {"split-level", 0, 0, G_OPTION_ARG_INT, &split_level,
+      {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)", "LANG"},
+      {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
-      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &toc_depth, "Heading levels in the contents (default 2)", "N"},
-      {"paper", 0, 0, G_OPTION_ARG_STRING, &paper, "PDF paper: a4 (default), letter, a5", "SIZE"},
-      {"columns", 0, 0, G_OPTION_ARG_INT, &columns, "PDF text columns: 1 (default) or 2", "N"},
-      {"linebreak", 0, 0, G_OPTION_ARG_STRING, &linebreak, "PDF line breaking: optimal (default) or greedy",
-       "MODE"},
-      {"link-notes", 0, 0, G_OPTION_ARG_STRING, &link_notes,
+      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Heading levels in the contents (default 2)", "N"},
+      {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper, "PDF paper: a4 (default), letter, a5", "SIZE"},
+      {"columns", 0, 0, G_OPTION_ARG_INT, &a->columns, "PDF text columns: 1 (default) or 2", "N"},
+      {"linebreak", 0, 0, G_OPTION_ARG_STRING, &a->linebreak,
+       "PDF line breaking: optimal (default) or greedy", "MODE"},
+      {"link-notes", 0, 0, G_OPTION_ARG_STRING, &a->link_notes,
        "PDF: print URLs of links as footnotes (foot, default) or at the chapter's end (end)", "WHERE"},
-      {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &no_fonts, "EPUB: do not embed the fonts", NULL},
-      {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &no_page_list, "EPUB: leave out the print page list", NULL},
-      {"resource-path", 0, 0, G_OPTION_ARG_FILENAME, &resource_path,
+      {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &a->no_fonts, "EPUB: do not embed the fonts", NULL},
+      {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &a->no_page_list, "EPUB: leave out the print page list",
+       NULL},
+      {"resource-path", 0, 0, G_OPTION_ARG_FILENAME, &a->resource_path,
        "Also allow images and links from DIR", "DIR"},
-      {"style", 0, 0, G_OPTION_ARG_FILENAME, &style, "Print style file (default styles/print.ini)", "FILE"},
-      {"css", 0, 0, G_OPTION_ARG_FILENAME, &css, "E-book stylesheet (default styles/book.css)", "FILE"},
-      {"dump-model", 0, 0, G_OPTION_ARG_NONE, &dump, "Print the document model as a tree", NULL},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print no warnings", NULL},
-      {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Say what is written", NULL},
-      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL},
-      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "INPUT.md..."},
+      {"style", 0, 0, G_OPTION_ARG_FILENAME, &a->style, "Print style file (default styles/print.ini)",
+       "FILE"},
+      {"css", 0, 0, G_OPTION_ARG_FILENAME, &a->css, "E-book stylesheet (default styles/book.css)", "FILE"},
+      {"dump-model", 0, 0, G_OPTION_ARG_NONE, &a->dump, "Print the document model as a tree", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
+      {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &a->version, "Print the version and exit", NULL},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->inputs, NULL, "INPUT.md..."},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
   GOptionContext *ctx = g_option_context_new("- turn Markdown into an EPUB 3 and a print PDF");
@@ -143,89 +172,88 @@ int main(int argc, char **argv) {
            "input's base name. Several inputs make one book, each starting a chapter; - reads stdin.\n\n"
            "Exit status: 0 success (warnings allowed), 1 an input or output error, 2 a usage error.\n");
   GError *err = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-    int rc = usage_error(ctx, "%s", err->message);
+  gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &err);
+  g_option_context_free(ctx);
+  if (!parsed) {
+    int rc = usage_error("%s", err->message);
     g_error_free(err);
     return rc;
   }
-  if (version) {
-    printf("octavo %s\n", OCTAVO_VERSION);
-    g_option_context_free(ctx);
+  if (a->version)
     return EXIT_OK;
-  }
-  if (!inputs || !inputs[0])
-    return usage_error(ctx, "%s", "no input file");
-  char num[32];
-  if (split_level < 1 || split_level > 6)
-    return usage_error(ctx, "--split-level must be 1 to 6, not %s", (g_snprintf(num, sizeof num, "%d", split_level), num));
-  if (toc_depth < 1 || toc_depth > 6)
-    return usage_error(ctx, "--toc-depth must be 1 to 6, not %s", (g_snprintf(num, sizeof num, "%d", toc_depth), num));
-  if (columns < 1 || columns > 2)
-    return usage_error(ctx, "--columns must be 1 or 2, not %s", (g_snprintf(num, sizeof num, "%d", columns), num));
-  if (paper && strcmp(paper, "a4") && strcmp(paper, "letter") && strcmp(paper, "a5"))
-    return usage_error(ctx, "unknown paper '%s' (a4, letter, a5)", paper);
-  if (linebreak && strcmp(linebreak, "optimal") && strcmp(linebreak, "greedy"))
-    return usage_error(ctx, "unknown line breaking '%s' (optimal, greedy)", linebreak);
-  if (link_notes && strcmp(link_notes, "foot") && strcmp(link_notes, "end"))
-    return usage_error(ctx, "unknown --link-notes '%s' (foot, end)", link_notes);
+  if (!a->inputs || !a->inputs[0])
+    return usage_error("no input file");
+  if (a->split_level < 1 || a->split_level > 6)
+    return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
+  if (a->toc_depth < 1 || a->toc_depth > 6)
+    return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
+  if (a->columns < 1 || a->columns > 2)
+    return usage_error("--columns must be 1 or 2, not %d", a->columns);
+  if (a->paper && strcmp(a->paper, "a4") && strcmp(a->paper, "letter") && strcmp(a->paper, "a5"))
+    return usage_error("unknown paper '%s' (a4, letter, a5)", a->paper);
+  if (a->linebreak && strcmp(a->linebreak, "optimal") && strcmp(a->linebreak, "greedy"))
+    return usage_error("unknown line breaking '%s' (optimal, greedy)", a->linebreak);
+  if (a->link_notes && strcmp(a->link_notes, "foot") && strcmp(a->link_notes, "end"))
+    return usage_error("unknown --link-notes '%s' (foot, end)", a->link_notes);
   Format forced = FMT_NONE;
-  if (to && (forced = format_from_name(to)) == FMT_NONE)
-    return usage_error(ctx, "unknown output format '%s' (epub, pdf, xhtml, html)", to);
-  for (char **m = metadata; m && *m; m++)
+  if (a->to && (forced = format_from_name(a->to)) == FMT_NONE)
+    return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
+  for (char **m = a->metadata; m && *m; m++)
     if (!strchr(*m, '='))
-      return usage_error(ctx, "-M wants KEY=VALUE, not '%s'", *m);
+      return usage_error("-M wants KEY=VALUE, not '%s'", *m);
 
-  /* The outputs. */
-  GArray *outs = g_array_new(FALSE, TRUE, sizeof(Output));
-  if (outputs && outputs[0]) {
-    for (char **o = outputs; *o; o++) {
-      Output out = {g_strdup(*o), forced ? forced : format_from_path(*o)};
+  a->outs = g_array_new(FALSE, TRUE, sizeof(Output));
+  if (a->outputs && a->outputs[0]) {
+    for (char **o = a->outputs; *o; o++) {
+      Output out = {NULL, forced ? forced : format_from_path(*o)};
       if (out.format == FMT_NONE)
-        return usage_error(ctx, "cannot tell the format of '%s': use -t or .epub, .pdf, .xhtml, .html", *o);
-      g_array_append_val(outs, out);
+        return usage_error("cannot tell the format of '%s': use -t, or .epub, .pdf, .xhtml, .html", *o);
+      out.path = g_strdup(*o);
+      g_array_append_val(a->outs, out);
     }
-  } else if (!dump) {
-    const char *first = strcmp(inputs[0], "-") == 0 ? "stdin.md" : inputs[0];
+  } else if (!a->dump) {
+    const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
     char *base = g_path_get_basename(first);
     char *dot = strrchr(base, '.');
     if (dot && dot != base)
       *dot = '\0';
-    Format fmts[2] = {FMT_EPUB, FMT_PDF};
-    for (int i = 0; i < 2; i++) {
-      if (forced && fmts[i] != forced)
+    const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
+    const char *exts[] = {"epub", "pdf", "xhtml", "html"};
+    for (int i = 0; i < 4; i++) {
+      if (forced ? fmts[i] != forced : i >= 2)
         continue;
-      const char *ext = fmts[i] == FMT_EPUB ? "epub" : "pdf";
-      Output out = {g_strdup_printf("%s.%s", base, ext), fmts[i]};
-      g_array_append_val(outs, out);
-    }
-    if (forced == FMT_XHTML || forced == FMT_HTML) {
-      Output out = {g_strdup_printf("%s.%s", base, forced == FMT_XHTML ? "xhtml" : "html"), forced};
-      g_array_append_val(outs, out);
+      Output out = {g_strdup_printf("%s.%s", base, exts[i]), fmts[i]};
+      g_array_append_val(a->outs, out);
     }
     g_free(base);
   }
-  g_option_context_free(ctx);
+  return EXIT_OK;
+}
 
+static int run(Args *a, const char *argv0) {
+  GArray *outs = a->outs;
+  char **inputs = a->inputs;
+  bool quiet = a->quiet, verbose = a->verbose;
   OctavoOptions opts;
   octavo_options_init(&opts);
-  opts.split_level = split_level;
-  opts.toc_depth = toc_depth;
-  opts.lang = lang;
-  opts.paper = paper ? paper : "a4";
-  opts.columns = columns;
-  opts.linebreak = linebreak ? linebreak : "optimal";
-  opts.link_notes = link_notes ? link_notes : "foot";
-  opts.embed_fonts = !no_fonts;
-  opts.page_list = !no_page_list;
-  opts.resource_path = resource_path;
-  opts.style = style;
-  opts.css = css;
+  opts.split_level = a->split_level;
+  opts.toc_depth = a->toc_depth;
+  opts.lang = a->lang;
+  opts.paper = a->paper ? a->paper : "a4";
+  opts.columns = a->columns;
+  opts.linebreak = a->linebreak ? a->linebreak : "optimal";
+  opts.link_notes = a->link_notes ? a->link_notes : "foot";
+  opts.embed_fonts = !a->no_fonts;
+  opts.page_list = !a->no_page_list;
+  opts.resource_path = a->resource_path;
+  opts.style = a->style;
+  opts.css = a->css;
   opts.quiet = quiet;
   opts.verbose = verbose;
   opts.metadata = g_ptr_array_new();
-  for (char **m = metadata; m && *m; m++)
+  for (char **m = a->metadata; m && *m; m++)
     g_ptr_array_add(opts.metadata, *m);
-  char *datadir = util_find_datadir(argv[0]);
+  char *datadir = util_find_datadir(argv0);
   opts.datadir = datadir;
 
   int rc = EXIT_OK;
@@ -255,7 +283,7 @@ int main(int argc, char **argv) {
     if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
       rc = EXIT_INPUT;
   }
-  if (rc == EXIT_OK && dump) {
+  if (rc == EXIT_OK && a->dump) {
     GString *s = g_string_new(NULL);
     book_dump(book, s);
     fwrite(s->str, 1, s->len, stdout);
@@ -291,21 +319,21 @@ int main(int argc, char **argv) {
 
   lay_free(lay);
   book_free(book);
-  for (guint i = 0; i < outs->len; i++)
-    g_free(g_array_index(outs, Output, i).path);
-  g_array_free(outs, TRUE);
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
-  g_strfreev(outputs);
-  g_strfreev(metadata);
-  g_strfreev(inputs);
-  g_free(to);
-  g_free(lang);
-  g_free(paper);
-  g_free(linebreak);
-  g_free(link_notes);
-  g_free(resource_path);
-  g_free(style);
-  g_free(css);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  /* Only LC_CTYPE: cairo prints numbers with the C locale only when
+   * LC_NUMERIC is "C" (DESIGN.md). */
+  setlocale(LC_CTYPE, "");
+  Args args = {0};
+  int rc = parse_args(&args, argc, argv);
+  if (rc == EXIT_OK && args.version)
+    printf("octavo %s\n", OCTAVO_VERSION);
+  else if (rc == EXIT_OK)
+    rc = run(&args, argv[0]);
+  args_clear(&args);
   return rc;
 }
