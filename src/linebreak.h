@@ -1,7 +1,21 @@
 /* linebreak.h: choosing a paragraph's line breaks (Knuth & Plass 1981, or
  * greedy first-fit for comparison) over boxes, glue and penalties. Knows
  * nothing of fonts or pango: the layout builds the items from shaped glyphs
- * and sets the lines this returns. */
+ * and sets the lines this returns.
+ *
+ * Changes to the first contract (all additive; lb_break() keeps its shape):
+ * - LbItem: `hyphenation` (an automatic hyphenation point: a break from the
+ *   second pass on) and `emergency` (a last-resort break, e.g. between two
+ *   characters of a long URL: used only in the final pass). Zero-initialised
+ *   items behave as before.
+ * - LB_FIL: glue whose stretch is >= LB_FIL is infinitely stretchable (the
+ *   finishing glue, \parfillskip); lines holding it are never stretched.
+ * - LbParams: hyphen_penalty, exhyphen_penalty, emergency_penalty: the values
+ *   the layout should give its penalties (the breaker reads the items only).
+ * - LbLine: `start` (first item of the line after discarding), `overfull`.
+ * - lb_break() may return 4 (the emergency pass with emergency points).
+ * - lb_break_stats(): the same with a work counter, for linear-time tests.
+ */
 #ifndef OCTAVO_LINEBREAK_H
 #define OCTAVO_LINEBREAK_H
 
@@ -12,6 +26,7 @@
 typedef enum { LB_BOX, LB_GLUE, LB_PENALTY } LbType;
 
 #define LB_INFINITY 10000.0 /* a penalty >= this forbids a break; <= -this forces one */
+#define LB_FIL 1e6          /* glue stretch >= this is infinite (finishing glue) */
 
 typedef struct {
   LbType type;
@@ -20,39 +35,68 @@ typedef struct {
   double shrink;  /* glue only */
   double penalty; /* penalty only */
   bool flagged;   /* penalty only: a hyphen break (for adjacent/final hyphen demerits) */
+  bool hyphenation; /* penalty only: automatic hyphenation point, skipped in pass 1 */
+  bool emergency;   /* penalty only: last-resort break, used in the final pass only */
 } LbItem;
 
 typedef enum { LB_OPTIMAL, LB_GREEDY } LbMode;
 
 typedef struct {
-  double tolerance;         /* first pass (TeX \pretolerance-like), e.g. 100 */
+  double tolerance;         /* first pass (TeX \pretolerance), e.g. 100; < 0 skips pass 1 */
   double tolerance2;        /* second pass, with hyphenation, e.g. 200 */
   double emergency_stretch; /* third pass: extra stretch per line, points */
   double line_penalty;      /* 10 */
   double adj_demerits;      /* fitness classes two apart: 10000 */
   double double_hyphen_demerits; /* 10000 */
   double final_hyphen_demerits;  /* 5000 */
-  int looseness;            /* 0 */
+  int looseness;            /* 0; otherwise the final choice prefers that many lines more/fewer */
+  /* Values for the layout to put in its penalty items (not read by lb_break). */
+  double hyphen_penalty;    /* automatic hyphenation point: 50 */
+  double exhyphen_penalty;  /* after an explicit hyphen or dash: 50 */
+  double emergency_penalty; /* emergency point inside a word/URL: 1000 */
 } LbParams;
 
-/* TeX-like defaults. */
+/* TeX-like defaults (emergency_stretch 0: the layout should set it, e.g. to
+ * 1.5 em). */
 void lb_params_default(LbParams *p);
 
 typedef struct {
   size_t end;   /* index of the break item (glue or penalty), or n for the paragraph end */
-  double ratio; /* adjustment ratio of the line: >0 stretched, <0 shrunk (>= -1) */
+  double ratio; /* adjustment ratio of the line's finite glue: >0 stretched, <0 shrunk.
+                 * 0 when the line holds LB_FIL glue and is short (the fil glue takes
+                 * the rest), or when nothing can stretch (the line is ragged). */
   bool hyphen;  /* the line ends at a flagged penalty (draw a hyphen) */
+  size_t start; /* first item of the line: the paragraph's first item, or the first
+                 * box after the previous break (glue and penalties there are discarded,
+                 * as TeX does); start == end for an empty line */
+  bool overfull; /* the line is wider than its width even with all glue shrunk:
+                  * ratio < -1, or -1 when it has no shrinkable glue */
 } LbLine;
 
 /* Break items[0..n) into lines. The line i is widths[i] points wide
  * (widths[nwidths-1] for every later line). The items should end with the
- * usual finishing glue (infinite stretch) and a forced break; a final
- * forced break is appended when missing. Returns the lines in order, in
- * `lines` (an LbLine GArray the caller owns, cleared first). Never fails:
- * when no feasible breaking exists, an emergency pass breaks anywhere it
- * can (overfull lines are reported with ratio < -1). Returns the number of
- * the pass that succeeded (1, 2, 3; greedy: 0). */
+ * usual finishing glue (stretch >= LB_FIL) and a forced break; when the last
+ * item is not a forced break, trailing glue is dropped and TeX's ending
+ * (penalty 10000, finishing glue, forced break) is appended; the last
+ * line's `end` is then n. n == 0 gives no lines. Returns the lines in order,
+ * in `lines` (an LbLine GArray the caller owns, cleared first). Never fails:
+ * passes: 1 (tolerance, no hyphenation points), 2 (tolerance2, hyphenation),
+ * 3 (plus emergency_stretch; skipped when it is 0), 4 (the final pass: any
+ * badness, emergency points allowed; when even that leaves nothing feasible,
+ * TeX's rule keeps an overfull line). Returns the number of the pass that
+ * succeeded (1..4; greedy: 0). Runs in time linear in n times the number of
+ * breaks that fit on one line. */
 int lb_break(const LbItem *items, size_t n, const double *widths, size_t nwidths, const LbParams *p,
              LbMode mode, GArray *lines);
+
+typedef struct {
+  unsigned long long work; /* active-node examinations (greedy: items scanned) */
+  size_t max_active;       /* the largest active list seen */
+  size_t passive;          /* break nodes created in the successful pass */
+} LbStats;
+
+/* lb_break() that also fills *stats (may be NULL). */
+int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t nwidths,
+                   const LbParams *p, LbMode mode, GArray *lines, LbStats *stats);
 
 #endif

@@ -1,0 +1,557 @@
+/* linebreak.c: a paragraph's line breaks over boxes, glue and penalties.
+ *
+ * LB_OPTIMAL is TeX's algorithm (Knuth & Plass 1981; tex.web §813-890): an
+ * active list of feasible breaks sorted by line number, badness 100·|r|³,
+ * demerits (line_penalty + badness)² ± penalty², four fitness classes,
+ * adjacent/double/final hyphen demerits, up to four passes. Widths come from
+ * prefix sums instead of TeX's delta nodes (same result, simpler code).
+ * LB_GREEDY is first fit at natural width (what pango and browsers do), over
+ * the same items, for comparison.
+ *
+ * Does not: shape, hyphenate, or know what an item holds. */
+#include "linebreak.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF_BAD 10000.0
+#define AWFUL 1e300
+
+enum { VERY_LOOSE, LOOSE, DECENT, TIGHT };
+
+void lb_params_default(LbParams *p)
+{
+  memset(p, 0, sizeof *p);
+  p->tolerance = 100;
+  p->tolerance2 = 200;
+  p->emergency_stretch = 0;
+  p->line_penalty = 10;
+  p->adj_demerits = 10000;
+  p->double_hyphen_demerits = 10000;
+  p->final_hyphen_demerits = 5000;
+  p->looseness = 0;
+  p->hyphen_penalty = 50;
+  p->exhyphen_penalty = 50;
+  p->emergency_penalty = 1000;
+}
+
+/* The paragraph as the breaker sees it: items (maybe with an appended end)
+ * and prefix sums over them. */
+typedef struct {
+  const LbItem *it;
+  size_t n;
+  double *w, *y, *z; /* w[i]: natural width of items [0,i); y: finite stretch; z: shrink */
+  size_t *fil;       /* number of LB_FIL glues in [0,i) */
+  size_t *next_box;  /* first index >= i that is a box (n when none) */
+  const double *widths;
+  size_t nwidths;
+} Para;
+
+typedef struct {
+  size_t pos; /* break item */
+  long prev;  /* previous passive node, -1 for the paragraph start */
+  bool flagged;
+} Passive;
+
+typedef struct {
+  long passive; /* -1: paragraph start */
+  size_t line;  /* lines ended at this break */
+  int fitness;
+  bool flagged;
+  double total;
+  size_t start; /* first item of the next line */
+  long next;    /* next active node, -1 at the end */
+} Active;
+
+typedef struct {
+  double natural, stretch, shrink, shortfall;
+  bool fil;
+} LineFit;
+
+static double line_width(const Para *pp, size_t line)
+{
+  return pp->widths[line < pp->nwidths ? line : pp->nwidths - 1];
+}
+
+static bool is_forced(const LbItem *it)
+{
+  return it->type == LB_PENALTY && it->penalty <= -LB_INFINITY;
+}
+
+/* Measure the line from start to the break b. */
+static LineFit measure(const Para *pp, size_t start, size_t b, double width)
+{
+  LineFit f;
+  size_t s = start < b ? start : b;
+  f.natural = pp->w[b] - pp->w[s];
+  if (pp->it[b].type == LB_PENALTY)
+    f.natural += pp->it[b].width;
+  f.stretch = pp->y[b] - pp->y[s];
+  f.shrink = pp->z[b] - pp->z[s];
+  f.fil = pp->fil[b] > pp->fil[s];
+  f.shortfall = width - f.natural;
+  return f;
+}
+
+static double ratio_of(const LineFit *f, bool *overfull)
+{
+  *overfull = false;
+  if (f->shortfall > 0) {
+    if (f->fil || f->stretch <= 0)
+      return 0;
+    return f->shortfall / f->stretch;
+  }
+  if (f->shortfall < 0) {
+    if (-f->shortfall > f->shrink + 1e-9) {
+      *overfull = true;
+      return f->shrink > 0 ? f->shortfall / f->shrink : -1;
+    }
+    return f->shrink > 0 ? f->shortfall / f->shrink : 0;
+  }
+  return 0;
+}
+
+static double badness(double t, double s)
+{
+  if (t <= 0)
+    return 0;
+  if (s <= 0)
+    return INF_BAD;
+  double r = t / s;
+  if (r > 297)
+    return INF_BAD;
+  double b = 100 * r * r * r;
+  return b > INF_BAD ? INF_BAD : b;
+}
+
+static size_t start_after(const Para *pp, size_t b)
+{
+  return b + 1 <= pp->n ? pp->next_box[b + 1] : pp->n;
+}
+
+/* May item i be a break in this pass? Returns its penalty via *pi. */
+static bool breakable(const Para *pp, size_t i, int pass, double *pi)
+{
+  const LbItem *it = &pp->it[i];
+  if (it->type == LB_GLUE) {
+    *pi = 0;
+    return i > 0 && pp->it[i - 1].type == LB_BOX;
+  }
+  if (it->type != LB_PENALTY || it->penalty >= LB_INFINITY)
+    return false;
+  if (it->hyphenation && pass < 2)
+    return false;
+  if (it->emergency && pass < 4)
+    return false;
+  *pi = it->penalty;
+  return true;
+}
+
+/* ---- Knuth–Plass ---------------------------------------------------------------- */
+
+typedef struct {
+  const Para *pp;
+  const LbParams *p;
+  int pass;
+  bool final_pass;
+  double threshold, background_stretch;
+  size_t easy_line;
+  GArray *active;  /* Active pool */
+  GArray *passive; /* Passive */
+  long head;       /* first active node, -1 when empty */
+  long free_list;
+  size_t nactive;
+  LbStats *st;
+} KP;
+
+static long new_active(KP *kp)
+{
+  long id;
+  if (kp->free_list >= 0) {
+    id = kp->free_list;
+    kp->free_list = g_array_index(kp->active, Active, id).next;
+  } else {
+    Active a = {0};
+    g_array_append_val(kp->active, a);
+    id = (long)kp->active->len - 1;
+  }
+  kp->nactive++;
+  if (kp->nactive > kp->st->max_active)
+    kp->st->max_active = kp->nactive;
+  return id;
+}
+
+#define ACT(kp, id) (&g_array_index((kp)->active, Active, (id)))
+
+static void try_break(KP *kp, size_t b, double pi, bool flagged)
+{
+  const Para *pp = kp->pp;
+  const LbParams *p = kp->p;
+  double minimal[4] = {AWFUL, AWFUL, AWFUL, AWFUL};
+  long best_place[4] = {-1, -1, -1, -1};
+  size_t best_line[4] = {0, 0, 0, 0};
+  double minimum = AWFUL;
+  size_t old_l = 0;
+  double lw = 0;
+  long prev = -1; /* -1: the list head */
+  long r = kp->head;
+  bool forced = pi <= -LB_INFINITY;
+  bool at_end = b == pp->n - 1;
+  bool artificial = false;
+
+  for (;;) {
+    size_t l = r < 0 ? (size_t)-1 : ACT(kp, r)->line + 1;
+    if (l > old_l) {
+      /* Create new active nodes for the best breaks so far, before r. */
+      if (minimum < AWFUL && (old_l != kp->easy_line || r < 0)) {
+        size_t s = start_after(pp, b);
+        for (int c = 0; c < 4; c++) {
+          if (minimal[c] > minimum + p->adj_demerits)
+            continue;
+          Passive ps = {b, best_place[c], flagged};
+          g_array_append_val(kp->passive, ps);
+          long id = new_active(kp);
+          Active *a = ACT(kp, id);
+          a->passive = (long)kp->passive->len - 1;
+          a->line = best_line[c];
+          a->fitness = c;
+          a->flagged = flagged;
+          a->total = minimal[c];
+          a->start = s;
+          a->next = r;
+          if (prev < 0)
+            kp->head = id;
+          else
+            ACT(kp, prev)->next = id;
+          prev = id;
+        }
+        minimum = AWFUL;
+        for (int c = 0; c < 4; c++)
+          minimal[c] = AWFUL;
+      }
+      if (r < 0)
+        return;
+      if (l > kp->easy_line) {
+        lw = line_width(pp, kp->easy_line);
+        old_l = (size_t)-2;
+      } else {
+        old_l = l;
+        lw = line_width(pp, l - 1);
+      }
+    }
+
+    Active *a = ACT(kp, r);
+    kp->st->work++;
+    LineFit f = measure(pp, a->start, b, lw);
+    double bad;
+    int fit;
+    if (f.shortfall > 0) {
+      if (f.fil) {
+        bad = 0;
+        fit = DECENT;
+      } else {
+        bad = badness(f.shortfall, f.stretch + kp->background_stretch);
+        fit = bad > 12 ? (bad > 99 ? VERY_LOOSE : LOOSE) : DECENT;
+      }
+    } else {
+      if (-f.shortfall > f.shrink + 1e-9)
+        bad = INF_BAD + 1;
+      else
+        bad = badness(-f.shortfall, f.shrink);
+      fit = bad > 12 ? TIGHT : DECENT;
+    }
+
+    bool stays;
+    if (bad > INF_BAD || forced) {
+      if (kp->final_pass && minimum >= AWFUL && a->next < 0 && prev < 0 && bad > kp->threshold)
+        artificial = true;
+      else if (bad > kp->threshold)
+        goto deactivate;
+      stays = false;
+    } else {
+      prev = r;
+      if (bad > kp->threshold) {
+        r = a->next;
+        continue;
+      }
+      stays = true;
+    }
+
+    {
+      double d;
+      if (artificial) {
+        d = 0;
+      } else {
+        d = p->line_penalty + bad;
+        d = d * d;
+        if (pi > 0)
+          d += pi * pi;
+        else if (pi > -LB_INFINITY)
+          d -= pi * pi;
+        if (a->flagged) {
+          if (flagged)
+            d += p->double_hyphen_demerits;
+          else if (at_end)
+            d += p->final_hyphen_demerits;
+        }
+        if (abs(fit - a->fitness) > 1)
+          d += p->adj_demerits;
+      }
+      d += a->total;
+      if (d <= minimal[fit]) {
+        minimal[fit] = d;
+        best_place[fit] = a->passive;
+        best_line[fit] = a->line + 1;
+        if (d < minimum)
+          minimum = d;
+      }
+    }
+    if (stays) {
+      r = a->next;
+      continue;
+    }
+  deactivate : {
+    long nx = a->next;
+    if (prev < 0)
+      kp->head = nx;
+    else
+      ACT(kp, prev)->next = nx;
+    a->next = kp->free_list;
+    kp->free_list = r;
+    kp->nactive--;
+    r = nx;
+  }
+  }
+}
+
+/* One pass; returns the best final active node's passive node, or -2 when the
+ * pass found no breaking (-1 cannot happen: the end is always a break). */
+static long kp_pass(KP *kp)
+{
+  const Para *pp = kp->pp;
+  g_array_set_size(kp->active, 0);
+  g_array_set_size(kp->passive, 0);
+  kp->free_list = -1;
+  kp->nactive = 0;
+  long id = new_active(kp);
+  Active *a = ACT(kp, id);
+  *a = (Active){.passive = -1, .line = 0, .fitness = DECENT, .start = 0, .next = -1};
+  kp->head = id;
+
+  for (size_t i = 0; i < pp->n && kp->head >= 0; i++) {
+    double pi;
+    if (breakable(pp, i, kp->pass, &pi))
+      try_break(kp, i, pi, pp->it[i].type == LB_PENALTY && pp->it[i].flagged);
+  }
+  if (kp->head < 0)
+    return -2;
+
+  /* Every remaining active node sits at the final forced break. */
+  long best = -1;
+  double bd = AWFUL;
+  for (long r = kp->head; r >= 0; r = ACT(kp, r)->next)
+    if (ACT(kp, r)->total < bd) {
+      bd = ACT(kp, r)->total;
+      best = r;
+    }
+  if (best < 0)
+    return -2;
+  if (kp->p->looseness != 0) {
+    long target = (long)ACT(kp, best)->line + kp->p->looseness;
+    long bestdiff = labs((long)ACT(kp, best)->line - target);
+    for (long r = kp->head; r >= 0; r = ACT(kp, r)->next) {
+      long diff = labs((long)ACT(kp, r)->line - target);
+      if (diff < bestdiff || (diff == bestdiff && ACT(kp, r)->total < ACT(kp, best)->total)) {
+        best = r;
+        bestdiff = diff;
+      }
+    }
+  }
+  return ACT(kp, best)->passive;
+}
+
+static void emit_line(const Para *pp, GArray *lines, size_t start, size_t end, size_t lineno)
+{
+  LbLine ln = {0};
+  ln.start = start < end ? start : end;
+  ln.end = end;
+  LineFit f = measure(pp, start, end, line_width(pp, lineno));
+  ln.ratio = ratio_of(&f, &ln.overfull);
+  ln.hyphen = pp->it[end].type == LB_PENALTY && pp->it[end].flagged;
+  g_array_append_val(lines, ln);
+}
+
+static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *st)
+{
+  KP kp = {.pp = pp, .p = p, .st = st};
+  kp.active = g_array_new(FALSE, FALSE, sizeof(Active));
+  kp.passive = g_array_new(FALSE, FALSE, sizeof(Passive));
+  kp.easy_line = p->looseness == 0 ? (pp->nwidths > 0 ? pp->nwidths - 1 : 0) : (size_t)-3;
+  long best = -2;
+  int pass = 0;
+  for (pass = 1; pass <= 4 && best < -1; pass++) {
+    if (pass == 1 && p->tolerance < 0)
+      continue;
+    if (pass == 3 && p->emergency_stretch <= 0)
+      continue;
+    kp.pass = pass;
+    kp.final_pass = pass == 4;
+    kp.threshold = pass == 1 ? p->tolerance : pass == 4 ? INF_BAD : p->tolerance2;
+    kp.background_stretch = pass >= 3 ? p->emergency_stretch : 0;
+    best = kp_pass(&kp);
+  }
+  pass--;
+  st->passive = kp.passive->len;
+
+  /* Walk back from the end; then emit in order. */
+  GArray *ends = g_array_new(FALSE, FALSE, sizeof(size_t));
+  for (long q = best; q >= 0; q = g_array_index(kp.passive, Passive, q).prev)
+    g_array_append_val(ends, g_array_index(kp.passive, Passive, q).pos);
+  size_t start = 0;
+  for (guint k = ends->len; k-- > 0;) {
+    size_t e = g_array_index(ends, size_t, k);
+    emit_line(pp, lines, start, e, lines->len);
+    start = start_after(pp, e);
+  }
+  g_array_free(ends, TRUE);
+  g_array_free(kp.active, TRUE);
+  g_array_free(kp.passive, TRUE);
+  return pass;
+}
+
+/* ---- greedy first fit ----------------------------------------------------------- */
+
+static void greedy_break(const Para *pp, GArray *lines, LbStats *st)
+{
+  size_t start = 0;
+  size_t i = 0;
+  long last_fit = -1, last_efit = -1;
+  while (i < pp->n) {
+    st->work++;
+    double pi;
+    if (!breakable(pp, i, 4, &pi) || (i < start && pi > -LB_INFINITY)) {
+      i++;
+      continue;
+    }
+    const LbItem *it = &pp->it[i];
+    double lw = line_width(pp, lines->len);
+    LineFit f = measure(pp, start, i, lw);
+    bool fits = f.natural <= lw + 1e-9;
+    bool forced = pi <= -LB_INFINITY;
+    if (fits && !forced) {
+      if (it->type == LB_PENALTY && it->emergency)
+        last_efit = (long)i;
+      else
+        last_fit = (long)i;
+      i++;
+      continue;
+    }
+    size_t e;
+    if (fits)
+      e = i; /* forced */
+    else if (last_fit >= 0)
+      e = (size_t)last_fit;
+    else if (last_efit >= 0)
+      e = (size_t)last_efit;
+    else
+      e = i; /* nothing fits: overfull */
+    emit_line(pp, lines, start, e, lines->len);
+    start = start_after(pp, e);
+    last_fit = last_efit = -1;
+    i = e + 1;
+  }
+}
+
+/* ---- entry ---------------------------------------------------------------------- */
+
+int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t nwidths,
+                   const LbParams *p, LbMode mode, GArray *lines, LbStats *stats)
+{
+  LbStats dummy;
+  LbStats *st = stats ? stats : &dummy;
+  memset(st, 0, sizeof *st);
+  g_array_set_size(lines, 0);
+  if (n == 0)
+    return mode == LB_GREEDY ? 0 : 1;
+  LbParams defaults;
+  if (!p) {
+    lb_params_default(&defaults);
+    p = &defaults;
+  }
+  static const double one_width = 1e9;
+  if (nwidths == 0 || !widths) {
+    widths = &one_width;
+    nwidths = 1;
+  }
+
+  /* Append a finishing glue and a forced break when the items lack them. */
+  LbItem *own = NULL;
+  const LbItem *it = items;
+  size_t m = n;
+  if (!is_forced(&items[n - 1])) {
+    size_t keep = n;
+    while (keep > 0 && items[keep - 1].type == LB_GLUE)
+      keep--;
+    own = g_new(LbItem, n + 3);
+    memcpy(own, items, n * sizeof *own);
+    for (size_t k = keep; k < n; k++) /* dropped trailing glue; keeps the indices */
+      own[k] = (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY};
+    own[n] = (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY};
+    own[n + 1] = (LbItem){.type = LB_GLUE, .stretch = LB_FIL};
+    own[n + 2] = (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY};
+    it = own;
+    m = n + 3;
+  }
+
+  Para pp = {.it = it, .n = m, .widths = widths, .nwidths = nwidths};
+  pp.w = g_new(double, m + 1);
+  pp.y = g_new(double, m + 1);
+  pp.z = g_new(double, m + 1);
+  pp.fil = g_new(size_t, m + 1);
+  pp.next_box = g_new(size_t, m + 1);
+  pp.w[0] = pp.y[0] = pp.z[0] = 0;
+  pp.fil[0] = 0;
+  for (size_t i = 0; i < m; i++) {
+    const LbItem *x = &it[i];
+    double w = x->type == LB_PENALTY ? 0 : x->width;
+    bool fil = x->type == LB_GLUE && x->stretch >= LB_FIL;
+    pp.w[i + 1] = pp.w[i] + w;
+    pp.y[i + 1] = pp.y[i] + (x->type == LB_GLUE && !fil ? x->stretch : 0);
+    pp.z[i + 1] = pp.z[i] + (x->type == LB_GLUE ? x->shrink : 0);
+    pp.fil[i + 1] = pp.fil[i] + (fil ? 1 : 0);
+  }
+  pp.next_box[m] = m;
+  for (size_t i = m; i-- > 0;)
+    pp.next_box[i] = it[i].type == LB_BOX ? i : pp.next_box[i + 1];
+
+  int pass;
+  if (mode == LB_GREEDY) {
+    greedy_break(&pp, lines, st);
+    pass = 0;
+  } else {
+    pass = kp_break(&pp, p, lines, st);
+  }
+  /* An appended end reports n, as promised. */
+  if (own && lines->len > 0) {
+    LbLine *last = &g_array_index(lines, LbLine, lines->len - 1);
+    if (last->end == n + 2)
+      last->end = n;
+    if (last->start > n)
+      last->start = n;
+  }
+
+  g_free(pp.w);
+  g_free(pp.y);
+  g_free(pp.z);
+  g_free(pp.fil);
+  g_free(pp.next_box);
+  g_free(own);
+  return pass;
+}
+
+int lb_break(const LbItem *items, size_t n, const double *widths, size_t nwidths, const LbParams *p,
+             LbMode mode, GArray *lines)
+{
+  return lb_break_stats(items, n, widths, nwidths, p, mode, lines, NULL);
+}
