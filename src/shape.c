@@ -1,0 +1,155 @@
+/* shape.c: itemise and shape a paragraph once; widths of byte ranges from a
+ * prefix sum of glyph advances by cluster; glyph slices for lines. */
+#include "shape.h"
+
+#include <string.h>
+
+Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                   PangoLanguage *lang) {
+  Shaped *s = g_new0(Shaped, 1);
+  s->text = g_strndup(text, len);
+  s->len = len;
+  s->runs = g_array_new(FALSE, TRUE, sizeof(ShapeRun));
+  s->nchars = (int)g_utf8_strlen(s->text, (gssize)len);
+  s->char_byte = g_new(int, s->nchars + 1);
+  {
+    const char *p = s->text;
+    for (int i = 0; i < s->nchars; i++) {
+      s->char_byte[i] = (int)(p - s->text);
+      p = g_utf8_next_char(p);
+    }
+    s->char_byte[s->nchars] = (int)len;
+  }
+  s->log = g_new0(PangoLogAttr, s->nchars + 1);
+  pango_get_log_attrs(s->text, (int)len, -1, lang ? lang : pango_language_get_default(), s->log,
+                      s->nchars + 1);
+  gint64 *adv = g_new0(gint64, len + 1);
+  if (len > 0) {
+    GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
+    for (GList *l = items; l; l = l->next) {
+      PangoItem *item = l->data;
+      ShapeRun run = {item, pango_glyph_string_new(), 0};
+      pango_shape_full(s->text + item->offset, item->length, s->text, (int)len, &item->analysis,
+                       run.glyphs);
+      for (GSList *a = item->analysis.extra_attrs; a; a = a->next) {
+        PangoAttribute *attr = a->data;
+        if (attr->klass->type == PANGO_ATTR_RISE)
+          run.rise_pt = ((PangoAttrInt *)attr)->value / (double)PANGO_SCALE;
+      }
+      for (int g = 0; g < run.glyphs->num_glyphs; g++)
+        adv[item->offset + run.glyphs->log_clusters[g]] += run.glyphs->glyphs[g].geometry.width;
+      g_array_append_val(s->runs, run);
+    }
+    g_list_free(items);
+  }
+  s->cum_pu = g_new(gint64, len + 1);
+  s->cum_pu[0] = 0;
+  for (size_t i = 0; i < len; i++)
+    s->cum_pu[i + 1] = s->cum_pu[i] + adv[i];
+  g_free(adv);
+  return s;
+}
+
+void shape_free(Shaped *s) {
+  if (!s)
+    return;
+  for (guint i = 0; i < s->runs->len; i++) {
+    ShapeRun *r = &g_array_index(s->runs, ShapeRun, i);
+    pango_item_free(r->item);
+    pango_glyph_string_free(r->glyphs);
+  }
+  g_array_free(s->runs, TRUE);
+  g_free(s->log);
+  g_free(s->char_byte);
+  g_free(s->cum_pu);
+  g_free(s->text);
+  g_free(s);
+}
+
+double shape_width_pt(const Shaped *s, size_t a, size_t b) {
+  if (b > s->len)
+    b = s->len;
+  if (a >= b)
+    return 0;
+  return (double)(s->cum_pu[b] - s->cum_pu[a]) / PANGO_SCALE;
+}
+
+/* Index of the run holding byte at (binary search), or -1. */
+static int run_index(const Shaped *s, size_t at) {
+  int lo = 0, hi = (int)s->runs->len - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const PangoItem *it = g_array_index(s->runs, ShapeRun, mid).item;
+    if (at < (size_t)it->offset)
+      hi = mid - 1;
+    else if (at >= (size_t)(it->offset + it->length))
+      lo = mid + 1;
+    else
+      return mid;
+  }
+  return -1;
+}
+
+const ShapeRun *shape_run_at(const Shaped *s, size_t at) {
+  int i = run_index(s, at);
+  return i < 0 ? NULL : &g_array_index(s->runs, ShapeRun, i);
+}
+
+void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
+  if (b > s->len)
+    b = s->len;
+  int i = run_index(s, a);
+  for (; i >= 0 && i < (int)s->runs->len && a < b; i++) {
+    const ShapeRun *r = &g_array_index(s->runs, ShapeRun, i);
+    size_t off = (size_t)r->item->offset, end = off + (size_t)r->item->length;
+    size_t la = a > off ? a : off, lb = b < end ? b : end;
+    if (la >= lb)
+      continue;
+    ShapeSlice sl = {g_object_ref(r->item->analysis.font), pango_glyph_string_new(), la, lb,
+                     r->rise_pt, 0};
+    int n = 0;
+    for (int g = 0; g < r->glyphs->num_glyphs; g++) {
+      size_t c = off + (size_t)r->glyphs->log_clusters[g];
+      if (c >= la && c < lb)
+        n++;
+    }
+    pango_glyph_string_set_size(sl.glyphs, n);
+    int k = 0;
+    gint64 w = 0;
+    for (int g = 0; g < r->glyphs->num_glyphs; g++) {
+      size_t c = off + (size_t)r->glyphs->log_clusters[g];
+      if (c >= la && c < lb) {
+        sl.glyphs->glyphs[k] = r->glyphs->glyphs[g];
+        sl.glyphs->log_clusters[k] = (int)(c - la);
+        w += r->glyphs->glyphs[g].geometry.width;
+        k++;
+      }
+    }
+    sl.width_pt = (double)w / PANGO_SCALE;
+    g_array_append_val(out, sl);
+    a = lb;
+  }
+}
+
+void shape_slice_clear(ShapeSlice *sl) {
+  if (sl->font)
+    g_object_unref(sl->font);
+  if (sl->glyphs)
+    pango_glyph_string_free(sl->glyphs);
+  sl->font = NULL;
+  sl->glyphs = NULL;
+}
+
+PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font) {
+  const ShapeRun *r = shape_run_at(s, at);
+  if (!r && s->runs->len)
+    r = &g_array_index(s->runs, ShapeRun, s->runs->len - 1);
+  PangoGlyphString *g = pango_glyph_string_new();
+  if (!r) {
+    *font = NULL;
+    return g;
+  }
+  pango_shape_full(str, (int)strlen(str), str, (int)strlen(str), &r->item->analysis, g);
+  *font = g_object_ref(r->item->analysis.font);
+  return g;
+}

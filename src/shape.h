@@ -1,0 +1,59 @@
+/* shape.h: shaping a paragraph once. The text is itemised with its
+ * attributes (pango_itemize) and each item shaped (pango_shape_full); the
+ * result answers widths of byte ranges and cuts glyph slices for lines
+ * without ever shaping again. Knows nothing of the model or of pages. */
+#ifndef OCTAVO_SHAPE_H
+#define OCTAVO_SHAPE_H
+
+#include <glib.h>
+#include <pango/pango.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+  PangoItem *item;          /* owned; offset and length in the paragraph's text */
+  PangoGlyphString *glyphs; /* owned; log_clusters relative to item->offset */
+  double rise_pt;           /* baseline shift from a PANGO_ATTR_RISE (superscripts) */
+} ShapeRun;
+
+typedef struct {
+  char *text;          /* owned copy of the paragraph's UTF-8 */
+  size_t len;
+  GArray *runs;        /* ShapeRun, in logical order */
+  PangoLogAttr *log;   /* nchars + 1 entries */
+  int nchars;
+  int *char_byte;      /* nchars + 1: byte offset of each character */
+  gint64 *cum_pu;      /* len + 1: advance of everything before byte i, pango units */
+} Shaped;
+
+/* A piece of one run for drawing: the glyphs of bytes [start, end). */
+typedef struct {
+  PangoFont *font;          /* a reference owned by the slice */
+  PangoGlyphString *glyphs; /* owned; log_clusters relative to start */
+  size_t start, end;        /* bytes in the paragraph text */
+  double rise_pt;
+  double width_pt;
+} ShapeSlice;
+
+/* Itemise and shape text[0..len) with attrs (may be NULL) on ctx, for
+ * language lang (may be NULL). Never returns NULL. */
+Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                   PangoLanguage *lang);
+/* Free. Accepts NULL. */
+void shape_free(Shaped *s);
+
+/* Width in points of bytes [a, b) (a and b at cluster boundaries). */
+double shape_width_pt(const Shaped *s, size_t a, size_t b);
+/* Append to out (ShapeSlice) the slices that draw bytes [a, b), one per run
+ * it crosses, in logical order. Free them with shape_slice_clear(). */
+void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out);
+void shape_slice_clear(ShapeSlice *sl);
+/* The run holding byte at, or NULL. */
+const ShapeRun *shape_run_at(const Shaped *s, size_t at);
+/* Shape a short string (a hyphen, a continuation mark) with the font and
+ * attributes of the run holding byte `at`: the only shaping outside
+ * shape_text (pieces at a hyphen). Caller frees the glyph string; *font gets
+ * a new reference. */
+PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font);
+
+#endif

@@ -1,0 +1,196 @@
+/* style.c: styles/print.ini -> Style. Only reads numbers and names: what
+ * they mean is the layout's business. */
+#include "style.h"
+
+#include <string.h>
+
+bool style_paper_size(const char *paper, double *w, double *h) {
+  static const struct {
+    const char *name;
+    double w, h;
+  } sizes[] = {{"a4", 595.276, 841.890}, {"letter", 612.0, 792.0}, {"a5", 419.528, 595.276}};
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++)
+    if (paper && g_ascii_strcasecmp(paper, sizes[i].name) == 0) {
+      *w = sizes[i].w;
+      *h = sizes[i].h;
+      return true;
+    }
+  return false;
+}
+
+static void defaults(Style *st) {
+  memset(st, 0, sizeof *st);
+  st->margin_top_pt = 72;
+  st->margin_bottom_pt = 86;
+  st->margin_inner_pt = 72;
+  st->margin_outer_pt = 90;
+  st->column_gap_pt = 18;
+  st->body_size_pt = 10.5;
+  st->leading_pt = 14;
+  st->indent_pt = 14;
+  st->par_space_pt = 0;
+  st->block_space_pt = 7;
+  st->justify = true;
+  st->list_indent_pt = 18;
+  st->quote_indent_pt = 18;
+  static const double hs[6] = {20, 14, 12, 11, 10.5, 10.5};
+  memcpy(st->heading_size_pt, hs, sizeof hs);
+  st->heading_before_pt = 14;
+  st->heading_after_pt = 7;
+  st->chapter_drop_pt = 60;
+  st->code_size_pt = 8.5;
+  st->code_leading_pt = 11;
+  st->code_pad_pt = 4;
+  st->code_gray = 0.94;
+  st->note_size_pt = 8.5;
+  st->note_leading_pt = 11;
+  st->table_size_pt = 9;
+  st->table_leading_pt = 12;
+  st->cell_pad_pt = 4;
+  st->head_size_pt = 8.5;
+  st->head_gap_pt = 24;
+  st->folio_gap_pt = 30;
+  st->title_size_pt = 26;
+  st->subtitle_size_pt = 15;
+  st->byline_size_pt = 12;
+  st->toc_size_pt = 10.5;
+  st->toc_leading_pt = 17;
+}
+
+/* The value of group.key, from [group.paper] first, then [group]. */
+static char *value(GKeyFile *kf, const char *group, const char *key, const char *paper) {
+  char *g = g_strdup_printf("%s.%s", group, paper);
+  char *v = g_key_file_get_value(kf, g, key, NULL);
+  g_free(g);
+  if (!v)
+    v = g_key_file_get_value(kf, group, key, NULL);
+  if (v)
+    g_strstrip(v);
+  return v;
+}
+
+static bool num(GKeyFile *kf, const char *group, const char *key, const char *paper, double *out,
+                const char *path, GError **err) {
+  char *v = value(kf, group, key, paper);
+  if (!v)
+    return true;
+  char *end = NULL;
+  double d = g_ascii_strtod(v, &end); /* locale-independent */
+  bool ok = end != v && *end == '\0' && d >= 0 && d < 10000;
+  if (ok)
+    *out = d;
+  else
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [%s] %s: not a length in points: '%s'", path, group, key, v);
+  g_free(v);
+  return ok;
+}
+
+static void str(GKeyFile *kf, const char *group, const char *key, const char *paper, char **out) {
+  char *v = value(kf, group, key, paper);
+  if (v && *v) {
+    g_free(*out);
+    *out = v;
+  } else
+    g_free(v);
+}
+
+bool style_load(Style *st, const char *path, const char *paper, GError **err) {
+  defaults(st);
+  st->body_face = g_strdup("Charis SIL");
+  st->heading_face = g_strdup("Charis SIL");
+  st->code_face = g_strdup("DejaVu Sans Mono");
+  GKeyFile *kf = g_key_file_new();
+  if (path && !g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, err)) {
+    g_key_file_free(kf);
+    return false;
+  }
+  char *file_paper = path ? value(kf, "page", "paper", "-") : NULL;
+  st->paper = g_ascii_strdown(paper ? paper : file_paper ? file_paper : "a4", -1);
+  g_free(file_paper);
+  if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: unknown paper '%s' (a4, letter, a5)", path ? path : "style", st->paper);
+    g_key_file_free(kf);
+    return false;
+  }
+  const char *p = st->paper;
+  const char *f = path ? path : "style";
+  struct {
+    const char *group, *key;
+    double *out;
+  } nums[] = {
+      {"page", "margin-top", &st->margin_top_pt},
+      {"page", "margin-bottom", &st->margin_bottom_pt},
+      {"page", "margin-inner", &st->margin_inner_pt},
+      {"page", "margin-outer", &st->margin_outer_pt},
+      {"page", "column-gap", &st->column_gap_pt},
+      {"body", "size", &st->body_size_pt},
+      {"body", "leading", &st->leading_pt},
+      {"body", "indent", &st->indent_pt},
+      {"body", "paragraph-space", &st->par_space_pt},
+      {"body", "block-space", &st->block_space_pt},
+      {"body", "list-indent", &st->list_indent_pt},
+      {"body", "quote-indent", &st->quote_indent_pt},
+      {"heading", "size-1", &st->heading_size_pt[0]},
+      {"heading", "size-2", &st->heading_size_pt[1]},
+      {"heading", "size-3", &st->heading_size_pt[2]},
+      {"heading", "size-4", &st->heading_size_pt[3]},
+      {"heading", "size-5", &st->heading_size_pt[4]},
+      {"heading", "size-6", &st->heading_size_pt[5]},
+      {"heading", "space-before", &st->heading_before_pt},
+      {"heading", "space-after", &st->heading_after_pt},
+      {"heading", "chapter-drop", &st->chapter_drop_pt},
+      {"code", "size", &st->code_size_pt},
+      {"code", "leading", &st->code_leading_pt},
+      {"code", "padding", &st->code_pad_pt},
+      {"code", "background", &st->code_gray},
+      {"footnote", "size", &st->note_size_pt},
+      {"footnote", "leading", &st->note_leading_pt},
+      {"table", "size", &st->table_size_pt},
+      {"table", "leading", &st->table_leading_pt},
+      {"table", "cell-padding", &st->cell_pad_pt},
+      {"running-head", "size", &st->head_size_pt},
+      {"running-head", "gap", &st->head_gap_pt},
+      {"running-head", "folio-gap", &st->folio_gap_pt},
+      {"title", "size", &st->title_size_pt},
+      {"title", "subtitle-size", &st->subtitle_size_pt},
+      {"title", "byline-size", &st->byline_size_pt},
+      {"contents", "size", &st->toc_size_pt},
+      {"contents", "leading", &st->toc_leading_pt},
+  };
+  bool ok = true;
+  for (size_t i = 0; i < G_N_ELEMENTS(nums) && ok; i++)
+    ok = num(kf, nums[i].group, nums[i].key, p, nums[i].out, f, err);
+  if (ok) {
+    str(kf, "body", "face", p, &st->body_face);
+    str(kf, "heading", "face", p, &st->heading_face);
+    str(kf, "code", "face", p, &st->code_face);
+    char *j = value(kf, "body", "justify", p);
+    if (j)
+      st->justify = g_ascii_strcasecmp(j, "false") != 0 && strcmp(j, "0") != 0;
+    g_free(j);
+    if (st->body_size_pt < 4 || st->leading_pt < st->body_size_pt * 0.8 || st->code_size_pt < 4) {
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: body or code size too small, or leading below the size", f);
+      ok = false;
+    }
+    double textw = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;
+    double texth = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
+    if (ok && (textw < 72 || texth < 144)) {
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: margins leave too small a text block for %s", f, st->paper);
+      ok = false;
+    }
+  }
+  g_key_file_free(kf);
+  return ok;
+}
+
+void style_clear(Style *st) {
+  g_free(st->paper);
+  g_free(st->body_face);
+  g_free(st->heading_face);
+  g_free(st->code_face);
+  st->paper = st->body_face = st->heading_face = st->code_face = NULL;
+}

@@ -1,0 +1,52 @@
+/* style.h: the print style, read from a GKeyFile (styles/print.ini) into one
+ * plain struct. Lengths are in points. A group [G.PAPER] (e.g. [page.a5])
+ * overrides keys of [G] for that paper. */
+#ifndef OCTAVO_STYLE_H
+#define OCTAVO_STYLE_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+typedef struct {
+  char *paper;                       /* "a4", "letter", "a5" */
+  double paper_w_pt, paper_h_pt;
+  double margin_top_pt, margin_bottom_pt, margin_inner_pt, margin_outer_pt;
+  double column_gap_pt;
+  /* body text */
+  char *body_face;                   /* a fontconfig family */
+  double body_size_pt, leading_pt;
+  double indent_pt;                  /* first-line indent of a following paragraph (0: none) */
+  double par_space_pt;               /* extra space between paragraphs */
+  double block_space_pt;             /* space around lists, quotes, code, tables, figures */
+  bool justify;
+  double list_indent_pt, quote_indent_pt;
+  /* headings: [0] is level 1 (chapter titles) .. [5] level 6 */
+  char *heading_face;
+  double heading_size_pt[6];
+  double heading_before_pt, heading_after_pt;
+  double chapter_drop_pt;            /* space above a chapter title on its opening page */
+  /* code */
+  char *code_face;
+  double code_size_pt, code_leading_pt, code_pad_pt;
+  double code_gray;                  /* background of code blocks: 0 black .. 1 white */
+  /* footnotes, tables, running heads, title page */
+  double note_size_pt, note_leading_pt;
+  double table_size_pt, table_leading_pt, cell_pad_pt;
+  double head_size_pt, head_gap_pt;  /* running head: size, baseline distance above the text block */
+  double folio_gap_pt;               /* folio baseline below the text block (chapter openings) */
+  double title_size_pt, subtitle_size_pt, byline_size_pt;
+  double toc_size_pt, toc_leading_pt;
+} Style;
+
+/* Read the style file at path (NULL: built-in defaults only) for `paper`
+ * (NULL: the file's [page] paper, else a4). Unknown keys are ignored;
+ * missing keys keep the defaults. Returns false with *err set when the file
+ * cannot be read or parsed, or the paper is unknown. Free with
+ * style_clear(). */
+bool style_load(Style *st, const char *path, const char *paper, GError **err);
+/* Free the strings of a style. */
+void style_clear(Style *st);
+/* Paper size in points for "a4", "letter", "a5"; false when unknown. */
+bool style_paper_size(const char *paper, double *w_pt, double *h_pt);
+
+#endif
