@@ -1,0 +1,174 @@
+/* cover.c: the generated cover, drawn once in points so that the PNG for the
+ * e-book and the PDF's title page are the same design at two sizes. */
+#include "cover.h"
+
+#include <pango/pangocairo.h>
+#include <stdio.h>
+#include <string.h>
+
+static const CoverStyle defaults = {
+    .background = {0.965, 0.945, 0.906}, /* warm paper */
+    .ink = {0.11, 0.11, 0.12},
+    .accent = {0.64, 0.23, 0.13}, /* brick red */
+    .band = {0.17, 0.19, 0.24},   /* slate */
+};
+
+static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
+  char *v = g_key_file_get_string(kf, "cover", key, NULL);
+  unsigned r, g, b;
+  if (v && strlen(g_strstrip(v)) == 7 && sscanf(v, "#%02x%02x%02x", &r, &g, &b) == 3) {
+    rgb[0] = r / 255.0;
+    rgb[1] = g / 255.0;
+    rgb[2] = b / 255.0;
+  }
+  g_free(v);
+}
+
+void cover_style_load(CoverStyle *cs, const char *path) {
+  *cs = defaults;
+  cs->face = NULL;
+  GKeyFile *kf = g_key_file_new();
+  if (path && g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL)) {
+    parse_colour(kf, "background", cs->background);
+    parse_colour(kf, "ink", cs->ink);
+    parse_colour(kf, "accent", cs->accent);
+    parse_colour(kf, "band", cs->band);
+    char *face = g_key_file_get_string(kf, "cover", "face", NULL);
+    if (face && *g_strstrip(face))
+      cs->face = face;
+    else
+      g_free(face);
+  }
+  if (!cs->face)
+    cs->face = g_strdup("Charis SIL");
+  g_key_file_free(kf);
+}
+
+void cover_style_clear(CoverStyle *cs) {
+  g_free(cs->face);
+  cs->face = NULL;
+}
+
+/* Set text centred in a box of width w at y; returns the height used. */
+static double centred_text(cairo_t *cr, PangoContext *ctx, const CoverStyle *cs, const char *text,
+                           double size_pt, PangoWeight weight, PangoStyle style, double x, double y,
+                           double w, const double rgb[3]) {
+  if (!text || !*text)
+    return 0;
+  PangoLayout *lay = pango_layout_new(ctx);
+  PangoFontDescription *fd = pango_font_description_new();
+  pango_font_description_set_family(fd, cs->face);
+  pango_font_description_set_absolute_size(fd, size_pt * PANGO_SCALE);
+  pango_font_description_set_weight(fd, weight);
+  pango_font_description_set_style(fd, style);
+  pango_layout_set_font_description(lay, fd);
+  pango_font_description_free(fd);
+  pango_layout_set_width(lay, (int)(w * PANGO_SCALE));
+  pango_layout_set_wrap(lay, PANGO_WRAP_WORD);
+  pango_layout_set_alignment(lay, PANGO_ALIGN_CENTER);
+  pango_layout_set_line_spacing(lay, 0.92f);
+  pango_layout_set_text(lay, text, -1);
+  int hpu = 0;
+  pango_layout_get_size(lay, NULL, &hpu);
+  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+  cairo_move_to(cr, x, y);
+  pango_cairo_show_layout(cr, lay);
+  g_object_unref(lay);
+  return (double)hpu / PANGO_SCALE;
+}
+
+void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverStyle *cs, double w,
+                double h) {
+  const BookMeta *m = &book->meta;
+  cairo_save(cr);
+  cairo_new_path(cr);
+  cairo_set_source_rgb(cr, cs->background[0], cs->background[1], cs->background[2]);
+  cairo_rectangle(cr, 0, 0, w, h);
+  cairo_fill(cr);
+  /* The bands at the head and foot, with a fine accent rule inside each. */
+  double band = h * 0.075, rule = w * 0.004;
+  cairo_set_source_rgb(cr, cs->band[0], cs->band[1], cs->band[2]);
+  cairo_rectangle(cr, 0, 0, w, band);
+  cairo_rectangle(cr, 0, h - band, w, band);
+  cairo_fill(cr);
+  cairo_set_source_rgb(cr, cs->accent[0], cs->accent[1], cs->accent[2]);
+  cairo_rectangle(cr, 0, band + rule * 1.5, w, rule);
+  cairo_rectangle(cr, 0, h - band - rule * 2.5, w, rule);
+  cairo_fill(cr);
+
+  double mx = w * 0.12, tw = w - 2 * mx;
+  double y = h * 0.25;
+  y += centred_text(cr, ctx, cs, m->title ? m->title : "Untitled", w * 0.082, PANGO_WEIGHT_BOLD,
+                    PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
+  if (m->subtitle) {
+    y += w * 0.03;
+    y += centred_text(cr, ctx, cs, m->subtitle, w * 0.042, PANGO_WEIGHT_NORMAL, PANGO_STYLE_ITALIC, mx, y,
+                      tw, cs->ink);
+  }
+  /* A short accent rule between the title and the authors. */
+  y += w * 0.06;
+  cairo_set_source_rgb(cr, cs->accent[0], cs->accent[1], cs->accent[2]);
+  cairo_rectangle(cr, w * 0.42, y, w * 0.16, rule * 1.2);
+  cairo_fill(cr);
+  y += w * 0.06;
+  if (m->authors->len) {
+    GString *who = g_string_new(NULL);
+    for (guint i = 0; i < m->authors->len; i++) {
+      if (i)
+        g_string_append(who, i + 1 == m->authors->len ? " and " : ", ");
+      g_string_append(who, m->authors->pdata[i]);
+    }
+    centred_text(cr, ctx, cs, who->str, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
+                 cs->ink);
+    g_string_free(who, TRUE);
+  }
+  /* Date, and publisher or source, above the foot band. */
+  GString *foot = g_string_new(NULL);
+  if (m->publisher)
+    g_string_append(foot, m->publisher);
+  if (m->date) {
+    if (foot->len)
+      g_string_append(foot, " · ");
+    /* 2023-05-11 reads as 11 May 2023 on a cover; other forms stay as given. */
+    int y, mo, d;
+    GDateTime *dt = NULL;
+    if (sscanf(m->date, "%4d-%2d-%2d", &y, &mo, &d) == 3 && g_date_valid_dmy(d, mo, y))
+      dt = g_date_time_new_utc(y, mo, d, 0, 0, 0);
+    char *shown = dt ? g_date_time_format(dt, "%-d %B %Y") : NULL;
+    g_string_append(foot, shown ? shown : m->date);
+    g_free(shown);
+    if (dt)
+      g_date_time_unref(dt);
+  }
+  double fy = h - band - w * 0.13;
+  centred_text(cr, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy, tw,
+               cs->ink);
+  g_string_free(foot, TRUE);
+  cairo_restore(cr);
+}
+
+static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int len) {
+  g_byte_array_append(closure, data, len);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, int w_px, int h_px,
+                  GError **err) {
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w_px, h_px);
+  cairo_t *cr = cairo_create(s);
+  PangoContext *ctx = fonts_context(fonts);
+  pango_cairo_update_context(cr, ctx);
+  /* One pixel per point: the design is in points of a w_px-wide page. */
+  cover_draw(cr, ctx, book, cs, w_px, h_px);
+  g_object_unref(ctx);
+  cairo_destroy(cr);
+  GByteArray *png = g_byte_array_new();
+  cairo_status_t st = cairo_surface_write_to_png_stream(s, append_bytes, png);
+  cairo_surface_destroy(s);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot draw the cover: %s", cairo_status_to_string(st));
+    g_byte_array_unref(png);
+    return NULL;
+  }
+  return g_byte_array_free_to_bytes(png);
+}

@@ -1,0 +1,103 @@
+/* test_cover.c: the generated cover draws a deterministic PNG of the asked
+ * size, with the book's title in it, for books with and without metadata. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "cover.h"
+
+static Fonts *fonts;
+
+static int setup(void **state) {
+  (void)state;
+  const char *top = g_getenv("TOP");
+  fonts = fonts_load(top ? top : ".", NULL);
+  return fonts ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  fonts_free(fonts);
+  return 0;
+}
+
+static guint32 be32(const guint8 *p) { return (guint32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+
+static void test_png(void **state) {
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("The 2023 LSFMM+BPF Summit");
+  b->meta.subtitle = g_strdup("A report");
+  g_ptr_array_add(b->meta.authors, g_strdup("Jonathan Corbet"));
+  b->meta.date = g_strdup("2023-05-11");
+  CoverStyle cs;
+  cover_style_load(&cs, NULL);
+  GError *err = NULL;
+  GBytes *png = cover_png(b, fonts, &cs, 600, 900, &err);
+  assert_non_null(png);
+  gsize len = 0;
+  const guint8 *d = g_bytes_get_data(png, &len);
+  assert_true(len > 1000);
+  assert_memory_equal(d, "\x89PNG\r\n\x1a\n", 8);
+  assert_int_equal(be32(d + 16), 600);
+  assert_int_equal(be32(d + 20), 900);
+  /* The same book gives the same bytes. */
+  GBytes *again = cover_png(b, fonts, &cs, 600, 900, &err);
+  assert_true(g_bytes_equal(png, again));
+  /* Another title gives another picture. */
+  g_free(b->meta.title);
+  b->meta.title = g_strdup("Another book");
+  GBytes *other = cover_png(b, fonts, &cs, 600, 900, &err);
+  assert_false(g_bytes_equal(png, other));
+  const char *keep = g_getenv("COVER_PNG");
+  if (keep)
+    g_file_set_contents(keep, (const char *)d, (gssize)len, NULL);
+  g_bytes_unref(png);
+  g_bytes_unref(again);
+  g_bytes_unref(other);
+  cover_style_clear(&cs);
+  book_free(b);
+}
+
+static void test_no_metadata(void **state) {
+  (void)state;
+  Book *b = book_new();
+  CoverStyle cs;
+  cover_style_load(&cs, "/nonexistent/style.ini");
+  GBytes *png = cover_png(b, fonts, &cs, 100, 150, NULL);
+  assert_non_null(png);
+  g_bytes_unref(png);
+  cover_style_clear(&cs);
+  book_free(b);
+}
+
+static void test_style_colours(void **state) {
+  (void)state;
+  char *path = NULL;
+  int fd = g_file_open_tmp("cover-XXXXXX.ini", &path, NULL);
+  assert_true(fd >= 0);
+  close(fd);
+  g_file_set_contents(path, "[cover]\nbackground = #ff0000\nface = DejaVu Sans Mono\n", -1, NULL);
+  CoverStyle cs;
+  cover_style_load(&cs, path);
+  assert_float_equal(cs.background[0], 1.0, 1e-9);
+  assert_float_equal(cs.background[1], 0.0, 1e-9);
+  assert_string_equal(cs.face, "DejaVu Sans Mono");
+  cover_style_clear(&cs);
+  g_unlink(path);
+  g_free(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_png),
+      cmocka_unit_test(test_no_metadata),
+      cmocka_unit_test(test_style_colours),
+  };
+  return cmocka_run_group_tests_name("cover", tests, setup, teardown);
+}
