@@ -112,6 +112,29 @@ asan-check: test-deps
 	  $(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
 
+# --- fuzzing (clang's libFuzzer; outside CI) ------------------------------------
+FUZZ_PKGS    := clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build-fuzz
+FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := fuzz_epub fuzz_pdf
+
+fuzz:
+	$(call ensure_pkgs,$(FUZZ_PKGS),command -v clang && test -d /usr/lib/llvm-14/lib/clang)
+	@$(MAKE) --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) OPT="-O1 -g" SAN="$(FUZZ_FLAGS)" \
+	  $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/corpus-$$t; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  OCTAVO_DATADIR=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=200000 -timeout=30 \
+	    -artifact_prefix=fuzz/crash-$$t- fuzz/corpus-$$t fuzz/seeds || exit 1; \
+	done
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(LIB_OBJS)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+
 # --- install, clean, format -----------------------------------------------------
 install: $(BUILD)/octavo
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/octavo/fonts $(DESTDIR)$(PREFIX)/share/octavo/styles
@@ -122,7 +145,7 @@ install: $(BUILD)/octavo
 	  install -m 644 man/octavo.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
 clean:
-	rm -rf build build-asan out
+	rm -rf build build-asan build-fuzz out
 
 format:
 	clang-format -i src/*.c src/*.h tests/unit/*.c
