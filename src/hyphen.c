@@ -1,0 +1,247 @@
+/* hyphen.c: hyphenation points over libhyphen. Picks the dictionary by
+ * language (hyph_ll_CC.dic, then hyph_ll.dic, in $OCTAVO_HYPHENDIR and
+ * /usr/share/hyphen), caches it, and filters what must never be hyphenated
+ * (digits, acronyms, identifiers, code, URLs). Standard hyphenation only:
+ * non-standard points (German "Schiff=fahrt" replacements) are skipped. */
+#include "hyphenate.h"
+
+#include <hyphen.h> /* libhyphen */
+#include <stdlib.h>
+#include <string.h>
+
+static GMutex lock;
+static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
+static bool atexit_done;
+static char none_sentinel;
+#define NONE ((gpointer)&none_sentinel)
+
+static void free_dict(gpointer p)
+{
+  if (p && p != NONE)
+    hnj_hyphen_free(p);
+}
+
+/* "en-us" -> ll "en", cc "US". */
+static void split_lang(const char *lang, char ll[8], char cc[8])
+{
+  size_t i = 0, j = 0;
+  ll[0] = cc[0] = 0;
+  for (; lang[i] && lang[i] != '-' && lang[i] != '_' && i < 7; i++)
+    ll[i] = g_ascii_tolower(lang[i]);
+  ll[i] = 0;
+  while (lang[i] && lang[i] != '-' && lang[i] != '_')
+    i++;
+  if (lang[i]) {
+    i++;
+    for (; lang[i] && lang[i] != '-' && lang[i] != '_' && j < 7; i++, j++)
+      cc[j] = g_ascii_toupper(lang[i]);
+    cc[j] = 0;
+    if (j != 2) /* a script subtag ("Latn") or a variant: ignore */
+      cc[0] = 0;
+  }
+}
+
+static HyphenDict *try_load(const char *name)
+{
+  const char *dirs[] = {g_getenv("OCTAVO_HYPHENDIR"), "/usr/share/hyphen"};
+  for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+    if (!dirs[i] || !*dirs[i])
+      continue;
+    char *path = g_build_filename(dirs[i], name, NULL);
+    HyphenDict *d = NULL;
+    if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      d = hnj_hyphen_load(path);
+    g_free(path);
+    if (d)
+      return d;
+  }
+  return NULL;
+}
+
+/* The dictionary for lang, loaded on first use; NULL when none. Call with
+ * the lock held. */
+static HyphenDict *dict_for(const char *lang)
+{
+  if (!lang || !*lang)
+    return NULL;
+  char ll[8], cc[8];
+  split_lang(lang, ll, cc);
+  if (!ll[0])
+    return NULL;
+  char *key = g_strdup_printf("%s_%s", ll, cc);
+  if (!dicts) {
+    dicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_dict);
+    if (!atexit_done) {
+      atexit(hyphen_cleanup);
+      atexit_done = true;
+    }
+  }
+  gpointer v = g_hash_table_lookup(dicts, key);
+  if (v) {
+    g_free(key);
+    return v == NONE ? NULL : v;
+  }
+  HyphenDict *d = NULL;
+  char *name;
+  if (cc[0]) {
+    name = g_strdup_printf("hyph_%s_%s.dic", ll, cc);
+    d = try_load(name);
+    g_free(name);
+  }
+  if (!d) {
+    name = g_strdup_printf("hyph_%s.dic", ll);
+    d = try_load(name);
+    g_free(name);
+  }
+  if (!d && (!cc[0] || strcmp(ll, "de") == 0 || strcmp(ll, "fr") == 0 || strcmp(ll, "en") == 0)) {
+    /* The language's main country: en -> en_US, de -> de_DE, fr -> fr_FR. */
+    static const char *const main_cc[][2] = {{"en", "US"}, {"de", "DE"}, {"fr", "FR"}, {"it", "IT"},
+                                             {"es", "ES"}, {"nl", "NL"}, {"pt", "PT"}, {"ru", "RU"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(main_cc) && !d; i++)
+      if (strcmp(ll, main_cc[i][0]) == 0) {
+        name = g_strdup_printf("hyph_%s_%s.dic", ll, main_cc[i][1]);
+        d = try_load(name);
+        g_free(name);
+      }
+  }
+  g_hash_table_insert(dicts, key, d ? (gpointer)d : NONE);
+  return d;
+}
+
+bool hyphen_has_language(const char *lang)
+{
+  g_mutex_lock(&lock);
+  bool ok = dict_for(lang) != NULL;
+  g_mutex_unlock(&lock);
+  return ok;
+}
+
+void hyphen_cleanup(void)
+{
+  g_mutex_lock(&lock);
+  if (dicts)
+    g_hash_table_destroy(dicts);
+  dicts = NULL;
+  g_mutex_unlock(&lock);
+}
+
+/* Characters that make a word code, a path or a URL when inside it. */
+static bool codeish(gunichar c)
+{
+  return c < 128 && strchr("/\\_@.:=<>{}[]()#$%&*+~|^`;,!?\"", (int)c) != NULL;
+}
+
+/* Opening and closing punctuation to strip around a word. */
+static bool wrapper(gunichar c)
+{
+  return g_unichar_ispunct(c) || g_unichar_isspace(c);
+}
+
+/* Hyphenate one letter run word[a,b) with the dictionary; append points. */
+static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, GArray *out)
+{
+  /* Skip acronyms and camel case: any capital after the first letter. */
+  size_t nchars = 0;
+  for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char(p);
+    if (nchars > 0 && g_unichar_isupper(c))
+      return;
+    nchars++;
+  }
+  if (nchars < HYPHEN_MIN_LEFT + HYPHEN_MIN_RIGHT)
+    return;
+
+  /* Lower-case it, remembering where each lower-case character came from. */
+  GString *low = g_string_sized_new(b - a + 8);
+  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* per low byte: source offset */
+  for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
+    gunichar c = g_unichar_tolower(g_utf8_get_char(p));
+    char buf[8];
+    int k = g_unichar_to_utf8(c, buf);
+    size_t src = (size_t)(p - word);
+    for (int j = 0; j < k; j++)
+      g_array_append_val(orig, src);
+    g_string_append_len(low, buf, k);
+  }
+  size_t end = b;
+  g_array_append_val(orig, end);
+
+  if (low->len < 1000) { /* libhyphen's own word limit is far lower in practice */
+    char *hy = g_malloc0(low->len + 5);
+    char **rep = NULL;
+    int *pos = NULL, *cut = NULL;
+    if (hnj_hyphen_hyphenate2(d, low->str, (int)low->len, hy, NULL, &rep, &pos, &cut) == 0) {
+      /* hy[i] odd: a break after byte i. Count letters on each side. */
+      size_t left = 0;
+      for (size_t i = 0; i + 1 < low->len; i++) {
+        bool char_end = ((unsigned char)low->str[i + 1] & 0xC0) != 0x80;
+        if (!char_end)
+          continue;
+        left++;
+        if (!(hy[i] & 1) || (rep && rep[i]))
+          continue;
+        if (left < HYPHEN_MIN_LEFT || nchars - left < HYPHEN_MIN_RIGHT)
+          continue;
+        size_t off = g_array_index(orig, size_t, i + 1);
+        g_array_append_val(out, off);
+      }
+    }
+    if (rep) {
+      for (size_t i = 0; i < low->len; i++)
+        g_free(rep[i]);
+      free(rep);
+    }
+    free(pos);
+    free(cut);
+    g_free(hy);
+  }
+  g_array_free(orig, TRUE);
+  g_string_free(low, TRUE);
+}
+
+size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets)
+{
+  g_array_set_size(offsets, 0);
+  if (!word)
+    return 0;
+  size_t n = len < 0 ? strlen(word) : (size_t)len;
+  if (n == 0 || !g_utf8_validate(word, (gssize)n, NULL))
+    return 0;
+
+  /* Strip punctuation around the word. */
+  const char *s = word, *e = word + n;
+  while (s < e && wrapper(g_utf8_get_char(s)))
+    s = g_utf8_next_char(s);
+  while (e > s) {
+    const char *prev = g_utf8_prev_char(e);
+    if (!wrapper(g_utf8_get_char(prev)))
+      break;
+    e = prev;
+  }
+  if (e - s < HYPHEN_MIN_LEFT + HYPHEN_MIN_RIGHT)
+    return 0;
+  for (const char *p = s; p < e; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char(p);
+    if (g_unichar_isdigit(c) || codeish(c))
+      return 0;
+  }
+
+  g_mutex_lock(&lock);
+  HyphenDict *d = dict_for(lang);
+  if (d) {
+    /* Letter runs, split at hyphens, apostrophes and other non-letters. */
+    const char *p = s;
+    while (p < e) {
+      while (p < e && !g_unichar_isalpha(g_utf8_get_char(p)) && !g_unichar_ismark(g_utf8_get_char(p)))
+        p = g_utf8_next_char(p);
+      const char *q = p;
+      while (q < e && (g_unichar_isalpha(g_utf8_get_char(q)) || g_unichar_ismark(g_utf8_get_char(q))))
+        q = g_utf8_next_char(q);
+      if (q > p)
+        hyphenate_run(d, word, (size_t)(p - word), (size_t)(q - word), offsets);
+      p = q;
+    }
+  }
+  g_mutex_unlock(&lock);
+  return offsets->len;
+}

@@ -1,0 +1,39 @@
+/* hyphenate.h (the interface of hyphen.c; not "hyphen.h", which would hide
+ * libhyphen's own <hyphen.h> behind -Isrc): where a word may be hyphenated, from libhyphen's TeX patterns
+ * (Debian's hyphen-* dictionaries in /usr/share/hyphen), chosen by language.
+ * Knows nothing of fonts or line breaking: the layout turns the points into
+ * flagged penalties. Dictionaries are loaded once per language, under a lock
+ * (callable from any thread), and freed by hyphen_cleanup() or at exit. */
+#ifndef OCTAVO_HYPHEN_H
+#define OCTAVO_HYPHEN_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HYPHEN_MIN_LEFT 2  /* letters before a hyphenation point */
+#define HYPHEN_MIN_RIGHT 3 /* letters after it */
+
+/* Whether a dictionary exists for `lang` (a BCP 47 tag: "en", "en-US",
+ * "de-DE"; NULL or "" is no language). "en" falls back to en_US. */
+bool hyphen_has_language(const char *lang);
+
+/* The hyphenation points of `word` (UTF-8, `len` bytes, or -1 when
+ * NUL-terminated), as it appears in running text: punctuation, quotes and
+ * brackets around it and explicit hyphens or apostrophes inside it are
+ * allowed (each letter run is hyphenated on its own). Fills `offsets` (a
+ * GArray of size_t, cleared first) in increasing order with byte offsets k,
+ * 0 < k < len, at which the word may break as word[0,k) + "-" / word[k,len);
+ * each leaves at least HYPHEN_MIN_LEFT letters before and HYPHEN_MIN_RIGHT
+ * after it in its run. Returns the number of points: 0 for a language
+ * without a dictionary, invalid UTF-8, words with digits, all-capital or
+ * camel-case runs (acronyms, identifiers: that run only), and words that
+ * look like code, paths or URLs (/ \ _ @ . : = < > { } # etc. inside). The
+ * layout should not call it for code spans or link text that is a URL. */
+size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets);
+
+/* Free every loaded dictionary. Safe to call more than once; later calls to
+ * hyphen_points() load them again. */
+void hyphen_cleanup(void);
+
+#endif

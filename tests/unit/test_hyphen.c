@@ -1,0 +1,124 @@
+/* test_hyphen.c: hyphenation points from libhyphen with Debian's en_US
+ * patterns: known words, minimum fragments, what must never be hyphenated,
+ * languages without a dictionary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "hyphenate.h"
+
+/* The word with '-' at each point. */
+static char *marked(const char *lang, const char *word)
+{
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  hyphen_points(lang, word, -1, o);
+  GString *s = g_string_new(NULL);
+  size_t last = 0;
+  for (guint i = 0; i < o->len; i++) {
+    size_t off = g_array_index(o, size_t, i);
+    assert_true(off > last || (i == 0 && off > 0));
+    assert_true(off < strlen(word));
+    g_string_append_len(s, word + last, (gssize)(off - last));
+    g_string_append_c(s, '-');
+    last = off;
+  }
+  g_string_append(s, word + last);
+  g_array_free(o, TRUE);
+  return g_string_free(s, FALSE);
+}
+
+#define EXPECT(lang, word, want)                                                                   \
+  do {                                                                                             \
+    char *got_ = marked(lang, word);                                                               \
+    assert_string_equal(got_, want);                                                               \
+    g_free(got_);                                                                                  \
+  } while (0)
+
+static void test_known_words(void **state)
+{
+  (void)state;
+  EXPECT("en", "hyphenation", "hy-phen-ation");
+  EXPECT("en-US", "typography", "ty-pog-ra-phy");
+  EXPECT("en_US", "congestion", "con-ges-tion");
+  EXPECT("en", "development", "de-vel-op-ment");
+  EXPECT("en-GB", "hyphenation", "hy-phen-ation"); /* falls back to en_US */
+}
+
+static void test_case_and_punctuation(void **state)
+{
+  (void)state;
+  EXPECT("en", "Hyphenation", "Hy-phen-ation");
+  EXPECT("en", "(hyphenation),", "(hy-phen-ation),");
+  EXPECT("en", "\xe2\x80\x9chyphenation\xe2\x80\x9d", "\xe2\x80\x9chy-phen-ation\xe2\x80\x9d");
+  EXPECT("en", "memory-management", "mem-ory-man-age-ment");
+  EXPECT("en", "filesystem's", "filesys-tem's");
+}
+
+static void test_minimum_fragments(void **state)
+{
+  (void)state;
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  const char *words[] = {"hyphenation", "typography", "development", "abbreviation", "uncopyrightable",
+                         "kernel", "memory", "allocation"};
+  for (size_t w = 0; w < G_N_ELEMENTS(words); w++) {
+    size_t n = hyphen_points("en", words[w], -1, o);
+    size_t len = strlen(words[w]);
+    assert_true(n > 0);
+    for (guint i = 0; i < o->len; i++) {
+      size_t off = g_array_index(o, size_t, i);
+      assert_true(off >= HYPHEN_MIN_LEFT);
+      assert_true(len - off >= HYPHEN_MIN_RIGHT);
+    }
+  }
+  /* Too short to break at all. */
+  assert_int_equal(hyphen_points("en", "into", -1, o), 0);
+  assert_int_equal(hyphen_points("en", "a", -1, o), 0);
+  assert_int_equal(hyphen_points("en", "", -1, o), 0);
+  g_array_free(o, TRUE);
+}
+
+static void test_never(void **state)
+{
+  (void)state;
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  const char *never[] = {"LSFMM", "BPF", "CONFIGURATION", "eBPF", "JavaScript", "x86", "2023",
+                         "configuration2", "folio.c", "mm/filemap.c", "https://lwn.net/Articles/",
+                         "user@example.com", "page_cache_ra", "a=b+configuration", "\xff\xfe"};
+  for (size_t i = 0; i < G_N_ELEMENTS(never); i++)
+    if (hyphen_points("en", never[i], -1, o) != 0)
+      fail_msg("\"%s\" got %u points", never[i], o->len);
+  /* An explicit length: only the first word counts. */
+  assert_int_equal(hyphen_points("en", "hyphenation and more", 11, o), 2);
+  g_array_free(o, TRUE);
+}
+
+static void test_languages(void **state)
+{
+  (void)state;
+  assert_true(hyphen_has_language("en"));
+  assert_true(hyphen_has_language("en-US"));
+  assert_false(hyphen_has_language(NULL));
+  assert_false(hyphen_has_language(""));
+  assert_false(hyphen_has_language("zz"));
+  EXPECT(NULL, "hyphenation", "hyphenation");
+  EXPECT("zz", "hyphenation", "hyphenation");
+  /* Cleanup, then use again: the dictionary loads again. */
+  hyphen_cleanup();
+  hyphen_cleanup();
+  EXPECT("en", "hyphenation", "hy-phen-ation");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_known_words),      cmocka_unit_test(test_case_and_punctuation),
+      cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
+      cmocka_unit_test(test_languages),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  hyphen_cleanup();
+  return rc;
+}
