@@ -1,7 +1,1002 @@
-/* epub.c: placeholder until this stage is written. */
+/* epub.c: the document model -> an EPUB 3 container (libzip).
+ *
+ * Gathers the parts (content documents from xhtml.c, the stylesheet with
+ * @font-face rules for subset fonts, images, nav.xhtml, toc.ncx, the OPF)
+ * into a list of entries in a fixed order, then writes the zip under a
+ * temporary name beside the target and renames it at the end. Every entry
+ * gets the same timestamp (the build time: SOURCE_DATE_EPOCH when set), and
+ * the identifier is a hash of the content, so two builds of the same book
+ * are byte-identical.
+ *
+ * Layout of the container:
+ *   mimetype, META-INF/container.xml,
+ *   EPUB/package.opf, nav.xhtml, toc.ncx, title.xhtml, <chapter>.xhtml,
+ *   EPUB/styles/book.css, EPUB/fonts/NAME.ttf, EPUB/images/NAME (BookResource.href)
+ *
+ * Not here: the XHTML of chapters (xhtml.c), finding images (markdown.c),
+ * drawing the cover (cover.c). */
 #include "epub.h"
 
+#include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlwriter.h>
+#include <string.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include "subset.h"
+#include "util.h"
+#include "xhtml.h"
+
+#define CSS_HREF "styles/book.css"
+
+typedef struct {
+  char *name; /* path in the container */
+  GBytes *data;
+} Entry;
+
+typedef struct {
+  char *id, *href, *media_type, *properties; /* href relative to EPUB/ */
+} Item;
+
+typedef struct {
+  Book *book;
+  const OctavoOptions *opts;
+  GArray *entries;  /* Entry, in container order after mimetype */
+  GArray *items;    /* Item: the manifest */
+  GPtrArray *spine; /* item ids (borrowed from items) */
+  XhtmlWriter *x;
+  GChecksum *content_sum;
+  char *identifier;
+  gint64 time;
+  bool has_images, all_alt;
+  char *first_chapter_href;
+  char *cover_href; /* the cover page, or NULL */
+} Epub;
+
+/* ---- entries and manifest ---- */
+
+static void add_entry(Epub *e, const char *name, GBytes *data) {
+  Entry en = {g_strdup(name), data};
+  g_array_append_val(e->entries, en);
+}
+
+static void add_entry_str(Epub *e, const char *name, char *owned_text) {
+  add_entry(e, name, g_bytes_new_take(owned_text, strlen(owned_text)));
+}
+
+static Item *add_item(Epub *e, const char *id, const char *href, const char *media_type, const char *props) {
+  Item it = {g_strdup(id), g_strdup(href), g_strdup(media_type), g_strdup(props)};
+  g_array_append_val(e->items, it);
+  return &g_array_index(e->items, Item, e->items->len - 1);
+}
+
+/* ---- writers of the package documents ---- */
+
+static xmlTextWriterPtr wr_open(xmlBufferPtr *buf) {
+  *buf = xmlBufferCreate();
+  xmlTextWriterPtr w = xmlNewTextWriterMemory(*buf, 0);
+  xmlTextWriterSetIndent(w, 1);
+  xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+  xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
+  return w;
+}
+
+static char *wr_close(xmlTextWriterPtr w, xmlBufferPtr buf) {
+  xmlTextWriterEndDocument(w);
+  xmlTextWriterFlush(w);
+  xmlFreeTextWriter(w);
+  char *s = g_strndup((const char *)xmlBufferContent(buf), (gsize)xmlBufferLength(buf));
+  xmlBufferFree(buf);
+  return s;
+}
+
+#define START(w, tag) xmlTextWriterStartElement(w, BAD_CAST(tag))
+#define END(w) xmlTextWriterEndElement(w)
+#define ATTR(w, name, value) xmlTextWriterWriteAttribute(w, BAD_CAST(name), BAD_CAST(value))
+#define TEXT(w, s) xmlTextWriterWriteString(w, BAD_CAST(s))
+
+static void elem(xmlTextWriterPtr w, const char *tag, const char *text) {
+  START(w, tag);
+  TEXT(w, text);
+  xmlTextWriterFullEndElement(w);
+}
+
+/* ---- the table of contents ---- */
+
+typedef struct {
+  int level;
+  char *label;
+  char *href;
+} TocEntry;
+
+static GArray *toc_entries(Epub *e) {
+  GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  Book *b = e->book;
+  int depth = e->opts->toc_depth > 0 ? e->opts->toc_depth : 2;
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookChapter *c = b->chapters->pdata[i];
+    char *file = xhtml_chapter_href(c);
+    bool first_is_heading = c->root->first_child && c->root->first_child->type == BOOK_HEADING &&
+                            c->root->first_child->as.heading.level <= depth;
+    if (!first_is_heading) {
+      const char *label = c->title && *c->title ? c->title : b->meta.title && *b->meta.title ? b->meta.title : "Beginning";
+      TocEntry t = {1, g_strdup(label), g_strdup(file)};
+      g_array_append_val(toc, t);
+    }
+    /* Headings are blocks of the root (or of block containers): walk
+     * without recursion, skipping inline content. */
+    BookIter it;
+    book_iter_init(&it, c->root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER)
+        continue;
+      BookNode *n = it.cur;
+      if (n->type == BOOK_HEADING) {
+        book_iter_skip_children(&it);
+        if (n->as.heading.level > depth || !n->as.heading.id)
+          continue;
+        GString *s = g_string_new(NULL);
+        book_node_text(n, s);
+        g_strstrip(s->str);
+        if (!*s->str)
+          g_string_assign(s, "Untitled section");
+        TocEntry t = {n->as.heading.level, g_string_free(s, FALSE),
+                      g_strdup_printf("%s#%s", file, n->as.heading.id)};
+        if (n == c->root->first_child) {
+          g_free(t.href);
+          t.href = g_strdup(file);
+        }
+        g_array_append_val(toc, t);
+      } else if (book_node_is_inline(n->type) || n->type == BOOK_CODE_BLOCK || n->type == BOOK_TABLE) {
+        book_iter_skip_children(&it);
+      }
+    }
+    g_free(file);
+  }
+  return toc;
+}
+
+static void toc_free(GArray *toc) {
+  for (guint i = 0; i < toc->len; i++) {
+    g_free(g_array_index(toc, TocEntry, i).label);
+    g_free(g_array_index(toc, TocEntry, i).href);
+  }
+  g_array_free(toc, TRUE);
+}
+
+/* Nest the entries by level into <ol>/<li> (nav) or <navPoint> (ncx),
+ * without recursion: a stack of the levels of the open items. Returns the
+ * maximum depth. */
+static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx) {
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
+  int maxdepth = 0, order = 0;
+  if (!ncx)
+    START(w, "ol");
+  for (guint i = 0; i < toc->len; i++) {
+    const TocEntry *t = &g_array_index(toc, TocEntry, i);
+    int top = stack->len ? g_array_index(stack, int, stack->len - 1) : 0;
+    if (stack->len && t->level > top) {
+      if (!ncx)
+        START(w, "ol");
+      g_array_append_val(stack, t->level);
+    } else if (stack->len) {
+      while (stack->len >= 2 && g_array_index(stack, int, stack->len - 2) >= t->level) {
+        END(w); /* li or navPoint */
+        if (!ncx)
+          END(w); /* ol */
+        g_array_set_size(stack, stack->len - 1);
+      }
+      END(w);
+      g_array_index(stack, int, stack->len - 1) = t->level;
+    } else {
+      g_array_append_val(stack, t->level);
+    }
+    if ((int)stack->len > maxdepth)
+      maxdepth = (int)stack->len;
+    if (ncx) {
+      char id[32], po[16];
+      order++;
+      g_snprintf(id, sizeof id, "np-%d", order);
+      g_snprintf(po, sizeof po, "%d", order);
+      START(w, "navPoint");
+      ATTR(w, "id", id);
+      ATTR(w, "playOrder", po);
+      START(w, "navLabel");
+      elem(w, "text", t->label);
+      END(w);
+      START(w, "content");
+      ATTR(w, "src", t->href);
+      END(w);
+    } else {
+      START(w, "li");
+      START(w, "a");
+      ATTR(w, "href", t->href);
+      TEXT(w, t->label);
+      END(w);
+    }
+  }
+  while (stack->len) {
+    END(w);
+    if (!ncx && stack->len > 1)
+      END(w);
+    g_array_set_size(stack, stack->len - 1);
+  }
+  if (!ncx)
+    END(w);
+  g_array_free(stack, TRUE);
+  return maxdepth;
+}
+
+static char *nav_document(Epub *e, const GArray *toc) {
+  const char *lang = xhtml_book_lang(e->book, e->opts);
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  xmlTextWriterWriteDTD(w, BAD_CAST "html", NULL, NULL, NULL);
+  START(w, "html");
+  ATTR(w, "xmlns", "http://www.w3.org/1999/xhtml");
+  ATTR(w, "xmlns:epub", "http://www.idpf.org/2007/ops");
+  ATTR(w, "xml:lang", lang);
+  ATTR(w, "lang", lang);
+  START(w, "head");
+  START(w, "meta");
+  ATTR(w, "charset", "utf-8");
+  END(w);
+  elem(w, "title", "Contents");
+  START(w, "link");
+  ATTR(w, "rel", "stylesheet");
+  ATTR(w, "type", "text/css");
+  ATTR(w, "href", CSS_HREF);
+  END(w);
+  END(w);
+  START(w, "body");
+  ATTR(w, "epub:type", "frontmatter");
+
+  START(w, "nav");
+  ATTR(w, "epub:type", "toc");
+  ATTR(w, "role", "doc-toc");
+  ATTR(w, "id", "toc");
+  ATTR(w, "aria-labelledby", "toc-title");
+  START(w, "h1");
+  ATTR(w, "id", "toc-title");
+  TEXT(w, "Contents");
+  xmlTextWriterFullEndElement(w);
+  write_toc_tree(w, toc, false);
+  END(w);
+
+  START(w, "nav");
+  ATTR(w, "epub:type", "landmarks");
+  ATTR(w, "aria-label", "Landmarks");
+  ATTR(w, "hidden", "hidden");
+  START(w, "ol");
+  const char *marks[][3] = {{"cover", e->cover_href, "Cover"},
+                            {"titlepage", "title.xhtml", "Title page"},
+                            {"toc", "nav.xhtml#toc", "Contents"},
+                            {"bodymatter", e->first_chapter_href, "Start of content"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
+    if (!marks[i][1])
+      continue;
+    START(w, "li");
+    START(w, "a");
+    ATTR(w, "epub:type", marks[i][0]);
+    ATTR(w, "href", marks[i][1]);
+    TEXT(w, marks[i][2]);
+    END(w);
+    END(w);
+  }
+  END(w);
+  END(w);
+
+  const GArray *pages = xhtml_writer_pages(e->x);
+  if (pages->len) {
+    START(w, "nav");
+    ATTR(w, "epub:type", "page-list");
+    ATTR(w, "aria-label", "Print pages");
+    ATTR(w, "hidden", "hidden");
+    START(w, "ol");
+    for (guint i = 0; i < pages->len; i++) {
+      const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
+      char *file = xhtml_chapter_href(p->chapter);
+      char *href = g_strdup_printf("%s#page-%d", file, p->page);
+      START(w, "li");
+      START(w, "a");
+      ATTR(w, "href", href);
+      TEXT(w, p->label);
+      END(w);
+      END(w);
+      g_free(href);
+      g_free(file);
+    }
+    END(w);
+    END(w);
+  }
+  END(w); /* body */
+  END(w); /* html */
+  return wr_close(w, buf);
+}
+
+static char *ncx_document(Epub *e, const GArray *toc) {
+  /* The depth is known only after nesting: write the tree first into its
+   * own buffer. */
+  xmlBufferPtr tbuf = xmlBufferCreate();
+  xmlTextWriterPtr tw = xmlNewTextWriterMemory(tbuf, 0);
+  START(tw, "navMap");
+  int depth = write_toc_tree(tw, toc, true);
+  END(tw);
+  xmlTextWriterFlush(tw);
+  xmlFreeTextWriter(tw);
+
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  START(w, "ncx");
+  ATTR(w, "xmlns", "http://www.daisy.org/z3986/2005/ncx/");
+  ATTR(w, "version", "2005-1");
+  ATTR(w, "xml:lang", xhtml_book_lang(e->book, e->opts));
+  START(w, "head");
+  char d[16];
+  g_snprintf(d, sizeof d, "%d", depth > 0 ? depth : 1);
+  const char *metas[][2] = {{"dtb:uid", e->identifier},
+                            {"dtb:depth", d},
+                            {"dtb:totalPageCount", "0"},
+                            {"dtb:maxPageNumber", "0"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(metas); i++) {
+    START(w, "meta");
+    ATTR(w, "name", metas[i][0]);
+    ATTR(w, "content", metas[i][1]);
+    END(w);
+  }
+  END(w);
+  START(w, "docTitle");
+  elem(w, "text", e->book->meta.title && *e->book->meta.title ? e->book->meta.title : "Untitled");
+  END(w);
+  /* The navMap was written by libxml2 (escaped): splice it in as is. */
+  xmlTextWriterWriteRaw(w, xmlBufferContent(tbuf));
+  END(w);
+  xmlBufferFree(tbuf);
+  return wr_close(w, buf);
+}
+
+static bool valid_w3cdtf(const char *s) {
+  return s && g_regex_match_simple("^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?(Z|[+-][0-9]{2}:[0-9]{2}))?)?)?$",
+                                   s, 0, 0);
+}
+
+static char *opf_document(Epub *e) {
+  const BookMeta *m = &e->book->meta;
+  const char *lang = xhtml_book_lang(e->book, e->opts);
+  bool pages = xhtml_writer_pages(e->x)->len > 0;
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  START(w, "package");
+  ATTR(w, "xmlns", "http://www.idpf.org/2007/opf");
+  ATTR(w, "version", "3.0");
+  ATTR(w, "unique-identifier", "uid");
+  ATTR(w, "xml:lang", lang);
+  START(w, "metadata");
+  ATTR(w, "xmlns:dc", "http://purl.org/dc/elements/1.1/");
+  START(w, "dc:identifier");
+  ATTR(w, "id", "uid");
+  TEXT(w, e->identifier);
+  END(w);
+  elem(w, "dc:title", m->title && *m->title ? m->title : "Untitled");
+  for (guint i = 0; i < m->authors->len; i++) {
+    char id[32];
+    g_snprintf(id, sizeof id, "creator-%u", i + 1);
+    START(w, "dc:creator");
+    ATTR(w, "id", id);
+    TEXT(w, m->authors->pdata[i]);
+    END(w);
+    char ref[40];
+    g_snprintf(ref, sizeof ref, "#%s", id);
+    START(w, "meta");
+    ATTR(w, "refines", ref);
+    ATTR(w, "property", "role");
+    ATTR(w, "scheme", "marc:relators");
+    TEXT(w, "aut");
+    END(w);
+  }
+  elem(w, "dc:language", lang);
+  if (valid_w3cdtf(m->date))
+    elem(w, "dc:date", m->date);
+  if (m->publisher && *m->publisher)
+    elem(w, "dc:publisher", m->publisher);
+  if (m->description && *m->description)
+    elem(w, "dc:description", m->description);
+  for (guint i = 0; i < m->subjects->len; i++)
+    elem(w, "dc:subject", m->subjects->pdata[i]);
+  if (m->rights && *m->rights)
+    elem(w, "dc:rights", m->rights);
+  if (m->source && *m->source)
+    elem(w, "dc:source", m->source);
+
+  GDateTime *dt = g_date_time_new_from_unix_utc(e->time);
+  char *modified = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ");
+  g_date_time_unref(dt);
+  START(w, "meta");
+  ATTR(w, "property", "dcterms:modified");
+  TEXT(w, modified);
+  END(w);
+  g_free(modified);
+
+  /* EPUB Accessibility 1.1. */
+  const char *a11y[16][2];
+  int na = 0;
+  a11y[na][0] = "schema:accessMode", a11y[na++][1] = "textual";
+  if (e->has_images)
+    a11y[na][0] = "schema:accessMode", a11y[na++][1] = "visual";
+  if (!e->has_images || e->all_alt)
+    a11y[na][0] = "schema:accessModeSufficient", a11y[na++][1] = "textual";
+  if (e->has_images)
+    a11y[na][0] = "schema:accessModeSufficient", a11y[na++][1] = "textual,visual";
+  a11y[na][0] = "schema:accessibilityFeature", a11y[na++][1] = "structuralNavigation";
+  a11y[na][0] = "schema:accessibilityFeature", a11y[na++][1] = "tableOfContents";
+  a11y[na][0] = "schema:accessibilityFeature", a11y[na++][1] = "readingOrder";
+  if (e->has_images && e->all_alt)
+    a11y[na][0] = "schema:accessibilityFeature", a11y[na++][1] = "alternativeText";
+  if (pages)
+    a11y[na][0] = "schema:accessibilityFeature", a11y[na++][1] = "printPageNumbers";
+  a11y[na][0] = "schema:accessibilityHazard", a11y[na++][1] = "none";
+  for (int i = 0; i < na; i++) {
+    START(w, "meta");
+    ATTR(w, "property", a11y[i][0]);
+    TEXT(w, a11y[i][1]);
+    END(w);
+  }
+  GString *sum = g_string_new("A reflowable text with a table of contents, headings that mark its structure, "
+                              "and a reading order that follows the source");
+  if (e->has_images)
+    g_string_append(sum, e->all_alt ? "; every image has a text alternative" : "; some images lack a text alternative");
+  if (pages)
+    g_string_append(sum, "; page breaks and a page list follow the print edition");
+  g_string_append(sum, ". No known hazards.");
+  START(w, "meta");
+  ATTR(w, "property", "schema:accessibilitySummary");
+  TEXT(w, sum->str);
+  END(w);
+  g_string_free(sum, TRUE);
+  if (pages) {
+    START(w, "meta");
+    ATTR(w, "property", "a11y:pageBreakSource");
+    TEXT(w, m->source && *m->source ? m->source : "the PDF edition made by octavo from the same source");
+    END(w);
+  }
+  if (e->cover_href) {
+    START(w, "meta");
+    ATTR(w, "name", "cover");
+    ATTR(w, "content", "cover-image");
+    END(w);
+  }
+  END(w); /* metadata */
+
+  START(w, "manifest");
+  for (guint i = 0; i < e->items->len; i++) {
+    const Item *it = &g_array_index(e->items, Item, i);
+    START(w, "item");
+    ATTR(w, "id", it->id);
+    ATTR(w, "href", it->href);
+    ATTR(w, "media-type", it->media_type);
+    if (it->properties)
+      ATTR(w, "properties", it->properties);
+    END(w);
+  }
+  END(w);
+  START(w, "spine");
+  ATTR(w, "toc", "ncx");
+  for (guint i = 0; i < e->spine->len; i++) {
+    START(w, "itemref");
+    ATTR(w, "idref", e->spine->pdata[i]);
+    END(w);
+  }
+  END(w);
+  END(w); /* package */
+  return wr_close(w, buf);
+}
+
+static char *container_document(void) {
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  START(w, "container");
+  ATTR(w, "version", "1.0");
+  ATTR(w, "xmlns", "urn:oasis:names:tc:opendocument:xmlns:container");
+  START(w, "rootfiles");
+  START(w, "rootfile");
+  ATTR(w, "full-path", "EPUB/package.opf");
+  ATTR(w, "media-type", "application/oebps-package+xml");
+  END(w);
+  END(w);
+  END(w);
+  return wr_close(w, buf);
+}
+
+/* ---- fonts ---- */
+
+static void add_codepoints(GHashTable *set, const char *s) {
+  for (const char *p = s; p && *p; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char_validated(p, -1);
+    if (c == (gunichar)-1 || c == (gunichar)-2)
+      break;
+    g_hash_table_add(set, GUINT_TO_POINTER(c));
+  }
+}
+
+static gint cmp_unichar(gconstpointer a, gconstpointer b) {
+  gunichar x = *(const gunichar *)a, y = *(const gunichar *)b;
+  return x < y ? -1 : x > y;
+}
+
+static GArray *sorted_set(GHashTable *set) {
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init(&it, set);
+  while (g_hash_table_iter_next(&it, &k, NULL)) {
+    gunichar c = GPOINTER_TO_UINT(k);
+    g_array_append_val(a, c);
+  }
+  g_array_sort(a, cmp_unichar);
+  return a;
+}
+
+/* The characters set in code (monospace) across the book. */
+static void code_codepoints(Book *b, GHashTable *set) {
+  for (guint pass = 0; pass < 2; pass++) {
+    guint n = pass == 0 ? b->chapters->len : b->footnotes->len;
+    for (guint i = 0; i < n; i++) {
+      BookNode *root = pass == 0 ? ((BookChapter *)b->chapters->pdata[i])->root
+                                 : ((BookFootnote *)b->footnotes->pdata[i])->def;
+      BookIter it;
+      book_iter_init(&it, root);
+      BookIterEvent ev;
+      while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
+        if (ev == BOOK_ITER_ENTER && (it.cur->type == BOOK_CODE || it.cur->type == BOOK_CODE_BLOCK))
+          add_codepoints(set, it.cur->text);
+    }
+  }
+}
+
+typedef struct {
+  const char *file, *family, *style, *weight;
+  bool mono;
+} FontFace;
+
+static const FontFace font_faces[] = {
+    {"CharisSIL-Regular.ttf", "Charis SIL", "normal", "400", false},
+    {"CharisSIL-Italic.ttf", "Charis SIL", "italic", "400", false},
+    {"CharisSIL-Bold.ttf", "Charis SIL", "normal", "700", false},
+    {"CharisSIL-BoldItalic.ttf", "Charis SIL", "italic", "700", false},
+    {"DejaVuSansMono.ttf", "DejaVu Sans Mono", "normal", "400", true},
+};
+
+/* Subset and add the fonts; append their @font-face rules to css. The text
+ * set holds every character of the content documents. */
+static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
+  GHashTable *mono_set = g_hash_table_new(g_direct_hash, g_direct_equal);
+  code_codepoints(e->book, mono_set);
+  /* Always: printable ASCII and the punctuation the writers add. */
+  const char *always = "\u00a0\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u2022\u2191";
+  for (gunichar c = 0x20; c < 0x7f; c++) {
+    g_hash_table_add(text_set, GUINT_TO_POINTER(c));
+    g_hash_table_add(mono_set, GUINT_TO_POINTER(c));
+  }
+  add_codepoints(text_set, always);
+  add_codepoints(mono_set, always);
+  GArray *text_cps = sorted_set(text_set), *mono_cps = sorted_set(mono_set);
+  bool ok = true;
+  GString *faces = g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
+                                "(SIL Open Font License; Bitstream Vera license). */\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(font_faces) && ok; i++) {
+    const FontFace *f = &font_faces[i];
+    char *path = g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "fonts", f->file, NULL);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+      book_diag(e->book, BOOK_WARNING, NULL, "font %s not found; the EPUB goes without it", path);
+      g_free(path);
+      continue;
+    }
+    GError *err = NULL;
+    GBytes *font = subset_font_file(path, f->mono ? mono_cps : text_cps, &err);
+    if (!font) {
+      book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
+      g_error_free(err);
+      ok = false;
+    } else {
+      char *name = g_strdup_printf("EPUB/fonts/%s", f->file);
+      char *href = g_strdup_printf("fonts/%s", f->file);
+      char id[32];
+      g_snprintf(id, sizeof id, "font-%zu", i + 1);
+      add_entry(e, name, font);
+      add_item(e, id, href, "font/ttf", NULL);
+      g_string_append_printf(faces,
+                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %s;\n"
+                             "  src: url(\"../%s\") format(\"truetype\");\n}\n",
+                             f->family, f->style, f->weight, href);
+      g_free(name);
+      g_free(href);
+    }
+    g_free(path);
+  }
+  g_string_prepend(css, faces->str);
+  g_string_free(faces, TRUE);
+  g_array_free(text_cps, TRUE);
+  g_array_free(mono_cps, TRUE);
+  g_hash_table_destroy(mono_set);
+  return ok;
+}
+
+/* ---- images ---- */
+
+/* Parse an SVG without network or entity substitution and write it back
+ * without its DOCTYPE, entity references, processing instructions, scripts,
+ * event handlers and references to outside files. NULL when it is not a
+ * well-formed SVG. */
+/* The node after n in pre-order within root (into n's children when
+ * descend), or NULL. */
+static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend) {
+  if (descend && n->type == XML_ELEMENT_NODE && n->children)
+    return n->children;
+  while (n && n != root && !n->next)
+    n = n->parent;
+  return n && n != root ? n->next : NULL;
+}
+
+static bool svg_url_ok(const xmlChar *v, bool hyperlink) {
+  const char *s = (const char *)v;
+  if (s[0] == '#')
+    return true;
+  if (hyperlink)
+    return g_str_has_prefix(s, "http://") || g_str_has_prefix(s, "https://");
+  return g_str_has_prefix(s, "data:");
+}
+
+/* Event handlers, attributes made of entity references, and references to
+ * files outside the image (only hyperlinks may go to the web). */
+static void clean_svg_attrs(xmlNodePtr n) {
+  bool hyperlink = xmlStrcmp(n->name, BAD_CAST "a") == 0;
+  for (xmlAttrPtr a = n->properties, an; a; a = an) {
+    an = a->next;
+    bool bad = g_ascii_strncasecmp((const char *)a->name, "on", 2) == 0;
+    for (xmlNodePtr c = a->children; c && !bad; c = c->next)
+      bad = c->type == XML_ENTITY_REF_NODE;
+    if (!bad && xmlStrcmp(a->name, BAD_CAST "href") == 0) {
+      xmlChar *v = xmlNodeGetContent((xmlNodePtr)a);
+      bad = !v || !svg_url_ok(v, hyperlink);
+      xmlFree(v);
+    }
+    if (bad)
+      xmlRemoveProp(a);
+  }
+}
+
+static GBytes *clean_svg(const char *data, gsize len) {
+  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc)
+    return NULL;
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (!root || xmlStrcmp(root->name, BAD_CAST "svg") != 0) {
+    xmlFreeDoc(doc);
+    return NULL;
+  }
+  /* Iterative pre-order walk of the root element's subtree. */
+  xmlNodePtr n = root;
+  while (n) {
+    bool drop = n != root && (n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE ||
+                              (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "script") == 0));
+    if (drop) {
+      xmlNodePtr next = svg_next(n, root, false);
+      xmlUnlinkNode(n);
+      xmlFreeNode(n);
+      n = next;
+      continue;
+    }
+    if (n->type == XML_ELEMENT_NODE)
+      clean_svg_attrs(n);
+    n = svg_next(n, root, true);
+  }
+  /* Then the DOCTYPE with its entity declarations, and PIs before or after
+   * the root (xml-stylesheet would fetch an outside file). */
+  for (xmlNodePtr c = doc->children, nx; c; c = nx) {
+    nx = c->next;
+    if (c->type == XML_PI_NODE || c->type == XML_DTD_NODE) {
+      xmlUnlinkNode(c);
+      xmlFreeNode(c);
+    }
+  }
+  doc->intSubset = NULL;
+  xmlChar *out = NULL;
+  int outlen = 0;
+  xmlDocDumpMemoryEnc(doc, &out, &outlen, "UTF-8");
+  xmlFreeDoc(doc);
+  if (!out)
+    return NULL;
+  GBytes *b = g_bytes_new(out, (gsize)outlen);
+  xmlFree(out);
+  return b;
+}
+
+static bool add_images(Epub *e) {
+  Book *b = e->book;
+  for (guint i = 0; i < b->resources->len; i++) {
+    BookResource *r = b->resources->pdata[i];
+    char *data = NULL;
+    gsize len = 0;
+    GError *err = NULL;
+    if (!g_file_get_contents(r->path, &data, &len, &err)) {
+      book_diag(b, BOOK_ERROR, NULL, "cannot read image %s: %s", r->path, err->message);
+      g_error_free(err);
+      return false;
+    }
+    GBytes *bytes;
+    if (g_strcmp0(r->media_type, "image/svg+xml") == 0) {
+      bytes = clean_svg(data, len);
+      g_free(data);
+      if (!bytes) {
+        book_diag(b, BOOK_ERROR, NULL, "%s: not a well-formed SVG image", r->path);
+        return false;
+      }
+    } else {
+      bytes = g_bytes_new_take(data, len);
+    }
+    char *name = g_strconcat("EPUB/", r->href, NULL);
+    char id[32];
+    g_snprintf(id, sizeof id, "img-%u", i + 1);
+    add_entry(e, name, bytes);
+    add_item(e, id, r->href, r->media_type, NULL);
+    g_free(name);
+  }
+  return true;
+}
+
+/* Whether the book has images, and whether each has a text alternative. */
+static void survey_images(Epub *e) {
+  Book *b = e->book;
+  e->has_images = false;
+  e->all_alt = true;
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookIter it;
+    book_iter_init(&it, ((BookChapter *)b->chapters->pdata[i])->root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER || it.cur->type != BOOK_IMAGE || !it.cur->as.image.res)
+        continue;
+      e->has_images = true;
+      GString *alt = g_string_new(NULL);
+      book_node_text(it.cur, alt);
+      g_strstrip(alt->str);
+      if (!*alt->str)
+        e->all_alt = false;
+      g_string_free(alt, TRUE);
+    }
+  }
+}
+
+/* ---- identifier ---- */
+
+static char *content_uuid(GChecksum *sum) {
+  guint8 d[20];
+  gsize len = sizeof d;
+  g_checksum_get_digest(sum, d, &len);
+  d[6] = (guint8)((d[6] & 0x0f) | 0x50); /* version 5: name-based, SHA-1 */
+  d[8] = (guint8)((d[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  return g_strdup_printf("urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d[0], d[1],
+                         d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
+}
+
+/* ---- the container ---- */
+
+/* DOS date and time of t in UTC (not local time, as zip_file_set_mtime
+ * would use), so that the bytes do not depend on the time zone. */
+static void dos_time(gint64 t, zip_uint16_t *dtime, zip_uint16_t *ddate) {
+  GDateTime *dt = g_date_time_new_from_unix_utc(t);
+  int y = g_date_time_get_year(dt);
+  if (y < 1980) {
+    *ddate = (1 << 5) | 1;
+    *dtime = 0;
+  } else {
+    if (y > 2107)
+      y = 2107;
+    *ddate = (zip_uint16_t)(((y - 1980) << 9) | (g_date_time_get_month(dt) << 5) | g_date_time_get_day_of_month(dt));
+    *dtime = (zip_uint16_t)((g_date_time_get_hour(dt) << 11) | (g_date_time_get_minute(dt) << 5) |
+                            (g_date_time_get_second(dt) / 2));
+  }
+  g_date_time_unref(dt);
+}
+
+static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool store, zip_uint16_t dt,
+                    zip_uint16_t dd) {
+  gsize len = 0;
+  const void *p = g_bytes_get_data(data, &len);
+  zip_source_t *src = zip_source_buffer(za, p, len, 0);
+  if (!src)
+    return false;
+  zip_int64_t idx = zip_file_add(za, name, src, ZIP_FL_ENC_UTF_8);
+  if (idx < 0) {
+    zip_source_free(src);
+    return false;
+  }
+  if (zip_set_file_compression(za, (zip_uint64_t)idx, store ? ZIP_CM_STORE : ZIP_CM_DEFLATE, store ? 0 : 9) < 0)
+    return false;
+  if (zip_file_set_dostime(za, (zip_uint64_t)idx, dt, dd, 0) < 0)
+    return false;
+  return true;
+}
+
+static bool write_zip(Epub *e, const char *path) {
+  GError *err = NULL;
+  char *tmp = util_temp_beside(path, &err);
+  if (!tmp) {
+    book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    return false;
+  }
+  int zerr = 0;
+  zip_t *za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+  if (!za) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, zerr);
+    book_diag(e->book, BOOK_ERROR, NULL, "cannot write %s: %s", path, zip_error_strerror(&ze));
+    zip_error_fini(&ze);
+    unlink(tmp);
+    g_free(tmp);
+    return false;
+  }
+  zip_uint16_t dt, dd;
+  dos_time(e->time, &dt, &dd);
+  static const char mimetype[] = "application/epub+zip";
+  GBytes *mt = g_bytes_new_static(mimetype, sizeof mimetype - 1);
+  bool ok = put_entry(e, za, "mimetype", mt, true, dt, dd);
+  for (guint i = 0; ok && i < e->entries->len; i++) {
+    Entry *en = &g_array_index(e->entries, Entry, i);
+    ok = put_entry(e, za, en->name, en->data, false, dt, dd);
+  }
+  if (ok && zip_close(za) < 0)
+    ok = false;
+  if (!ok) {
+    book_diag(e->book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
+              zip_strerror(za));
+    zip_discard(za);
+    unlink(tmp);
+  }
+  g_bytes_unref(mt);
+  if (ok && !util_commit(tmp, path, &err)) {
+    book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    ok = false;
+  }
+  g_free(tmp);
+  return ok;
+}
+
+static char *read_css(Epub *e) {
+  char *path = e->opts->css ? g_strdup(e->opts->css)
+                            : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "book.css", NULL);
+  char *css = NULL;
+  GError *err = NULL;
+  if (!g_file_get_contents(path, &css, NULL, &err)) {
+    book_diag(e->book, BOOK_ERROR, NULL, "cannot read the stylesheet: %s", err->message);
+    g_error_free(err);
+  }
+  g_free(path);
+  return css;
+}
+
 bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
-  book_diag(book, BOOK_ERROR, NULL, "%s: EPUB output is not available yet", path);
-  return false;
+  Epub e = {0};
+  e.book = book;
+  e.opts = opts;
+  e.entries = g_array_new(FALSE, TRUE, sizeof(Entry));
+  e.items = g_array_new(FALSE, TRUE, sizeof(Item));
+  e.spine = g_ptr_array_new();
+  e.x = xhtml_writer_new(book, opts, opts->page_list);
+  e.content_sum = g_checksum_new(G_CHECKSUM_SHA1);
+  e.time = util_build_time(book->meta.date);
+  bool ok = true;
+  GHashTable *text_set = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *toc = NULL;
+  char *css = read_css(&e);
+  if (!css) {
+    ok = false;
+    goto out;
+  }
+  survey_images(&e);
+
+  /* The content documents, in reading order. Their bytes name the book. */
+  g_checksum_update(e.content_sum, (const guchar *)"octavo-epub\0", 12);
+  char *title = xhtml_title_document(e.x, CSS_HREF);
+  g_checksum_update(e.content_sum, (const guchar *)title, -1);
+  add_codepoints(text_set, title);
+  GArray *docs = g_array_new(FALSE, TRUE, sizeof(Entry));
+  for (guint i = 0; i < book->chapters->len; i++) {
+    BookChapter *c = book->chapters->pdata[i];
+    char *doc = xhtml_chapter_document(e.x, c, CSS_HREF);
+    g_checksum_update(e.content_sum, (const guchar *)doc, -1);
+    add_codepoints(text_set, doc);
+    char *href = xhtml_chapter_href(c);
+    Entry d = {href, g_bytes_new_take(doc, strlen(doc))};
+    g_array_append_val(docs, d);
+    if (i == 0)
+      e.first_chapter_href = g_strdup(href);
+  }
+  for (guint i = 0; i < book->resources->len; i++)
+    g_checksum_update(e.content_sum, (const guchar *)((BookResource *)book->resources->pdata[i])->href, -1);
+  e.identifier = book->meta.identifier && *book->meta.identifier ? g_strdup(book->meta.identifier)
+                                                                  : content_uuid(e.content_sum);
+
+  toc = toc_entries(&e);
+  for (guint i = 0; i < toc->len; i++)
+    add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
+  add_codepoints(text_set, "Contents");
+
+  /* Manifest and entries in a fixed order. */
+  add_entry_str(&e, "META-INF/container.xml", container_document());
+  Entry opf_slot = {g_strdup("EPUB/package.opf"), NULL};
+  g_array_append_val(e.entries, opf_slot);
+  guint opf_index = e.entries->len - 1;
+  add_entry_str(&e, "EPUB/nav.xhtml", nav_document(&e, toc));
+  add_item(&e, "nav", "nav.xhtml", "application/xhtml+xml", "nav");
+  add_entry_str(&e, "EPUB/toc.ncx", ncx_document(&e, toc));
+  add_item(&e, "ncx", "toc.ncx", "application/x-dtbncx+xml", NULL);
+  add_entry_str(&e, "EPUB/title.xhtml", title);
+  add_item(&e, "titlepage", "title.xhtml", "application/xhtml+xml", NULL);
+  g_ptr_array_add(e.spine, "titlepage");
+  g_ptr_array_add(e.spine, "nav");
+  for (guint i = 0; i < docs->len; i++) {
+    Entry *d = &g_array_index(docs, Entry, i);
+    char *name = g_strconcat("EPUB/", d->name, NULL);
+    add_entry(&e, name, d->data);
+    char id[32];
+    g_snprintf(id, sizeof id, "ch-%u", i + 1);
+    Item *it = add_item(&e, id, d->name, "application/xhtml+xml", NULL);
+    g_ptr_array_add(e.spine, it->id);
+    g_free(name);
+    g_free(d->name);
+  }
+  g_array_free(docs, TRUE);
+
+  /* The stylesheet, then the fonts its @font-face rules name. */
+  Entry css_slot = {g_strdup("EPUB/" CSS_HREF), NULL};
+  g_array_append_val(e.entries, css_slot);
+  guint css_index = e.entries->len - 1;
+  add_item(&e, "css", CSS_HREF, "text/css", NULL);
+  GString *sheet = g_string_new(css);
+  if (opts->embed_fonts && !add_fonts(&e, text_set, sheet))
+    ok = false;
+  g_array_index(e.entries, Entry, css_index).data = g_bytes_new(sheet->str, sheet->len);
+  g_string_free(sheet, TRUE);
+  if (ok && !add_images(&e))
+    ok = false;
+  if (!ok)
+    goto out;
+
+  char *opf = opf_document(&e);
+  g_array_index(e.entries, Entry, opf_index).data = g_bytes_new_take(opf, strlen(opf));
+  ok = write_zip(&e, path);
+
+out:
+  for (guint i = 0; i < e.entries->len; i++) {
+    Entry *en = &g_array_index(e.entries, Entry, i);
+    g_free(en->name);
+    if (en->data)
+      g_bytes_unref(en->data);
+  }
+  g_array_free(e.entries, TRUE);
+  for (guint i = 0; i < e.items->len; i++) {
+    Item *it = &g_array_index(e.items, Item, i);
+    g_free(it->id);
+    g_free(it->href);
+    g_free(it->media_type);
+    g_free(it->properties);
+  }
+  g_array_free(e.items, TRUE);
+  g_ptr_array_free(e.spine, TRUE);
+  if (toc)
+    toc_free(toc);
+  g_hash_table_destroy(text_set);
+  xhtml_writer_free(e.x);
+  g_checksum_free(e.content_sum);
+  g_free(e.identifier);
+  g_free(e.first_chapter_href);
+  g_free(e.cover_href);
+  g_free(css);
+  return ok;
 }

@@ -1,12 +1,958 @@
-/* xhtml.c: placeholder until this stage is written. */
+/* xhtml.c: the document model -> XHTML5 (XML syntax) with libxml2's
+ * xmlTextWriter, which does all escaping.
+ *
+ * One tree walker (BookIter, no recursion) writes a chapter's body; the
+ * three products wrap it: EPUB chapter documents (xhtml_chapter_document),
+ * the whole book as one document (xhtml_write_file) and the bare bodies as
+ * an HTML fragment (xhtml_fragment), which are byte for byte what stands
+ * inside the chapter documents' <section>.
+ *
+ * What this stage does not do: decide which raw HTML is allowed (the model
+ * holds only cleaned, allow-listed elements), find images (the model's
+ * resources), or package anything (epub.c).
+ *
+ * Link policy: internal links point at "<chapter>.xhtml#id" (or "#id" in the
+ * same document); external links are kept for http, https and mailto only;
+ * anything else (unresolved relative links, other schemes) keeps its text
+ * and loses the link, because an EPUB must not refer to files it does not
+ * contain. Images without a resource show their alt text (remote ones as a
+ * link to the URL).
+ *
+ * Footnotes are gathered per chapter, at the end of the chapter of their
+ * first reference: the note lives in the same content document as its
+ * reference, so reading systems that pop notes up find the <aside> without
+ * loading another document, those that do not show it at the end of the
+ * chapter being read, and every chapter document stands on its own (also in
+ * the fragment output). */
 #include "xhtml.h"
 
-void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out) {}
-bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path) {
-  book_diag(book, BOOK_ERROR, NULL, "%s: XHTML output is not available yet", path);
+#include <libxml/xmlwriter.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef enum { MODE_EPUB, MODE_SINGLE, MODE_FRAGMENT } Mode;
+
+struct XhtmlWriter {
+  Book *book;
+  const OctavoOptions *opts;
+  Mode mode;
+  GHashTable *marks; /* BookNode * -> GArray of guint (indices into book->page_marks) */
+  GArray *pages;     /* XhtmlPage */
+  BookChapter *cur;  /* the chapter being written */
+  xmlTextWriterPtr w;
+  GPtrArray *links; /* the BOOK_LINK nodes that opened an <a>, innermost last */
+  int in_link;      /* open <a> elements (links and raw HTML) */
+};
+
+#define NS_XHTML "http://www.w3.org/1999/xhtml"
+#define NS_EPUB "http://www.idpf.org/2007/ops"
+
+/* ---- small helpers ---- */
+
+static void start(XhtmlWriter *x, const char *tag) { xmlTextWriterStartElement(x->w, BAD_CAST tag); }
+static void end(XhtmlWriter *x) { xmlTextWriterFullEndElement(x->w); }
+static void end_void(XhtmlWriter *x) { xmlTextWriterEndElement(x->w); }
+static void attr(XhtmlWriter *x, const char *name, const char *value) {
+  if (value)
+    xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value);
+}
+static void text(XhtmlWriter *x, const char *s) {
+  if (s && *s)
+    xmlTextWriterWriteString(x->w, BAD_CAST s);
+}
+static void text_len(XhtmlWriter *x, const char *s, size_t len) {
+  if (len == 0)
+    return;
+  char *t = g_strndup(s, len);
+  xmlTextWriterWriteString(x->w, BAD_CAST t);
+  g_free(t);
+}
+static void nl(XhtmlWriter *x) { xmlTextWriterWriteString(x->w, BAD_CAST "\n"); }
+
+static bool is_web_url(const char *href) {
+  return href && (g_ascii_strncasecmp(href, "http://", 7) == 0 || g_ascii_strncasecmp(href, "https://", 8) == 0 ||
+                  g_ascii_strncasecmp(href, "mailto:", 7) == 0);
+}
+
+static bool is_void_tag(const char *tag) {
+  static const char *const v[] = {"br", "hr", "img", "wbr", "col", "area", "source", "track", "input", NULL};
+  for (int i = 0; v[i]; i++)
+    if (strcmp(tag, v[i]) == 0)
+      return true;
   return false;
 }
+
+char *xhtml_chapter_href(const BookChapter *c) {
+  if (c->id && *c->id)
+    return g_strdup_printf("%s.xhtml", c->id);
+  return g_strdup_printf("chapter-%d.xhtml", c->index + 1);
+}
+
+const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts) {
+  if (book->meta.lang && *book->meta.lang)
+    return book->meta.lang;
+  if (opts && opts->lang && *opts->lang)
+    return opts->lang;
+  return "en";
+}
+
+/* The href of a link to (chapter, fragment) from the current document, or
+ * NULL. Caller frees. */
+static char *internal_href(XhtmlWriter *x, BookChapter *c, const char *frag) {
+  if (x->mode == MODE_SINGLE) {
+    if (frag)
+      return g_strconcat("#", frag, NULL);
+    return c && c->id ? g_strconcat("#", c->id, NULL) : NULL;
+  }
+  if (!c)
+    return frag ? g_strconcat("#", frag, NULL) : NULL;
+  if (c == x->cur && frag)
+    return g_strconcat("#", frag, NULL);
+  char *file = xhtml_chapter_href(c);
+  if (!frag)
+    return file;
+  char *h = g_strconcat(file, "#", frag, NULL);
+  g_free(file);
+  return h;
+}
+
+/* The href a BOOK_LINK gets, or NULL when it keeps only its text. */
+static char *link_href(XhtmlWriter *x, const BookNode *n) {
+  if (n->as.link.internal)
+    return n->as.link.chapter ? internal_href(x, n->as.link.chapter, n->as.link.fragment) : NULL;
+  if (is_web_url(n->as.link.href))
+    return g_strdup(n->as.link.href);
+  return NULL;
+}
+
+static BookResource *resource_for_src(Book *b, const char *src) {
+  for (guint i = 0; src && i < b->resources->len; i++) {
+    BookResource *r = b->resources->pdata[i];
+    if (g_strcmp0(r->src, src) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+/* Where an image resource is referred to from a content document. */
+static const char *resource_href(XhtmlWriter *x, const BookResource *r) {
+  return x->mode == MODE_SINGLE ? r->src : r->href;
+}
+
+/* ---- page breaks ---- */
+
+static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
+  const BookPageMark *m = &g_array_index(x->book->page_marks, BookPageMark, mark_index);
+  char id[32];
+  g_snprintf(id, sizeof id, "page-%d", m->page);
+  char num[16];
+  g_snprintf(num, sizeof num, "%d", m->page);
+  const char *label = m->label && *m->label ? m->label : num;
+  start(x, "span");
+  attr(x, "epub:type", "pagebreak");
+  attr(x, "role", "doc-pagebreak");
+  attr(x, "id", id);
+  attr(x, "aria-label", label);
+  end(x);
+  XhtmlPage p = {m->page, label, x->cur};
+  g_array_append_val(x->pages, p);
+}
+
+static GArray *marks_of(XhtmlWriter *x, const BookNode *n) {
+  return x->marks ? g_hash_table_lookup(x->marks, n) : NULL;
+}
+
+/* Page breaks at the start of block or inline node n (offset 0). */
+static void write_marks_at_start(XhtmlWriter *x, const BookNode *n) {
+  GArray *a = marks_of(x, n);
+  for (guint i = 0; a && i < a->len; i++) {
+    guint mi = g_array_index(a, guint, i);
+    if (g_array_index(x->book->page_marks, BookPageMark, mi).offset == 0)
+      write_pagebreak(x, mi);
+  }
+}
+
+/* The text of n with its page breaks at their byte offsets (moved back to
+ * a character boundary). */
+static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
+  const char *s = n->text ? n->text : "";
+  size_t len = strlen(s), done = 0;
+  GArray *a = marks_of(x, n);
+  for (guint i = 0; a && i < a->len; i++) {
+    guint mi = g_array_index(a, guint, i);
+    size_t off = g_array_index(x->book->page_marks, BookPageMark, mi).offset;
+    if (off == 0 && n->type == BOOK_TEXT)
+      continue; /* written before the node */
+    if (off > len)
+      off = len;
+    while (off > done && (s[off] & 0xC0) == 0x80)
+      off--;
+    if (off < done)
+      off = done;
+    text_len(x, s + done, off - done);
+    done = off;
+    write_pagebreak(x, mi);
+  }
+  text_len(x, s + done, len - done);
+}
+
+static gint cmp_mark_offset(gconstpointer a, gconstpointer b, gpointer data) {
+  const GArray *marks = data;
+  size_t oa = g_array_index(marks, BookPageMark, *(const guint *)a).offset;
+  size_t ob = g_array_index(marks, BookPageMark, *(const guint *)b).offset;
+  return oa < ob ? -1 : oa > ob;
+}
+
+static void free_array(gpointer p) { g_array_free(p, TRUE); }
+
+/* ---- the tree walker ---- */
+
+static bool in_tight_list(const BookNode *n) {
+  const BookNode *item = n->parent;
+  return item && item->type == BOOK_ITEM && item->parent && item->parent->type == BOOK_LIST &&
+         item->parent->as.list.tight;
+}
+
+static const char *align_class(const BookNode *cell) {
+  const BookNode *row = cell->parent;
+  const BookNode *table = row ? row->parent : NULL;
+  if (!table || table->type != BOOK_TABLE)
+    return NULL;
+  int col = 0;
+  for (const BookNode *c = row->first_child; c && c != cell; c = c->next)
+    col++;
+  if (col >= table->as.table.ncols || !table->as.table.align)
+    return NULL;
+  switch (table->as.table.align[col]) {
+  case BOOK_ALIGN_LEFT:
+    return "align-left";
+  case BOOK_ALIGN_CENTER:
+    return "align-center";
+  case BOOK_ALIGN_RIGHT:
+    return "align-right";
+  default:
+    return NULL;
+  }
+}
+
+static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
+  BookFootnote *f = n->as.fnref.note;
+  if (!f) /* an unresolved reference stays as its source text */
+    return;
+  char *href = internal_href(x, f->chapter, f->id);
+  char id[48], num[16];
+  if (n->as.fnref.ref_index > 1)
+    g_snprintf(id, sizeof id, "fnref-%d-%d", f->number, n->as.fnref.ref_index);
+  else
+    g_snprintf(id, sizeof id, "fnref-%d", f->number);
+  g_snprintf(num, sizeof num, "%d", f->number);
+  start(x, "sup");
+  attr(x, "class", "footnote-ref");
+  if (x->in_link) {
+    text(x, num); /* no link inside a link */
+  } else {
+    start(x, "a");
+    attr(x, "epub:type", "noteref");
+    attr(x, "role", "doc-noteref");
+    attr(x, "id", id);
+    attr(x, "href", href);
+    text(x, num);
+    end(x);
+  }
+  end(x);
+  g_free(href);
+}
+
+/* The links back from note f to its references (the first one labelled
+ * with the note's number). */
+static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
+  for (int k = 1; k <= f->nrefs; k++) {
+    char id[48], label[64];
+    if (k > 1)
+      g_snprintf(id, sizeof id, "fnref-%d-%d", f->number, k);
+    else
+      g_snprintf(id, sizeof id, "fnref-%d", f->number);
+    g_snprintf(label, sizeof label, k > 1 ? "Back to reference %d (%d)" : "Back to reference %d", f->number, k);
+    /* A reference in another chapter: find it to link back across files. */
+    BookChapter *c = f->chapter;
+    char *frag = g_strdup(id);
+    char *href = internal_href(x, c, frag);
+    text(x, " ");
+    start(x, "a");
+    attr(x, "class", "footnote-back");
+    attr(x, "role", "doc-backlink");
+    attr(x, "href", href);
+    attr(x, "aria-label", label);
+    text(x, "\xe2\x86\x91"); /* U+2191: Charis SIL has it, it has no U+21A9 */
+    if (k > 1) {
+      char sup[16];
+      g_snprintf(sup, sizeof sup, "%d", k);
+      start(x, "sup");
+      text(x, sup);
+      end(x);
+    }
+    end(x);
+    g_free(href);
+    g_free(frag);
+  }
+}
+
+static void write_image(XhtmlWriter *x, BookNode *n) {
+  GString *alt = g_string_new(NULL);
+  book_node_text(n, alt);
+  BookResource *r = n->as.image.res;
+  if (r) {
+    start(x, "img");
+    attr(x, "src", resource_href(x, r));
+    attr(x, "alt", alt->str);
+    if (n->as.image.title && !(n->parent && n->parent->type == BOOK_FIGURE))
+      attr(x, "title", n->as.image.title);
+    end_void(x);
+  } else {
+    bool fig = n->parent && n->parent->type == BOOK_FIGURE;
+    if (fig) {
+      start(x, "p");
+      attr(x, "class", "missing-image");
+    }
+    if (is_web_url(n->as.image.src) && !x->in_link) {
+      start(x, "a");
+      attr(x, "href", n->as.image.src);
+      text(x, alt->len ? alt->str : n->as.image.src);
+      end(x);
+    } else {
+      text(x, alt->str);
+    }
+    if (fig)
+      end(x);
+  }
+  g_string_free(alt, TRUE);
+}
+
+/* A cleaned raw HTML element. href and src follow the link policy. */
+static void write_html_start(XhtmlWriter *x, BookNode *n) {
+  const char *tag = n->as.html.tag ? n->as.html.tag : "span";
+  char **a = n->as.html.attrs;
+  if (strcmp(tag, "img") == 0) {
+    const char *src = NULL, *alt = "";
+    for (; a && a[0] && a[1]; a += 2) {
+      if (strcmp(a[0], "src") == 0)
+        src = a[1];
+      else if (strcmp(a[0], "alt") == 0)
+        alt = a[1];
+    }
+    BookResource *r = resource_for_src(x->book, src);
+    if (!r) {
+      text(x, alt);
+      return;
+    }
+    start(x, "img");
+    for (a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+      if (strcmp(a[0], "src") != 0 && strcmp(a[0], "alt") != 0)
+        attr(x, a[0], a[1]);
+    attr(x, "src", resource_href(x, r));
+    attr(x, "alt", alt);
+    end_void(x);
+    return;
+  }
+  start(x, tag);
+  for (; a && a[0] && a[1]; a += 2) {
+    if (strcmp(a[0], "href") == 0 && !is_web_url(a[1]) && a[1][0] != '#')
+      continue;
+    if (strcmp(a[0], "src") == 0 && !is_web_url(a[1]))
+      continue;
+    attr(x, a[0], a[1]);
+  }
+  if (strcmp(tag, "a") == 0)
+    x->in_link++;
+  if (is_void_tag(tag))
+    end_void(x);
+}
+
+static void write_html_end(XhtmlWriter *x, BookNode *n) {
+  const char *tag = n->as.html.tag ? n->as.html.tag : "span";
+  if (strcmp(tag, "img") == 0 || is_void_tag(tag))
+    return;
+  if (strcmp(tag, "a") == 0)
+    x->in_link--;
+  end(x);
+}
+
+static void enter(XhtmlWriter *x, BookIter *it) {
+  BookNode *n = it->cur;
+  char tag[4];
+  switch (n->type) {
+  case BOOK_ROOT:
+    break;
+  case BOOK_HEADING:
+    g_snprintf(tag, sizeof tag, "h%d", CLAMP(n->as.heading.level, 1, 6));
+    start(x, tag);
+    attr(x, "id", n->as.heading.id);
+    write_marks_at_start(x, n);
+    break;
+  case BOOK_PARAGRAPH:
+    if (!in_tight_list(n))
+      start(x, "p");
+    write_marks_at_start(x, n);
+    break;
+  case BOOK_LIST:
+    write_marks_at_start(x, n);
+    if (n->as.list.ordered) {
+      start(x, "ol");
+      if (n->as.list.start != 1) {
+        char s[16];
+        g_snprintf(s, sizeof s, "%d", n->as.list.start);
+        attr(x, "start", s);
+      }
+    } else {
+      start(x, "ul");
+    }
+    {
+      bool tasks = false;
+      for (BookNode *i = n->first_child; i && !tasks; i = i->next)
+        tasks = i->type == BOOK_ITEM && i->as.item.task != BOOK_TASK_NONE;
+      if (tasks)
+        attr(x, "class", "task-list");
+    }
+    nl(x);
+    break;
+  case BOOK_ITEM:
+    start(x, "li");
+    if (n->as.item.task != BOOK_TASK_NONE)
+      attr(x, "class", "task-list-item");
+    write_marks_at_start(x, n);
+    if (n->as.item.task != BOOK_TASK_NONE) {
+      /* A loose item's box goes inside its first paragraph (see PARAGRAPH
+       * below would be nicer); cmark-gfm puts it first in the item too. */
+      start(x, "input");
+      attr(x, "type", "checkbox");
+      attr(x, "disabled", "disabled");
+      if (n->as.item.task == BOOK_TASK_DONE)
+        attr(x, "checked", "checked");
+      attr(x, "aria-label", n->as.item.task == BOOK_TASK_DONE ? "done" : "not done");
+      end_void(x);
+      text(x, " ");
+    }
+    break;
+  case BOOK_BLOCKQUOTE:
+    write_marks_at_start(x, n);
+    start(x, "blockquote");
+    nl(x);
+    break;
+  case BOOK_CODE_BLOCK:
+    start(x, "pre");
+    start(x, "code");
+    if (n->as.code.info && *n->as.code.info) {
+      char *cls = g_strconcat("language-", n->as.code.info, NULL);
+      attr(x, "class", cls);
+      g_free(cls);
+    }
+    write_marks_at_start(x, n);
+    write_text_marked(x, n);
+    end(x);
+    end(x);
+    nl(x);
+    break;
+  case BOOK_THEMATIC_BREAK:
+    write_marks_at_start(x, n);
+    start(x, "hr");
+    end_void(x);
+    nl(x);
+    break;
+  case BOOK_TABLE:
+    write_marks_at_start(x, n);
+    start(x, "table");
+    nl(x);
+    break;
+  case BOOK_TABLE_ROW: {
+    bool first_body = !n->as.row.header && (!n->prev || n->prev->as.row.header);
+    if (n->as.row.header && !n->prev) {
+      start(x, "thead");
+      nl(x);
+    }
+    if (first_body) {
+      start(x, "tbody");
+      nl(x);
+    }
+    start(x, "tr");
+    nl(x);
+    break;
+  }
+  case BOOK_TABLE_CELL: {
+    bool header = n->parent && n->parent->type == BOOK_TABLE_ROW && n->parent->as.row.header;
+    start(x, header ? "th" : "td");
+    attr(x, "class", align_class(n));
+    if (!n->prev && n->parent)
+      write_marks_at_start(x, n->parent);
+    write_marks_at_start(x, n);
+    break;
+  }
+  case BOOK_FOOTNOTE_DEF:
+    break; /* written by write_notes */
+  case BOOK_FIGURE:
+    write_marks_at_start(x, n);
+    start(x, "figure");
+    break;
+  case BOOK_HTML_BLOCK:
+    write_marks_at_start(x, n);
+    write_html_start(x, n);
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || is_void_tag(n->as.html.tag ? n->as.html.tag : ""))
+      book_iter_skip_children(it);
+    break;
+  case BOOK_HTML_INLINE:
+    write_marks_at_start(x, n);
+    write_html_start(x, n);
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || is_void_tag(n->as.html.tag ? n->as.html.tag : ""))
+      book_iter_skip_children(it);
+    break;
+  case BOOK_TEXT:
+    write_marks_at_start(x, n);
+    write_text_marked(x, n);
+    break;
+  case BOOK_EMPH:
+    start(x, "em");
+    break;
+  case BOOK_STRONG:
+    start(x, "strong");
+    break;
+  case BOOK_STRIKE:
+    start(x, "del");
+    break;
+  case BOOK_CODE:
+    start(x, "code");
+    write_marks_at_start(x, n);
+    write_text_marked(x, n);
+    end(x);
+    break;
+  case BOOK_LINK: {
+    char *href = x->in_link ? NULL : link_href(x, n);
+    if (href) {
+      start(x, "a");
+      attr(x, "href", href);
+      attr(x, "title", n->as.link.title);
+      x->in_link++;
+      g_ptr_array_add(x->links, n);
+      g_free(href);
+    }
+    break;
+  }
+  case BOOK_IMAGE:
+    write_marks_at_start(x, n);
+    write_image(x, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_FOOTNOTE_REF:
+    write_footnote_ref(x, n);
+    break;
+  case BOOK_SOFTBREAK:
+    nl(x);
+    break;
+  case BOOK_LINEBREAK:
+    start(x, "br");
+    end_void(x);
+    nl(x);
+    break;
+  default:
+    break;
+  }
+}
+
+static void leave(XhtmlWriter *x, BookNode *n) {
+  switch (n->type) {
+  case BOOK_HEADING:
+    end(x);
+    nl(x);
+    break;
+  case BOOK_PARAGRAPH:
+    if (!in_tight_list(n)) {
+      end(x);
+      nl(x);
+    } else if (n->next) {
+      nl(x);
+    }
+    break;
+  case BOOK_LIST:
+  case BOOK_BLOCKQUOTE:
+  case BOOK_TABLE:
+    if (n->type == BOOK_TABLE && n->last_child) {
+      end(x); /* thead or tbody */
+      nl(x);
+    }
+    end(x);
+    nl(x);
+    break;
+  case BOOK_ITEM:
+    end(x);
+    nl(x);
+    break;
+  case BOOK_TABLE_ROW:
+    end(x);
+    nl(x);
+    if (n->as.row.header && (!n->next || !n->next->as.row.header) && n->next) {
+      end(x); /* thead, followed by tbody */
+      nl(x);
+    }
+    break;
+  case BOOK_TABLE_CELL:
+    end(x);
+    nl(x);
+    break;
+  case BOOK_FIGURE: {
+    BookNode *img = n->first_child;
+    if (img && img->type == BOOK_IMAGE && img->as.image.title && *img->as.image.title) {
+      start(x, "figcaption");
+      text(x, img->as.image.title);
+      end(x);
+    }
+    end(x);
+    nl(x);
+    break;
+  }
+  case BOOK_HTML_BLOCK:
+    write_html_end(x, n);
+    nl(x);
+    break;
+  case BOOK_HTML_INLINE:
+    write_html_end(x, n);
+    break;
+  case BOOK_EMPH:
+  case BOOK_STRONG:
+  case BOOK_STRIKE:
+    end(x);
+    break;
+  case BOOK_LINK:
+    if (x->links->len && g_ptr_array_index(x->links, x->links->len - 1) == n) {
+      g_ptr_array_remove_index(x->links, x->links->len - 1);
+      x->in_link--;
+      end(x);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* Walk a tree (a chapter's root, or a note's definition). For a note, the
+ * backlinks go at the end of its last paragraph, or after its blocks. */
+static void write_tree(XhtmlWriter *x, BookNode *root, const BookFootnote *note) {
+  BookIter it;
+  book_iter_init(&it, root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (ev == BOOK_ITER_ENTER) {
+      if (n == root && root->type == BOOK_FOOTNOTE_DEF)
+        continue;
+      enter(x, &it);
+    } else {
+      if (note && n->type == BOOK_PARAGRAPH && n->parent == root && !n->next) {
+        write_backlinks(x, note);
+        note = NULL;
+      }
+      if (n == root && root->type == BOOK_FOOTNOTE_DEF)
+        continue;
+      leave(x, n);
+    }
+  }
+  if (note) {
+    start(x, "p");
+    write_backlinks(x, note);
+    end(x);
+    nl(x);
+  }
+}
+
+/* The notes whose first reference is in chapter c, as EPUB 3 footnotes. */
+static void write_notes(XhtmlWriter *x, BookChapter *c) {
+  bool any = false;
+  for (guint i = 0; i < x->book->footnotes->len; i++) {
+    BookFootnote *f = x->book->footnotes->pdata[i];
+    if (f->chapter != c || f->nrefs == 0 || !f->def)
+      continue;
+    if (!any) {
+      start(x, "div");
+      attr(x, "class", "footnotes");
+      nl(x);
+      any = true;
+    }
+    start(x, "aside");
+    attr(x, "epub:type", "footnote");
+    attr(x, "role", "doc-footnote");
+    attr(x, "id", f->id);
+    nl(x);
+    write_tree(x, f->def, f);
+    end(x);
+    nl(x);
+  }
+  if (any) {
+    end(x);
+    nl(x);
+  }
+}
+
+static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
+  x->cur = c;
+  x->in_link = 0;
+  g_ptr_array_set_size(x->links, 0);
+  write_tree(x, c->root, NULL);
+  write_notes(x, c);
+}
+
+/* ---- writers ---- */
+
+static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode) {
+  XhtmlWriter *x = g_new0(XhtmlWriter, 1);
+  x->book = book;
+  x->opts = opts;
+  x->mode = mode;
+  x->pages = g_array_new(FALSE, TRUE, sizeof(XhtmlPage));
+  x->links = g_ptr_array_new();
+  return x;
+}
+
+XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_marks) {
+  XhtmlWriter *x = writer_new(book, opts, MODE_EPUB);
+  if (page_marks && book->page_marks && book->page_marks->len) {
+    x->marks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_array);
+    for (guint i = 0; i < book->page_marks->len; i++) {
+      BookPageMark *m = &g_array_index(book->page_marks, BookPageMark, i);
+      if (!m->node)
+        continue;
+      GArray *a = g_hash_table_lookup(x->marks, m->node);
+      if (!a) {
+        a = g_array_new(FALSE, FALSE, sizeof(guint));
+        g_hash_table_insert(x->marks, m->node, a);
+      }
+      g_array_append_val(a, i);
+    }
+    GHashTableIter hi;
+    gpointer k, v;
+    g_hash_table_iter_init(&hi, x->marks);
+    while (g_hash_table_iter_next(&hi, &k, &v))
+      g_array_sort_with_data(v, cmp_mark_offset, book->page_marks);
+  }
+  return x;
+}
+
+void xhtml_writer_free(XhtmlWriter *x) {
+  if (!x)
+    return;
+  if (x->marks)
+    g_hash_table_destroy(x->marks);
+  g_array_free(x->pages, TRUE);
+  g_ptr_array_free(x->links, TRUE);
+  g_free(x);
+}
+
+const GArray *xhtml_writer_pages(const XhtmlWriter *x) { return x->pages; }
+
+static xmlBufferPtr open_buffer(XhtmlWriter *x) {
+  xmlBufferPtr buf = xmlBufferCreate();
+  x->w = xmlNewTextWriterMemory(buf, 0);
+  return buf;
+}
+
+static char *close_buffer(XhtmlWriter *x, xmlBufferPtr buf) {
+  xmlTextWriterFlush(x->w);
+  xmlFreeTextWriter(x->w);
+  x->w = NULL;
+  char *s = g_strndup((const char *)xmlBufferContent(buf), (gsize)xmlBufferLength(buf));
+  xmlBufferFree(buf);
+  return s;
+}
+
+/* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet, <body>. */
+static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href, const char *inline_css,
+                      const char *body_type) {
+  const char *lang = xhtml_book_lang(x->book, x->opts);
+  xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL);
+  xmlTextWriterWriteDTD(x->w, BAD_CAST "html", NULL, NULL, NULL);
+  nl(x);
+  start(x, "html");
+  attr(x, "xmlns", NS_XHTML);
+  attr(x, "xmlns:epub", NS_EPUB);
+  attr(x, "xml:lang", lang);
+  attr(x, "lang", lang);
+  nl(x);
+  start(x, "head");
+  nl(x);
+  start(x, "meta");
+  attr(x, "charset", "utf-8");
+  end_void(x);
+  nl(x);
+  start(x, "title");
+  text(x, title && *title ? title : "Untitled");
+  end(x);
+  nl(x);
+  if (css_href) {
+    start(x, "link");
+    attr(x, "rel", "stylesheet");
+    attr(x, "type", "text/css");
+    attr(x, "href", css_href);
+    end_void(x);
+    nl(x);
+  }
+  if (inline_css) {
+    start(x, "style");
+    text(x, inline_css);
+    end(x);
+    nl(x);
+  }
+  end(x);
+  nl(x);
+  start(x, "body");
+  attr(x, "epub:type", body_type);
+  nl(x);
+}
+
+static void doc_end(XhtmlWriter *x) {
+  end(x); /* body */
+  nl(x);
+  end(x); /* html */
+  nl(x);
+  xmlTextWriterEndDocument(x->w);
+}
+
+static const char *chapter_title(const Book *b, const BookChapter *c) {
+  if (c->title && *c->title)
+    return c->title;
+  return b->meta.title;
+}
+
+static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id) {
+  start(x, "section");
+  attr(x, "id", id);
+  attr(x, "epub:type", "chapter");
+  attr(x, "role", "doc-chapter");
+  if (c->heading && c->heading->as.heading.id)
+    attr(x, "aria-labelledby", c->heading->as.heading.id);
+  else
+    attr(x, "aria-label", chapter_title(x->book, c) ? chapter_title(x->book, c) : "Opening");
+  nl(x);
+  write_chapter_body(x, c);
+  end(x);
+  nl(x);
+}
+
+char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href) {
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, chapter_title(x->book, c), css_href, NULL, "bodymatter");
+  write_chapter_section(x, c, NULL);
+  doc_end(x);
+  return close_buffer(x, buf);
+}
+
+static void write_title_block(XhtmlWriter *x) {
+  const BookMeta *m = &x->book->meta;
+  start(x, "section");
+  attr(x, "epub:type", "titlepage");
+  attr(x, "class", "titlepage");
+  attr(x, "aria-label", "Title page");
+  nl(x);
+  start(x, "h1");
+  attr(x, "class", "title");
+  text(x, m->title && *m->title ? m->title : "Untitled");
+  end(x);
+  nl(x);
+  if (m->subtitle && *m->subtitle) {
+    start(x, "p");
+    attr(x, "class", "subtitle");
+    text(x, m->subtitle);
+    end(x);
+    nl(x);
+  }
+  if (m->authors->len) {
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < m->authors->len; i++) {
+      if (i)
+        g_string_append(s, i + 1 == m->authors->len ? (m->authors->len > 2 ? ", and " : " and ") : ", ");
+      g_string_append(s, m->authors->pdata[i]);
+    }
+    start(x, "p");
+    attr(x, "class", "author");
+    text(x, s->str);
+    end(x);
+    nl(x);
+    g_string_free(s, TRUE);
+  }
+  const char *rest[][2] = {{"date", m->date}, {"publisher", m->publisher}, {"source", m->source}};
+  for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
+    if (!rest[i][1] || !*rest[i][1])
+      continue;
+    start(x, "p");
+    attr(x, "class", rest[i][0]);
+    if (i == 2 && is_web_url(rest[i][1])) {
+      start(x, "a");
+      attr(x, "href", rest[i][1]);
+      text(x, rest[i][1]);
+      end(x);
+    } else {
+      text(x, rest[i][1]);
+    }
+    end(x);
+    nl(x);
+  }
+  end(x);
+  nl(x);
+}
+
+char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, x->book->meta.title, css_href, NULL, "frontmatter");
+  write_title_block(x);
+  doc_end(x);
+  return close_buffer(x, buf);
+}
+
+void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out) {
+  XhtmlWriter *x = writer_new(book, opts, MODE_FRAGMENT);
+  xmlBufferPtr buf = open_buffer(x);
+  for (guint i = 0; i < book->chapters->len; i++)
+    write_chapter_body(x, book->chapters->pdata[i]);
+  char *s = close_buffer(x, buf);
+  g_string_append(out, s);
+  g_free(s);
+  xhtml_writer_free(x);
+}
+
+static bool write_out(Book *book, const char *path, const char *data) {
+  GError *err = NULL;
+  if (!util_write_atomic(path, data, strlen(data), &err)) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    return false;
+  }
+  return true;
+}
+
 bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char *path) {
-  book_diag(book, BOOK_ERROR, NULL, "%s: HTML output is not available yet", path);
-  return false;
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(book, opts, s);
+  bool ok = write_out(book, path, s->str);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path) {
+  char *css_path = opts->css ? g_strdup(opts->css)
+                             : g_build_filename(opts->datadir ? opts->datadir : ".", "styles", "book.css", NULL);
+  char *css = NULL;
+  if (!g_file_get_contents(css_path, &css, NULL, NULL))
+    css = NULL; /* the document stands without its stylesheet */
+  g_free(css_path);
+  XhtmlWriter *x = writer_new(book, opts, MODE_SINGLE);
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, book->meta.title, NULL, css, "bodymatter");
+  write_title_block(x);
+  for (guint i = 0; i < book->chapters->len; i++) {
+    BookChapter *c = book->chapters->pdata[i];
+    write_chapter_section(x, c, c->id);
+  }
+  doc_end(x);
+  char *s = close_buffer(x, buf);
+  bool ok = write_out(book, path, s);
+  g_free(s);
+  g_free(css);
+  xhtml_writer_free(x);
+  return ok;
 }

@@ -16,4 +16,40 @@ bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path);
 /* Write the fragment of xhtml_fragment to path ("-" = stdout). */
 bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char *path);
 
+/* ---- for the EPUB writer ---- */
+
+/* A print page whose page break the writer placed in a chapter document. */
+typedef struct {
+  int page;             /* BookPageMark.page */
+  const char *label;    /* BookPageMark.label (owned by the book) */
+  BookChapter *chapter; /* the document it was placed in */
+} XhtmlPage;
+
+typedef struct XhtmlWriter XhtmlWriter;
+
+/* A writer of EPUB chapter documents for book. With page_marks, the
+ * book's page marks become epub:type="pagebreak" spans. Free with
+ * xhtml_writer_free (accepts NULL). */
+XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_marks);
+void xhtml_writer_free(XhtmlWriter *x);
+
+/* The file name of a chapter's document inside the EPUB ("chapter-1.xhtml").
+ * Caller frees. */
+char *xhtml_chapter_href(const BookChapter *c);
+
+/* The book's language: its metadata, else --lang, else "en". */
+const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts);
+
+/* The complete XHTML5 content document of chapter c (UTF-8, caller frees),
+ * linking the stylesheet css_href. */
+char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href);
+
+/* The title page document (title, subtitle, authors, date, publisher,
+ * source). Caller frees. */
+char *xhtml_title_document(XhtmlWriter *x, const char *css_href);
+
+/* The page breaks placed so far by xhtml_chapter_document, in the order
+ * written (XhtmlPage). Owned by the writer. */
+const GArray *xhtml_writer_pages(const XhtmlWriter *x);
+
 #endif

@@ -1,0 +1,403 @@
+/* test_xhtml.c: the XHTML writer and the EPUB package on hand-built models
+ * (no Markdown parser involved): every node type's element, link policy,
+ * footnotes, page breaks, deep nesting without recursion, and an EPUB's
+ * container rules (mimetype first and stored, reproducible bytes, no file
+ * left behind on failure). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+#include <glib/gstdio.h>
+
+#include "book.h"
+#include "epub.h"
+#include "options.h"
+#include "xhtml.h"
+
+static OctavoOptions opts;
+
+static const char *top(void) {
+  const char *t = getenv("TOP");
+  return t && *t ? t : ".";
+}
+
+static BookNode *node(Book *b, BookNodeType t, BookNode *parent) {
+  BookNode *n = book_node_new(b, t, NULL);
+  if (parent)
+    book_node_append(parent, n);
+  return n;
+}
+
+static BookNode *textn(Book *b, BookNode *parent, const char *s) {
+  BookNode *n = node(b, BOOK_TEXT, parent);
+  n->text = g_strdup(s);
+  return n;
+}
+
+static BookNode *para(Book *b, BookNode *parent, const char *s) {
+  BookNode *p = node(b, BOOK_PARAGRAPH, parent);
+  textn(b, p, s);
+  return p;
+}
+
+static BookNode *heading(Book *b, BookChapter *c, int level, const char *s) {
+  BookNode *h = node(b, BOOK_HEADING, c->root);
+  h->as.heading.level = level;
+  char *slug = book_slug(s);
+  h->as.heading.id = book_id_reserve(b, slug);
+  g_free(slug);
+  textn(b, h, s);
+  return h;
+}
+
+static BookChapter *chapter(Book *b, const char *id, const char *title) {
+  BookChapter *c = book_chapter_add(b, "hand.md");
+  c->id = g_strdup(id);
+  c->title = title ? g_strdup(title) : NULL;
+  if (title)
+    c->heading = heading(b, c, 2, title);
+  return c;
+}
+
+static BookResource *resource(Book *b, const char *src, const char *file, const char *type, const char *href) {
+  BookResource *r = g_new0(BookResource, 1);
+  r->src = g_strdup(src);
+  r->path = g_build_filename(top(), "tests", "books", "multi", "images", file, NULL);
+  r->media_type = g_strdup(type);
+  r->href = g_strdup(href);
+  g_ptr_array_add(b->resources, r);
+  return r;
+}
+
+/* A two-chapter book with every node type. */
+static Book *sample_book(void) {
+  Book *b = book_new();
+  b->meta.title = g_strdup("A Hand-Made Book");
+  g_ptr_array_add(b->meta.authors, g_strdup("Ada Writer"));
+  b->meta.date = g_strdup("2023-05-11");
+  b->meta.lang = g_strdup("en");
+
+  BookChapter *c0 = chapter(b, "opening", NULL);
+  para(b, c0->root, "An opening paragraph with <angle> & ampersand.");
+
+  BookChapter *c1 = chapter(b, "chapter-one", "Chapter One");
+  BookNode *p = para(b, c1->root, "Text with ");
+  BookNode *em = node(b, BOOK_EMPH, p);
+  textn(b, em, "emphasis");
+  BookNode *st = node(b, BOOK_STRONG, p);
+  textn(b, st, "strong");
+  BookNode *del = node(b, BOOK_STRIKE, p);
+  textn(b, del, "gone");
+  BookNode *code = node(b, BOOK_CODE, p);
+  code->text = g_strdup("x < y");
+  node(b, BOOK_SOFTBREAK, p);
+  BookNode *web = node(b, BOOK_LINK, p);
+  web->as.link.href = g_strdup("https://lwn.net/");
+  web->as.link.title = g_strdup("LWN");
+  textn(b, web, "LWN");
+  node(b, BOOK_LINEBREAK, p);
+  BookNode *bad = node(b, BOOK_LINK, p);
+  bad->as.link.href = g_strdup("javascript:alert(1)");
+  textn(b, bad, "no link");
+  BookNode *in = node(b, BOOK_LINK, p);
+  in->as.link.href = g_strdup("two.md#section-two");
+  in->as.link.internal = true;
+  in->as.link.chapter = NULL; /* filled below */
+  textn(b, in, "to two");
+  BookNode *fr = node(b, BOOK_FOOTNOTE_REF, p);
+
+  BookNode *list = node(b, BOOK_LIST, c1->root);
+  list->as.list.ordered = true;
+  list->as.list.start = 3;
+  list->as.list.tight = true;
+  para(b, node(b, BOOK_ITEM, list), "three");
+  para(b, node(b, BOOK_ITEM, list), "four");
+  BookNode *tasks = node(b, BOOK_LIST, c1->root);
+  tasks->as.list.tight = true;
+  BookNode *t1 = node(b, BOOK_ITEM, tasks);
+  t1->as.item.task = BOOK_TASK_DONE;
+  para(b, t1, "done");
+  BookNode *t2 = node(b, BOOK_ITEM, tasks);
+  t2->as.item.task = BOOK_TASK_OPEN;
+  para(b, t2, "open");
+
+  BookNode *cb = node(b, BOOK_CODE_BLOCK, c1->root);
+  cb->as.code.info = g_strdup("c");
+  cb->text = g_strdup("int main(void) { return 1 < 2; }\n");
+  node(b, BOOK_THEMATIC_BREAK, c1->root);
+  BookNode *bq = node(b, BOOK_BLOCKQUOTE, c1->root);
+  para(b, bq, "quoted");
+
+  BookNode *table = node(b, BOOK_TABLE, c1->root);
+  table->as.table.ncols = 2;
+  table->as.table.align = g_new0(BookAlign, 2);
+  table->as.table.align[1] = BOOK_ALIGN_RIGHT;
+  for (int r = 0; r < 3; r++) {
+    BookNode *row = node(b, BOOK_TABLE_ROW, table);
+    row->as.row.header = r == 0;
+    for (int col = 0; col < 2; col++) {
+      char s[16];
+      g_snprintf(s, sizeof s, "r%dc%d", r, col);
+      textn(b, node(b, BOOK_TABLE_CELL, row), s);
+    }
+  }
+
+  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookResource *svg = resource(b, "images/logo.svg", "logo.svg", "image/svg+xml", "images/img-2.svg");
+  BookNode *fig = node(b, BOOK_FIGURE, c1->root);
+  BookNode *img = node(b, BOOK_IMAGE, fig);
+  img->as.image.src = g_strdup("images/diagram.png");
+  img->as.image.title = g_strdup("A diagram");
+  img->as.image.res = png;
+  textn(b, img, "diagram alt");
+  BookNode *p2 = para(b, c1->root, "Logo: ");
+  BookNode *img2 = node(b, BOOK_IMAGE, p2);
+  img2->as.image.src = g_strdup("images/logo.svg");
+  img2->as.image.res = svg;
+  textn(b, img2, "logo");
+  BookNode *img3 = node(b, BOOK_IMAGE, p2);
+  img3->as.image.src = g_strdup("https://example.com/remote.png");
+  textn(b, img3, "remote");
+
+  BookNode *div = node(b, BOOK_HTML_BLOCK, c1->root);
+  div->as.html.tag = g_strdup("div");
+  div->as.html.attrs = g_new0(char *, 3);
+  div->as.html.attrs[0] = g_strdup("class");
+  div->as.html.attrs[1] = g_strdup("note");
+  BookNode *dp = para(b, div, "in a div ");
+  BookNode *span = node(b, BOOK_HTML_INLINE, dp);
+  span->as.html.tag = g_strdup("span");
+  textn(b, span, "span");
+
+  BookChapter *c2 = chapter(b, "chapter-two", "Section Two");
+  in->as.link.chapter = c2;
+  in->as.link.fragment = g_strdup(c2->heading->as.heading.id);
+  para(b, c2->root, "The end.");
+
+  BookFootnote *f = g_new0(BookFootnote, 1);
+  f->label = g_strdup("note");
+  f->number = 1;
+  f->id = g_strdup("fn-1");
+  f->chapter = c1;
+  f->nrefs = 1;
+  f->def = book_node_new(b, BOOK_FOOTNOTE_DEF, NULL);
+  para(b, f->def, "A note.");
+  g_ptr_array_add(b->footnotes, f);
+  fr->as.fnref.note = f;
+  fr->as.fnref.ref_index = 1;
+  return b;
+}
+
+static void test_fragment_elements(void **state) {
+  (void)state;
+  Book *b = sample_book();
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  const char *want[] = {
+      "<p>An opening paragraph with &lt;angle&gt; &amp; ampersand.</p>",
+      "<h2 id=\"chapter-one\">Chapter One</h2>",
+      "<em>emphasis</em><strong>strong</strong><del>gone</del><code>x &lt; y</code>\n",
+      "<a href=\"https://lwn.net/\" title=\"LWN\">LWN</a><br/>\nno link",
+      "<a href=\"chapter-two.xhtml#section-two\">to two</a>",
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1\" href=\"#fn-1\">1</a></sup>",
+      "<ol start=\"3\">\n<li>three</li>\n<li>four</li>\n</ol>",
+      "<input type=\"checkbox\" disabled=\"disabled\" checked=\"checked\"",
+      "<pre><code class=\"language-c\">int main(void) { return 1 &lt; 2; }\n</code></pre>",
+      "<hr/>",
+      "<blockquote>\n<p>quoted</p>\n</blockquote>",
+      "<thead>\n<tr>\n<th>r0c0</th>\n<th class=\"align-right\">r0c1</th>\n</tr>\n</thead>\n<tbody>",
+      "<figure><img src=\"images/img-1.png\" alt=\"diagram alt\"/><figcaption>A diagram</figcaption></figure>",
+      "<img src=\"images/img-2.svg\" alt=\"logo\"/><a href=\"https://example.com/remote.png\">remote</a>",
+      "<div class=\"note\"><p>in a div <span>span</span></p>",
+      "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"fn-1\">",
+      "<p>A note. <a class=\"footnote-back\" role=\"doc-backlink\" href=\"#fnref-1\"",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    if (!strstr(s->str, want[i]))
+      print_error("missing: %s\nin:\n%s\n", want[i], s->str);
+    assert_non_null(strstr(s->str, want[i]));
+  }
+  assert_null(strstr(s->str, "javascript"));
+  /* The notes end chapter one, before chapter two starts. */
+  assert_true(strstr(s->str, "fn-1\">") < strstr(s->str, "Section Two"));
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
+static void test_chapter_document(void **state) {
+  (void)state;
+  Book *b = sample_book();
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, false);
+  char *doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
+  assert_true(g_str_has_prefix(doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>"));
+  assert_non_null(strstr(doc, "xmlns:epub=\"http://www.idpf.org/2007/ops\" xml:lang=\"en\" lang=\"en\""));
+  assert_non_null(strstr(doc, "<section epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"chapter-one\">"));
+  /* The fragment is exactly what the section holds. */
+  GString *frag = g_string_new(NULL);
+  xhtml_fragment(b, &opts, frag);
+  char *doc1 = strstr(doc, "aria-labelledby=\"chapter-one\">\n") + strlen("aria-labelledby=\"chapter-one\">\n");
+  char *end = strstr(doc1, "</section>\n</body>");
+  assert_non_null(end);
+  char *body = g_strndup(doc1, (gsize)(end - doc1));
+  assert_non_null(strstr(frag->str, body));
+  g_free(body);
+  g_string_free(frag, TRUE);
+  g_free(doc);
+  xhtml_writer_free(x);
+  book_free(b);
+}
+
+static void test_page_marks(void **state) {
+  (void)state;
+  Book *b = sample_book();
+  BookChapter *c2 = b->chapters->pdata[2];
+  BookNode *t = c2->root->last_child->first_child; /* "The end." */
+  BookPageMark m = {.page = 7, .label = g_strdup("7"), .node = t, .offset = 4};
+  g_array_append_val(b->page_marks, m);
+  BookPageMark m2 = {.page = 6, .label = g_strdup("vi"), .node = c2->heading, .offset = 0};
+  g_array_append_val(b->page_marks, m2);
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, true);
+  char *doc = xhtml_chapter_document(x, c2, "styles/book.css");
+  assert_non_null(strstr(doc, "<p>The <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-7\" "
+                              "aria-label=\"7\"></span>end.</p>"));
+  assert_non_null(strstr(doc, "id=\"page-6\" aria-label=\"vi\""));
+  assert_int_equal(xhtml_writer_pages(x)->len, 2);
+  g_free(doc);
+  xhtml_writer_free(x);
+  book_free(b);
+}
+
+/* 100,000 nested block quotes and emphases: no recursion, no crash. */
+static void test_deep_nesting(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = book_chapter_add(b, "deep.md");
+  c->id = g_strdup("deep");
+  BookNode *n = c->root;
+  for (int i = 0; i < 100000; i++)
+    n = node(b, BOOK_BLOCKQUOTE, n);
+  BookNode *p = para(b, n, "bottom ");
+  n = p;
+  for (int i = 0; i < 100000; i++)
+    n = node(b, BOOK_EMPH, n);
+  textn(b, n, "deep");
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  assert_non_null(strstr(s->str, "bottom <em><em>"));
+  assert_true(g_str_has_suffix(s->str, "</blockquote>\n"));
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
+static char *tmp_dir(void) {
+  const char *root = getenv("TMPROOT");
+  char *tmpl = g_build_filename(root && *root ? root : g_get_tmp_dir(), "xhtml-XXXXXX", NULL);
+  char *d = g_mkdtemp(tmpl);
+  assert_non_null(d);
+  return d;
+}
+
+static void test_epub_container(void **state) {
+  (void)state;
+  g_setenv("SOURCE_DATE_EPOCH", "1683763200", TRUE);
+  char *dir = tmp_dir();
+  char *p1 = g_build_filename(dir, "a.epub", NULL), *p2 = g_build_filename(dir, "b.epub", NULL);
+  Book *b = sample_book();
+  assert_true(epub_write(b, &opts, p1));
+  book_free(b);
+  b = sample_book();
+  assert_true(epub_write(b, &opts, p2));
+  book_free(b);
+  char *d1, *d2;
+  gsize l1, l2;
+  assert_true(g_file_get_contents(p1, &d1, &l1, NULL));
+  assert_true(g_file_get_contents(p2, &d2, &l2, NULL));
+  assert_int_equal(l1, l2);
+  assert_memory_equal(d1, d2, l1);
+  /* mimetype: first, stored, no extra field (local header at offset 0). */
+  assert_memory_equal(d1, "PK\3\4", 4);
+  assert_int_equal(d1[8] | (d1[9] << 8), 0);   /* method: stored */
+  assert_int_equal(d1[26] | (d1[27] << 8), 8); /* name length */
+  assert_int_equal(d1[28] | (d1[29] << 8), 0); /* extra length */
+  assert_memory_equal(d1 + 30, "mimetypeapplication/epub+zip", 28);
+  g_free(d1);
+  g_free(d2);
+
+  int zerr = 0;
+  zip_t *za = zip_open(p1, ZIP_RDONLY, &zerr);
+  assert_non_null(za);
+  assert_true(zip_name_locate(za, "EPUB/package.opf", 0) >= 0);
+  assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) >= 0);
+  assert_true(zip_name_locate(za, "EPUB/images/img-2.svg", 0) >= 0);
+  zip_stat_t st;
+  assert_int_equal(zip_stat(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0, &st), 0);
+  assert_true(st.size < 200000); /* subset: the whole font is 1 MB */
+  zip_close(za);
+
+  /* Without fonts. */
+  OctavoOptions o2 = opts;
+  o2.embed_fonts = false;
+  b = sample_book();
+  assert_true(epub_write(b, &o2, p2));
+  book_free(b);
+  za = zip_open(p2, ZIP_RDONLY, &zerr);
+  assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) < 0);
+  zip_close(za);
+
+  /* A failure (an image that cannot be read) leaves the old file alone and
+   * no temporary file behind. */
+  b = sample_book();
+  BookResource *r = b->resources->pdata[0];
+  g_free(r->path);
+  r->path = g_strdup("/nonexistent/diagram.png");
+  assert_false(epub_write(b, &opts, p2));
+  assert_true(book_diag_count(b, BOOK_ERROR) > 0);
+  book_free(b);
+  za = zip_open(p2, ZIP_RDONLY, &zerr);
+  assert_non_null(za); /* still the fontless book */
+  zip_close(za);
+  GDir *gd = g_dir_open(dir, 0, NULL);
+  int files = 0;
+  while (g_dir_read_name(gd))
+    files++;
+  g_dir_close(gd);
+  assert_int_equal(files, 2);
+
+  const char *keep = getenv("OCTAVO_KEEP_EPUB");
+  if (keep && *keep) {
+    char *d;
+    gsize l;
+    g_file_get_contents(p1, &d, &l, NULL);
+    g_file_set_contents(keep, d, (gssize)l, NULL);
+    g_free(d);
+  }
+  g_unlink(p1);
+  g_unlink(p2);
+  g_rmdir(dir);
+  g_free(p1);
+  g_free(p2);
+  g_free(dir);
+}
+
+int main(void) {
+  /* The defaults of main.c's octavo_options_init (not linked here). */
+  memset(&opts, 0, sizeof opts);
+  opts.split_level = 2;
+  opts.toc_depth = 2;
+  opts.embed_fonts = true;
+  opts.page_list = true;
+  char *datadir = g_strdup(top());
+  opts.datadir = datadir;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
+      cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_epub_container),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  g_free(datadir);
+  return rc;
+}
