@@ -1,0 +1,608 @@
+/* sanitize.c: raw HTML -> allow-listed model nodes, with libxml2's HTML
+ * parser.
+ *
+ * What it does: parses each raw HTML piece that cmark-gfm passes through
+ * (CMARK_OPT_UNSAFE), keeps the elements and attributes of a fixed allow-list
+ * as model nodes, keeps the text of unknown elements, drops the content of
+ * script-like elements, and reports every drop with a position.  What it does
+ * not do: resolve links or images (markdown.c does, for HTML and Markdown
+ * alike), or pair inline tags across cmark nodes (markdown.c keeps that
+ * stack).  The libxml2 trees are walked without recursion.
+ */
+#include "sanitize.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+#include <string.h>
+
+enum {
+  E_BLOCK = 1 << 0,     /* a block element: BOOK_HTML_BLOCK */
+  E_INLINE = 1 << 1,    /* an inline element: BOOK_HTML_INLINE */
+  E_VOID = 1 << 2,      /* never has content */
+  E_CONTAINER = 1 << 3, /* may be opened by a lone tag in an HTML block, holding Markdown */
+  E_NOBLANKS = 1 << 4,  /* whitespace-only text inside it is dropped */
+  E_SUPPRESS = 1 << 5,  /* dropped with its content */
+  E_FORBIDDEN = 1 << 6, /* dropped (void or content-free) */
+  E_TRANSPARENT = 1 << 7, /* html, head, body: the parser's implied wrappers */
+};
+
+typedef struct {
+  const char *name;
+  unsigned flags;
+  const char *attrs; /* allowed attributes besides the global ones, space-separated */
+} ElemInfo;
+
+static const ElemInfo elements[] = {
+    {"html", E_TRANSPARENT, ""},
+    {"head", E_TRANSPARENT, ""},
+    {"body", E_TRANSPARENT, ""},
+    /* blocks */
+    {"p", E_BLOCK, ""},
+    {"div", E_BLOCK | E_CONTAINER, ""},
+    {"section", E_BLOCK | E_CONTAINER, ""},
+    {"aside", E_BLOCK | E_CONTAINER, ""},
+    {"article", E_BLOCK | E_CONTAINER, ""},
+    {"header", E_BLOCK | E_CONTAINER, ""},
+    {"footer", E_BLOCK | E_CONTAINER, ""},
+    {"blockquote", E_BLOCK | E_CONTAINER, "cite"},
+    {"figure", E_BLOCK | E_CONTAINER, ""},
+    {"figcaption", E_BLOCK, ""},
+    {"details", E_BLOCK | E_CONTAINER, "open"},
+    {"summary", E_BLOCK, ""},
+    {"address", E_BLOCK, ""},
+    {"ul", E_BLOCK | E_NOBLANKS, ""},
+    {"ol", E_BLOCK | E_NOBLANKS, "start type reversed"},
+    {"li", E_BLOCK, "value"},
+    {"dl", E_BLOCK | E_NOBLANKS, ""},
+    {"dt", E_BLOCK, ""},
+    {"dd", E_BLOCK, ""},
+    {"table", E_BLOCK | E_NOBLANKS, ""},
+    {"caption", E_BLOCK, ""},
+    {"colgroup", E_BLOCK | E_NOBLANKS, "span"},
+    {"col", E_BLOCK | E_VOID, "span"},
+    {"thead", E_BLOCK | E_NOBLANKS, ""},
+    {"tbody", E_BLOCK | E_NOBLANKS, ""},
+    {"tfoot", E_BLOCK | E_NOBLANKS, ""},
+    {"tr", E_BLOCK | E_NOBLANKS, ""},
+    {"th", E_BLOCK, "colspan rowspan scope abbr"},
+    {"td", E_BLOCK, "colspan rowspan"},
+    {"h1", E_BLOCK, ""},
+    {"h2", E_BLOCK, ""},
+    {"h3", E_BLOCK, ""},
+    {"h4", E_BLOCK, ""},
+    {"h5", E_BLOCK, ""},
+    {"h6", E_BLOCK, ""},
+    {"pre", E_BLOCK, ""},
+    {"hr", E_BLOCK | E_VOID, ""},
+    /* inlines */
+    {"span", E_INLINE, ""},
+    {"em", E_INLINE, ""},
+    {"strong", E_INLINE, ""},
+    {"b", E_INLINE, ""},
+    {"i", E_INLINE, ""},
+    {"u", E_INLINE, ""},
+    {"s", E_INLINE, ""},
+    {"sub", E_INLINE, ""},
+    {"sup", E_INLINE, ""},
+    {"small", E_INLINE, ""},
+    {"mark", E_INLINE, ""},
+    {"abbr", E_INLINE, ""},
+    {"cite", E_INLINE, ""},
+    {"q", E_INLINE, "cite"},
+    {"dfn", E_INLINE, ""},
+    {"kbd", E_INLINE, ""},
+    {"samp", E_INLINE, ""},
+    {"var", E_INLINE, ""},
+    {"code", E_INLINE, ""},
+    {"time", E_INLINE, "datetime"},
+    {"bdi", E_INLINE, ""},
+    {"bdo", E_INLINE, ""},
+    {"ruby", E_INLINE, ""},
+    {"rt", E_INLINE, ""},
+    {"rp", E_INLINE, ""},
+    {"ins", E_INLINE, "cite datetime"},
+    {"del", E_INLINE, "cite datetime"},
+    {"a", E_INLINE, "href name"},
+    {"img", E_INLINE | E_VOID, "src alt width height"},
+    {"br", E_INLINE | E_VOID, ""},
+    {"wbr", E_INLINE | E_VOID, ""},
+    /* dropped with their content */
+    {"script", E_SUPPRESS, ""},
+    {"style", E_SUPPRESS, ""},
+    {"iframe", E_SUPPRESS, ""},
+    {"object", E_SUPPRESS, ""},
+    {"embed", E_SUPPRESS | E_VOID, ""},
+    {"applet", E_SUPPRESS, ""},
+    {"template", E_SUPPRESS, ""},
+    {"textarea", E_SUPPRESS, ""},
+    {"select", E_SUPPRESS, ""},
+    {"title", E_SUPPRESS, ""},
+    {"svg", E_SUPPRESS, ""},
+    {"math", E_SUPPRESS, ""},
+    {"frameset", E_SUPPRESS, ""},
+    {"noembed", E_SUPPRESS, ""},
+    /* dropped, nothing to keep */
+    {"input", E_FORBIDDEN | E_VOID, ""},
+    {"base", E_FORBIDDEN | E_VOID, ""},
+    {"meta", E_FORBIDDEN | E_VOID, ""},
+    {"link", E_FORBIDDEN | E_VOID, ""},
+    {"param", E_FORBIDDEN | E_VOID, ""},
+    {"source", E_FORBIDDEN | E_VOID, ""},
+    {"track", E_FORBIDDEN | E_VOID, ""},
+    {"area", E_FORBIDDEN | E_VOID, ""},
+    {"frame", E_FORBIDDEN | E_VOID, ""},
+    {"keygen", E_FORBIDDEN | E_VOID, ""},
+};
+
+static const char global_attrs[] = "id class title lang dir";
+
+static const ElemInfo *elem_info(const char *name) {
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(elements); i++)
+    if (g_ascii_strcasecmp(elements[i].name, name) == 0)
+      return &elements[i];
+  return NULL;
+}
+
+/* True when word is one of the space-separated words of list. */
+static bool in_list(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ' ');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && g_ascii_strncasecmp(p, word, n) == 0)
+      return true;
+    if (!e)
+      break;
+    p = e + 1;
+  }
+  return false;
+}
+
+char *san_url_scheme(const char *url) {
+  /* Browsers ignore ASCII whitespace and controls inside a scheme
+   * ("java\tscript:"), so look at the URL without them. */
+  GString *s = g_string_new(NULL);
+  for (const char *p = url ? url : ""; *p; p++)
+    if ((guchar)*p > 0x20 && *p != 0x7f)
+      g_string_append_c(s, *p);
+  char *scheme = g_strdup(g_uri_peek_scheme(s->str));
+  g_string_free(s, TRUE);
+  return scheme;
+}
+
+bool san_url_allowed(const char *url) {
+  char *scheme = san_url_scheme(url);
+  bool ok = !scheme || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0 ||
+            strcmp(scheme, "mailto") == 0;
+  g_free(scheme);
+  return ok;
+}
+
+bool san_is_marker(const BookNode *n) {
+  if (!n || n->type != BOOK_HTML_INLINE)
+    return false;
+  const ElemInfo *ei = elem_info(n->as.html.tag);
+  return ei && (ei->flags & E_SUPPRESS);
+}
+
+/* ---- one element -> one node ---- */
+
+static bool all_digits(const char *s) {
+  if (!s || !*s)
+    return false;
+  for (; *s; s++)
+    if (!g_ascii_isdigit(*s))
+      return false;
+  return true;
+}
+
+static bool has_space(const char *s) {
+  for (; *s; s++)
+    if (g_ascii_isspace(*s))
+      return true;
+  return false;
+}
+
+/* A position inside the fragment: libxml2 counts lines from the fragment's
+ * start. */
+static BookPos node_pos(const BookPos *base, const xmlNode *n) {
+  BookPos p = base ? *base : (BookPos){0};
+  long line = n ? xmlGetLineNo(n) : -1;
+  if (line > 1 && p.line > 0) {
+    p.line += (int)line - 1;
+    p.col = 1;
+  }
+  return p;
+}
+
+static char *get_attr(const xmlNode *el, const char *name) {
+  xmlChar *v = xmlGetProp(el, (const xmlChar *)name);
+  if (!v)
+    return NULL;
+  char *s = g_strdup((const char *)v);
+  xmlFree(v);
+  return s;
+}
+
+/* Is attribute (name, value) kept on element ei?  Sets *why for a warning. */
+static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, const char **why) {
+  *why = NULL;
+  if (!in_list(global_attrs, name) && !in_list(ei->attrs, name))
+    return false;
+  if (strcmp(name, "dir") == 0)
+    return strcmp(value, "ltr") == 0 || strcmp(value, "rtl") == 0 || strcmp(value, "auto") == 0;
+  if (strcmp(name, "id") == 0 || strcmp(name, "name") == 0)
+    return *value && !has_space(value);
+  if (strcmp(name, "colspan") == 0 || strcmp(name, "rowspan") == 0 || strcmp(name, "start") == 0 ||
+      strcmp(name, "span") == 0 || strcmp(name, "width") == 0 || strcmp(name, "height") == 0 ||
+      strcmp(name, "value") == 0)
+    return all_digits(value);
+  if (strcmp(name, "cite") == 0 || strcmp(name, "href") == 0) {
+    if (!san_url_allowed(value)) {
+      *why = "unsafe URL";
+      return false;
+    }
+    return true;
+  }
+  if (strcmp(name, "src") == 0) {
+    char *scheme = san_url_scheme(value);
+    bool ok = !scheme || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0 ||
+              strcmp(scheme, "data") == 0;
+    g_free(scheme);
+    if (!ok)
+      *why = "unsafe URL";
+    return ok;
+  }
+  return true;
+}
+
+/* The allow-listed attributes of el as a NULL-terminated name/value vector
+ * (NULL when none), with one warning for everything dropped. */
+static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
+                          const char *const *skip) {
+  GPtrArray *out = g_ptr_array_new();
+  GString *dropped = NULL;
+  for (const xmlAttr *a = el->properties; a; a = a->next) {
+    const char *name = (const char *)a->name;
+    bool skipped = false;
+    for (const char *const *s = skip; s && *s; s++)
+      if (g_ascii_strcasecmp(*s, name) == 0)
+        skipped = true;
+    if (skipped)
+      continue;
+    xmlChar *v = xmlNodeListGetString(el->doc, a->children, 1);
+    const char *value = v ? (const char *)v : "";
+    const char *why;
+    if (attr_ok(ei, name, value, &why)) {
+      char *lname = g_ascii_strdown(name, -1);
+      if (strcmp(lname, "name") == 0) { /* <a name=x>: an old-style anchor */
+        g_free(lname);
+        lname = g_strdup("id");
+      }
+      g_ptr_array_add(out, lname);
+      g_ptr_array_add(out, g_strdup(value));
+    } else {
+      if (!dropped)
+        dropped = g_string_new(NULL);
+      g_string_append_printf(dropped, "%s%s%s%s", dropped->len ? ", " : "", name, why ? " (" : "",
+                             why ? why : "");
+      if (why)
+        g_string_append_c(dropped, ')');
+    }
+    xmlFree(v);
+  }
+  if (dropped) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped attribute%s %s of <%s>",
+              strchr(dropped->str, ',') ? "s" : "", dropped->str, ei->name);
+    g_string_free(dropped, TRUE);
+  }
+  if (out->len == 0) {
+    g_ptr_array_free(out, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add(out, NULL);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* The model node for an allow-listed element, or NULL when it cannot be kept
+ * (reported).  *is_leaf says the node takes no children from el. */
+static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
+                              bool *is_leaf) {
+  *is_leaf = (ei->flags & E_VOID) != 0;
+  const char *name = ei->name;
+  if (strcmp(name, "br") == 0)
+    return book_node_new(book, BOOK_LINEBREAK, pos);
+  if (strcmp(name, "img") == 0) {
+    char *src = get_attr(el, "src");
+    if (!src || !*src) {
+      book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped <img> without src");
+      g_free(src);
+      return NULL;
+    }
+    const char *why;
+    if (!attr_ok(ei, "src", src, &why)) {
+      book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped <img> with an unsafe src");
+      g_free(src);
+      return NULL;
+    }
+    BookNode *img = book_node_new(book, BOOK_IMAGE, pos);
+    img->as.image.src = src;
+    img->as.image.title = get_attr(el, "title");
+    char *alt = get_attr(el, "alt");
+    if (alt && *alt) {
+      BookNode *t = book_node_new(book, BOOK_TEXT, pos);
+      t->text = alt;
+      book_node_append(img, t);
+    } else {
+      g_free(alt);
+    }
+    return img;
+  }
+  if (strcmp(name, "a") == 0) {
+    char *href = get_attr(el, "href");
+    if (href) {
+      /* A link: markdown.c checks its scheme and resolves it like a
+       * Markdown link. Other attributes of a linking <a> are not kept. */
+      BookNode *link = book_node_new(book, BOOK_LINK, pos);
+      link->as.link.href = href;
+      link->as.link.title = get_attr(el, "title");
+      for (const xmlAttr *a = el->properties; a; a = a->next)
+        if (g_ascii_strcasecmp((const char *)a->name, "href") && g_ascii_strcasecmp((const char *)a->name, "title")) {
+          book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped attribute %s of a linking <a>",
+                    (const char *)a->name);
+          break;
+        }
+      return link;
+    }
+  }
+  BookNode *n = book_node_new(book, (ei->flags & E_BLOCK) ? BOOK_HTML_BLOCK : BOOK_HTML_INLINE, pos);
+  n->as.html.tag = g_strdup(name);
+  n->as.html.attrs = clean_attrs(book, el, ei, pos, NULL);
+  return n;
+}
+
+/* ---- parsing ---- */
+
+static htmlDocPtr parse_html(const char *html, gsize len) {
+  if (len > G_MAXINT)
+    return NULL;
+  return htmlReadMemory(html, (int)len, NULL, "UTF-8",
+                        HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_RECOVER |
+                            HTML_PARSE_NODEFDTD);
+}
+
+/* The next node of a pre-order walk of the tree under root, skipping the
+ * children of n when skip. */
+static xmlNode *walk_next(xmlNode *root, xmlNode *n, bool skip) {
+  if (!skip && n->children)
+    return n->children;
+  while (n && n != root) {
+    if (n->next)
+      return n->next;
+    n = n->parent;
+  }
+  return NULL;
+}
+
+/* The first element of the parsed fragment that is not an implied wrapper. */
+static xmlNode *first_element(htmlDocPtr doc) {
+  xmlNode *root = (xmlNode *)doc;
+  for (xmlNode *n = doc->children; n; n = walk_next(root, n, false)) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    const ElemInfo *ei = elem_info((const char *)n->name);
+    if (!ei || !(ei->flags & E_TRANSPARENT))
+      return n;
+  }
+  return NULL;
+}
+
+static char *trimmed(const char *s) { return g_strstrip(g_strdup(s ? s : "")); }
+
+/* "</name>" -> "name" (lower case), else NULL. */
+static char *closing_tag_name(const char *t) {
+  if (t[0] != '<' || t[1] != '/' || !g_ascii_isalpha(t[2]))
+    return NULL;
+  const char *p = t + 2;
+  while (g_ascii_isalnum(*p) || *p == '-' || *p == ':')
+    p++;
+  const char *end = p;
+  while (g_ascii_isspace(*p))
+    p++;
+  if (p[0] != '>' || p[1] != '\0')
+    return NULL;
+  return g_ascii_strdown(t + 2, end - (t + 2));
+}
+
+static int count_char(const char *s, char c) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == c;
+  return n;
+}
+
+SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *pos, BookNode **node,
+                     char **name) {
+  *node = NULL;
+  *name = NULL;
+  char *t = trimmed(html);
+  SanKind kind = SAN_DROP;
+  if (g_str_has_prefix(t, "<!--")) {
+    kind = block ? SAN_NONE : SAN_DROP; /* comments go silently */
+    goto done;
+  }
+  if ((*name = closing_tag_name(t))) {
+    kind = SAN_CLOSE;
+    goto done;
+  }
+  if (t[0] != '<' || t[1] == '!' || t[1] == '?') {
+    if (block) {
+      kind = SAN_NONE;
+    } else {
+      book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped %s", t[1] == '?' ? "a processing instruction"
+                                                                           : "a declaration");
+    }
+    goto done;
+  }
+  /* A lone tag: one '<' and one '>' (an attribute value holding them makes
+   * a block fall back to san_block(), which is merely less convenient). */
+  if (block && (count_char(t, '<') != 1 || count_char(t, '>') != 1 || t[strlen(t) - 1] != '>')) {
+    kind = SAN_NONE;
+    goto done;
+  }
+  bool self_closing = g_str_has_suffix(t, "/>");
+  htmlDocPtr doc = parse_html(t, strlen(t));
+  xmlNode *el = doc ? first_element(doc) : NULL;
+  const ElemInfo *ei = el ? elem_info((const char *)el->name) : NULL;
+  if (block) {
+    if (ei && (ei->flags & E_CONTAINER) && !self_closing) {
+      bool leaf;
+      *node = make_element(book, el, ei, pos, &leaf);
+      kind = *node ? SAN_OPEN : SAN_DROP;
+    } else {
+      kind = SAN_NONE;
+    }
+  } else if (!el) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped '%s'", t);
+  } else if (!ei) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped unknown element <%s> (its text is kept)",
+              (const char *)el->name);
+  } else if (ei->flags & E_SUPPRESS) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped <%s> and its content", ei->name);
+    if (!self_closing && !(ei->flags & E_VOID)) {
+      *node = book_node_new(book, BOOK_HTML_INLINE, pos);
+      (*node)->as.html.tag = g_strdup(ei->name);
+      kind = SAN_SUPPRESS;
+    }
+  } else if (ei->flags & E_FORBIDDEN) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped <%s>", ei->name);
+  } else if (ei->flags & E_BLOCK) {
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped block element <%s> inside a paragraph", ei->name);
+  } else if (ei->flags & E_INLINE) {
+    bool leaf;
+    *node = make_element(book, el, ei, pos, &leaf);
+    if (*node)
+      kind = (leaf || self_closing) ? SAN_VOID : SAN_OPEN;
+  }
+  if (doc)
+    xmlFreeDoc(doc);
+done:
+  g_free(t);
+  return kind;
+}
+
+/* ---- whole blocks ---- */
+
+typedef struct {
+  Book *book;
+  BookNode *top; /* the caller's block container */
+  BookNode *run; /* the paragraph collecting top-level inline content, or NULL */
+  const BookPos *pos;
+} BlockCtx;
+
+static void put(BlockCtx *c, BookNode *parent, BookNode *node) {
+  if (parent == c->top) {
+    if (book_node_is_inline(node->type)) {
+      if (!c->run) {
+        c->run = book_node_new(c->book, BOOK_PARAGRAPH, &node->pos);
+        book_node_append(c->top, c->run);
+      }
+      book_node_append(c->run, node);
+      return;
+    }
+    c->run = NULL;
+  }
+  book_node_append(parent, node);
+}
+
+static bool blank(const char *s) {
+  for (; s && *s; s++)
+    if (!g_ascii_isspace(*s))
+      return false;
+  return true;
+}
+
+void san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
+  htmlDocPtr doc = parse_html(html, len);
+  if (!doc)
+    return;
+  BlockCtx c = {book, parent, NULL, pos};
+  xmlNode *root = (xmlNode *)doc;
+  /* parents[i] is the model node that holds the content of the i-th open
+   * libxml2 element on the path from root (the same node for elements that
+   * give no node of their own). */
+  GPtrArray *parents = g_ptr_array_new();
+  GPtrArray *elems = g_ptr_array_new();
+  xmlNode *n = doc->children;
+  while (n) {
+    /* Close the elements we have left. */
+    while (elems->len && n->parent != elems->pdata[elems->len - 1]) {
+      g_ptr_array_set_size(elems, elems->len - 1);
+      g_ptr_array_set_size(parents, parents->len - 1);
+    }
+    BookNode *cur = parents->len ? parents->pdata[parents->len - 1] : parent;
+    bool descend = false;
+    BookPos p = node_pos(pos, n);
+    switch (n->type) {
+    case XML_ELEMENT_NODE: {
+      const ElemInfo *ei = elem_info((const char *)n->name);
+      BookNode *holder = cur;
+      if (!ei) {
+        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped unknown element <%s> (its text is kept)",
+                  (const char *)n->name);
+        descend = true;
+      } else if (ei->flags & E_TRANSPARENT) {
+        descend = true;
+      } else if (ei->flags & E_SUPPRESS) {
+        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped <%s> and its content", ei->name);
+      } else if (ei->flags & E_FORBIDDEN) {
+        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped <%s>", ei->name);
+      } else {
+        bool leaf;
+        BookNode *m = make_element(book, n, ei, &p, &leaf);
+        if (m) {
+          put(&c, cur, m);
+          holder = m;
+          descend = !leaf;
+        }
+      }
+      if (descend && n->children) {
+        g_ptr_array_add(elems, n);
+        g_ptr_array_add(parents, holder);
+      } else {
+        descend = false;
+      }
+      break;
+    }
+    case XML_TEXT_NODE:
+    case XML_CDATA_SECTION_NODE: {
+      const char *text = (const char *)n->content;
+      bool drop_blank = cur == parent;
+      if (cur->type == BOOK_HTML_BLOCK) {
+        const ElemInfo *pi = elem_info(cur->as.html.tag);
+        drop_blank = pi && (pi->flags & E_NOBLANKS);
+      }
+      if (text && *text && !(drop_blank && blank(text))) {
+        BookNode *tn = book_node_new(book, BOOK_TEXT, &p);
+        tn->text = g_strdup(text);
+        put(&c, cur, tn);
+      }
+      break;
+    }
+    case XML_COMMENT_NODE:
+    case XML_DTD_NODE:
+      break;
+    case XML_PI_NODE:
+      book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped a processing instruction");
+      break;
+    default:
+      break;
+    }
+    n = walk_next(root, n, !descend);
+  }
+  g_ptr_array_free(parents, TRUE);
+  g_ptr_array_free(elems, TRUE);
+  xmlFreeDoc(doc);
+}

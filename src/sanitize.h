@@ -1,0 +1,61 @@
+/* sanitize.h: raw HTML from Markdown -> allow-listed model nodes.
+ *
+ * cmark-gfm hands raw HTML over in two shapes: HTML blocks (a whole
+ * fragment, or a lone opening or closing tag of a container such as <div>)
+ * and inline HTML (one tag at a time: `<span class="x">`, then cmark's own
+ * text nodes, then `</span>`).  This module parses each piece with libxml2's
+ * HTML parser and turns what the allow-list keeps into model nodes:
+ * BOOK_HTML_BLOCK / BOOK_HTML_INLINE (tag + attributes), BOOK_TEXT, and for
+ * <img>, <a href> and <br> the model's own BOOK_IMAGE, BOOK_LINK and
+ * BOOK_LINEBREAK, so that markdown.c resolves them like Markdown images and
+ * links.  Everything dropped is reported with book_diag() (comments are
+ * dropped silently).  No libxml2 type leaves this module.
+ *
+ * Pairing inline open and close tags, which live in different cmark nodes,
+ * is the caller's job (markdown.c keeps the stack); this module only tells
+ * what each fragment is.
+ */
+#ifndef OCTAVO_SANITIZE_H
+#define OCTAVO_SANITIZE_H
+
+#include "book.h"
+
+typedef enum {
+  SAN_NONE,     /* block mode only: not a lone tag; clean it with san_block() */
+  SAN_DROP,     /* nothing to keep (a comment, a dropped element: already reported) */
+  SAN_OPEN,     /* *node opens an element: later content goes inside until its close */
+  SAN_VOID,     /* *node is complete (img, br, wbr, an empty element) */
+  SAN_SUPPRESS, /* like SAN_OPEN, but *node is a marker whose content must be dropped
+                   (script, style, ...); see san_is_marker() */
+  SAN_CLOSE,    /* a closing tag; *name is its lower-case element name */
+} SanKind;
+
+/* Classify one raw HTML fragment as cmark-gfm gives it.  In inline mode
+ * (block false) the fragment is one inline HTML node; in block mode it is an
+ * HTML block, and only a lone opening tag of a block container (div,
+ * section, details, blockquote, ...) or a lone closing tag is classified, all
+ * else gives SAN_NONE.  On SAN_OPEN, SAN_VOID, SAN_SUPPRESS *node is a new
+ * detached node (the caller owns it); on SAN_CLOSE *name is a new string
+ * (g_free).  pos is where the fragment starts; file names must be interned. */
+SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *pos, BookNode **node,
+                     char **name);
+
+/* Clean a whole HTML block and append the result to parent (a block
+ * container): block elements as BOOK_HTML_BLOCK, runs of inline content at
+ * the top level wrapped in BOOK_PARAGRAPH. */
+void san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent);
+
+/* True for a node that san_fragment() returned with SAN_SUPPRESS: the caller
+ * removes it, with everything inside, once the element is closed. */
+bool san_is_marker(const BookNode *node);
+
+/* True when url may appear in a kept link: http, https, mailto, or no
+ * scheme at all (relative or #fragment). */
+bool san_url_allowed(const char *url);
+
+/* The lower-case scheme of url ("http", "javascript", ...), ignoring the
+ * ASCII whitespace and controls that browsers ignore, or NULL when it has
+ * none (a relative URL). Caller frees. */
+char *san_url_scheme(const char *url);
+
+#endif
