@@ -1,0 +1,47 @@
+#!/bin/sh
+# t-typography.sh: the print typesetting, measured on the finished PDF
+# (tests/tools/measure_typography.py): for the seed (and every book in
+# tests/books/), on A4 and A5, `--linebreak optimal` must reach a 95th
+# percentile word-space ratio <= 1.5 and a maximum <= 2.0 (lines holding an
+# unbreakable URL or code excepted, and counted), no line past the margin,
+# no run of three hyphenated lines, no widow, orphan or stranded heading,
+# and it must beat `--linebreak greedy` on the same input. Skips (77) while
+# the PDF writer is not there yet (octavo cannot write a PDF at all).
+set -u
+fail=0
+tool="$TOP/tests/tools/measure_typography.py"
+command -v pdftotext >/dev/null 2>&1 || { echo "SKIP: no pdftotext"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
+
+# Is PDF output there at all? A one-paragraph book must give a PDF.
+printf '# T\n\nSome text.\n' > "$TMPROOT/typo-probe.md"
+if ! "$OCTAVO" "$TMPROOT/typo-probe.md" -o "$TMPROOT/typo-probe.pdf" >"$TMPROOT/typo-probe.log" 2>&1 \
+   || [ ! -s "$TMPROOT/typo-probe.pdf" ]; then
+  echo "SKIP: no PDF output yet:"; cat "$TMPROOT/typo-probe.log"
+  exit 77
+fi
+
+books="$TOP/content/lsfmm-bpf-2023.md"
+for b in "$TOP"/tests/books/*.md; do [ -f "$b" ] && books="$books $b"; done
+
+for book in $books; do
+  name=$(basename "$book" .md)
+  for paper in a4 a5; do
+    for mode in optimal greedy; do
+      out="$TMPROOT/typo-$name-$paper-$mode.pdf"
+      if ! "$OCTAVO" "$book" -o "$out" --paper "$paper" --linebreak "$mode" \
+           >"$TMPROOT/typo.log" 2>&1; then
+        echo "FAIL: octavo $name --paper $paper --linebreak $mode:"; cat "$TMPROOT/typo.log"
+        fail=1
+      fi
+    done
+    opt="$TMPROOT/typo-$name-$paper-optimal.pdf"
+    gr="$TMPROOT/typo-$name-$paper-greedy.pdf"
+    [ -s "$opt" ] && [ -s "$gr" ] || { fail=1; continue; }
+    echo "== $name $paper"
+    python3 "$tool" "$opt" --beats "$gr" --verbose \
+      --max-p95 1.5 --max-max 2.0 --max-past-margin 0 --max-hyphen-runs 0 \
+      --max-widows 0 --max-orphans 0 --max-stranded 0 || fail=1
+  done
+done
+exit $fail
