@@ -15,6 +15,22 @@
  * - LbLine: `start` (first item of the line after discarding), `overfull`.
  * - lb_break() may return 4 (the emergency pass with emergency points).
  * - lb_break_stats(): the same with a work counter, for linear-time tests.
+ *
+ * Building the items (what the seed's figures were reached with, in a
+ * prototype on the seed at A4 and A5: optimal p95 1.44-1.48, max 1.60-1.73):
+ * - a word space: glue, width = the font's space, stretch = 0.5 space,
+ *   shrink = 0.4 space (TeX's 1/3 leaves A5 list items with no feasible
+ *   breaking); a first-line indent is a box.
+ * - a hyphenation point from hyphen_points(): penalty, width = the hyphen's
+ *   advance, penalty = hyphen_penalty, flagged, hyphenation = true.
+ * - after an explicit '-' or a dash inside a word: penalty, width 0,
+ *   penalty = exhyphen_penalty, flagged (nothing to draw: width 0).
+ * - in words hyphen_points() refuses (acronyms, code, URLs): emergency
+ *   points, width 0, unflagged, emergency = true: after '/', '+', '_', '.'
+ *   with penalty 500, and between any two characters of a word of 8 or more
+ *   characters with emergency_penalty. Then nothing runs past the margin.
+ * - the end: penalty LB_INFINITY, glue with stretch LB_FIL, forced penalty
+ *   (or leave it out: lb_break appends it).
  */
 #ifndef OCTAVO_LINEBREAK_H
 #define OCTAVO_LINEBREAK_H
@@ -65,7 +81,8 @@ typedef struct {
   double ratio; /* adjustment ratio of the line's finite glue: >0 stretched, <0 shrunk.
                  * 0 when the line holds LB_FIL glue and is short (the fil glue takes
                  * the rest), or when nothing can stretch (the line is ragged). */
-  bool hyphen;  /* the line ends at a flagged penalty (draw a hyphen) */
+  bool hyphen;  /* the line ends at a flagged penalty: draw its hyphen when the penalty's
+                 * width is > 0 (an explicit hyphen's break has width 0: nothing to add) */
   size_t start; /* first item of the line: the paragraph's first item, or the first
                  * box after the previous break (glue and penalties there are discarded,
                  * as TeX does); start == end for an empty line */
