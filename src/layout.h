@@ -1,17 +1,78 @@
 /* layout.h: document model -> pages of positioned glyph runs, rules, images,
- * links and destinations. Plain data: no cairo calls. */
+ * links and destinations. Plain data: no cairo calls. pdf.c draws it; the
+ * EPUB reads the page marks it leaves in book->page_marks.
+ *
+ * Coordinates are points from the page's top-left corner, y downwards. */
 #ifndef OCTAVO_LAYOUT_H
 #define OCTAVO_LAYOUT_H
+
+#include <pango/pango.h>
 
 #include "book.h"
 #include "options.h"
 
-typedef struct Layout Layout;
+typedef enum {
+  LAY_GLYPHS,    /* font, glyphs, text at baseline origin (x_pt, y_pt) */
+  LAY_RULE,      /* a filled rectangle (x, y, w, h) of `gray` */
+  LAY_FRAME,     /* a stroked rectangle (x, y, w, h), line width 0.5 pt, of `gray` */
+  LAY_IMAGE,     /* res drawn into (x, y, w, h) */
+  LAY_LINK,      /* a link area (x, y, w, h) to named destination `dest` or to `uri` */
+  LAY_DEST,      /* named destination `dest` at (x, y) */
+  LAY_TAG_BEGIN, /* structure tag `tag` opens (tags nest, and may span pages) */
+  LAY_TAG_END,   /* structure tag `tag` closes */
+} LayKind;
 
-/* Lay out the book for print. Records where each page starts in
- * book->page_marks. Returns NULL with a diagnostic in book on failure. */
+typedef struct {
+  LayKind kind;
+  double x_pt, y_pt, w_pt, h_pt;
+  double gray;               /* RULE, FRAME, GLYPHS: 0 black .. 1 white */
+  PangoFont *font;           /* GLYPHS: a reference the item owns */
+  PangoGlyphString *glyphs;  /* GLYPHS: owned; log_clusters are byte offsets into text */
+  char *text;                /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
+  const BookResource *res;   /* IMAGE */
+  char *dest;                /* LINK (internal) and DEST: the destination name; owned */
+  char *uri;                 /* LINK (external): owned */
+  const char *tag;           /* TAG_*: "Document", "P", "H1", ... (static) */
+} LayItem;
+
+typedef struct {
+  GArray *items;     /* LayItem, in drawing order */
+  char *label;       /* the page label: "i", "ii" in the front matter, "1", "2" after */
+  bool front;        /* front matter (title page, contents) */
+  int folio;         /* body: 1-based page number; front: 1-based roman number */
+} LayPage;
+
+typedef struct {
+  int level;         /* 1 = chapter */
+  int parent;        /* index of the parent entry, or -1 */
+  char *title;       /* owned */
+  char *dest;        /* named destination; owned */
+} LayOutline;
+
+typedef struct Layout {
+  double page_w_pt, page_h_pt;
+  GPtrArray *pages;    /* LayPage *, owned */
+  GArray *outline;     /* LayOutline, in reading order */
+  int front_pages;     /* the first front_pages pages are front matter */
+  char *title;         /* the book's title as printed (owned) */
+} Layout;
+
+/* Lay out the book for print (paper, columns, style, toc_depth, linebreak
+ * from opts). Records where each body page starts in book->page_marks
+ * (page = physical page number, label = folio; front matter pages have no
+ * mark). Returns NULL with a diagnostic in book on failure (fonts or style
+ * unreadable). The layout keeps pointers into book: free it first. */
 Layout *lay_book(Book *book, const OctavoOptions *opts);
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
+
+/* A text dump of the layout: one line per page break and per text line
+ * ("page 3 [1]" / "  y=123.4 x=72.0 w=400.1 |text|"), positions rounded to
+ * 0.1 pt. For golden-file tests. Caller frees. */
+char *lay_trace(const Layout *lay);
+
+/* Deep copy and clear of one item (references and strings). */
+void lay_item_copy(LayItem *dst, const LayItem *src);
+void lay_item_clear(LayItem *item);
 
 #endif

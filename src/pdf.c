@@ -1,7 +1,253 @@
-/* pdf.c: placeholder until this stage is written. */
+/* pdf.c: the layout's pages -> a PDF through cairo. Draws only: every
+ * position, link and tag comes from the layout. Adds what belongs to the
+ * file: metadata, outline, page labels, the Document structure tag.
+ *
+ * cairo 1.16 pitfalls (DESIGN.md): links by named destination only; a tag
+ * error shows only in cairo_surface_status() after cairo_surface_finish();
+ * numbers are written with the C locale only if LC_NUMERIC is "C". */
 #include "pdf.h"
 
+#include <cairo-pdf.h>
+#include <cairo.h>
+#include <pango/pangocairo.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* A string as a cairo attribute value: quoted, with ' and \ escaped. */
+static void attr_str(GString *out, const char *s) {
+  g_string_append_c(out, '\'');
+  for (; *s; s++) {
+    if (*s == '\'' || *s == '\\')
+      g_string_append_c(out, '\\');
+    g_string_append_c(out, *s);
+  }
+  g_string_append_c(out, '\'');
+}
+
+static void draw_glyphs(cairo_t *cr, const LayItem *it) {
+  if (!it->font || !it->glyphs || !it->text)
+    return;
+  PangoItem *item = pango_item_new();
+  item->offset = 0;
+  item->length = (int)strlen(it->text);
+  item->num_chars = (int)g_utf8_strlen(it->text, -1);
+  item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
+  PangoGlyphItem gi = {.item = item, .glyphs = it->glyphs};
+  cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
+  cairo_move_to(cr, it->x_pt, it->y_pt);
+  pango_cairo_show_glyph_item(cr, it->text, &gi);
+  item->analysis.font = NULL;
+  pango_item_free(item);
+}
+
+static cairo_surface_t *load_image(const BookResource *r, GHashTable *cache) {
+  cairo_surface_t *s = g_hash_table_lookup(cache, r);
+  if (s)
+    return s;
+  if (!r->path || !r->media_type)
+    return NULL;
+  if (!strcmp(r->media_type, "image/png")) {
+    s = cairo_image_surface_create_from_png(r->path);
+  } else if (!strcmp(r->media_type, "image/jpeg")) {
+    /* cairo embeds JPEG data as it is; the surface only gives the size */
+    gchar *data = NULL;
+    gsize len = 0;
+    int w = r->width_px, h = r->height_px;
+    if (w > 0 && h > 0 && g_file_get_contents(r->path, &data, &len, NULL)) {
+      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+      cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free, data);
+    } else
+      g_free(data);
+  }
+  if (s && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(s);
+    s = NULL;
+  }
+  if (s)
+    g_hash_table_insert(cache, (gpointer)r, s);
+  return s;
+}
+
+static void draw_image(cairo_t *cr, const LayItem *it, GHashTable *cache) {
+  cairo_surface_t *s = load_image(it->res, cache);
+  if (!s) {
+    cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
+    cairo_set_line_width(cr, 0.5);
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_stroke(cr);
+    return;
+  }
+  double sw = cairo_image_surface_get_width(s), sh = cairo_image_surface_get_height(s);
+  if (sw <= 0 || sh <= 0)
+    return;
+  cairo_save(cr);
+  cairo_translate(cr, it->x_pt, it->y_pt);
+  cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
+  cairo_set_source_surface(cr, s, 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+  cairo_paint(cr);
+  cairo_restore(cr);
+}
+
+static void draw_link(cairo_t *cr, const LayItem *it) {
+  GString *a = g_string_new(NULL);
+  g_string_append_printf(a, "rect=[%.2f %.2f %.2f %.2f] ", it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+  if (it->uri) {
+    g_string_append(a, "uri=");
+    attr_str(a, it->uri);
+  } else {
+    g_string_append(a, "dest=");
+    attr_str(a, it->dest);
+  }
+  cairo_tag_begin(cr, CAIRO_TAG_LINK, a->str);
+  cairo_tag_end(cr, CAIRO_TAG_LINK);
+  g_string_free(a, TRUE);
+}
+
+static void draw_dest(cairo_t *cr, const LayItem *it) {
+  GString *a = g_string_new("name=");
+  attr_str(a, it->dest);
+  g_string_append_printf(a, " x=%.2f y=%.2f", it->x_pt, it->y_pt);
+  cairo_tag_begin(cr, CAIRO_TAG_DEST, a->str);
+  cairo_tag_end(cr, CAIRO_TAG_DEST);
+  g_string_free(a, TRUE);
+}
+
+static char *pdf_date(gint64 t) {
+  GDateTime *dt = g_date_time_new_from_unix_utc(t);
+  char *s = dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup("1970-01-01T00:00:00Z");
+  if (dt)
+    g_date_time_unref(dt);
+  return s;
+}
+
+static char *joined(const GPtrArray *a, const char *sep) {
+  if (!a || !a->len)
+    return NULL;
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < a->len; i++) {
+    if (i)
+      g_string_append(s, sep);
+    g_string_append(s, a->pdata[i]);
+  }
+  return g_string_free(s, FALSE);
+}
+
 bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path) {
-  book_diag(book, BOOK_ERROR, NULL, "%s: PDF output is not available yet", path);
-  return false;
+  if (!lay) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
+    return false;
+  }
+  GError *err = NULL;
+  char *tmp = util_temp_beside(path, &err);
+  if (!tmp) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    return false;
+  }
+  cairo_surface_t *surf = cairo_pdf_surface_create(tmp, lay->page_w_pt, lay->page_h_pt);
+  cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
+  const BookMeta *m = &book->meta;
+  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, lay->title);
+  char *authors = joined(m->authors, ", ");
+  if (authors)
+    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_AUTHOR, authors);
+  const char *subject = m->description ? m->description : m->subtitle;
+  if (subject)
+    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_SUBJECT, subject);
+  char *keywords = joined(m->subjects, ", ");
+  if (keywords)
+    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_KEYWORDS, keywords);
+  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "octavo " OCTAVO_VERSION);
+  char *date = pdf_date(util_build_time(m->date));
+  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATE_DATE, date);
+  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_MOD_DATE, date);
+
+  cairo_t *cr = cairo_create(surf);
+  GHashTable *images = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)cairo_surface_destroy);
+  int depth = 0; /* open structure tags */
+  cairo_tag_begin(cr, "Document", "");
+  for (guint i = 0; i < lay->pages->len; i++) {
+    const LayPage *p = lay->pages->pdata[i];
+    if (p->label)
+      cairo_pdf_surface_set_page_label(surf, p->label);
+    for (guint k = 0; k < p->items->len; k++) {
+      const LayItem *it = &g_array_index(p->items, LayItem, k);
+      switch (it->kind) {
+      case LAY_GLYPHS:
+        draw_glyphs(cr, it);
+        break;
+      case LAY_RULE:
+        cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
+        cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+        cairo_fill(cr);
+        break;
+      case LAY_FRAME:
+        cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
+        cairo_set_line_width(cr, 0.5);
+        cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+        cairo_stroke(cr);
+        break;
+      case LAY_IMAGE:
+        draw_image(cr, it, images);
+        break;
+      case LAY_LINK:
+        draw_link(cr, it);
+        break;
+      case LAY_DEST:
+        draw_dest(cr, it);
+        break;
+      case LAY_TAG_BEGIN:
+        cairo_tag_begin(cr, it->tag, "");
+        depth++;
+        break;
+      case LAY_TAG_END:
+        if (depth > 0) {
+          cairo_tag_end(cr, it->tag);
+          depth--;
+        }
+        break;
+      }
+    }
+    cairo_show_page(cr);
+  }
+  cairo_tag_end(cr, "Document");
+  /* the outline: cairo ids for the layout's entries */
+  int *ids = g_new0(int, lay->outline->len + 1);
+  for (guint i = 0; i < lay->outline->len; i++) {
+    const LayOutline *o = &g_array_index(lay->outline, LayOutline, i);
+    GString *a = g_string_new("dest=");
+    attr_str(a, o->dest);
+    int parent = o->parent >= 0 ? ids[o->parent] : CAIRO_PDF_OUTLINE_ROOT;
+    ids[i] = cairo_pdf_surface_add_outline(surf, parent, o->title, a->str, 0);
+    g_string_free(a, TRUE);
+  }
+  g_free(ids);
+  cairo_destroy(cr);
+  cairo_surface_finish(surf);
+  cairo_status_t st = cairo_surface_status(surf);
+  cairo_surface_destroy(surf);
+  g_hash_table_destroy(images);
+  g_free(authors);
+  g_free(keywords);
+  g_free(date);
+  if (depth != 0 && st == CAIRO_STATUS_SUCCESS)
+    st = CAIRO_STATUS_TAG_ERROR;
+  if (st != CAIRO_STATUS_SUCCESS) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: cairo could not write the PDF: %s", path,
+              cairo_status_to_string(st));
+    unlink(tmp);
+    g_free(tmp);
+    return false;
+  }
+  bool ok = util_commit(tmp, path, &err);
+  if (!ok) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+  }
+  g_free(tmp);
+  return ok;
 }
