@@ -1236,20 +1236,16 @@ static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
   GPtrArray *todo = g_ptr_array_new();
   BookIter it;
   book_iter_init(&it, tree);
+  /* Collected on EXIT: document order, children before parents, so that
+   * unwrapping a link never frees a node still to do. */
   while (book_iter_next(&it) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
-    if (it.ev != BOOK_ITER_ENTER)
-      continue;
-    if (san_is_marker(n)) {
+    if (it.ev == BOOK_ITER_ENTER && san_is_marker(n))
       book_iter_skip_children(&it);
+    else if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
       g_ptr_array_add(todo, n);
-    } else if (n->type == BOOK_LINK || n->type == BOOK_IMAGE) {
-      g_ptr_array_add(todo, n);
-    }
   }
-  /* Children before parents: a link inside a link's text is resolved
-   * before its parent may be unwrapped. */
-  for (guint i = todo->len; i-- > 0;) {
+  for (guint i = 0; i < todo->len; i++) {
     BookNode *n = todo->pdata[i];
     if (san_is_marker(n)) {
       book_node_unlink(n);
@@ -1366,11 +1362,10 @@ static void src_free(Src *s) {
 }
 
 bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptions *opts) {
-  OctavoOptions defaults;
-  if (!opts) {
-    octavo_options_init(&defaults);
+  /* octavo_options_init() lives in main.c, which unit tests do not link. */
+  static const OctavoOptions defaults = {.split_level = 2, .toc_depth = 2};
+  if (!opts)
     opts = &defaults;
-  }
   guint errors0 = book_diag_count(book, BOOK_ERROR);
   Ctx c = {.book = book, .opts = opts, .n = n};
   c.srcs = g_new0(Src, n > 0 ? n : 1);
@@ -1445,13 +1440,14 @@ bool md_parse_files(Book *book, const char *const *files, int n, const OctavoOpt
   bool ok = true;
   for (int i = 0; i < n; i++) {
     bool is_stdin = strcmp(files[i], "-") == 0;
+    errno = 0;
     FILE *f = is_stdin ? stdin : fopen(files[i], "rb");
     gsize len = 0;
-    errno = 0;
     char *text = f ? read_stream(f, &len) : NULL;
+    int err = errno;
     if (!text) {
       BookPos pos = {book_intern(book, is_stdin ? "<stdin>" : files[i]), 0, 0};
-      book_diag(book, BOOK_ERROR, &pos, "cannot read: %s", g_strerror(errno ? errno : EIO));
+      book_diag(book, BOOK_ERROR, &pos, "cannot read: %s", g_strerror(err ? err : EIO));
       ok = false;
     }
     if (f && !is_stdin)
