@@ -1,0 +1,829 @@
+/* test_markdown.c: Markdown -> model (markdown.c, sanitize.c) with cmocka.
+ * Sources are strings given to md_parse_sources(); images live in a
+ * temporary directory made by the image tests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "markdown.h"
+#include "options.h"
+#include "sanitize.h"
+
+/* ---- helpers ---- */
+
+/* main.c's opts_init() is not linked into unit tests. */
+static void opts_init(OctavoOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->split_level = 2;
+  o->toc_depth = 2;
+}
+
+static Book *parse_n_opts(const OctavoOptions *opts, int n, const char *const *names, const char *const *texts) {
+  MdSource *srcs = g_new0(MdSource, n);
+  for (int i = 0; i < n; i++)
+    srcs[i] = (MdSource){names[i], texts[i], strlen(texts[i])};
+  Book *b = book_new();
+  md_parse_sources(b, srcs, n, opts);
+  g_free(srcs);
+  return b;
+}
+
+static Book *parse_opts(const char *text, const OctavoOptions *opts) {
+  const char *names[] = {"t.md"};
+  return parse_n_opts(opts, 1, names, &text);
+}
+
+static Book *parse(const char *text) {
+  OctavoOptions o;
+  opts_init(&o);
+  return parse_opts(text, &o);
+}
+
+static gchar *dump(const Book *b) {
+  GString *s = g_string_new(NULL);
+  book_dump(b, s);
+  return g_string_free(s, FALSE);
+}
+
+/* The diagnostic whose message contains `sub`, or NULL. */
+static const BookDiag *find_diag(const Book *b, BookDiagLevel level, const char *sub) {
+  for (guint i = 0; i < b->diags->len; i++) {
+    const BookDiag *d = &g_array_index(b->diags, BookDiag, i);
+    if (d->level == level && strstr(d->message, sub))
+      return d;
+  }
+  return NULL;
+}
+
+static void print_diags(const Book *b) { book_diag_print(b, 0, false, stderr); }
+
+#define assert_diag_at(b, level, sub, l, c)                                                                        \
+  do {                                                                                                             \
+    const BookDiag *d_ = find_diag((b), (level), (sub));                                                           \
+    if (!d_)                                                                                                       \
+      print_diags(b);                                                                                              \
+    assert_non_null(d_);                                                                                           \
+    if ((l) > 0)                                                                                                   \
+      assert_int_equal(d_->pos.line, (l));                                                                         \
+    if ((c) > 0)                                                                                                   \
+      assert_int_equal(d_->pos.col, (c));                                                                          \
+  } while (0)
+
+/* The n-th (0-based) node of `type` in document order over every chapter. */
+static BookNode *nth_node(const Book *b, BookNodeType type, int nth) {
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookChapter *c = b->chapters->pdata[i];
+    BookIter it;
+    book_iter_init(&it, c->root);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      if (it.ev == BOOK_ITER_ENTER && it.cur->type == type && nth-- == 0)
+        return it.cur;
+  }
+  return NULL;
+}
+
+static BookNode *html_node(const Book *b, const char *tag) {
+  for (int t = BOOK_HTML_BLOCK; t <= BOOK_HTML_INLINE; t += BOOK_HTML_INLINE - BOOK_HTML_BLOCK)
+    for (int i = 0;; i++) {
+      BookNode *n = nth_node(b, (BookNodeType)t, i);
+      if (!n)
+        break;
+      if (strcmp(n->as.html.tag, tag) == 0)
+        return n;
+    }
+  return NULL;
+}
+
+static const char *attr(const BookNode *n, const char *name) {
+  for (char **a = n->as.html.attrs; a && a[0]; a += 2)
+    if (strcmp(a[0], name) == 0)
+      return a[1];
+  return NULL;
+}
+
+static char *chapter_text(const Book *b, guint i) {
+  GString *s = g_string_new(NULL);
+  book_node_text(((BookChapter *)b->chapters->pdata[i])->root, s);
+  return g_string_free(s, FALSE);
+}
+
+/* ---- the seed ---- */
+
+static void test_seed(void **state) {
+  (void)state;
+  const char *top = g_getenv("TOP") ? g_getenv("TOP") : ".";
+  char *path = g_build_filename(top, "content", "lsfmm-bpf-2023.md", NULL);
+  const char *files[] = {path};
+  OctavoOptions o;
+  opts_init(&o);
+  Book *b = book_new();
+  assert_true(md_parse_files(b, files, 1, &o));
+  assert_string_equal(b->meta.title, "The 2023 LSFMM+BPF Summit");
+  assert_int_equal(b->meta.authors->len, 1);
+  assert_string_equal(b->meta.authors->pdata[0], "Jonathan Corbet");
+  assert_string_equal(b->meta.date, "2023-05-11");
+  assert_string_equal(b->meta.lang, "en");
+  static const char *const titles[] = {NULL,
+                                       "Plenary sessions",
+                                       "Combined storage and filesystem sessions",
+                                       "Combined filesystem and BPF sessions",
+                                       "Memory-management sessions",
+                                       "Filesystem sessions"};
+  assert_int_equal(b->chapters->len, 6);
+  for (guint i = 0; i < 6; i++) {
+    BookChapter *c = b->chapters->pdata[i];
+    assert_int_equal(c->index, i);
+    if (titles[i]) {
+      assert_string_equal(c->title, titles[i]);
+      assert_ptr_equal(c->heading, c->root->first_child);
+      assert_int_equal(c->heading->as.heading.level, 2);
+    } else {
+      assert_null(c->title);
+      assert_null(c->heading);
+    }
+  }
+  /* The title and byline are not repeated in the body. */
+  char *t0 = chapter_text(b, 0);
+  assert_null(strstr(t0, "Jonathan Corbet"));
+  assert_non_null(strstr(t0, "Vancouver"));
+  g_free(t0);
+  assert_int_equal(book_diag_count(b, BOOK_WARNING), 0);
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 0);
+  book_free(b);
+  g_free(path);
+}
+
+/* ---- node types ---- */
+
+static const char every_type[] = "# Title\n\n"
+                                 "Intro *em* **strong** ~~strike~~ `code` [link](https://example.com \"T\")"
+                                 " ![img](x.png \"IT\") note[^1] <span class=\"c\">span</span>  \n"
+                                 "hard break\nsoft\n\n"
+                                 "## Chapter\n\n"
+                                 "- bullet\n- [x] done\n- [ ] open\n\n"
+                                 "3. three\n4. four\n\n"
+                                 "> quote\n\n"
+                                 "```sh extra words\necho hi\n```\n\n"
+                                 "---\n\n"
+                                 "| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n"
+                                 "![alone](y.png)\n\n"
+                                 "<div class=\"box\">block html</div>\n\n"
+                                 "[^1]: The note.\n";
+
+static void test_every_node_type(void **state) {
+  (void)state;
+  Book *b = parse(every_type);
+  bool seen[BOOK_NODE_TYPE_COUNT] = {false};
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookIter it;
+    book_iter_init(&it, ((BookChapter *)b->chapters->pdata[i])->root);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      seen[it.cur->type] = true;
+  }
+  for (guint i = 0; i < b->footnotes->len; i++) {
+    BookIter it;
+    book_iter_init(&it, ((BookFootnote *)b->footnotes->pdata[i])->def);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      seen[it.cur->type] = true;
+  }
+  for (int t = 0; t < BOOK_NODE_TYPE_COUNT; t++) {
+    if (!seen[t])
+      fprintf(stderr, "not seen: %s\n", book_node_type_name((BookNodeType)t));
+    assert_true(seen[t]);
+  }
+  /* Details of each. */
+  BookNode *h = nth_node(b, BOOK_HEADING, 0);
+  assert_int_equal(h->as.heading.level, 2);
+  assert_string_equal(h->as.heading.id, "chapter");
+  BookNode *l = nth_node(b, BOOK_LIST, 0);
+  assert_false(l->as.list.ordered);
+  assert_true(l->as.list.tight);
+  BookNode *ol = nth_node(b, BOOK_LIST, 1);
+  assert_true(ol->as.list.ordered);
+  assert_int_equal(ol->as.list.start, 3);
+  assert_int_equal(ol->as.list.delim, '.');
+  assert_int_equal(nth_node(b, BOOK_ITEM, 0)->as.item.task, BOOK_TASK_NONE);
+  assert_int_equal(nth_node(b, BOOK_ITEM, 1)->as.item.task, BOOK_TASK_DONE);
+  assert_int_equal(nth_node(b, BOOK_ITEM, 2)->as.item.task, BOOK_TASK_OPEN);
+  BookNode *code = nth_node(b, BOOK_CODE_BLOCK, 0);
+  assert_string_equal(code->as.code.info, "sh");
+  assert_string_equal(code->text, "echo hi\n");
+  BookNode *tbl = nth_node(b, BOOK_TABLE, 0);
+  assert_int_equal(tbl->as.table.ncols, 2);
+  assert_int_equal(tbl->as.table.align[0], BOOK_ALIGN_CENTER);
+  assert_int_equal(tbl->as.table.align[1], BOOK_ALIGN_RIGHT);
+  assert_true(tbl->first_child->as.row.header);
+  assert_false(tbl->last_child->as.row.header);
+  assert_int_equal(nth_node(b, BOOK_TABLE_CELL, 0)->first_child->type, BOOK_TEXT);
+  BookNode *link = nth_node(b, BOOK_LINK, 0);
+  assert_string_equal(link->as.link.href, "https://example.com");
+  assert_string_equal(link->as.link.title, "T");
+  assert_false(link->as.link.internal);
+  BookNode *img = nth_node(b, BOOK_IMAGE, 0);
+  assert_string_equal(img->as.image.src, "x.png");
+  assert_string_equal(img->as.image.title, "IT");
+  assert_string_equal(img->first_child->text, "img");
+  assert_null(img->as.image.res); /* missing: warned */
+  BookNode *fig = nth_node(b, BOOK_FIGURE, 0);
+  assert_int_equal(fig->first_child->type, BOOK_IMAGE);
+  assert_null(fig->first_child->next);
+  BookNode *ref = nth_node(b, BOOK_FOOTNOTE_REF, 0);
+  assert_non_null(ref->as.fnref.note);
+  assert_int_equal(ref->as.fnref.note->number, 1);
+  BookNode *span = html_node(b, "span");
+  assert_int_equal(span->type, BOOK_HTML_INLINE);
+  assert_string_equal(attr(span, "class"), "c");
+  assert_string_equal(span->first_child->text, "span");
+  BookNode *div = html_node(b, "div");
+  assert_int_equal(div->type, BOOK_HTML_BLOCK);
+  assert_string_equal(div->first_child->text, "block html");
+  /* Positions: file, line, column; inline nodes too. */
+  BookNode *em = nth_node(b, BOOK_EMPH, 0);
+  assert_string_equal(em->pos.file, "t.md");
+  assert_int_equal(em->pos.line, 3);
+  assert_int_equal(em->pos.col, 7);
+  assert_int_equal(h->pos.line, 7);
+  assert_int_equal(h->pos.col, 1);
+  for (int t = 0; t < BOOK_NODE_TYPE_COUNT; t++)
+    for (int i = 0;; i++) {
+      BookNode *n = nth_node(b, (BookNodeType)t, i);
+      if (!n)
+        break;
+      assert_non_null(n->pos.file);
+      assert_true(n->pos.line > 0);
+    }
+  book_free(b);
+}
+
+/* ---- chapters and ids ---- */
+
+static void test_chapters_and_ids(void **state) {
+  (void)state;
+  Book *b = parse("# Book\n\nOpening.\n\n## Intro\n\n### Intro\n\n## Intro\n\ntext\n\n## 1. Numbers & Stuff!\n");
+  assert_string_equal(b->meta.title, "Book");
+  assert_int_equal(b->chapters->len, 4);
+  BookChapter *c0 = b->chapters->pdata[0], *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
+  assert_null(c0->title);
+  assert_string_equal(c1->title, "Intro");
+  assert_string_equal(c1->id, "ch02");
+  assert_string_equal(nth_node(b, BOOK_HEADING, 0)->as.heading.id, "intro");
+  assert_string_equal(nth_node(b, BOOK_HEADING, 1)->as.heading.id, "intro-2");
+  assert_string_equal(nth_node(b, BOOK_HEADING, 2)->as.heading.id, "intro-3");
+  assert_string_equal(c2->heading->as.heading.id, "intro-3");
+  const char *id3 = nth_node(b, BOOK_HEADING, 3)->as.heading.id;
+  assert_false(g_ascii_isdigit(id3[0]));
+  assert_non_null(strstr(id3, "numbers--stuff"));
+  /* ids are unique across chapter ids, heading ids and footnote ids. */
+  assert_true(g_hash_table_contains(b->ids, "ch01"));
+  book_free(b);
+
+  /* --split-level 1: only # starts chapters, and the first # stays. */
+  OctavoOptions o;
+  opts_init(&o);
+  o.split_level = 1;
+  b = parse_opts("# One\n\n## a\n\n# Two\n\n## b\n", &o);
+  assert_int_equal(b->chapters->len, 2);
+  assert_string_equal(((BookChapter *)b->chapters->pdata[0])->title, "One");
+  assert_string_equal(b->meta.title, "One");
+  book_free(b);
+
+  /* Each file starts a chapter; ids are unique across files. */
+  const char *names[] = {"a.md", "b.md"};
+  const char *texts[] = {"# Book\n\n## Same\n\nx\n", "more\n\n## Same\n"};
+  opts_init(&o);
+  b = parse_n_opts(&o, 2, names, texts);
+  assert_int_equal(b->chapters->len, 3);
+  assert_null(((BookChapter *)b->chapters->pdata[1])->title);
+  assert_string_equal(((BookChapter *)b->chapters->pdata[1])->source, "b.md");
+  assert_string_equal(nth_node(b, BOOK_HEADING, 1)->as.heading.id, "same-2");
+  book_free(b);
+}
+
+/* ---- links ---- */
+
+static void test_links(void **state) {
+  (void)state;
+  const char *names[] = {"book/ch01.md", "book/ch02.md"};
+  const char *texts[] = {"# Book\n\n## First\n\nSee [below](#second-part), [two](ch02.md), "
+                         "[two html](ch02.html#deep), [frag](./ch02.md#first), [nowhere](#nope), "
+                         "[gone](missing.md), [ext](https://example.org/x), [mail](mailto:a@b.c), "
+                         "[js](javascript:alert(1)) [data](data:text/html,x) and [top](#).\n\n"
+                         "## Second part\n",
+                         "## Two\n\n### Deep\n\n### First\n\nBack [to one](ch01.md#first) "
+                         "and [html](../book/ch01.html).\n"};
+  OctavoOptions o;
+  opts_init(&o);
+  Book *b = parse_n_opts(&o, 2, names, texts);
+  BookChapter *first = b->chapters->pdata[0], *second = b->chapters->pdata[1], *two = b->chapters->pdata[2];
+  BookNode *l;
+  l = nth_node(b, BOOK_LINK, 0); /* #second-part */
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, second);
+  assert_string_equal(l->as.link.fragment, "second-part");
+  l = nth_node(b, BOOK_LINK, 1); /* ch02.md */
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, two);
+  assert_null(l->as.link.fragment);
+  l = nth_node(b, BOOK_LINK, 2); /* ch02.html#deep */
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, two);
+  assert_string_equal(l->as.link.fragment, "deep");
+  l = nth_node(b, BOOK_LINK, 3); /* ./ch02.md#first: the "first" heading of ch02, id first-2 */
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, two);
+  assert_string_equal(l->as.link.fragment, "first-2");
+  l = nth_node(b, BOOK_LINK, 4); /* #nope */
+  assert_false(l->as.link.internal);
+  assert_string_equal(l->as.link.href, "#nope");
+  assert_diag_at(b, BOOK_WARNING, "#nope", 5, 0);
+  l = nth_node(b, BOOK_LINK, 5); /* missing.md */
+  assert_false(l->as.link.internal);
+  assert_string_equal(l->as.link.href, "missing.md");
+  assert_diag_at(b, BOOK_WARNING, "missing.md", 5, 0);
+  l = nth_node(b, BOOK_LINK, 6);
+  assert_string_equal(l->as.link.href, "https://example.org/x");
+  assert_false(l->as.link.internal);
+  l = nth_node(b, BOOK_LINK, 7);
+  assert_string_equal(l->as.link.href, "mailto:a@b.c");
+  l = nth_node(b, BOOK_LINK, 8); /* #: this chapter; javascript: and data: became text */
+  assert_string_equal(l->as.link.href, "#");
+  assert_ptr_equal(l->as.link.chapter, first);
+  assert_diag_at(b, BOOK_WARNING, "javascript:", 5, 0);
+  assert_diag_at(b, BOOK_WARNING, "data:", 5, 0);
+  char *text = chapter_text(b, 0);
+  assert_non_null(strstr(text, "js data"));
+  g_free(text);
+  l = nth_node(b, BOOK_LINK, 9); /* ch01.md#first from ch02 */
+  assert_ptr_equal(l->as.link.chapter, first);
+  assert_string_equal(l->as.link.fragment, "first");
+  l = nth_node(b, BOOK_LINK, 10); /* ../book/ch01.html */
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, first);
+  assert_null(nth_node(b, BOOK_LINK, 11));
+  book_free(b);
+}
+
+/* ---- metadata ---- */
+
+static void test_byline(void **state) {
+  (void)state;
+  Book *b = parse("# T\n\nBy Ann Smith and Bob Jones, 2021-02-03\n\nBody.\n");
+  assert_string_equal(b->meta.title, "T");
+  assert_int_equal(b->meta.authors->len, 2);
+  assert_string_equal(b->meta.authors->pdata[0], "Ann Smith");
+  assert_string_equal(b->meta.authors->pdata[1], "Bob Jones");
+  assert_string_equal(b->meta.date, "2021-02-03");
+  char *t = chapter_text(b, 0);
+  assert_string_equal(t, "Body.");
+  g_free(t);
+  book_free(b);
+
+  b = parse("# T\n\nBy A, B and C, 2021-02-03\n");
+  assert_int_equal(b->meta.authors->len, 3);
+  assert_string_equal(b->meta.authors->pdata[2], "C");
+  book_free(b);
+
+  /* Not a byline: stays in the body. */
+  b = parse("# T\n\nBy the way, this is text.\n");
+  assert_int_equal(b->meta.authors->len, 0);
+  t = chapter_text(b, 0);
+  assert_non_null(strstr(t, "By the way"));
+  g_free(t);
+  book_free(b);
+}
+
+static void test_front_matter(void **state) {
+  (void)state;
+  Book *b = parse("---\ntitle: Front\nsubtitle: Sub\nauthor:\n  - One\n  - Two\ndate: 2020-01-01\nlang: fr\n"
+                  "publisher: P\ndescription: D\nsubject: S\nkeywords: k1, k2\nrights: R\nidentifier: urn:x\n"
+                  "source: src\nbogus: 1\n---\n# Heading stays\n\nBy Z, 1999-09-09\n\ntext\n");
+  assert_string_equal(b->meta.title, "Front");
+  assert_string_equal(b->meta.subtitle, "Sub");
+  assert_int_equal(b->meta.authors->len, 2);
+  assert_string_equal(b->meta.authors->pdata[1], "Two");
+  assert_string_equal(b->meta.date, "2020-01-01");
+  assert_string_equal(b->meta.lang, "fr");
+  assert_string_equal(b->meta.publisher, "P");
+  assert_string_equal(b->meta.description, "D");
+  assert_int_equal(b->meta.subjects->len, 3);
+  assert_string_equal(b->meta.subjects->pdata[2], "k2");
+  assert_string_equal(b->meta.rights, "R");
+  assert_string_equal(b->meta.identifier, "urn:x");
+  assert_string_equal(b->meta.source, "src");
+  assert_diag_at(b, BOOK_WARNING, "bogus", 16, 1);
+  /* A front-matter title keeps the first H1 as a chapter heading. */
+  assert_string_equal(((BookChapter *)b->chapters->pdata[0])->title, "Heading stays");
+  /* Line numbers after the front matter are the file's. */
+  assert_int_equal(nth_node(b, BOOK_HEADING, 0)->pos.line, 18);
+  book_free(b);
+
+  b = parse("---\ntitle: ok\nauthor: [unclosed\n---\ntext\n");
+  assert_true(book_diag_count(b, BOOK_ERROR) > 0);
+  const BookDiag *d = find_diag(b, BOOK_ERROR, "YAML");
+  assert_non_null(d);
+  assert_string_equal(d->pos.file, "t.md");
+  assert_true(d->pos.line >= 3 && d->pos.line <= 4);
+  assert_true(d->pos.col >= 1);
+  book_free(b);
+
+  b = parse("---\ntitle: a\n  bad: indent\n---\n");
+  d = find_diag(b, BOOK_ERROR, "YAML");
+  assert_non_null(d);
+  assert_int_equal(d->pos.line, 3);
+  book_free(b);
+
+  /* No closing line: not front matter. */
+  b = parse("---\nnot yaml\n");
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 0);
+  book_free(b);
+}
+
+static void test_options_override(void **state) {
+  (void)state;
+  OctavoOptions o;
+  opts_init(&o);
+  o.lang = "de";
+  o.metadata = g_ptr_array_new();
+  g_ptr_array_add(o.metadata, "author=X");
+  g_ptr_array_add(o.metadata, "author=Y");
+  g_ptr_array_add(o.metadata, "subject=s");
+  g_ptr_array_add(o.metadata, "date=2000-01-01");
+  g_ptr_array_add(o.metadata, "publisher=Pub");
+  g_ptr_array_add(o.metadata, "nonsense=1");
+  Book *b = parse_opts("---\nauthor: Front\nlang: fr\n---\n# T\n\nBy Q, 2021-01-01\n\nx\n", &o);
+  assert_int_equal(b->meta.authors->len, 2);
+  assert_string_equal(b->meta.authors->pdata[0], "X");
+  assert_string_equal(b->meta.authors->pdata[1], "Y");
+  assert_string_equal(b->meta.lang, "de");
+  assert_string_equal(b->meta.date, "2000-01-01");
+  assert_string_equal(b->meta.publisher, "Pub");
+  assert_string_equal(b->meta.subjects->pdata[0], "s");
+  assert_string_equal(b->meta.title, "T");
+  assert_diag_at(b, BOOK_WARNING, "nonsense", 0, 0);
+  book_free(b);
+
+  /* -M lang beats --lang; -M title keeps the H1 as a heading. */
+  g_ptr_array_set_size(o.metadata, 0);
+  g_ptr_array_add(o.metadata, "lang=it");
+  g_ptr_array_add(o.metadata, "title=Given");
+  b = parse_opts("# H1\n\ntext\n", &o);
+  assert_string_equal(b->meta.lang, "it");
+  assert_string_equal(b->meta.title, "Given");
+  assert_string_equal(((BookChapter *)b->chapters->pdata[0])->title, "H1");
+  book_free(b);
+  g_ptr_array_free(o.metadata, TRUE);
+}
+
+static void test_no_title(void **state) {
+  (void)state;
+  Book *b = parse("Just text.\n");
+  assert_string_equal(b->meta.title, "t");
+  assert_string_equal(b->meta.lang, "en");
+  assert_diag_at(b, BOOK_WARNING, "no title", 0, 0);
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 0);
+  book_free(b);
+
+  b = parse("");
+  assert_int_equal(b->chapters->len, 1); /* writers get at least one chapter */
+  book_free(b);
+}
+
+/* ---- footnotes ---- */
+
+static void test_footnotes(void **state) {
+  (void)state;
+  Book *b = parse("# T\n\n## One\n\nSecond[^b] first? No: [^a] again[^b] missing[^zz].\n\n"
+                  "## Two\n\nThird[^c].\n\n[^a]: A.\n[^b]: B, see[^c].\n[^c]: C.\n[^unused]: U.\n");
+  assert_int_equal(b->footnotes->len, 3);
+  BookFootnote *fb = b->footnotes->pdata[0], *fa = b->footnotes->pdata[1], *fc = b->footnotes->pdata[2];
+  assert_string_equal(fb->label, "b");
+  assert_int_equal(fb->number, 1);
+  assert_int_equal(fb->nrefs, 2);
+  assert_string_equal(fa->label, "a");
+  assert_int_equal(fa->number, 2);
+  assert_string_equal(fc->label, "c");
+  assert_int_equal(fc->number, 3);
+  assert_int_equal(fc->nrefs, 2);
+  assert_string_equal(fb->id, "fn-1");
+  assert_ptr_equal(fb->chapter, b->chapters->pdata[0]);
+  assert_ptr_equal(fc->chapter, b->chapters->pdata[1]); /* first referenced from the text of Two */
+  assert_int_equal(fb->def->type, BOOK_FOOTNOTE_DEF);
+  assert_null(fb->def->parent);
+  assert_int_equal(nth_node(b, BOOK_FOOTNOTE_REF, 2)->as.fnref.ref_index, 2);
+  /* Definitions are not in the chapter trees; a reference to nothing stays text. */
+  char *t = chapter_text(b, 0);
+  assert_null(strstr(t, "B, see"));
+  assert_non_null(strstr(t, "[^zz]"));
+  g_free(t);
+  assert_diag_at(b, BOOK_WARNING, "unused", 14, 1);
+  book_free(b);
+}
+
+/* ---- raw HTML ---- */
+
+static void test_raw_html(void **state) {
+  (void)state;
+  Book *b = parse("# T\n\n"
+                  "Text <span class=\"k\" onclick=\"evil()\" style=\"x\">kept *em*</span> "
+                  "<script>alert(1)</script> <b><i>mis</b>nested</i> <foo>foo text</foo> "
+                  "<a href=\"javascript:x()\">jslink</a> <!-- comment --> <em>unclosed\n\n"
+                  "<div id=\"box\" onmouseover=\"x\">\n\n*Markdown* in a div.\n\n</div>\n\n"
+                  "<table><tr><td colspan=\"2\" onclick=\"y\">cell</td></tr></table>\n\n"
+                  "<style>p { color: red }</style>\n\n"
+                  "<iframe src=\"https://evil\"></iframe>\n\n"
+                  "<p>para <unknown>inner</unknown> <img src=\"x.png\" onerror=\"z\" alt=\"pic\"> "
+                  "<a href=\"#box\">to box</a></p>\n\n"
+                  "</section>\n");
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 0);
+  gchar *d = dump(b);
+  /* Nothing dangerous anywhere in the model. */
+  assert_null(strstr(d, "script"));
+  assert_null(strstr(d, "alert"));
+  assert_null(strstr(d, "onclick"));
+  assert_null(strstr(d, "onmouseover"));
+  assert_null(strstr(d, "onerror"));
+  assert_null(strstr(d, "style"));
+  assert_null(strstr(d, "color: red"));
+  assert_null(strstr(d, "iframe"));
+  assert_null(strstr(d, "javascript"));
+  assert_null(strstr(d, "comment"));
+  g_free(d);
+  BookNode *span = html_node(b, "span");
+  assert_non_null(span);
+  assert_string_equal(attr(span, "class"), "k");
+  assert_null(attr(span, "onclick"));
+  assert_int_equal(span->first_child->type, BOOK_TEXT);
+  assert_int_equal(span->last_child->type, BOOK_EMPH); /* Markdown inside inline HTML */
+  assert_diag_at(b, BOOK_WARNING, "onclick", 3, 6);
+  assert_diag_at(b, BOOK_WARNING, "<script>", 3, 0);
+  /* Misnested <b><i></b></i>: i is closed with b; "nested" is outside. */
+  BookNode *bn = html_node(b, "b");
+  assert_non_null(bn);
+  BookNode *in = html_node(b, "i");
+  assert_ptr_equal(in->parent, bn);
+  assert_string_equal(in->first_child->text, "mis");
+  assert_string_equal(bn->next->text, "nested");
+  assert_diag_at(b, BOOK_WARNING, "</i>", 3, 0);
+  /* Unknown elements: dropped, text kept. */
+  char *t = chapter_text(b, 0);
+  assert_non_null(strstr(t, "foo text"));
+  assert_non_null(strstr(t, "jslink"));
+  assert_non_null(strstr(t, "inner"));
+  assert_non_null(strstr(t, "cell"));
+  g_free(t);
+  /* An unclosed <em> closes at the end of its paragraph. */
+  BookNode *em = html_node(b, "em");
+  assert_int_equal(em->parent->type, BOOK_PARAGRAPH);
+  /* A <div> block holds the Markdown that follows until </div>. */
+  BookNode *div = html_node(b, "div");
+  assert_int_equal(div->type, BOOK_HTML_BLOCK);
+  assert_string_equal(attr(div, "id"), "box");
+  assert_int_equal(div->first_child->type, BOOK_PARAGRAPH);
+  assert_int_equal(div->first_child->first_child->type, BOOK_EMPH);
+  assert_int_equal(div->parent->type, BOOK_ROOT);
+  BookNode *td = html_node(b, "td");
+  assert_string_equal(attr(td, "colspan"), "2");
+  assert_null(attr(td, "onclick"));
+  assert_ptr_equal(td->parent, html_node(b, "tr"));
+  /* <img> and <a href> in HTML become model images and links. */
+  BookNode *img = nth_node(b, BOOK_IMAGE, 0);
+  assert_string_equal(img->as.image.src, "x.png");
+  assert_string_equal(img->first_child->text, "pic");
+  BookNode *link = nth_node(b, BOOK_LINK, 0);
+  assert_string_equal(link->as.link.href, "#box");
+  assert_true(link->as.link.internal);
+  assert_string_equal(link->as.link.fragment, "box");
+  assert_diag_at(b, BOOK_WARNING, "</section>", 0, 0);
+  /* Every HTML node is well formed: tag names from the allow-list only. */
+  static const char *const allowed[] = {"span", "b", "i", "em", "div", "table", "tr", "td", "p", NULL};
+  for (int ty = BOOK_HTML_BLOCK; ty <= BOOK_HTML_INLINE; ty += BOOK_HTML_INLINE - BOOK_HTML_BLOCK)
+    for (int i = 0;; i++) {
+      BookNode *n = nth_node(b, (BookNodeType)ty, i);
+      if (!n)
+        break;
+      bool ok = false;
+      for (const char *const *a = allowed; *a; a++)
+        ok |= strcmp(*a, n->as.html.tag) == 0;
+      if (!ok)
+        fprintf(stderr, "unexpected tag %s\n", n->as.html.tag);
+      assert_true(ok);
+    }
+  book_free(b);
+}
+
+static void test_url_checks(void **state) {
+  (void)state;
+  assert_true(san_url_allowed("https://x"));
+  assert_true(san_url_allowed("HTTP://x"));
+  assert_true(san_url_allowed("mailto:a@b"));
+  assert_true(san_url_allowed("rel/path.html#x"));
+  assert_true(san_url_allowed("#frag"));
+  assert_false(san_url_allowed("javascript:alert(1)"));
+  assert_false(san_url_allowed(" JaVa\tScRiPt:alert(1)"));
+  assert_false(san_url_allowed("data:text/html,x"));
+  assert_false(san_url_allowed("file:///etc/passwd"));
+  assert_false(san_url_allowed("vbscript:x"));
+}
+
+/* ---- bad input ---- */
+
+static void test_invalid_utf8(void **state) {
+  (void)state;
+  Book *b = parse("# Title\n\nok \xff bad\nand \xc3( more\xEF\xBB\n");
+  assert_diag_at(b, BOOK_WARNING, "UTF-8", 3, 4);
+  int n = 0;
+  for (guint i = 0; i < b->diags->len; i++)
+    if (strstr(g_array_index(b->diags, BookDiag, i).message, "UTF-8"))
+      n++;
+  assert_int_equal(n, 4); /* ff; c3 before '('; ef and bb before the newline */
+  BookNode *t = nth_node(b, BOOK_TEXT, 0);
+  assert_true(g_utf8_validate(t->text, -1, NULL));
+  assert_non_null(strstr(t->text, "\xEF\xBF\xBD"));
+  book_free(b);
+
+  /* A BOM is dropped; NUL bytes become U+FFFD. */
+  static const char with_nul[] = "\xEF\xBB\xBF# T\n\na\0b\n";
+  MdSource src = {"n.md", with_nul, sizeof with_nul - 1};
+  b = book_new();
+  assert_true(md_parse_sources(b, &src, 1, NULL));
+  assert_string_equal(b->meta.title, "T");
+  t = nth_node(b, BOOK_TEXT, 0);
+  assert_string_equal(t->text, "a\xEF\xBF\xBD" "b");
+  book_free(b);
+}
+
+static void test_unreadable(void **state) {
+  (void)state;
+  const char *files[] = {"/nonexistent/x.md"};
+  Book *b = book_new();
+  assert_false(md_parse_files(b, files, 1, NULL));
+  const BookDiag *d = find_diag(b, BOOK_ERROR, "cannot read");
+  assert_non_null(d);
+  assert_string_equal(d->pos.file, "/nonexistent/x.md");
+  book_free(b);
+}
+
+static void test_deep_nesting(void **state) {
+  (void)state;
+  /* Deep input must not recurse: quotes, lists, emphasis, inline HTML. */
+  GString *s = g_string_new("# T\n\n");
+  for (int i = 0; i < 5000; i++)
+    g_string_append_c(s, '>');
+  g_string_append(s, " deep\n\n");
+  for (int i = 0; i < 2000; i++)
+    g_string_append(s, "<span>");
+  g_string_append(s, "x\n\n");
+  for (int i = 0; i < 3000; i++)
+    g_string_append(s, "*a ");
+  g_string_append(s, "\n\n");
+  for (int i = 0; i < 500; i++) {
+    for (int j = 0; j < i * 2; j++)
+      g_string_append_c(s, ' ');
+    g_string_append(s, "- item\n");
+  }
+  Book *b = parse(s->str);
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 0);
+  gchar *d = dump(b);
+  assert_non_null(strstr(d, "deep"));
+  g_free(d);
+  book_free(b);
+  g_string_free(s, TRUE);
+}
+
+/* ---- images ---- */
+
+static char *tmpdir;
+
+static void write_file(const char *dir, const char *name, const void *data, gsize len) {
+  char *p = g_build_filename(dir, name, NULL);
+  assert_true(g_file_set_contents(p, data, (gssize)len, NULL));
+  g_free(p);
+}
+
+static void test_images(void **state) {
+  (void)state;
+  tmpdir = g_dir_make_tmp("octavo-md-XXXXXX", NULL);
+  assert_non_null(tmpdir);
+  char *book = g_build_filename(tmpdir, "book", NULL);
+  char *imgs = g_build_filename(book, "img", NULL);
+  char *res = g_build_filename(tmpdir, "res", NULL);
+  g_mkdir_with_parents(imgs, 0755);
+  g_mkdir_with_parents(res, 0755);
+  static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                      0, 0, 1, 0x2c, 0, 0, 0, 0xc8, 8, 2, 0, 0, 0};
+  static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 10, 0, 20, 0, 0, 0, 0};
+  static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 11, 8, 0, 30, 0, 40, 3, 0, 0, 0, 0};
+  static const char svg[] = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+  write_file(imgs, "a.png", png, sizeof png);
+  write_file(imgs, "b.gif", gif, sizeof gif);
+  write_file(imgs, "c.jpeg", jpg, sizeof jpg);
+  write_file(imgs, "d.png", svg, strlen(svg)); /* an SVG named .png: content decides */
+  write_file(imgs, "e.png", "text", 4);
+  write_file(tmpdir, "outside.png", png, sizeof png);
+  write_file(res, "shared.png", png, sizeof png);
+  char *link = g_build_filename(imgs, "link.png", NULL);
+  char *target = g_build_filename(tmpdir, "outside.png", NULL);
+  assert_int_equal(symlink(target, link), 0);
+  char *md = g_build_filename(book, "book.md", NULL);
+  const char *text = "# T\n\n![a](img/a.png) ![again](./img/a.png) ![b](img/b.gif) ![c](img/c.jpeg) "
+                     "![d](img/d.png) ![e](img/e.png) ![up](../outside.png) ![sym](img/link.png) "
+                     "![none](img/none.png) ![web](https://example.org/x.png) ![shared](shared.png) "
+                     "![abs](/etc/hostname)\n";
+  const char *names[] = {md};
+  OctavoOptions o;
+  opts_init(&o);
+  o.resource_path = res;
+  Book *b = parse_n_opts(&o, 1, names, &text);
+  BookNode *im[12];
+  for (int i = 0; i < 12; i++) {
+    im[i] = nth_node(b, BOOK_IMAGE, i);
+    assert_non_null(im[i]);
+  }
+  assert_non_null(im[0]->as.image.res);
+  assert_string_equal(im[0]->as.image.res->media_type, "image/png");
+  assert_string_equal(im[0]->as.image.res->href, "images/img-1.png");
+  assert_int_equal(im[0]->as.image.res->width_px, 300);
+  assert_int_equal(im[0]->as.image.res->height_px, 200);
+  assert_ptr_equal(im[1]->as.image.res, im[0]->as.image.res); /* deduplicated */
+  assert_string_equal(im[2]->as.image.res->media_type, "image/gif");
+  assert_int_equal(im[2]->as.image.res->width_px, 10);
+  assert_int_equal(im[2]->as.image.res->height_px, 20);
+  assert_string_equal(im[3]->as.image.res->media_type, "image/jpeg");
+  assert_int_equal(im[3]->as.image.res->width_px, 40);
+  assert_int_equal(im[3]->as.image.res->height_px, 30);
+  assert_string_equal(im[4]->as.image.res->media_type, "image/svg+xml");
+  assert_true(g_str_has_suffix(im[4]->as.image.res->href, ".svg"));
+  assert_null(im[5]->as.image.res);
+  assert_null(im[6]->as.image.res); /* ../ leaves the directory */
+  assert_null(im[7]->as.image.res); /* symlink out */
+  assert_null(im[8]->as.image.res);
+  assert_null(im[9]->as.image.res); /* remote: never fetched */
+  assert_non_null(im[10]->as.image.res); /* from --resource-path */
+  assert_null(im[11]->as.image.res);     /* absolute */
+  assert_int_equal(b->resources->len, 5);
+  assert_diag_at(b, BOOK_WARNING, "img/e.png", 3, 0);
+  assert_diag_at(b, BOOK_WARNING, "../outside.png", 3, 0);
+  assert_diag_at(b, BOOK_WARNING, "img/link.png", 3, 0);
+  assert_diag_at(b, BOOK_WARNING, "img/none.png", 3, 0);
+  assert_diag_at(b, BOOK_WARNING, "https://example.org/x.png", 3, 0);
+  book_free(b);
+  /* clean up */
+  const char *files[] = {"a.png", "b.gif", "c.jpeg", "d.png", "e.png", "link.png"};
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+    char *p = g_build_filename(imgs, files[i], NULL);
+    g_unlink(p);
+    g_free(p);
+  }
+  char *p = g_build_filename(res, "shared.png", NULL);
+  g_unlink(p);
+  g_free(p);
+  g_unlink(target);
+  g_rmdir(imgs);
+  g_rmdir(res);
+  g_rmdir(book);
+  g_rmdir(tmpdir);
+  g_free(md);
+  g_free(link);
+  g_free(target);
+  g_free(imgs);
+  g_free(res);
+  g_free(book);
+  g_free(tmpdir);
+}
+
+/* ---- memory ---- */
+
+static void test_build_and_free(void **state) {
+  (void)state;
+  /* Every path that allocates, many times; ASan (make asan-check) and
+   * valgrind report any leak at exit. */
+  for (int i = 0; i < 20; i++) {
+    Book *b = parse(every_type);
+    book_free(b);
+    b = parse("---\ntitle: [bad\n---\n# T\n\n<b><i>x</b></i> <script>y</script>[^u]\n\n[^u]: n\n[^v]: w\n");
+    book_free(b);
+  }
+  book_free(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_seed),          cmocka_unit_test(test_every_node_type),
+      cmocka_unit_test(test_chapters_and_ids), cmocka_unit_test(test_links),
+      cmocka_unit_test(test_byline),        cmocka_unit_test(test_front_matter),
+      cmocka_unit_test(test_options_override), cmocka_unit_test(test_no_title),
+      cmocka_unit_test(test_footnotes),     cmocka_unit_test(test_raw_html),
+      cmocka_unit_test(test_url_checks),    cmocka_unit_test(test_invalid_utf8),
+      cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
