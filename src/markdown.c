@@ -139,6 +139,7 @@ typedef struct {
   GPtrArray *notes;   /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
   GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */
   BookChapter *first; /* the file's first chapter, or NULL when it has none */
+  GArray *lines;      /* gsize offset of each line's start in text */
 } Src;
 
 typedef struct {
@@ -396,8 +397,20 @@ static bool cm_is_leaf(cmark_node_type t) {
   }
 }
 
+/* cmark-gfm's inline positions are sometimes off (a column past the end of
+ * the line for some autolinks): is line:col inside the text? */
+static bool plausible(const Src *s, int line, int col) {
+  if (line < 1 || col < 1 || (guint)line > s->lines->len)
+    return false;
+  gsize start = g_array_index(s->lines, gsize, line - 1);
+  gsize end = (guint)line < s->lines->len ? g_array_index(s->lines, gsize, line) : s->len + 1;
+  return (gsize)col <= end - start;
+}
+
 static BookPos cm_pos(const Src *s, cmark_node *n, const BookNode *parent) {
   BookPos p = {s->file, cmark_node_get_start_line(n), cmark_node_get_start_column(n)};
+  if (!plausible(s, p.line, p.col))
+    p.line = p.col = 0;
   if (p.line <= 0) {
     if (parent && parent->pos.line > 0)
       p = parent->pos;
@@ -470,6 +483,37 @@ static void finish_paragraph(BookNode *p) {
   }
 }
 
+/* cmark-gfm gives no position to breaks and autolinks, and after a hard
+ * break it counts the next line's text as if on the same line.  Put
+ * position-less inlines where the previous sibling starts, and text after a
+ * break on a later line. */
+static void fix_pos_after_break(const Src *s, cmark_node *cn, const BookNode *parent, BookPos *pos) {
+  const BookNode *prev = parent->last_child;
+  if (!plausible(s, cmark_node_get_start_line(cn), cmark_node_get_start_column(cn)) && prev && prev->pos.line > 0)
+    *pos = prev->pos;
+  if (prev && (prev->type == BOOK_SOFTBREAK || prev->type == BOOK_LINEBREAK)) {
+    const BookNode *before = prev->prev;
+    int expect = (before ? before->pos.line : parent->pos.line) + 1;
+    if (pos->line < expect && plausible(s, expect, 1)) {
+      pos->line = expect;
+      pos->col = 1;
+    }
+  }
+}
+
+/* An inline container cannot start after its first child: cmark-gfm gets
+ * some multi-line links wrong. Move it to just before the child. */
+static void fix_inline_pos(BookNode *n) {
+  const BookNode *k = n->first_child;
+  if (!k || k->pos.line <= 0)
+    return;
+  if (n->pos.line > k->pos.line || (n->pos.line == k->pos.line && n->pos.col > k->pos.col) || n->pos.line <= 0) {
+    int back = n->type == BOOK_IMAGE ? 2 : 1;
+    n->pos = k->pos;
+    n->pos.col = k->pos.col > back ? k->pos.col - back : 1;
+  }
+}
+
 static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
   Book *b = c->book;
   BookPos rpos = {s->file, 1, 1};
@@ -496,6 +540,8 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
         cur = o.restore;
         if (o.node && o.node->type == BOOK_PARAGRAPH)
           finish_paragraph(o.node);
+        else if (o.node && book_node_is_inline(o.node->type))
+          fix_inline_pos(o.node);
       }
       continue;
     }
@@ -508,6 +554,8 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
     if (t == CMARK_NODE_FOOTNOTE_DEFINITION)
       cur = root;
     BookPos pos = cm_pos(s, cn, cur);
+    if (t & CMARK_NODE_TYPE_INLINE)
+      fix_pos_after_break(s, cn, cur, &pos);
     BookNode *n = NULL;
     bool holds = false; /* n takes the content of cn */
     bool attach = true;
@@ -1348,6 +1396,14 @@ static void src_init(Ctx *c, Src *s, const MdSource *in) {
   s->notes = g_ptr_array_new();
   s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   s->text = repair_utf8(c->book, s->file, in->text ? in->text : "", in->text ? in->len : 0, &s->len);
+  s->lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(s->lines, zero);
+  for (gsize i = 0; i < s->len; i++)
+    if (s->text[i] == '\n') {
+      gsize next = i + 1;
+      g_array_append_val(s->lines, next);
+    }
 }
 
 static void src_free(Src *s) {
@@ -1359,6 +1415,7 @@ static void src_free(Src *s) {
   book_node_free(s->root);
   g_ptr_array_free(s->notes, TRUE);
   g_hash_table_destroy(s->slugs);
+  g_array_free(s->lines, TRUE);
 }
 
 bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptions *opts) {

@@ -524,6 +524,23 @@ static bool blank(const char *s) {
   return true;
 }
 
+static bool is_block_element(const xmlNode *n) {
+  if (!n)
+    return true; /* the start or end of the parent */
+  if (n->type == XML_COMMENT_NODE)
+    return true;
+  if (n->type != XML_ELEMENT_NODE)
+    return false;
+  const ElemInfo *ei = elem_info((const char *)n->name);
+  return ei && (ei->flags & (E_BLOCK | E_SUPPRESS | E_FORBIDDEN));
+}
+
+/* White space between two blocks (or a block and the parent's edge) is
+ * layout of the HTML source, not text. */
+static bool blank_between_blocks(const xmlNode *n) {
+  return is_block_element(n->prev) && is_block_element(n->next);
+}
+
 void san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
   htmlDocPtr doc = parse_html(html, len);
   if (!doc)
@@ -579,10 +596,13 @@ void san_block(Book *book, const char *html, gsize len, const BookPos *pos, Book
     case XML_TEXT_NODE:
     case XML_CDATA_SECTION_NODE: {
       const char *text = (const char *)n->content;
-      bool drop_blank = cur == parent;
+      bool drop_blank = cur == parent || blank_between_blocks(n);
       if (cur->type == BOOK_HTML_BLOCK) {
         const ElemInfo *pi = elem_info(cur->as.html.tag);
-        drop_blank = pi && (pi->flags & E_NOBLANKS);
+        if (pi && (pi->flags & E_NOBLANKS))
+          drop_blank = true;
+        if (pi && strcmp(pi->name, "pre") == 0)
+          drop_blank = false;
       }
       if (text && *text && !(drop_blank && blank(text))) {
         BookNode *tn = book_node_new(book, BOOK_TEXT, &p);
