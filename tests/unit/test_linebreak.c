@@ -497,6 +497,33 @@ static void test_adjacent_hyphens(void **state)
   g_rand_free(rnd);
 }
 
+/* Emergency stretch accepts a very loose line; max_ratio sends the
+ * paragraph to the final pass, which breaks the long word instead. */
+static void test_max_ratio(void **state)
+{
+  (void)state;
+  GArray *it = items_of("aaaa bbbb c~c~c~c~c~c~c~c~c~c~c~c dd", SPC);
+  double w = 20;
+  LbParams p;
+  lb_params_default(&p);
+  p.emergency_stretch = 20;
+  GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+  int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+  assert_int_equal(pass, 3);
+  assert_int_equal(LINE(lines, 0)->end, 3);
+  assert_true(LINE(lines, 0)->ratio > 9);
+  p.max_ratio = 2;
+  pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+  assert_int_equal(pass, 4);
+  for (guint i = 0; i + 1 < lines->len; i++) {
+    assert_true(LINE(lines, i)->ratio <= 2);
+    assert_false(LINE(lines, i)->overfull);
+  }
+  assert_true(g_array_index(it, LbItem, LINE(lines, 0)->end).emergency);
+  g_array_free(lines, TRUE);
+  g_array_free(it, TRUE);
+}
+
 /* ---- work grows linearly ---------------------------------------------------------- */
 
 static GArray *big_para(size_t words, GRand *rnd, bool emergency)
@@ -585,6 +612,7 @@ int main(void)
       cmocka_unit_test(test_forced_breaks),
       cmocka_unit_test(test_widths_per_line),
       cmocka_unit_test(test_adjacent_hyphens),
+      cmocka_unit_test(test_max_ratio),
       cmocka_unit_test(test_linear_work),
       cmocka_unit_test(test_huge_word),
   };
