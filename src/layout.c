@@ -1105,7 +1105,8 @@ static void do_figure(Ctx *c, BookNode *n) {
   open_tag(c, "Figure");
   GArray *items = items_new();
   double h;
-  if (drawable_image(r) && image_size(r, &pw, &ph)) {
+  bool drawn = drawable_image(r) && image_size(r, &pw, &ph);
+  if (drawn) {
     double iw = pw * 0.75, ih = ph * 0.75; /* 96 px to the inch */
     double maxh = c->text_h * 0.6;
     double s = MIN(1.0, MIN(w / iw, maxh / ih));
@@ -1131,7 +1132,8 @@ static void do_figure(Ctx *c, BookNode *n) {
   v->mark_node = n;
   v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
   /* caption: the title, else the alt text */
-  const char *cap = img->as.image.title && *img->as.image.title ? img->as.image.title : alt->str;
+  const char *cap = img->as.image.title && *img->as.image.title ? img->as.image.title
+                    : drawn ? alt->str : NULL;
   if (cap && *cap) {
     Para p;
     para_init(&p);
@@ -1369,12 +1371,16 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
         do_table(c, n);
         book_iter_skip_children(&it);
         break;
-      case BOOK_HTML_BLOCK:
-        if (n->first_child && book_node_is_inline(n->first_child->type)) {
+      case BOOK_HTML_BLOCK: {
+        bool blocks = false; /* a container of blocks, or a paragraph of inlines */
+        for (BookNode *k = n->first_child; k && !blocks; k = k->next)
+          blocks = !book_node_is_inline(k->type);
+        if (!blocks && n->first_child) {
           do_paragraph(c, n, "P");
           book_iter_skip_children(&it);
         }
         break;
+      }
       case BOOK_LIST: {
         ListCtx l = {n->as.list.ordered, n->as.list.start, n->as.list.delim, n->as.list.tight,
                      (int)lists->len};
@@ -2085,13 +2091,27 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     open_tag(c, "Sect");
     emit_dest_pending(c, ch->id);
     GArray *drop = items_new();
-    VItem *v = emit_line(c, drop, c->st.chapter_drop_pt * (ch->heading ? 1 : 0.5), 0);
+    VItem *v = emit_line(c, drop, c->st.chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
     v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
     c->keep = 3;
     c->first_block = true;
     if (ch->heading)
       do_heading(c, ch->heading, true);
-    else
+    else if (ci == 0) {
+      /* the opening chapter: the book's title heads its first page */
+      BookNode *h = book_node_new(book, BOOK_HEADING, NULL);
+      h->as.heading.level = 1;
+      BookNode *t = book_node_new(book, BOOK_TEXT, NULL);
+      t->text = g_strdup(lay->title);
+      book_node_append(h, t);
+      do_heading(c, h, true);
+      for (guint k = 0; k < c->vl->len; k++) { /* no page mark on a node freed here */
+        VItem *hv = &g_array_index(c->vl, VItem, k);
+        if (hv->mark_node == h || hv->mark_node == t)
+          hv->mark_node = NULL;
+      }
+      book_node_free(h);
+    } else
       c->keep = 0;
     walk_blocks(c, ch->root, ch->heading);
     close_tag(c, "Sect");

@@ -1,0 +1,65 @@
+#!/bin/sh
+# t-pdf.sh: the print PDF of the seed and of tests/books/multi (several
+# files, every block type): qpdf --check clean; every font embedded
+# (pdffonts); pdfinfo shows the title, the author, the page size and
+# "Tagged: yes"; every word of the model in pdftotext -raw output, in
+# order (and every word of the seed's Markdown); every link and outline
+# entry lands on a destination that exists; an outline entry per chapter;
+# the contents' page numbers are the pages where the entries stand; paper
+# sizes; two builds with the same SOURCE_DATE_EPOCH are byte-identical.
+set -u
+for t in qpdf pdffonts pdfinfo pdftotext python3; do
+  command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
+done
+tool="$TOP/tests/tools/pdf_check.py"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+check_book() { # name title author inputs...
+  name=$1 title=$2 author=$3; shift 3
+  pdf="$TMPROOT/pdf-$name.pdf"
+  SOURCE_DATE_EPOCH=1700000000 "$OCTAVO" -q "$@" -o "$pdf" || { bad "$name: octavo failed"; return; }
+  [ -s "$pdf" ] || { bad "$name: no PDF"; return; }
+  "$OCTAVO" -q "$@" --dump-model > "$TMPROOT/pdf-$name.dump" || bad "$name: --dump-model failed"
+  qpdf --check "$pdf" > "$TMPROOT/pdf-$name.qpdf" 2>&1 || { bad "$name: qpdf --check"; cat "$TMPROOT/pdf-$name.qpdf"; }
+  grep -q "No syntax or stream encoding errors" "$TMPROOT/pdf-$name.qpdf" || bad "$name: qpdf found errors"
+  # every font embedded: the emb column of pdffonts is "yes" on every row
+  pdffonts "$pdf" | awk 'NR > 2 { n++; if ($(NF-4) != "yes") bad++ } END { exit !(n > 0 && bad == 0) }' \
+    || { bad "$name: a font is not embedded"; pdffonts "$pdf"; }
+  info=$(pdfinfo "$pdf")
+  echo "$info" | grep -q "^Title: *$title\$" || bad "$name: title (pdfinfo: $(echo "$info" | grep ^Title))"
+  echo "$info" | grep -q "^Author: *$author" || bad "$name: author"
+  echo "$info" | grep -q "^Tagged: *yes" || bad "$name: not tagged"
+  echo "$info" | grep -q "^Page size: *595.27.* x 841.89 pts (A4)" || bad "$name: not A4"
+  echo "$info" | grep -q "^Creator: *octavo " || bad "$name: creator"
+  python3 "$tool" links "$pdf" || bad "$name: links"
+  python3 "$tool" outline "$pdf" "$TMPROOT/pdf-$name.dump" || bad "$name: outline"
+  python3 "$tool" words "$pdf" "$TMPROOT/pdf-$name.dump" || bad "$name: words"
+  python3 "$tool" toc "$pdf" || bad "$name: contents page numbers"
+  # reproducible
+  SOURCE_DATE_EPOCH=1700000000 "$OCTAVO" -q "$@" -o "$TMPROOT/pdf-$name-2.pdf" || bad "$name: second build"
+  cmp -s "$pdf" "$TMPROOT/pdf-$name-2.pdf" || bad "$name: two builds differ"
+  echo "$name: $(echo "$info" | grep ^Pages: | tr -s ' ') $(wc -c < "$pdf") bytes"
+}
+
+check_book seed "The 2023 LSFMM+BPF Summit" "Jonathan Corbet" "$TOP/content/lsfmm-bpf-2023.md"
+python3 "$tool" mdwords "$TMPROOT/pdf-seed.pdf" "$TOP/content/lsfmm-bpf-2023.md" || bad "seed: source words"
+if [ -d "$TOP/tests/books/multi" ]; then
+  check_book multi "A Test Book of Many Parts" "Ada Lovelace, Charles Babbage" "$TOP"/tests/books/multi/*.md
+fi
+
+# paper sizes and two columns
+for p in a5:"419.52.* x 595.27" letter:"612 x 792"; do
+  paper=${p%%:*} size=${p#*:}
+  "$OCTAVO" -q --paper "$paper" "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/pdf-$paper.pdf" || bad "$paper: octavo"
+  pdfinfo "$TMPROOT/pdf-$paper.pdf" | grep -q "^Page size: *$size" || bad "$paper: page size"
+  python3 "$tool" toc "$TMPROOT/pdf-$paper.pdf" >/dev/null || bad "$paper: contents"
+done
+"$OCTAVO" -q --columns 2 "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/pdf-2col.pdf" || bad "2 columns: octavo"
+python3 "$tool" words "$TMPROOT/pdf-2col.pdf" "$TMPROOT/pdf-seed.dump" >/dev/null || bad "2 columns: words"
+
+# a PDF to an unwritable place fails cleanly and leaves nothing behind
+if "$OCTAVO" -q "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/no/such/dir/x.pdf" 2>/dev/null; then
+  bad "writing into a missing directory succeeded"
+fi
+exit $fail
