@@ -1,0 +1,33 @@
+#!/bin/sh
+# t-cli.sh: the command line's contract — usage errors exit 2, input and
+# output errors exit 1 with a message, --help and --version work.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+expect_rc() { # rc, command...
+  want=$1; shift
+  "$@" >"$TMPROOT/cli.out" 2>"$TMPROOT/cli.err"; got=$?
+  [ "$got" -eq "$want" ] || { cat "$TMPROOT/cli.err"; fail "'$*' exited $got, wanted $want"; }
+}
+cd "$TMPROOT" || exit 1
+expect_rc 0 "$OCTAVO" --version
+grep -q '^octavo [0-9]' cli.out || fail "--version prints 'octavo VERSION'"
+expect_rc 0 "$OCTAVO" --help
+grep -q -- '--split-level' cli.out || fail "--help lists the options"
+grep -q 'Exit status' cli.out || fail "--help documents the exit status"
+expect_rc 2 "$OCTAVO"
+grep -q 'error: no input file' cli.err || fail "no input: message"
+expect_rc 2 "$OCTAVO" --no-such-option x.md
+expect_rc 2 "$OCTAVO" --split-level 9 x.md
+expect_rc 2 "$OCTAVO" --paper b5 x.md
+expect_rc 2 "$OCTAVO" -t docx x.md
+expect_rc 2 "$OCTAVO" -M novalue x.md
+expect_rc 2 "$OCTAVO" x.md -o book.unknown
+printf '# T\n\nText.\n' > in.md
+expect_rc 1 "$OCTAVO" missing.md -o x.epub
+grep -q 'missing.md' cli.err || fail "an unreadable input is named"
+expect_rc 1 "$OCTAVO" in.md -o no/such/dir/x.epub
+grep -q 'does not exist' cli.err || fail "a missing output directory is reported"
+expect_rc 1 "$OCTAVO" in.md -t epub -o in.md
+grep -q 'also an input' cli.err || fail "an output that is an input is refused"
+[ "$(cat in.md)" = "$(printf '# T\n\nText.\n')" ] || fail "the input was overwritten"
+exit 0
