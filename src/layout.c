@@ -192,14 +192,17 @@ static double baseline(Ctx *c, const PangoFontDescription *d, double leading) {
   return (leading - (asc + desc)) / 2 + asc;
 }
 
+/* The left indent, clamped so that deep nesting keeps half the column. */
+static double left_of(const Ctx *c) { return MIN(c->left, c->col_w * 0.5); }
+
 static ParaStyle para_style(Ctx *c, const PangoFontDescription *d, double leading) {
   ParaStyle ps = {0};
   ps.desc = (PangoFontDescription *)d;
   ps.size_pt = pango_font_description_get_size(d) / (double)PANGO_SCALE;
   ps.leading_pt = leading;
   ps.base_pt = baseline(c, d, leading);
-  ps.left_pt = c->left;
-  ps.width_pt = c->col_w - c->left;
+  ps.left_pt = left_of(c);
+  ps.width_pt = c->col_w - ps.left_pt;
   ps.justify = c->st.justify;
   ps.hyphenate = c->hyph;
   return ps;
@@ -473,8 +476,14 @@ static VItem *emit_line(Ctx *c, GArray *items, double h, double pen) {
   }
   g_array_append_vals(all, items->data, items->len);
   g_array_free(items, TRUE);
-  for (guint q = 0; q < c->quote_x->len; q++)
-    add_rule(all, LAY_RULE, g_array_index(c->quote_x, double, q), 0, 1.2, h, 0.55);
+  /* the rules of the open block quotes (the innermost few: deep nesting
+   * would otherwise draw thousands per line) */
+  guint nq = c->quote_x->len, q0 = nq > 6 ? nq - 6 : 0;
+  for (guint q = q0; q < nq; q++) {
+    double qx = g_array_index(c->quote_x, double, q);
+    if (qx < c->col_w * 0.5)
+      add_rule(all, LAY_RULE, qx, 0, 1.2, h, 0.55);
+  }
   VItem v = {.kind = V_LINE, .h_pt = h, .items = all, .header = -1};
   g_array_append_val(c->vl, v);
   return &g_array_index(c->vl, VItem, c->vl->len - 1);
@@ -839,7 +848,7 @@ static const char *heading_tag(int level) {
 static void emit_dest_pending(Ctx *c, const char *name) {
   if (!name || g_hash_table_contains(c->dests, name))
     return;
-  add_dest(c->pending, name, c->left, 0);
+  add_dest(c->pending, name, left_of(c), 0);
   g_hash_table_add(c->dests, g_strdup(name));
 }
 
@@ -927,7 +936,7 @@ static void do_code(Ctx *c, BookNode *n) {
   pango_context_set_font_description(c->pctx, d);
   Shaped *sh = shape_text(c->pctx, t->str, t->len, NULL, c->plang);
   double pad = c->st.code_pad_pt;
-  double left = c->left, width = c->col_w - c->left;
+  double left = left_of(c), width = c->col_w - left_of(c);
   double base = baseline(c, d, leading);
   PangoFont *mf = NULL;
   PangoGlyphString *mark = shape_extra(sh, 0, "\xE2\x86\xAA", &mf); /* ↪ */
@@ -1030,8 +1039,8 @@ static void do_code(Ctx *c, BookNode *n) {
 
 static void do_rule(Ctx *c, BookNode *n) {
   GArray *items = items_new();
-  double w = c->col_w - c->left;
-  add_rule(items, LAY_RULE, c->left + w * 0.35, c->st.leading_pt - 0.25, w * 0.3, 0.5, 0);
+  double w = c->col_w - left_of(c);
+  add_rule(items, LAY_RULE, left_of(c) + w * 0.35, c->st.leading_pt - 0.25, w * 0.3, 0.5, 0);
   want_space(c, c->st.block_space_pt);
   VItem *v = emit_line(c, items, 2 * c->st.leading_pt, 0);
   v->mark_node = n;
@@ -1098,7 +1107,7 @@ static void do_figure(Ctx *c, BookNode *n) {
   GString *alt = g_string_new(NULL);
   book_node_text(img, alt);
   const BookResource *r = img->as.image.res;
-  double w = c->col_w - c->left;
+  double w = c->col_w - left_of(c);
   int pw = 0, ph = 0;
   want_space(c, c->st.block_space_pt * 1.5);
   c->after_par = false;
@@ -1112,7 +1121,7 @@ static void do_figure(Ctx *c, BookNode *n) {
     double s = MIN(1.0, MIN(w / iw, maxh / ih));
     iw *= s;
     ih *= s;
-    LayItem it = {.kind = LAY_IMAGE, .x_pt = c->left + (w - iw) / 2, .y_pt = 0, .w_pt = iw,
+    LayItem it = {.kind = LAY_IMAGE, .x_pt = left_of(c) + (w - iw) / 2, .y_pt = 0, .w_pt = iw,
                   .h_pt = ih, .res = r};
     g_array_append_val(items, it);
     h = ih;
@@ -1124,8 +1133,8 @@ static void do_figure(Ctx *c, BookNode *n) {
     double lw = MIN(label_width(c, d, label), w - 24);
     double fw = lw + 24;
     h = 3 * c->st.leading_pt;
-    add_rule(items, LAY_FRAME, c->left + (w - fw) / 2, 0, fw, h, 0.3);
-    shape_label(c, items, d, label, c->left + (w - lw) / 2, h / 2 + c->st.body_size_pt * 0.3, 0.2);
+    add_rule(items, LAY_FRAME, left_of(c) + (w - fw) / 2, 0, fw, h, 0.3);
+    shape_label(c, items, d, label, left_of(c) + (w - lw) / 2, h / 2 + c->st.body_size_pt * 0.3, 0.2);
     pango_font_description_free(d);
   }
   VItem *v = emit_line(c, items, h, 0);
@@ -1199,7 +1208,7 @@ static void do_table(Ctx *c, BookNode *n) {
       para_clear(&p);
     }
   }
-  double avail = c->col_w - c->left, sn = 0, sm = 0;
+  double avail = c->col_w - left_of(c), sn = 0, sm = 0;
   for (int k = 0; k < ncols; k++) {
     sn += nat[k];
     sm += minw[k];
@@ -1224,9 +1233,9 @@ static void do_table(Ctx *c, BookNode *n) {
     bool hdr = r->as.row.header;
     GArray *items = items_new();
     if (!r->prev)
-      add_rule(items, LAY_RULE, c->left, 0, tw, 0.8, 0);
+      add_rule(items, LAY_RULE, left_of(c), 0, tw, 0.8, 0);
     add_tag(items, LAY_TAG_BEGIN, "TR");
-    double x = c->left, rowh = 0;
+    double x = left_of(c), rowh = 0;
     int k = 0;
     GString *tr = g_string_new(NULL);
     BookNode *mark = NULL;
@@ -1273,11 +1282,11 @@ static void do_table(Ctx *c, BookNode *n) {
     }
     add_tag(items, LAY_TAG_END, "TR");
     if (hdr)
-      add_rule(items, LAY_RULE, c->left, rowh - 0.25, tw, 0.5, 0);
+      add_rule(items, LAY_RULE, left_of(c), rowh - 0.25, tw, 0.5, 0);
     else if (r->next)
-      add_rule(items, LAY_RULE, c->left, rowh - 0.15, tw, 0.3, 0.75);
+      add_rule(items, LAY_RULE, left_of(c), rowh - 0.15, tw, 0.3, 0.75);
     if (!r->next) {
-      add_rule(items, LAY_RULE, c->left, rowh - 0.4, tw, 0.8, 0);
+      add_rule(items, LAY_RULE, left_of(c), rowh - 0.4, tw, 0.8, 0);
       add_tag(items, LAY_TAG_END, "Table");
     }
     /* keep the header with two rows, and the last two rows together */
@@ -1316,20 +1325,20 @@ static void list_label(Ctx *c, ListCtx *l, BookNode *item) {
     g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
     PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c, d, buf);
-    shape_label(c, c->pending, d, buf, c->left - 5 - w, base, 0);
+    shape_label(c, c->pending, d, buf, left_of(c) - 5 - w, base, 0);
     pango_font_description_free(d);
   } else {
     static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xE2\x97\xA6"};
     const char *b = bullets[l->depth % 3];
     PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c, d, b);
-    shape_label(c, c->pending, d, b, c->left - 6 - w, base, 0);
+    shape_label(c, c->pending, d, b, left_of(c) - 6 - w, base, 0);
     pango_font_description_free(d);
   }
   close_tag(c, "Lbl");
   if (item->as.item.task != BOOK_TASK_NONE) {
     /* the task box sits at the start of the body */
-    double bs = size * 0.72, bx = c->left, by = base - bs;
+    double bs = size * 0.72, bx = left_of(c), by = base - bs;
     add_rule(c->pending, LAY_FRAME, bx, by, bs, bs, 0);
     if (item->as.item.task == BOOK_TASK_DONE)
       add_rule(c->pending, LAY_RULE, bx + 1.6, by + 1.6, bs - 3.2, bs - 3.2, 0);
@@ -1409,7 +1418,7 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
       case BOOK_BLOCKQUOTE: {
         want_space(c, c->st.block_space_pt);
         open_tag(c, "BlockQuote");
-        double x = c->left + 2;
+        double x = left_of(c) + 2;
         g_array_append_val(c->quote_x, x);
         c->left += c->st.quote_indent_pt;
         c->after_par = false;
@@ -1547,8 +1556,13 @@ typedef struct {
 typedef struct {
   GPtrArray *pages; /* LayPage * */
   GArray *frames;   /* Frame, one per column of each page */
-  GPtrArray *marks; /* per body page: VItem * of its first line with a mark, or NULL */
+  GArray *marks;    /* PageMark per page: where its first line with a source starts */
 } Body;
+
+typedef struct {
+  BookNode *node; /* NULL: none yet */
+  size_t off;
+} PageMark;
 
 static LayPage *page_new(void) {
   LayPage *p = g_new0(LayPage, 1);
@@ -1587,7 +1601,7 @@ static Frame *frame_next(Ctx *c, Body *b, bool new_page, BookChapter *ch) {
     }
     LayPage *p = page_new();
     g_ptr_array_add(b->pages, p);
-    g_ptr_array_add(b->marks, NULL);
+    g_array_set_size(b->marks, b->marks->len + 1);
     p->folio = (int)b->pages->len;
   }
   Frame f = {0};
@@ -1650,9 +1664,11 @@ static void place_notes(Ctx *c, Frame *f, GPtrArray *notes) {
 static void frame_mark(Body *b, Frame *f, VItem *v) {
   if (f->mark_set || !v->mark_node)
     return;
-  guint pi = (guint)f->page->folio - 1;
-  if (!b->marks->pdata[pi])
-    b->marks->pdata[pi] = v;
+  PageMark *m = &g_array_index(b->marks, PageMark, f->page->folio - 1);
+  if (!m->node) {
+    m->node = v->mark_node;
+    m->off = v->mark_off;
+  }
   f->mark_set = true;
 }
 
@@ -1927,7 +1943,8 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
   close_tag(c, "TOC");
   vl_end(c);
   /* paginate the contents on front pages (one column) */
-  Body fb = {g_ptr_array_new(), g_array_new(FALSE, TRUE, sizeof(Frame)), g_ptr_array_new()};
+  Body fb = {g_ptr_array_new(), g_array_new(FALSE, TRUE, sizeof(Frame)),
+             g_array_new(FALSE, TRUE, sizeof(PageMark))};
   int save_cols = c->ncols;
   c->ncols = 1;
   paginate(c, &fb, c->vl, NULL);
@@ -1943,7 +1960,7 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
     g_ptr_array_add(lay->pages, fb.pages->pdata[i]);
   g_ptr_array_free(fb.pages, TRUE);
   g_array_free(fb.frames, TRUE);
-  g_ptr_array_free(fb.marks, TRUE);
+  g_array_free(fb.marks, TRUE);
   vlist_free(c->vl);
   c->vl = old;
   c->col_w = save_w;
@@ -2082,7 +2099,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   layout_notes(c);
 
   /* 1, 2: the chapters, each from a new page */
-  Body b = {g_ptr_array_new(), g_array_new(FALSE, TRUE, sizeof(Frame)), g_ptr_array_new()};
+  Body b = {g_ptr_array_new(), g_array_new(FALSE, TRUE, sizeof(Frame)),
+            g_array_new(FALSE, TRUE, sizeof(PageMark))};
   GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
@@ -2180,9 +2198,9 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     LayPage *p = b.pages->pdata[i];
     p->label = g_strdup_printf("%d", p->folio);
     g_ptr_array_add(lay->pages, p);
-    VItem *v = b.marks->pdata[i];
-    if (v) {
-      BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), v->mark_node, v->mark_off};
+    PageMark *pm = &g_array_index(b.marks, PageMark, i);
+    if (pm->node) {
+      BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), pm->node, pm->off};
       g_array_append_val(book->page_marks, m);
     }
   }
@@ -2233,7 +2251,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   g_hash_table_destroy(dest_folio);
   g_ptr_array_free(b.pages, TRUE);
   g_array_free(b.frames, TRUE);
-  g_ptr_array_free(b.marks, TRUE);
+  g_array_free(b.marks, TRUE);
   ctx_free(c);
   return lay;
 }

@@ -1,0 +1,361 @@
+/* test_layout.c: the print layout on hand-built models: the trace of lines
+ * and page breaks against a golden file (fonts pinned in fonts/), page
+ * labels and marks, margins, footnotes, table headers, determinism, paper
+ * sizes, and a bad style file.
+ *
+ * OCTAVO_UPDATE_GOLDEN=1 rewrites tests/golden/layout-*.trace. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "book.h"
+#include "layout.h"
+#include "options.h"
+
+static const char *top(void) {
+  const char *t = g_getenv("TOP");
+  return t && *t ? t : ".";
+}
+
+static void opts_init(OctavoOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->split_level = 2;
+  o->toc_depth = 2;
+  o->paper = "a4";
+  o->columns = 1;
+  o->linebreak = "optimal";
+  o->link_notes = "foot";
+  o->datadir = top();
+}
+
+static BookNode *add(Book *b, BookNode *parent, BookNodeType t, const char *text) {
+  BookNode *n = book_node_new(b, t, NULL);
+  if (text)
+    n->text = g_strdup(text);
+  book_node_append(parent, n);
+  return n;
+}
+
+static BookNode *para(Book *b, BookNode *parent, const char *text) {
+  BookNode *p = add(b, parent, BOOK_PARAGRAPH, NULL);
+  add(b, p, BOOK_TEXT, text);
+  return p;
+}
+
+static const char *lorem =
+    "Typesetting a paragraph well means choosing all of its line breaks at once, so that no "
+    "line is much looser than its neighbours, and hyphenating words only where that helps. "
+    "The printed page is read at arm's length, in a good light, and the eye moves along the "
+    "lines without effort when the spaces between words are even.";
+
+static BookChapter *chapter(Book *b, const char *title, const char *id) {
+  BookChapter *ch = book_chapter_add(b, "test.md");
+  ch->id = g_strdup(id);
+  if (title) {
+    ch->title = g_strdup(title);
+    BookNode *h = add(b, ch->root, BOOK_HEADING, NULL);
+    h->as.heading.level = 2;
+    h->as.heading.id = book_id_reserve(b, id);
+    add(b, h, BOOK_TEXT, title);
+    ch->heading = h;
+  }
+  return ch;
+}
+
+/* A small book: an opening chapter, a chapter with lists, code, a table
+ * and a footnote, and a long chapter. */
+static Book *sample(void) {
+  Book *b = book_new();
+  b->meta.title = g_strdup("A Sample Book");
+  g_ptr_array_add(b->meta.authors, g_strdup("Ada Lovelace"));
+  b->meta.date = g_strdup("2024-02-29");
+  b->meta.lang = g_strdup("en");
+  BookChapter *c0 = chapter(b, NULL, "ch01");
+  para(b, c0->root, lorem);
+  BookChapter *c1 = chapter(b, "Blocks", "blocks");
+  BookNode *p = para(b, c1->root, "A paragraph with ");
+  BookNode *em = add(b, p, BOOK_EMPH, NULL);
+  add(b, em, BOOK_TEXT, "emphasis");
+  add(b, p, BOOK_TEXT, ", ");
+  add(b, p, BOOK_CODE, "code");
+  add(b, p, BOOK_TEXT, " and a note.");
+  BookFootnote *fn = g_new0(BookFootnote, 1);
+  fn->label = g_strdup("n");
+  fn->number = 1;
+  fn->id = g_strdup("fn-1");
+  fn->nrefs = 1;
+  fn->chapter = c1;
+  fn->def = book_node_new(b, BOOK_FOOTNOTE_DEF, NULL);
+  para(b, fn->def, "The note's text.");
+  g_ptr_array_add(b->footnotes, fn);
+  BookNode *ref = add(b, p, BOOK_FOOTNOTE_REF, NULL);
+  ref->as.fnref.note = fn;
+  ref->as.fnref.ref_index = 1;
+  BookNode *list = add(b, c1->root, BOOK_LIST, NULL);
+  list->as.list.tight = true;
+  BookNode *inner = NULL;
+  for (int i = 0; i < 3; i++) {
+    BookNode *it = add(b, list, BOOK_ITEM, NULL);
+    para(b, it, i == 1 ? lorem : "An item.");
+    if (i == 0)
+      inner = it;
+  }
+  BookNode *sub = add(b, inner, BOOK_LIST, NULL);
+  sub->as.list.ordered = true;
+  sub->as.list.start = 1;
+  sub->as.list.delim = '.';
+  para(b, add(b, sub, BOOK_ITEM, NULL), "A numbered sub-item.");
+  BookNode *code = add(b, c1->root, BOOK_CODE_BLOCK,
+                       "int main(void) {\n\treturn 0; /* a comment that is long enough to be "
+                       "wrapped at the right edge of the measure, with a mark */\n}\n");
+  (void)code;
+  BookNode *tab = add(b, c1->root, BOOK_TABLE, NULL);
+  tab->as.table.ncols = 2;
+  tab->as.table.align = g_new0(BookAlign, 2);
+  tab->as.table.align[1] = BOOK_ALIGN_RIGHT;
+  for (int r = 0; r < 60; r++) {
+    BookNode *row = add(b, tab, BOOK_TABLE_ROW, NULL);
+    row->as.row.header = r == 0;
+    char a[32], c[32];
+    g_snprintf(a, sizeof a, r ? "row %d" : "Name", r);
+    g_snprintf(c, sizeof c, r ? "%d" : "Value", r * 17);
+    add(b, add(b, row, BOOK_TABLE_CELL, NULL), BOOK_TEXT, a);
+    add(b, add(b, row, BOOK_TABLE_CELL, NULL), BOOK_TEXT, c);
+  }
+  BookChapter *c2 = chapter(b, "Long", "long");
+  for (int i = 0; i < 12; i++)
+    para(b, c2->root, lorem);
+  return b;
+}
+
+static void check_golden(const char *name, const char *trace) {
+  char *path = g_strdup_printf("%s/tests/golden/layout-%s.trace", top(), name);
+  if (g_getenv("OCTAVO_UPDATE_GOLDEN")) {
+    assert_true(g_file_set_contents(path, trace, -1, NULL));
+  } else {
+    char *want = NULL;
+    if (!g_file_get_contents(path, &want, NULL, NULL))
+      fail_msg("no golden file %s (OCTAVO_UPDATE_GOLDEN=1 writes it)", path);
+    if (strcmp(want, trace) != 0) {
+      char *got = g_strdup_printf("%s.got", path);
+      g_file_set_contents(got, trace, -1, NULL);
+      fail_msg("layout trace differs from %s (see %s)", path, got);
+    }
+    g_free(want);
+  }
+  g_free(path);
+}
+
+static void test_trace_golden(void **state) {
+  (void)state;
+  Book *b = sample();
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  assert_non_null(lay);
+  char *t = lay_trace(lay);
+  check_golden("sample-a4", t);
+  g_free(t);
+  lay_free(lay);
+  book_free(b);
+}
+
+static void test_pages_labels_marks(void **state) {
+  (void)state;
+  Book *b = sample();
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  assert_non_null(lay);
+  assert_true(lay->front_pages >= 2 && lay->front_pages % 2 == 0);
+  assert_true(lay->pages->len > (guint)lay->front_pages + 3);
+  LayPage *p0 = lay->pages->pdata[0];
+  assert_string_equal(p0->label, "i");
+  assert_true(p0->front);
+  LayPage *p1 = lay->pages->pdata[lay->front_pages];
+  assert_string_equal(p1->label, "1");
+  /* a mark for every body page, in order, on text */
+  assert_int_equal(b->page_marks->len, lay->pages->len - (guint)lay->front_pages);
+  for (guint i = 0; i < b->page_marks->len; i++) {
+    BookPageMark *m = &g_array_index(b->page_marks, BookPageMark, i);
+    assert_int_equal(m->page, lay->front_pages + (int)i + 1);
+    assert_non_null(m->node);
+    char num[16];
+    g_snprintf(num, sizeof num, "%u", i + 1);
+    assert_string_equal(m->label, num);
+    if (m->node->text)
+      assert_true(m->offset <= strlen(m->node->text));
+  }
+  /* the long chapter starts on a new page and its later pages start mid-paragraph */
+  bool mid = false;
+  for (guint i = 0; i < b->page_marks->len; i++) {
+    BookPageMark *m = &g_array_index(b->page_marks, BookPageMark, i);
+    if (m->node->type == BOOK_TEXT && m->offset > 0)
+      mid = true;
+  }
+  assert_true(mid);
+  /* the outline: three chapters */
+  int chapters = 0;
+  for (guint i = 0; i < lay->outline->len; i++)
+    chapters += g_array_index(lay->outline, LayOutline, i).level == 1;
+  assert_int_equal(chapters, 3);
+  lay_free(lay);
+  book_free(b);
+}
+
+/* No glyph run past the right edge of the text block; every link lands on
+ * a destination of the layout. */
+static void test_margins_links(void **state) {
+  (void)state;
+  const char *papers[] = {"a4", "a5", "letter"};
+  for (size_t pi = 0; pi < G_N_ELEMENTS(papers); pi++) {
+    Book *b = sample();
+    OctavoOptions o;
+    opts_init(&o);
+    o.paper = papers[pi];
+    Layout *lay = lay_book(b, &o);
+    assert_non_null(lay);
+    GHashTable *dests = g_hash_table_new(g_str_hash, g_str_equal);
+    double maxr = 0;
+    for (guint i = 0; i < lay->pages->len; i++) {
+      LayPage *p = lay->pages->pdata[i];
+      for (guint k = 0; k < p->items->len; k++) {
+        LayItem *it = &g_array_index(p->items, LayItem, k);
+        if (it->kind == LAY_DEST)
+          g_hash_table_add(dests, it->dest);
+        if (it->kind == LAY_GLYPHS) {
+          double r = it->x_pt + pango_glyph_string_get_width(it->glyphs) / (double)PANGO_SCALE;
+          assert_true(it->x_pt >= 0 && r <= lay->page_w_pt);
+          assert_true(it->y_pt > 0 && it->y_pt < lay->page_h_pt);
+          if (r > maxr)
+            maxr = r;
+        }
+      }
+    }
+    assert_true(maxr < lay->page_w_pt - 40); /* the outer margin stays clear */
+    for (guint i = 0; i < lay->pages->len; i++) {
+      LayPage *p = lay->pages->pdata[i];
+      for (guint k = 0; k < p->items->len; k++) {
+        LayItem *it = &g_array_index(p->items, LayItem, k);
+        if (it->kind == LAY_LINK && !it->uri)
+          assert_true(g_hash_table_contains(dests, it->dest));
+      }
+    }
+    assert_true(g_hash_table_contains(dests, "fn-1"));
+    assert_true(g_hash_table_contains(dests, "fn-1-ref-1"));
+    assert_true(g_hash_table_contains(dests, "blocks"));
+    g_hash_table_destroy(dests);
+    lay_free(lay);
+    book_free(b);
+  }
+}
+
+/* The table's header row shows again at the top of the page it runs onto. */
+static void test_table_header_repeats(void **state) {
+  (void)state;
+  Book *b = sample();
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  int pages_with_header = 0;
+  for (guint i = 0; i < lay->pages->len; i++) {
+    LayPage *p = lay->pages->pdata[i];
+    bool name = false, value = false;
+    for (guint k = 0; k < p->items->len; k++) {
+      LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (it->kind == LAY_GLYPHS && strcmp(it->text, "Name") == 0)
+        name = true;
+      if (it->kind == LAY_GLYPHS && strcmp(it->text, "Value") == 0)
+        value = true;
+    }
+    pages_with_header += name && value;
+  }
+  assert_true(pages_with_header >= 2);
+  lay_free(lay);
+  book_free(b);
+}
+
+static void test_deterministic(void **state) {
+  (void)state;
+  char *t[2];
+  for (int i = 0; i < 2; i++) {
+    Book *b = sample();
+    OctavoOptions o;
+    opts_init(&o);
+    o.columns = 2;
+    Layout *lay = lay_book(b, &o);
+    t[i] = lay_trace(lay);
+    lay_free(lay);
+    book_free(b);
+  }
+  assert_string_equal(t[0], t[1]);
+  g_free(t[0]);
+  g_free(t[1]);
+}
+
+static void test_bad_style(void **state) {
+  (void)state;
+  char *path = g_build_filename(g_get_tmp_dir(), "octavo-test-bad-style.ini", NULL);
+  g_file_set_contents(path, "[body]\nsize = big\n", -1, NULL);
+  Book *b = sample();
+  OctavoOptions o;
+  opts_init(&o);
+  o.style = path;
+  Layout *lay = lay_book(b, &o);
+  assert_null(lay);
+  assert_int_equal(book_diag_count(b, BOOK_ERROR), 1);
+  book_free(b);
+  g_unlink(path);
+  g_free(path);
+}
+
+static void test_empty_book(void **state) {
+  (void)state;
+  Book *b = book_new();
+  chapter(b, NULL, "ch01");
+  BookChapter *c = chapter(b, "Empty", "empty");
+  add(b, c->root, BOOK_PARAGRAPH, NULL); /* no text at all */
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  assert_non_null(lay);
+  assert_true(lay->pages->len >= 3);
+  lay_free(lay);
+  book_free(b);
+}
+
+/* Deep nesting does not recurse: 2000 nested lists and quotes. */
+static void test_deep_nesting(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = chapter(b, "Deep", "deep");
+  BookNode *parent = c->root;
+  for (int i = 0; i < 2000; i++) {
+    BookNode *n = add(b, parent, i % 2 ? BOOK_BLOCKQUOTE : BOOK_LIST, NULL);
+    if (i % 2 == 0)
+      n = add(b, n, BOOK_ITEM, NULL);
+    parent = n;
+  }
+  para(b, parent, "At the bottom.");
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  assert_non_null(lay);
+  lay_free(lay);
+  book_free(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_trace_golden),       cmocka_unit_test(test_pages_labels_marks),
+      cmocka_unit_test(test_margins_links),      cmocka_unit_test(test_table_header_repeats),
+      cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_style),
+      cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
