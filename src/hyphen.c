@@ -218,6 +218,15 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       break;
     e = prev;
   }
+  /* Soft hyphens in the source are the author's choice: exactly those. */
+  if (g_strstr_len(s, e - s, "\xc2\xad")) {
+    for (const char *p = s; p < e; p = g_utf8_next_char(p))
+      if (g_utf8_get_char(p) == 0xAD && p > s && p + 2 < e) {
+        size_t off = (size_t)(p + 2 - word);
+        g_array_append_val(offsets, off);
+      }
+    return offsets->len;
+  }
   if (e - s < HYPHEN_MIN_LEFT + HYPHEN_MIN_RIGHT)
     return 0;
   for (const char *p = s; p < e; p = g_utf8_next_char(p)) {

@@ -28,8 +28,10 @@ bool hyphen_has_language(const char *lang);
  * after it in its run. Returns the number of points: 0 for a language
  * without a dictionary, invalid UTF-8, words with digits, all-capital or
  * camel-case runs (acronyms, identifiers: that run only), and words that
- * look like code, paths or URLs (/ \ _ @ . : = < > { } # etc. inside). The
- * layout should not call it for code spans or link text that is a URL. */
+ * look like code, paths or URLs (/ \ _ @ . : = < > { } # etc. inside). A
+ * word holding soft hyphens (U+00AD) gets exactly those points, just after
+ * each soft hyphen, in any language. The layout should not call it for code
+ * spans or link text that is a URL. */
 size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets);
 
 /* Free every loaded dictionary. Safe to call more than once; later calls to

@@ -57,6 +57,20 @@ static void test_case_and_punctuation(void **state)
   EXPECT("en", "filesystem's", "filesys-tem's");
 }
 
+static void test_soft_hyphens(void **state)
+{
+  (void)state;
+  /* The author's soft hyphens win over the patterns, even without a
+   * dictionary; the break comes just after each one. */
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  const char *w = "hyphen\xc2\xad" "ation";
+  assert_int_equal(hyphen_points("en", w, -1, o), 1);
+  assert_int_equal(g_array_index(o, size_t, 0), 8);
+  assert_int_equal(hyphen_points(NULL, w, -1, o), 1);
+  assert_int_equal(hyphen_points("en", "\xc2\xadword", -1, o), 0);
+  g_array_free(o, TRUE);
+}
+
 static void test_minimum_fragments(void **state)
 {
   (void)state;
@@ -116,6 +130,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_words),      cmocka_unit_test(test_case_and_punctuation),
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
+      cmocka_unit_test(test_soft_hyphens),
       cmocka_unit_test(test_languages),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
