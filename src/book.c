@@ -66,6 +66,7 @@ Book *book_new(void) {
   b->page_marks = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
   b->names = g_string_chunk_new(256);
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   return b;
 }
 
@@ -178,6 +179,7 @@ void book_free(Book *b) {
   g_array_free(b->page_marks, TRUE);
   g_string_chunk_free(b->names);
   g_hash_table_destroy(b->ids);
+  g_hash_table_destroy(b->id_next);
   g_free(b);
 }
 
@@ -266,9 +268,17 @@ BookChapter *book_chapter_add(Book *b, const char *source) {
 char *book_id_reserve(Book *b, const char *base) {
   const char *stem = (base && *base) ? base : "section";
   char *id = g_strdup(stem);
-  for (int n = 2; g_hash_table_contains(b->ids, id); n++) {
-    g_free(id);
-    id = g_strdup_printf("%s-%d", stem, n);
+  if (g_hash_table_contains(b->ids, id)) {
+    /* Resume counting where the last repeat of this stem stopped, so that
+     * n repeats of one heading cost n, not n squared. */
+    int n = GPOINTER_TO_INT(g_hash_table_lookup(b->id_next, stem));
+    if (n < 2)
+      n = 2;
+    do {
+      g_free(id);
+      id = g_strdup_printf("%s-%d", stem, n++);
+    } while (g_hash_table_contains(b->ids, id));
+    g_hash_table_insert(b->id_next, g_strdup(stem), GINT_TO_POINTER(n));
   }
   g_hash_table_add(b->ids, g_strdup(id));
   return id;

@@ -182,6 +182,7 @@ typedef struct {
   GArray *page_marks;    /* BookPageMark, by page */
   GStringChunk *names;   /* interned file names */
   GHashTable *ids;       /* every id in use -> NULL (keys owned by the table) */
+  GHashTable *id_next;   /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
 } Book;
 
