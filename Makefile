@@ -74,14 +74,18 @@ test-deps: deps
 	$(call ensure_pkgs,$(TEST_PKGS),$(TEST_PROBE))
 
 # --- build ------------------------------------------------------------------
+Q ?= @
 $(BUILD)/octavo: $(OBJS)
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+	@echo "  LD  $@"
+	$(Q)$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
 	  $(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null) $(LDFLAGS)
 
 $(BUILD)/obj $(BUILD)/tests out:
