@@ -122,7 +122,9 @@ static GArray *toc_entries(Epub *e) {
                             c->root->first_child->as.heading.level <= depth;
     if (!first_is_heading) {
       const char *label = c->title && *c->title ? c->title : b->meta.title && *b->meta.title ? b->meta.title : "Beginning";
-      TocEntry t = {1, g_strdup(label), g_strdup(file)};
+      /* A chapter without a heading of its own (the opening) stands at the
+       * level of the chapters. */
+      TocEntry t = {e->opts->split_level > 0 ? e->opts->split_level : 2, g_strdup(label), g_strdup(file)};
       g_array_append_val(toc, t);
     }
     /* Headings are blocks of the root (or of block containers): walk
@@ -408,7 +410,7 @@ static char *opf_document(Epub *e) {
     elem(w, "dc:subject", m->subjects->pdata[i]);
   if (m->rights && *m->rights)
     elem(w, "dc:rights", m->rights);
-  if (m->source && *m->source)
+  if (m->source && *m->source && !pages)
     elem(w, "dc:source", m->source);
 
   GDateTime *dt = g_date_time_new_from_unix_utc(e->time);
@@ -457,10 +459,22 @@ static char *opf_document(Epub *e) {
   END(w);
   g_string_free(sum, TRUE);
   if (pages) {
-    START(w, "meta");
-    ATTR(w, "property", "a11y:pageBreakSource");
-    TEXT(w, m->source && *m->source ? m->source : "the PDF edition made by octavo from the same source");
+    /* The print edition the page list follows: EPUB 3.2's source-of
+     * pagination on a dc:source. EPUB Accessibility 1.1's
+     * a11y:pageBreakSource is what newer checkers want, but EPUBCheck 4.2
+     * reports it as an undefined property (OPF-027), under any prefix. */
+    char *src = m->source && *m->source ? g_strdup(m->source)
+                                        : g_strdup_printf("%s (print edition, PDF)", e->identifier);
+    START(w, "dc:source");
+    ATTR(w, "id", "print-source");
+    TEXT(w, src);
     END(w);
+    START(w, "meta");
+    ATTR(w, "refines", "#print-source");
+    ATTR(w, "property", "source-of");
+    TEXT(w, "pagination");
+    END(w);
+    g_free(src);
   }
   if (e->cover_href) {
     START(w, "meta");
@@ -900,16 +914,23 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   }
   survey_images(&e);
 
-  /* The content documents, in reading order. Their bytes name the book. */
+  /* The identifier names the content: the title page and the chapters'
+   * bodies without print page breaks, so that it depends neither on the
+   * pagination nor on the fonts. */
   g_checksum_update(e.content_sum, (const guchar *)"octavo-epub\0", 12);
   char *title = xhtml_title_document(e.x, CSS_HREF);
   g_checksum_update(e.content_sum, (const guchar *)title, -1);
   add_codepoints(text_set, title);
+  {
+    GString *frag = g_string_new(NULL);
+    xhtml_fragment(book, opts, frag);
+    g_checksum_update(e.content_sum, (const guchar *)frag->str, (gssize)frag->len);
+    g_string_free(frag, TRUE);
+  }
   GArray *docs = g_array_new(FALSE, TRUE, sizeof(Entry));
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *c = book->chapters->pdata[i];
     char *doc = xhtml_chapter_document(e.x, c, CSS_HREF);
-    g_checksum_update(e.content_sum, (const guchar *)doc, -1);
     add_codepoints(text_set, doc);
     char *href = xhtml_chapter_href(c);
     Entry d = {href, g_bytes_new_take(doc, strlen(doc))};

@@ -38,6 +38,7 @@ struct XhtmlWriter {
   const OctavoOptions *opts;
   Mode mode;
   GHashTable *marks; /* BookNode * -> GArray of guint (indices into book->page_marks) */
+  guint8 *mark_done; /* per page mark: already written */
   GArray *pages;     /* XhtmlPage */
   BookChapter *cur;  /* the chapter being written */
   xmlTextWriterPtr w;
@@ -143,6 +144,10 @@ static const char *resource_href(XhtmlWriter *x, const BookResource *r) {
 /* ---- page breaks ---- */
 
 static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
+  /* Each page once, even if its node were written twice. */
+  if (x->mark_done[mark_index])
+    return;
+  x->mark_done[mark_index] = 1;
   const BookPageMark *m = &g_array_index(x->book->page_marks, BookPageMark, mark_index);
   char id[32];
   g_snprintf(id, sizeof id, "page-%d", m->page);
@@ -182,8 +187,8 @@ static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
     size_t off = g_array_index(x->book->page_marks, BookPageMark, mi).offset;
-    if (off == 0 && n->type == BOOK_TEXT)
-      continue; /* written before the node */
+    if (off == 0)
+      continue; /* written by write_marks_at_start */
     if (off > len)
       off = len;
     while (off > done && (s[off] & 0xC0) == 0x80)
@@ -298,6 +303,13 @@ static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
   }
 }
 
+/* A figure shows its image when the image has a local file; otherwise it
+ * is a paragraph of the alt text (see write_image). */
+static bool figure_has_image(const BookNode *fig) {
+  const BookNode *img = fig->first_child;
+  return img && img->type == BOOK_IMAGE && img->as.image.res;
+}
+
 static void write_image(XhtmlWriter *x, BookNode *n) {
   GString *alt = g_string_new(NULL);
   book_node_text(n, alt);
@@ -310,11 +322,6 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
       attr(x, "title", n->as.image.title);
     end_void(x);
   } else {
-    bool fig = n->parent && n->parent->type == BOOK_FIGURE;
-    if (fig) {
-      start(x, "p");
-      attr(x, "class", "missing-image");
-    }
     if (is_web_url(n->as.image.src) && !x->in_link) {
       start(x, "a");
       attr(x, "href", n->as.image.src);
@@ -323,8 +330,6 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
     } else {
       text(x, alt->str);
     }
-    if (fig)
-      end(x);
   }
   g_string_free(alt, TRUE);
 }
@@ -491,7 +496,12 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     break; /* written by write_notes */
   case BOOK_FIGURE:
     write_marks_at_start(x, n);
-    start(x, "figure");
+    if (figure_has_image(n)) {
+      start(x, "figure");
+    } else {
+      start(x, "p");
+      attr(x, "class", "missing-image");
+    }
     break;
   case BOOK_HTML_BLOCK:
     write_marks_at_start(x, n);
@@ -599,7 +609,7 @@ static void leave(XhtmlWriter *x, BookNode *n) {
     break;
   case BOOK_FIGURE: {
     BookNode *img = n->first_child;
-    if (img && img->type == BOOK_IMAGE && img->as.image.title && *img->as.image.title) {
+    if (figure_has_image(n) && img->as.image.title && *img->as.image.title) {
       start(x, "figcaption");
       text(x, img->as.image.title);
       end(x);
@@ -714,6 +724,7 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_m
   XhtmlWriter *x = writer_new(book, opts, MODE_EPUB);
   if (page_marks && book->page_marks && book->page_marks->len) {
     x->marks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_array);
+    x->mark_done = g_new0(guint8, book->page_marks->len);
     for (guint i = 0; i < book->page_marks->len; i++) {
       BookPageMark *m = &g_array_index(book->page_marks, BookPageMark, i);
       if (!m->node)
@@ -725,11 +736,31 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_m
       }
       g_array_append_val(a, i);
     }
+    /* Keep only marks on nodes of this book's trees: a mark is a pointer
+     * from another stage, and one that points elsewhere must not become
+     * a page break (nor be dereferenced). */
+    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint pass = 0; pass < 2; pass++) {
+      GPtrArray *list = pass == 0 ? book->chapters : book->footnotes;
+      for (guint i = 0; i < list->len; i++) {
+        BookNode *root = pass == 0 ? ((BookChapter *)list->pdata[i])->root : ((BookFootnote *)list->pdata[i])->def;
+        BookIter it;
+        book_iter_init(&it, root);
+        while (book_iter_next(&it) != BOOK_ITER_DONE)
+          if (it.ev == BOOK_ITER_ENTER && g_hash_table_contains(x->marks, it.cur))
+            g_hash_table_add(seen, it.cur);
+      }
+    }
     GHashTableIter hi;
     gpointer k, v;
     g_hash_table_iter_init(&hi, x->marks);
-    while (g_hash_table_iter_next(&hi, &k, &v))
-      g_array_sort_with_data(v, cmp_mark_offset, book->page_marks);
+    while (g_hash_table_iter_next(&hi, &k, &v)) {
+      if (!g_hash_table_contains(seen, k))
+        g_hash_table_iter_remove(&hi);
+      else
+        g_array_sort_with_data(v, cmp_mark_offset, book->page_marks);
+    }
+    g_hash_table_destroy(seen);
   }
   return x;
 }
@@ -741,6 +772,7 @@ void xhtml_writer_free(XhtmlWriter *x) {
     g_hash_table_destroy(x->marks);
   g_array_free(x->pages, TRUE);
   g_ptr_array_free(x->links, TRUE);
+  g_free(x->mark_done);
   g_free(x);
 }
 
@@ -862,7 +894,7 @@ static void write_title_block(XhtmlWriter *x) {
     nl(x);
   }
   if (m->authors->len) {
-    GString *s = g_string_new(NULL);
+    GString *s = g_string_new("By ");
     for (guint i = 0; i < m->authors->len; i++) {
       if (i)
         g_string_append(s, i + 1 == m->authors->len ? (m->authors->len > 2 ? ", and " : " and ") : ", ");

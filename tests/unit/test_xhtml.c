@@ -383,6 +383,46 @@ static void test_epub_container(void **state) {
   g_free(dir);
 }
 
+/* Page marks make a page-list, printPageNumbers and pageBreakSource. */
+static void test_epub_page_list(void **state) {
+  (void)state;
+  char *dir = tmp_dir();
+  char *path = g_build_filename(dir, "pages.epub", NULL);
+  Book *b = sample_book();
+  BookChapter *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
+  BookPageMark marks[] = {{1, g_strdup("1"), ((BookChapter *)b->chapters->pdata[0])->root->first_child, 0},
+                          {2, g_strdup("2"), c1->root->first_child->next->first_child, 3},
+                          {3, g_strdup("3"), c2->heading, 0}};
+  g_array_append_vals(b->page_marks, marks, 3);
+  assert_true(epub_write(b, &opts, path));
+  book_free(b);
+  int zerr = 0;
+  zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
+  assert_non_null(za);
+  zip_stat_t st;
+  assert_int_equal(zip_stat(za, "EPUB/nav.xhtml", 0, &st), 0);
+  char *nav = g_malloc0(st.size + 1);
+  zip_file_t *zf = zip_fopen(za, "EPUB/nav.xhtml", 0);
+  assert_int_equal(zip_fread(zf, nav, st.size), (zip_int64_t)st.size);
+  zip_fclose(zf);
+  assert_non_null(strstr(nav, "epub:type=\"page-list\""));
+  assert_non_null(strstr(nav, "<a href=\"chapter-one.xhtml#page-2\">2</a>"));
+  g_free(nav);
+  zip_close(za);
+  const char *keep = getenv("OCTAVO_KEEP_PAGES");
+  if (keep && *keep) {
+    char *d;
+    gsize l;
+    g_file_get_contents(path, &d, &l, NULL);
+    g_file_set_contents(keep, d, (gssize)l, NULL);
+    g_free(d);
+  }
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -395,7 +435,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
-      cmocka_unit_test(test_epub_container),
+      cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);

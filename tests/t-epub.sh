@@ -1,0 +1,90 @@
+#!/bin/sh
+# t-epub.sh: the EPUB on real books. EPUBCheck reports 0 errors and 0
+# warnings on the seed, the multi-file test book (tests/books/multi) and a
+# book made of the GFM spec itself; every word of the seed reaches the
+# EPUB's text in order; two builds with SOURCE_DATE_EPOCH are
+# byte-identical; --no-embed-fonts leaves the fonts out; -M identifier=
+# overrides the content-derived urn:uuid. Prints the seed EPUB's size.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$TMPROOT" || exit 1
+mkdir -p epub && cd epub || exit 1
+export SOURCE_DATE_EPOCH=1683763200
+SEED="$TOP/content/lsfmm-bpf-2023.md"
+SPEC="$TOP/../shared/testdata/gfm-spec.txt"
+JAR=/usr/share/java/epubcheck.jar
+
+printf '# T\n\nText.\n' > probe.md
+if "$OCTAVO" probe.md -o probe.epub 2>&1 | grep -q 'not available yet'; then
+  echo "SKIP: the Markdown or EPUB stage is not there yet"; exit 77
+fi
+
+# Without the print page list the EPUB depends on nothing but the input.
+"$OCTAVO" "$SEED" --no-page-list -o np1.epub || fail "the seed does not build"
+"$OCTAVO" "$SEED" --no-page-list -o np2.epub || fail "the seed does not build twice"
+cmp np1.epub np2.epub || fail "two builds with SOURCE_DATE_EPOCH differ (--no-page-list)"
+# With it, the page breaks come from the PDF layout, which must be as
+# reproducible.
+"$OCTAVO" "$SEED" -o seed.epub || fail "the seed does not build"
+"$OCTAVO" "$SEED" -o seed2.epub || fail "the seed does not build twice"
+cmp seed.epub seed2.epub || fail "two builds with SOURCE_DATE_EPOCH differ"
+unzip -p seed.epub EPUB/nav.xhtml | grep -q 'epub:type="page-list"' || fail "no page-list from the layout's page marks"
+[ "$(unzip -p np1.epub EPUB/package.opf | grep dc:identifier)" = "$(unzip -p seed.epub EPUB/package.opf | grep dc:identifier)" ] ||
+  fail "the identifier depends on the page list"
+echo "seed EPUB: $(wc -c < seed.epub) bytes"
+unzip -p seed.epub EPUB/package.opf | grep -q '<meta property="dcterms:modified">2023-05-11T00:00:00Z</meta>' ||
+  fail "dcterms:modified does not follow SOURCE_DATE_EPOCH"
+[ "$(unzip -p seed.epub EPUB/package.opf | grep -c 'dcterms:modified')" -eq 1 ] || fail "not exactly one dcterms:modified"
+unzip -p seed.epub EPUB/package.opf | grep -q '<dc:identifier id="uid">urn:uuid:[0-9a-f]\{8\}-[0-9a-f]\{4\}-5' ||
+  fail "no content-derived urn:uuid identifier"
+unzip -l seed.epub | grep -q 'EPUB/fonts/CharisSIL-Regular.ttf' || fail "fonts not embedded"
+
+python3 "$TOP/tests/tools/epub_words.py" seed.epub "$SEED" || fail "seed words missing from the EPUB"
+
+"$OCTAVO" "$SEED" --no-embed-fonts -o nofonts.epub || fail "--no-embed-fonts build"
+unzip -l nofonts.epub | grep -q 'fonts/' && fail "--no-embed-fonts still embeds fonts"
+unzip -p nofonts.epub EPUB/styles/book.css | grep -q '^@font-face' && fail "--no-embed-fonts leaves @font-face rules"
+echo "seed EPUB without fonts: $(wc -c < nofonts.epub) bytes"
+
+"$OCTAVO" "$SEED" -M identifier=urn:isbn:9780000000002 -o id.epub || fail "-M identifier build"
+unzip -p id.epub EPUB/package.opf | grep -q '<dc:identifier id="uid">urn:isbn:9780000000002</dc:identifier>' ||
+  fail "-M identifier= does not override"
+unzip -p id.epub EPUB/toc.ncx | grep -q 'content="urn:isbn:9780000000002"' || fail "toc.ncx uid differs from the OPF"
+
+"$OCTAVO" "$TOP"/tests/books/multi/0*.md -o multi.epub 2> multi.err || { cat multi.err; fail "the multi-file book does not build"; }
+books="seed multi"
+if [ -f "$SPEC" ]; then
+  "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }
+  books="$books spec"
+else
+  echo "note: $SPEC absent; the spec book is not checked"
+fi
+
+# An older EPUB survives a failed build and no temporary file is left.
+cp seed.epub keep.epub
+printf '# T\n\n![x](img.png)\n' > bad.md
+printf 'not a png' > img.png
+chmod 000 img.png
+if [ "$(id -u)" -ne 0 ]; then
+  "$OCTAVO" bad.md -o keep.epub 2>/dev/null && fail "an unreadable image did not fail the build"
+  cmp keep.epub seed.epub || fail "a failed build changed the older EPUB"
+fi
+chmod 644 img.png
+ls -a | grep -q '\.tmp-' && fail "a temporary file was left behind"
+
+[ -f "$JAR" ] && command -v java >/dev/null || { echo "SKIP: EPUBCheck not installed"; exit 77; }
+# One JVM per book (EPUBCheck takes one file), all at once.
+for b in $books; do
+  java -jar "$JAR" "$b.epub" > "$b.check" 2>&1 &
+done
+wait
+status=0
+for b in $books; do
+  if grep -q '^Messages: 0 fatals / 0 errors / 0 warnings' "$b.check"; then
+    echo "EPUBCheck $b.epub: $(grep '^Messages' "$b.check")"
+  else
+    echo "EPUBCheck $b.epub:"; grep -E '^(FATAL|ERROR|WARNING)' "$b.check" | head -20; status=1
+  fi
+done
+[ $status -eq 0 ] || fail "EPUBCheck is not silent"
+echo "ok"
