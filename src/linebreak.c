@@ -253,12 +253,13 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       } else {
         bad = badness(f.shortfall, f.stretch + kp->background_stretch);
         fit = bad > 12 ? (bad > 99 ? VERY_LOOSE : LOOSE) : DECENT;
-        /* A line looser than max_ratio (with its own glue) is as bad as a
-         * line can be: infeasible before the final pass, and there worse
-         * than any emergency point. */
-        if (p->max_ratio > 0 &&
-            (f.stretch <= 0 || f.shortfall > p->max_ratio * f.stretch))
-          bad = INF_BAD;
+        /* A line looser than max_ratio (with its own glue) is infeasible
+         * before the final pass; there it gets its real badness, without
+         * the emergency stretch, so that an emergency point can win. */
+        if (p->max_ratio > 0 && (f.stretch <= 0 || f.shortfall > p->max_ratio * f.stretch)) {
+          bad = kp->final_pass ? badness(f.shortfall, f.stretch) : INF_BAD;
+          fit = VERY_LOOSE;
+        }
       }
     } else {
       if (-f.shortfall > f.shrink + 1e-9)

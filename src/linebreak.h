@@ -12,9 +12,9 @@
  *   finishing glue, \parfillskip); lines holding it are never stretched.
  * - LbParams: hyphen_penalty, exhyphen_penalty, emergency_penalty: the values
  *   the layout should give its penalties (the breaker reads the items only).
- * - LbParams: max_ratio (default 0, off): a line stretched beyond it gets
- *   badness 10000, so emergency stretch cannot accept very loose lines where
- *   an emergency point would do.
+ * - LbParams: max_ratio (default 0, off): a line stretched beyond it waits
+ *   for the final pass, where it has its real badness, so emergency stretch
+ *   cannot accept very loose lines where an emergency point would do.
  * - LbLine: `start` (first item of the line after discarding), `overfull`.
  * - lb_break() may return 4 (the emergency pass with emergency points).
  * - lb_break_stats(): the same with a work counter, for linear-time tests.
@@ -70,9 +70,10 @@ typedef struct {
   double final_hyphen_demerits;  /* 5000 */
   int looseness;            /* 0; otherwise the final choice prefers that many lines more/fewer */
   double max_ratio;         /* > 0: a line that stretches its own glue by more than this
-                             * ratio has badness 10000 whatever emergency_stretch allows:
-                             * infeasible before the final pass, and there worse than an
-                             * emergency point; 0: no limit, as TeX */
+                             * ratio is infeasible before the final pass whatever
+                             * emergency_stretch allows, and there has its real badness
+                             * (no emergency stretch), so an emergency point can beat it;
+                             * 0: no limit, as TeX */
   /* Values for the layout to put in its penalty items (not read by lb_break). */
   double hyphen_penalty;    /* automatic hyphenation point: 50 */
   double exhyphen_penalty;  /* after an explicit hyphen or dash: 50 */

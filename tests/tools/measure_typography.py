@@ -28,6 +28,17 @@ How it reads the page (single column unless --columns 2):
   the natural space. Lines holding a URL-like word (://, www., or a slash
   path) or a word of another face (inline code) are counted separately as
   "unbreakable" and left out of the maximum check (not of the percentiles).
+- Also left out (and counted as "forced loose"): the first line of a
+  paragraph (or list item) when even the least of the next line's first
+  word that could join it (the whole word, or its first fragment before a
+  hyphenation point or explicit hyphen, plus a hyphen; libhyphen with the
+  same dictionary and 2/3 minimum fragments as src/hyphen.c, --lang, default
+  en; fragment widths in proportion to characters) would not fit even with
+  every space shrunk to --min-space (0.5) of the natural width: no breaking
+  avoids that line's looseness without letter-spacing or breaking a word
+  where it may not break.
+- The checked p95 and max are over the full lines minus the unbreakable
+  and forced-loose ones; p50, the counts and "p95 (all)" are over all.
 - Past the margin: any body, code or heading line whose right end is beyond
   the right edge by more than --tol.
 - Hyphen runs: consecutive lines of body text (in reading order, across
@@ -45,7 +56,8 @@ How it reads the page (single column unless --columns 2):
   page whose last line is a heading. Only pages with 3 or more full lines
   are checked for these (title, contents and short pages are not).
 
-Options: --columns N, --space PT, --tol PT (0.6), --json, thresholds
+Options: --columns N, --space PT, --tol PT (0.6), --lang L, --min-space R,
+--json, thresholds
 --max-p95 R, --max-max R, --max-past-margin N, --max-hyphen-runs N,
 --max-widows N, --max-orphans N, --max-stranded N, and --beats OTHER.pdf
 (this PDF's mean ratio must be lower than OTHER's, with no more lines over
@@ -68,6 +80,60 @@ FOLIO = re.compile(r'^([0-9]+|[ivxlcdm]+)$', re.I)
 NOTE = re.compile(r'^([0-9]+[.)]?|[*\u2020\u2021\u00a7])')
 LEADER = re.compile(r'^[.\u2026\u00b7]+$')
 MARKER = re.compile(r'^([\u2022\u25e6\u25aa\u2013\u2014*-]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)])$')
+
+
+class Hyphenator:
+    """libhyphen through ctypes, with the same dictionary and minimum
+    fragments (2 before, 3 after) as src/hyphen.c; None when unavailable."""
+    def __init__(self, lang):
+        import ctypes
+        self.ct = ctypes
+        ll, _, cc = lang.replace('_', '-').partition('-')
+        names = ['hyph_%s_%s.dic' % (ll, cc.upper())] if cc else []
+        names += ['hyph_%s.dic' % ll, 'hyph_%s_%s.dic' % (ll, {'en': 'US', 'de': 'DE'}.get(ll, 'XX'))]
+        self.d = None
+        try:
+            self.lib = ctypes.CDLL('libhyphen.so.0')
+        except OSError:
+            return
+        self.lib.hnj_hyphen_load.restype = ctypes.c_void_p
+        self.lib.hnj_hyphen_load.argtypes = [ctypes.c_char_p]
+        self.lib.hnj_hyphen_hyphenate2.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                                   ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p,
+                                                   ctypes.c_void_p, ctypes.c_void_p]
+        for n in names:
+            try:
+                open('/usr/share/hyphen/' + n).close()
+            except OSError:
+                continue
+            self.d = self.lib.hnj_hyphen_load(('/usr/share/hyphen/' + n).encode())
+            if self.d:
+                break
+
+    def first_point(self, word):
+        """The number of characters of word before its first hyphenation
+        point or explicit hyphen, or None when it has none (0 when libhyphen
+        is missing: then every word counts as breakable)."""
+        if not self.d:
+            return 0
+        for m in re.finditer(r'[-\u2010\u2013\u2014]', word):
+            if 0 < m.end() < len(word):
+                return m.end()
+        for m in re.finditer(r'[^\W\d_]+', word):
+            run = m.group(0)
+            if len(run) < 5 or any(c.isupper() for c in run[1:]):
+                continue
+            b = run.lower().encode()
+            hy = self.ct.create_string_buffer(len(b) + 5)
+            rep, pos, cut = self.ct.c_void_p(), self.ct.c_void_p(), self.ct.c_void_p()
+            if self.lib.hnj_hyphen_hyphenate2(self.d, b, len(b), hy, None, self.ct.byref(rep),
+                                              self.ct.byref(pos), self.ct.byref(cut)) != 0:
+                continue
+            text = b.decode()
+            for i in range(2, len(text) - 2):
+                if hy.raw[len(text[:i].encode()) - 1] & 1:
+                    return m.start() + i
+        return None
 
 
 class Line:
@@ -333,6 +399,38 @@ def measure(pdf, args):
             k -= 1
         content.append(ls[a:b + 1])
 
+    # Loose lines that no breaking could avoid: the first line of a
+    # paragraph (nothing earlier can move down onto it) whose next word has
+    # no hyphenation point and would not fit even with every space at
+    # --min-space of the natural width.
+    hyph = Hyphenator(args.lang)
+    order = [ln for ls in content for ln in ls]
+    forced = []
+    for k, ln in enumerate(order):
+        if ln.ratio is None or ln.ends_hyphen() or k + 1 >= len(order):
+            continue
+        nxt = order[k + 1]
+        prev = order[k - 1] if k > 0 else None
+        first = MARKER.match(ln.words[0]['t']) or prev is None or prev.kind != 'body' or \
+            not reaches(prev) or (prev.page == ln.page and ln.base - prev.base > 1.3 * leading)
+        if not first or nxt.kind != 'body':
+            continue
+        words = ln.words
+        fixed = 0.0
+        if MARKER.match(words[0]['t']) and len(words) > 2:
+            fixed = words[1]['x0'] - words[0]['x1']
+        gaps = len(words) - 1 - (1 if fixed else 0)
+        ink = sum(w['x1'] - w['x0'] for w in words)
+        # The least of the next word that could come up: all of it, or its
+        # first fragment and a hyphen (widths in proportion to characters).
+        w0 = nxt.words[0]
+        ww = w0['x1'] - w0['x0']
+        cut = hyph.first_point(w0['t'])
+        least = ww if cut is None else ww * cut / max(1, len(w0['t'])) + space
+        need = ink + fixed + (gaps + 1) * space * args.min_space + least
+        if need > right(ln) - ln.x0:
+            forced.append(ln)
+
     # Hyphen runs over body lines in reading order.
     runs, run = [], 0
     for ls in content:
@@ -374,18 +472,22 @@ def measure(pdf, args):
             if para_start and continues:
                 orphans.append((p, last.text))
 
+    fair = [ln.ratio for ln in kept if ln not in forced]
     res = {
         'pdf': pdf, 'pages': len(pages), 'body_height': round(body_h, 2),
         'leading': round(leading, 2), 'space': round(space, 3),
         'full_lines': len(ratios),
-        'p50': round(pct(ratios, 50), 3), 'p95': round(pct(ratios, 95), 3),
+        'p50': round(pct(ratios, 50), 3), 'p95': round(pct(fair, 95), 3),
+        'p95_all': round(pct(ratios, 95), 3),
         'mean': round(statistics.mean(ratios), 3) if ratios else 0,
-        'max': round(max((ln.ratio for ln in kept), default=0), 3),
+        'max': round(max((ln.ratio for ln in kept if ln not in forced), default=0), 3),
         'max_all': round(max(ratios, default=0), 3),
         'over_1_5': sum(1 for r in ratios if r > 1.5),
         'over_2': sum(1 for r in ratios if r > 2.0),
         'unbreakable': len(unbreakable),
         'unbreakable_over_2': sum(1 for ln in unbreakable if ln.ratio > 2.0),
+        'forced_loose': len(forced),
+        'forced_loose_over_2': sum(1 for ln in forced if ln.ratio > 2.0),
         'past_margin': len(past), 'hyphen_runs': len(runs),
         'hyphen_lines': sum(1 for ls in content for ln in ls
                             if ln.kind == 'body' and ln.ends_hyphen() and reaches(ln)),
@@ -394,6 +496,8 @@ def measure(pdf, args):
     if args.verbose:
         worst = sorted((ln for ln in all_lines if ln.ratio is not None),
                        key=lambda ln: -ln.ratio)[:8]
+        res['forced_list'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:60]) for ln in forced
+                              if ln.ratio > 1.5]
         res['worst'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in worst]
         res['past'] = ['p%d +%.1fpt %s' % (ln.page + 1, ln.x1 - right(ln), ln.text[:60]) for ln in past]
         res['widow_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in widows]
@@ -408,6 +512,8 @@ def main():
     ap.add_argument('--columns', type=int, default=1)
     ap.add_argument('--space', type=float)
     ap.add_argument('--tol', type=float, default=0.6)
+    ap.add_argument('--lang', default='en')
+    ap.add_argument('--min-space', type=float, default=0.5)
     ap.add_argument('--json', action='store_true')
     ap.add_argument('--verbose', action='store_true')
     ap.add_argument('--max-p95', type=float)
@@ -429,15 +535,18 @@ def main():
         print(json.dumps({'this': res, 'other': other} if other else res, indent=1))
     else:
         for r in ([res, other] if other else [res]):
-            print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f max %.2f '
-                  '(all %.2f), >1.5: %d, >2: %d; unbreakable %d; past margin %d; '
+            print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
+                  '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>2: %d); '
+                  'past margin %d; '
                   'hyphen runs %d (%d hyphenated lines); widows %d, orphans %d, stranded headings %d'
-                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['p50'], r['p95'], r['max'],
-                     r['max_all'], r['over_1_5'], r['over_2'], r['unbreakable'], r['past_margin'],
+                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['p50'], r['p95'],
+                     r['p95_all'], r['max'],
+                     r['max_all'], r['over_1_5'], r['over_2'], r['unbreakable'], r['forced_loose'],
+                     r['forced_loose_over_2'], r['past_margin'],
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
+                for k in ('worst', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))
     fails = []
