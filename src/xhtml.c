@@ -39,6 +39,7 @@ struct XhtmlWriter {
   Mode mode;
   GHashTable *marks; /* BookNode * -> GArray of guint (indices into book->page_marks) */
   guint8 *mark_done; /* per page mark: already written */
+  GHashTable *refs;   /* footnote reference id -> BookChapter *, see ref_chapter */
   GArray *pages;     /* XhtmlPage */
   BookChapter *cur;  /* the chapter being written */
   xmlTextWriterPtr w;
@@ -136,9 +137,22 @@ static BookResource *resource_for_src(Book *b, const char *src) {
   return NULL;
 }
 
-/* Where an image resource is referred to from a content document. */
-static const char *resource_href(XhtmlWriter *x, const BookResource *r) {
-  return x->mode == MODE_SINGLE ? r->src : r->href;
+/* Where an image resource is referred to from a content document: its
+ * place in the EPUB, or in the one-file XHTML a data: URL, so that the
+ * document stands on its own wherever it is written. NULL when the file
+ * cannot be read. Caller frees. */
+static char *resource_href(XhtmlWriter *x, const BookResource *r) {
+  if (x->mode != MODE_SINGLE)
+    return g_strdup(r->href);
+  char *data = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents(r->path, &data, &len, NULL))
+    return NULL;
+  char *b64 = g_base64_encode((const guchar *)data, len);
+  char *url = g_strdup_printf("data:%s;base64,%s", r->media_type, b64);
+  g_free(b64);
+  g_free(data);
+  return url;
 }
 
 /* ---- page breaks ---- */
@@ -255,7 +269,8 @@ static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
   start(x, "sup");
   attr(x, "class", "footnote-ref");
   if (x->in_link) {
-    text(x, num); /* no link inside a link */
+    attr(x, "id", id); /* no link inside a link, but a target for the backlink */
+    text(x, num);
   } else {
     start(x, "a");
     attr(x, "epub:type", "noteref");
@@ -269,18 +284,76 @@ static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
   g_free(href);
 }
 
-/* The links back from note f to its references (the first one labelled
- * with the note's number). */
+/* The chapter holding the footnote reference with this id ("fnref-N" or
+ * "fnref-N-K"), from one walk over the book made when first needed. */
+static BookChapter *ref_chapter(XhtmlWriter *x, const char *id) {
+  if (!x->refs) {
+    x->refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    guint nc = x->book->chapters->len, nf = x->book->footnotes->len;
+    for (guint i = 0; i < nc + nf; i++) {
+      /* Chapters, then notes (a reference inside a note stands where the
+       * note is written). */
+      BookFootnote *f = i < nc ? NULL : x->book->footnotes->pdata[i - nc];
+      BookChapter *c = f ? f->chapter : x->book->chapters->pdata[i];
+      if (!c || (f && !f->def))
+        continue;
+      BookIter it;
+      book_iter_init(&it, f ? f->def : c->root);
+      while (book_iter_next(&it) != BOOK_ITER_DONE) {
+        BookNode *n = it.cur;
+        if (it.ev != BOOK_ITER_ENTER || n->type != BOOK_FOOTNOTE_REF || !n->as.fnref.note)
+          continue;
+        char *k = n->as.fnref.ref_index > 1
+                      ? g_strdup_printf("fnref-%d-%d", n->as.fnref.note->number, n->as.fnref.ref_index)
+                      : g_strdup_printf("fnref-%d", n->as.fnref.note->number);
+        if (!g_hash_table_contains(x->refs, k))
+          g_hash_table_insert(x->refs, k, c);
+        else
+          g_free(k);
+      }
+    }
+  }
+  return g_hash_table_lookup(x->refs, id);
+}
+
+/* The note's number, as the link back to its first reference. */
+static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
+  char id[48], num[24], label[64];
+  g_snprintf(id, sizeof id, "fnref-%d", f->number);
+  g_snprintf(num, sizeof num, "%d.", f->number);
+  g_snprintf(label, sizeof label, "Back to reference %d", f->number);
+  BookChapter *c = ref_chapter(x, id);
+  char *href = c ? internal_href(x, c, id) : NULL;
+  if (href) {
+    start(x, "a");
+    attr(x, "class", "footnote-label");
+    attr(x, "role", "doc-backlink");
+    attr(x, "href", href);
+    attr(x, "aria-label", label);
+  } else {
+    start(x, "span");
+    attr(x, "class", "footnote-label");
+  }
+  text(x, num);
+  end(x);
+  text(x, " ");
+  g_free(href);
+}
+
+/* The links back from note f to its second and later references (the
+ * first is the note's number, write_note_label). */
 static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
-  for (int k = 1; k <= f->nrefs; k++) {
+  for (int k = 2; k <= f->nrefs; k++) {
     char id[48], label[64];
     if (k > 1)
       g_snprintf(id, sizeof id, "fnref-%d-%d", f->number, k);
     else
       g_snprintf(id, sizeof id, "fnref-%d", f->number);
     g_snprintf(label, sizeof label, k > 1 ? "Back to reference %d (%d)" : "Back to reference %d", f->number, k);
-    /* A reference in another chapter: find it to link back across files. */
-    BookChapter *c = f->chapter;
+    /* A reference may stand in another chapter than the note. */
+    BookChapter *c = ref_chapter(x, id);
+    if (!c)
+      continue;
     char *frag = g_strdup(id);
     char *href = internal_href(x, c, frag);
     text(x, " ");
@@ -314,9 +387,10 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
   GString *alt = g_string_new(NULL);
   book_node_text(n, alt);
   BookResource *r = n->as.image.res;
-  if (r) {
+  char *src = r ? resource_href(x, r) : NULL;
+  if (src) {
     start(x, "img");
-    attr(x, "src", resource_href(x, r));
+    attr(x, "src", src);
     attr(x, "alt", alt->str);
     if (n->as.image.title && !(n->parent && n->parent->type == BOOK_FIGURE))
       attr(x, "title", n->as.image.title);
@@ -331,6 +405,7 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
       text(x, alt->str);
     }
   }
+  g_free(src);
   g_string_free(alt, TRUE);
 }
 
@@ -347,7 +422,8 @@ static void write_html_start(XhtmlWriter *x, BookNode *n) {
         alt = a[1];
     }
     BookResource *r = resource_for_src(x->book, src);
-    if (!r) {
+    char *href = r ? resource_href(x, r) : NULL;
+    if (!href) {
       text(x, alt);
       return;
     }
@@ -355,9 +431,10 @@ static void write_html_start(XhtmlWriter *x, BookNode *n) {
     for (a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
       if (strcmp(a[0], "src") != 0 && strcmp(a[0], "alt") != 0)
         attr(x, a[0], a[1]);
-    attr(x, "src", resource_href(x, r));
+    attr(x, "src", href);
     attr(x, "alt", alt);
     end_void(x);
+    g_free(href);
     return;
   }
   start(x, tag);
@@ -648,23 +725,41 @@ static void write_tree(XhtmlWriter *x, BookNode *root, const BookFootnote *note)
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
+  bool is_note = note != NULL;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
     if (ev == BOOK_ITER_ENTER) {
-      if (n == root && root->type == BOOK_FOOTNOTE_DEF)
+      if (n == root && is_note)
         continue;
+      if (is_note && n->parent == root && !n->prev) {
+        /* The note's number opens it, linking back to its first reference. */
+        if (n->type == BOOK_PARAGRAPH) {
+          enter(x, &it);
+          write_note_label(x, note);
+          continue;
+        }
+        start(x, "p");
+        write_note_label(x, note);
+        end(x);
+        nl(x);
+      }
       enter(x, &it);
     } else {
       if (note && n->type == BOOK_PARAGRAPH && n->parent == root && !n->next) {
         write_backlinks(x, note);
         note = NULL;
       }
-      if (n == root && root->type == BOOK_FOOTNOTE_DEF)
+      if (n == root && is_note)
         continue;
       leave(x, n);
     }
   }
-  if (note) {
+  if (is_note && !root->first_child) {
+    start(x, "p");
+    write_note_label(x, note);
+    end(x);
+    nl(x);
+  } else if (note && note->nrefs > 1) {
     start(x, "p");
     write_backlinks(x, note);
     end(x);
@@ -773,6 +868,8 @@ void xhtml_writer_free(XhtmlWriter *x) {
   g_array_free(x->pages, TRUE);
   g_ptr_array_free(x->links, TRUE);
   g_free(x->mark_done);
+  if (x->refs)
+    g_hash_table_destroy(x->refs);
   g_free(x);
 }
 

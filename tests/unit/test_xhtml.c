@@ -214,7 +214,7 @@ static void test_fragment_elements(void **state) {
       "<img src=\"images/img-2.svg\" alt=\"logo\"/><a href=\"https://example.com/remote.png\">remote</a>",
       "<div class=\"note\"><p>in a div <span>span</span></p>",
       "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"fn-1\">",
-      "<p>A note. <a class=\"footnote-back\" role=\"doc-backlink\" href=\"#fnref-1\"",
+      "<p><a class=\"footnote-label\" role=\"doc-backlink\" href=\"#fnref-1\" aria-label=\"Back to reference 1\">1.</a> A note.</p>",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
     if (!strstr(s->str, want[i]))
