@@ -171,6 +171,7 @@ typedef struct {
   GHashTable *notes;    /* BookFootnote * -> GArray * vertical list */
   GHashTable *note_h;   /* BookFootnote * -> double * height */
   GHashTable *dests;    /* names of emitted destinations */
+  GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
 } Ctx;
 
 static PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
@@ -185,11 +186,19 @@ static PangoFontDescription *font_desc(const char *family, double size, PangoSty
 
 /* Baseline position inside a line of `leading` for font desc. */
 static double baseline(Ctx *c, const PangoFontDescription *d, double leading) {
-  PangoFontMetrics *m = pango_context_get_metrics(c->pctx, d, c->plang);
-  double asc = pango_font_metrics_get_ascent(m) / (double)PANGO_SCALE;
-  double desc = pango_font_metrics_get_descent(m) / (double)PANGO_SCALE;
-  pango_font_metrics_unref(m);
-  return (leading - (asc + desc)) / 2 + asc;
+  /* pango_context_get_metrics() is slow (it shapes sample text): cache by font */
+  char *key = pango_font_description_to_string(d);
+  double *am = g_hash_table_lookup(c->metrics, key);
+  if (!am) {
+    PangoFontMetrics *m = pango_context_get_metrics(c->pctx, d, c->plang);
+    am = g_new(double, 2);
+    am[0] = pango_font_metrics_get_ascent(m) / (double)PANGO_SCALE;
+    am[1] = pango_font_metrics_get_descent(m) / (double)PANGO_SCALE;
+    pango_font_metrics_unref(m);
+    g_hash_table_insert(c->metrics, key, am);
+  } else
+    g_free(key);
+  return (leading - (am[0] + am[1])) / 2 + am[0];
 }
 
 /* The left indent, clamped so that deep nesting keeps half the column. */
@@ -2031,6 +2040,8 @@ static void ctx_free(Ctx *c) {
     g_hash_table_destroy(c->note_h);
   if (c->dests)
     g_hash_table_destroy(c->dests);
+  if (c->metrics)
+    g_hash_table_destroy(c->metrics);
   PangoFontDescription *ds[] = {c->body, c->bold, c->italic, c->mono, c->head};
   for (size_t i = 0; i < G_N_ELEMENTS(ds); i++)
     if (ds[i])
@@ -2083,6 +2094,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->notes = g_hash_table_new(NULL, NULL);
   c->note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   c->dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  c->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   c->vl = g_array_new(FALSE, TRUE, sizeof(VItem));
 
   Layout *lay = g_new0(Layout, 1);

@@ -107,16 +107,39 @@ void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
       continue;
     ShapeSlice sl = {g_object_ref(r->item->analysis.font), pango_glyph_string_new(), la, lb,
                      r->rise_pt, 0};
-    int n = 0;
-    for (int g = 0; g < r->glyphs->num_glyphs; g++) {
-      size_t c = off + (size_t)r->glyphs->log_clusters[g];
-      if (c >= la && c < lb)
-        n++;
+    /* The glyphs of [la, lb): a contiguous range, found by binary search on
+     * the clusters (ascending left to right, descending right to left), so
+     * that cutting a long run into lines stays linear. */
+    const PangoGlyphString *gs = r->glyphs;
+    bool rtl = r->item->analysis.level % 2;
+    int g0, g1;
+    {
+      int lo = 0, hi = gs->num_glyphs;
+      while (lo < hi) { /* first glyph inside (LTR) or after (RTL) the range */
+        int mid = (lo + hi) / 2;
+        size_t c = off + (size_t)gs->log_clusters[mid];
+        if (rtl ? c >= lb : c < la)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      g0 = lo;
+      hi = gs->num_glyphs;
+      while (lo < hi) { /* first glyph past the range */
+        int mid = (lo + hi) / 2;
+        size_t c = off + (size_t)gs->log_clusters[mid];
+        if (rtl ? c >= la : c < lb)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      g1 = lo;
     }
+    int n = g1 - g0;
     pango_glyph_string_set_size(sl.glyphs, n);
     int k = 0;
     gint64 w = 0;
-    for (int g = 0; g < r->glyphs->num_glyphs; g++) {
+    for (int g = g0; g < g1; g++) {
       size_t c = off + (size_t)r->glyphs->log_clusters[g];
       if (c >= la && c < lb) {
         sl.glyphs->glyphs[k] = r->glyphs->glyphs[g];
@@ -125,6 +148,7 @@ void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
         k++;
       }
     }
+    pango_glyph_string_set_size(sl.glyphs, k);
     sl.width_pt = (double)w / PANGO_SCALE;
     g_array_append_val(out, sl);
     a = lb;
