@@ -71,7 +71,8 @@ typedef struct {
 
 static double line_width(const Para *pp, size_t line)
 {
-  return pp->widths[line < pp->nwidths ? line : pp->nwidths - 1];
+  double w = pp->widths[line < pp->nwidths ? line : pp->nwidths - 1];
+  return isfinite(w) ? w : 0;
 }
 
 static bool is_forced(const LbItem *it)
@@ -85,7 +86,7 @@ static LineFit measure(const Para *pp, size_t start, size_t b, double width)
   LineFit f;
   size_t s = start < b ? start : b;
   f.natural = pp->w[b] - pp->w[s];
-  if (pp->it[b].type == LB_PENALTY)
+  if (pp->it[b].type == LB_PENALTY && isfinite(pp->it[b].width))
     f.natural += pp->it[b].width;
   f.stretch = pp->y[b] - pp->y[s];
   f.shrink = pp->z[b] - pp->z[s];
@@ -138,7 +139,7 @@ static bool breakable(const Para *pp, size_t i, int pass, double *pi)
     *pi = 0;
     return i > 0 && pp->it[i - 1].type == LB_BOX;
   }
-  if (it->type != LB_PENALTY || it->penalty >= LB_INFINITY)
+  if (it->type != LB_PENALTY || it->penalty >= LB_INFINITY || isnan(it->penalty))
     return false;
   if (it->hyphenation && pass < 2)
     return false;
@@ -415,6 +416,10 @@ static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *s
   GArray *ends = g_array_new(FALSE, FALSE, sizeof(size_t));
   for (long q = best; q >= 0; q = g_array_index(kp.passive, Passive, q).prev)
     g_array_append_val(ends, g_array_index(kp.passive, Passive, q).pos);
+  if (ends->len == 0) { /* cannot happen (TeX's rule keeps a breaking); never return nothing */
+    size_t last = pp->n - 1;
+    g_array_append_val(ends, last);
+  }
   size_t start = 0;
   for (guint k = ends->len; k-- > 0;) {
     size_t e = g_array_index(ends, size_t, k);
@@ -521,11 +526,15 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
   pp.fil[0] = 0;
   for (size_t i = 0; i < m; i++) {
     const LbItem *x = &it[i];
-    double w = x->type == LB_PENALTY ? 0 : x->width;
+    /* A broken font or a fuzzer may hand us NaN or negative glue: such
+     * values count as 0 rather than poison every sum after them. */
+    double w = x->type == LB_PENALTY || !isfinite(x->width) ? 0 : x->width;
+    double y = x->type == LB_GLUE && isfinite(x->stretch) && x->stretch > 0 ? x->stretch : 0;
+    double z = x->type == LB_GLUE && isfinite(x->shrink) && x->shrink > 0 ? x->shrink : 0;
     bool fil = x->type == LB_GLUE && x->stretch >= LB_FIL;
     pp.w[i + 1] = pp.w[i] + w;
-    pp.y[i + 1] = pp.y[i] + (x->type == LB_GLUE && !fil ? x->stretch : 0);
-    pp.z[i + 1] = pp.z[i] + (x->type == LB_GLUE ? x->shrink : 0);
+    pp.y[i + 1] = pp.y[i] + (fil ? 0 : y);
+    pp.z[i + 1] = pp.z[i] + z;
     pp.fil[i + 1] = pp.fil[i] + (fil ? 1 : 0);
   }
   pp.next_box[m] = m;

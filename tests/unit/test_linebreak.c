@@ -585,6 +585,30 @@ static void test_linear_work(void **state)
   check_linear(true, 40);
 }
 
+/* NaN and negative values (a broken font, a fuzzer) give lines, not a
+ * crash or an empty result. */
+static void test_bad_numbers(void **state)
+{
+  (void)state;
+  GArray *it = items_of("aaa bbb ccc ddd eee fff", SPC);
+  g_array_index(it, LbItem, 2).width = NAN;
+  g_array_index(it, LbItem, 3).stretch = -5;
+  g_array_index(it, LbItem, 5).shrink = NAN;
+  LbItem pen = {.type = LB_PENALTY, .penalty = NAN};
+  g_array_insert_val(it, 4, pen);
+  double widths[2] = {NAN, 10};
+  GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+  for (int mode = 0; mode < 2; mode++) {
+    lb_break((const LbItem *)it->data, it->len, widths, 2, NULL, mode ? LB_GREEDY : LB_OPTIMAL, lines);
+    assert_true(lines->len >= 1);
+    assert_int_equal(LINE(lines, lines->len - 1)->end, it->len);
+    for (guint i = 1; i < lines->len; i++)
+      assert_true(LINE(lines, i)->start >= LINE(lines, i - 1)->end);
+  }
+  g_array_free(lines, TRUE);
+  g_array_free(it, TRUE);
+}
+
 /* A 1 MB word with no break at all: one overfull line, quickly. */
 static void test_huge_word(void **state)
 {
@@ -615,6 +639,7 @@ int main(void)
       cmocka_unit_test(test_max_ratio),
       cmocka_unit_test(test_linear_work),
       cmocka_unit_test(test_huge_word),
+      cmocka_unit_test(test_bad_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
