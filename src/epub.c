@@ -301,7 +301,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
     for (guint i = 0; i < pages->len; i++) {
       const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
       char *file = xhtml_chapter_href(p->chapter);
-      char *href = g_strdup_printf("%s#page-%d", file, p->page);
+      char *href = g_strdup_printf("%s#%s", file, p->id);
       START(w, "li");
       START(w, "a");
       ATTR(w, "href", href);

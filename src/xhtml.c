@@ -155,6 +155,22 @@ static char *resource_href(XhtmlWriter *x, const BookResource *r) {
   return url;
 }
 
+/* The writer's own ids (page breaks, note references) step aside when a
+ * heading or note of the model has taken the same id: "-x" is appended
+ * until it is free. Deterministic, and the book's id table is not changed. */
+static void own_id(const XhtmlWriter *x, char *buf, size_t size) {
+  while (g_hash_table_contains(x->book->ids, buf) && strlen(buf) + 3 < size)
+    g_strlcat(buf, "-x", size);
+}
+
+static void fnref_id(const XhtmlWriter *x, int number, int k, char *buf, size_t size) {
+  if (k > 1)
+    g_snprintf(buf, size, "fnref-%d-%d", number, k);
+  else
+    g_snprintf(buf, size, "fnref-%d", number);
+  own_id(x, buf, size);
+}
+
 /* ---- page breaks ---- */
 
 static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
@@ -163,18 +179,19 @@ static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
     return;
   x->mark_done[mark_index] = 1;
   const BookPageMark *m = &g_array_index(x->book->page_marks, BookPageMark, mark_index);
-  char id[32];
-  g_snprintf(id, sizeof id, "page-%d", m->page);
+  XhtmlPage p = {m->page, NULL, x->cur, {0}};
+  g_snprintf(p.id, sizeof p.id, "page-%d", m->page);
+  own_id(x, p.id, sizeof p.id);
   char num[16];
   g_snprintf(num, sizeof num, "%d", m->page);
   const char *label = m->label && *m->label ? m->label : num;
   start(x, "span");
   attr(x, "epub:type", "pagebreak");
   attr(x, "role", "doc-pagebreak");
-  attr(x, "id", id);
+  attr(x, "id", p.id);
   attr(x, "aria-label", label);
   end(x);
-  XhtmlPage p = {m->page, label, x->cur};
+  p.label = label;
   g_array_append_val(x->pages, p);
 }
 
@@ -261,10 +278,7 @@ static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
     return;
   char *href = internal_href(x, f->chapter, f->id);
   char id[48], num[16];
-  if (n->as.fnref.ref_index > 1)
-    g_snprintf(id, sizeof id, "fnref-%d-%d", f->number, n->as.fnref.ref_index);
-  else
-    g_snprintf(id, sizeof id, "fnref-%d", f->number);
+  fnref_id(x, f->number, n->as.fnref.ref_index, id, sizeof id);
   g_snprintf(num, sizeof num, "%d", f->number);
   start(x, "sup");
   attr(x, "class", "footnote-ref");
@@ -303,9 +317,9 @@ static BookChapter *ref_chapter(XhtmlWriter *x, const char *id) {
         BookNode *n = it.cur;
         if (it.ev != BOOK_ITER_ENTER || n->type != BOOK_FOOTNOTE_REF || !n->as.fnref.note)
           continue;
-        char *k = n->as.fnref.ref_index > 1
-                      ? g_strdup_printf("fnref-%d-%d", n->as.fnref.note->number, n->as.fnref.ref_index)
-                      : g_strdup_printf("fnref-%d", n->as.fnref.note->number);
+        char kb[64];
+        fnref_id(x, n->as.fnref.note->number, n->as.fnref.ref_index, kb, sizeof kb);
+        char *k = g_strdup(kb);
         if (!g_hash_table_contains(x->refs, k))
           g_hash_table_insert(x->refs, k, c);
         else
@@ -319,7 +333,7 @@ static BookChapter *ref_chapter(XhtmlWriter *x, const char *id) {
 /* The note's number, as the link back to its first reference. */
 static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
   char id[48], num[24], label[64];
-  g_snprintf(id, sizeof id, "fnref-%d", f->number);
+  fnref_id(x, f->number, 1, id, sizeof id);
   g_snprintf(num, sizeof num, "%d.", f->number);
   g_snprintf(label, sizeof label, "Back to reference %d", f->number);
   BookChapter *c = ref_chapter(x, id);
@@ -345,10 +359,7 @@ static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
 static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
   for (int k = 2; k <= f->nrefs; k++) {
     char id[48], label[64];
-    if (k > 1)
-      g_snprintf(id, sizeof id, "fnref-%d-%d", f->number, k);
-    else
-      g_snprintf(id, sizeof id, "fnref-%d", f->number);
+    fnref_id(x, f->number, k, id, sizeof id);
     g_snprintf(label, sizeof label, k > 1 ? "Back to reference %d (%d)" : "Back to reference %d", f->number, k);
     /* A reference may stand in another chapter than the note. */
     BookChapter *c = ref_chapter(x, id);

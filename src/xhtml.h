@@ -23,6 +23,7 @@ typedef struct {
   int page;             /* BookPageMark.page */
   const char *label;    /* BookPageMark.label (owned by the book) */
   BookChapter *chapter; /* the document it was placed in */
+  char id[48];          /* the id of its pagebreak span there */
 } XhtmlPage;
 
 typedef struct XhtmlWriter XhtmlWriter;

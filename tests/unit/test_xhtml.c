@@ -423,6 +423,53 @@ static void test_epub_page_list(void **state) {
   g_free(dir);
 }
 
+/* A hostile SVG: DOCTYPE, entities (one external), a script, an event
+ * handler, a stylesheet PI and an outside image leave the EPUB clean. */
+static void test_epub_svg_cleaned(void **state) {
+  (void)state;
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "bad.svg", NULL);
+  const char *text =
+      "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"http://example.com/x.css\"?>\n"
+      "<!DOCTYPE svg [ <!ENTITY xxe SYSTEM \"file:///etc/passwd\"> <!ENTITY lol \"lol\"> ]>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+      "width=\"10\" height=\"10\" onload=\"alert(1)\"><title>&lol;</title><script>alert(2)</script>"
+      "<text>&xxe;</text><image xlink:href=\"file:///etc/passwd\" width=\"1\" height=\"1\"/>"
+      "<rect width=\"10\" height=\"10\" fill=\"red\"/></svg>\n";
+  assert_true(g_file_set_contents(svg, text, -1, NULL));
+  char *path = g_build_filename(dir, "svg.epub", NULL);
+  Book *b = sample_book();
+  BookResource *r = b->resources->pdata[1];
+  g_free(r->path);
+  r->path = g_strdup(svg);
+  assert_true(epub_write(b, &opts, path));
+  book_free(b);
+  int zerr = 0;
+  zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
+  assert_non_null(za);
+  zip_stat_t st;
+  assert_int_equal(zip_stat(za, "EPUB/images/img-2.svg", 0, &st), 0);
+  char *out = g_malloc0(st.size + 1);
+  zip_file_t *zf = zip_fopen(za, "EPUB/images/img-2.svg", 0);
+  assert_int_equal(zip_fread(zf, out, st.size), (zip_int64_t)st.size);
+  zip_fclose(zf);
+  zip_close(za);
+  const char *banned[] = {"DOCTYPE", "ENTITY", "passwd", "script", "onload", "xml-stylesheet", "&"};
+  for (size_t i = 0; i < G_N_ELEMENTS(banned); i++) {
+    if (strstr(out, banned[i]))
+      print_error("%s left in:\n%s\n", banned[i], out);
+    assert_null(strstr(out, banned[i]));
+  }
+  assert_non_null(strstr(out, "<rect"));
+  g_free(out);
+  g_unlink(path);
+  g_unlink(svg);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(svg);
+  g_free(dir);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -436,6 +483,7 @@ int main(void) {
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
+      cmocka_unit_test(test_epub_svg_cleaned),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);
