@@ -924,18 +924,26 @@ static void do_paragraph(Ctx *c, BookNode *n, const char *tag) {
 static void do_code(Ctx *c, BookNode *n) {
   const char *src = n->text ? n->text : "";
   GString *t = g_string_new(NULL);
+  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
+  size_t col = 0;
   for (const char *q = src; *q; q++) { /* tabs to 4-column stops */
+    size_t o = (size_t)(q - src);
     if (*q == '\t') {
-      const char *nl = strrchr(t->str, '\n');
-      size_t col = t->len - (nl ? (size_t)(nl - t->str) + 1 : 0);
-      g_string_append_len(t, "    ", (gssize)(4 - col % 4));
-    } else
-      g_string_append_c(t, (unsigned char)*q < 0x20 && *q != '\n' ? ' ' : *q);
+      for (size_t k = 4 - col % 4; k > 0; k--, col++) {
+        g_string_append_c(t, ' ');
+        g_array_append_val(orig, o);
+      }
+      continue;
+    }
+    g_string_append_c(t, (unsigned char)*q < 0x20 && *q != '\n' ? ' ' : *q);
+    g_array_append_val(orig, o);
+    col = *q == '\n' ? 0 : col + 1;
   }
   if (!g_utf8_validate(t->str, (gssize)t->len, NULL)) {
     char *v = g_utf8_make_valid(t->str, (gssize)t->len);
     g_string_assign(t, v);
     g_free(v);
+    g_array_set_size(orig, 0); /* offsets no longer map: marks fall back to the line start */
   }
   while (t->len && t->str[t->len - 1] == '\n')
     g_string_truncate(t, t->len - 1);
@@ -1032,11 +1040,12 @@ static void do_code(Ctx *c, BookNode *n) {
     double pen = (i == 1 || (i > 0 && i + 1 == cl->len)) ? LB_INFINITY : 0;
     VItem *v = emit_line(c, items, h, pen);
     v->mark_node = n;
-    v->mark_off = l->a; /* the code with tabs expanded: close to the source */
+    v->mark_off = l->a < orig->len ? g_array_index(orig, size_t, l->a) : 0;
     v->trace = g_strndup(t->str + l->a, l->b - l->a);
   }
   g_array_free(slices, TRUE);
   g_array_free(cl, TRUE);
+  g_array_free(orig, TRUE);
   pango_glyph_string_free(mark);
   if (mf)
     g_object_unref(mf);
@@ -2048,7 +2057,7 @@ static void ctx_free(Ctx *c) {
       pango_font_description_free(ds[i]);
   if (c->pctx)
     g_object_unref(c->pctx);
-  fonts_free(c->fonts);
+  fonts_free(c->fonts); /* NULL once the layout owns it */
   style_clear(&c->st);
 }
 
@@ -2264,6 +2273,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   g_ptr_array_free(b.pages, TRUE);
   g_array_free(b.frames, TRUE);
   g_array_free(b.marks, TRUE);
+  lay->fonts = c->fonts; /* the glyph runs' fonts must outlive the context */
+  c->fonts = NULL;
   ctx_free(c);
   return lay;
 }
@@ -2279,6 +2290,7 @@ void lay_free(Layout *lay) {
   }
   g_array_free(lay->outline, TRUE);
   g_free(lay->title);
+  fonts_free(lay->fonts);
   g_free(lay);
 }
 

@@ -9,6 +9,7 @@
 #include <pango/pango.h>
 
 #include "book.h"
+#include "fonts.h"
 #include "options.h"
 
 typedef enum {
@@ -55,6 +56,8 @@ typedef struct Layout {
   GArray *outline;     /* LayOutline, in reading order */
   int front_pages;     /* the first front_pages pages are front matter */
   char *title;         /* the book's title as printed (owned) */
+  Fonts *fonts;        /* the font set the glyph runs' fonts come from (owned; for
+                        * drawing more with the same fonts, e.g. a cover) */
 } Layout;
 
 /* Lay out the book for print (paper, columns, style, toc_depth, linebreak
