@@ -17,6 +17,7 @@
 
 #define INF_BAD 10000.0
 #define AWFUL 1e300
+#define LB_EPS 1e-6 /* points: prefix sums over a long paragraph are not exact */
 
 enum { VERY_LOOSE, LOOSE, DECENT, TIGHT };
 
@@ -104,7 +105,7 @@ static double ratio_of(const LineFit *f, bool *overfull)
     return f->shortfall / f->stretch;
   }
   if (f->shortfall < 0) {
-    if (-f->shortfall > f->shrink + 1e-9) {
+    if (-f->shortfall > f->shrink + LB_EPS) {
       *overfull = true;
       return f->shrink > 0 ? f->shortfall / f->shrink : -1;
     }
@@ -263,7 +264,7 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
         }
       }
     } else {
-      if (-f.shortfall > f.shrink + 1e-9)
+      if (-f.shortfall > f.shrink + LB_EPS)
         bad = INF_BAD + 1;
       else
         bad = badness(-f.shortfall, f.shrink);
@@ -449,7 +450,7 @@ static void greedy_break(const Para *pp, GArray *lines, LbStats *st)
     const LbItem *it = &pp->it[i];
     double lw = line_width(pp, lines->len);
     LineFit f = measure(pp, start, i, lw);
-    bool fits = f.natural <= lw + 1e-9;
+    bool fits = f.natural <= lw + LB_EPS;
     bool forced = pi <= -LB_INFINITY;
     if (fits && !forced) {
       if (it->type == LB_PENALTY && it->emergency)
