@@ -1066,8 +1066,7 @@ static void do_rule(Ctx *c, BookNode *n) {
   want_space(c, c->st.block_space_pt);
 }
 
-/* Image size in pixels from the resource, else from a PNG or JPEG header. */
-static bool image_size(const BookResource *r, int *w, int *h) {
+bool lay_image_size(const BookResource *r, int *w, int *h) {
   if (r->width_px > 0 && r->height_px > 0) {
     *w = r->width_px;
     *h = r->height_px;
@@ -1132,7 +1131,7 @@ static void do_figure(Ctx *c, BookNode *n) {
   open_tag(c, "Figure");
   GArray *items = items_new();
   double h;
-  bool drawn = drawable_image(r) && image_size(r, &pw, &ph);
+  bool drawn = drawable_image(r) && lay_image_size(r, &pw, &ph);
   if (drawn) {
     double iw = pw * 0.75, ih = ph * 0.75; /* 96 px to the inch */
     double maxh = c->text_h * 0.6;

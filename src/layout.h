@@ -74,6 +74,10 @@ void lay_free(Layout *lay);
  * 0.1 pt. For golden-file tests. Caller frees. */
 char *lay_trace(const Layout *lay);
 
+/* An image's size in pixels: the resource's, else read from its PNG or JPEG
+ * header. False when unknown. */
+bool lay_image_size(const BookResource *res, int *w_px, int *h_px);
+
 /* Deep copy and clear of one item (references and strings). */
 void lay_item_copy(LayItem *dst, const LayItem *src);
 void lay_item_clear(LayItem *item);

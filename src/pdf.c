@@ -55,8 +55,8 @@ static cairo_surface_t *load_image(const BookResource *r, GHashTable *cache) {
     /* cairo embeds JPEG data as it is; the surface only gives the size */
     gchar *data = NULL;
     gsize len = 0;
-    int w = r->width_px, h = r->height_px;
-    if (w > 0 && h > 0 && g_file_get_contents(r->path, &data, &len, NULL)) {
+    int w = 0, h = 0;
+    if (lay_image_size(r, &w, &h) && g_file_get_contents(r->path, &data, &len, NULL)) {
       s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
       cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free, data);
     } else
