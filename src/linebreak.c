@@ -200,7 +200,6 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
   long r = kp->head;
   bool forced = pi <= -LB_INFINITY;
   bool at_end = b == pp->n - 1;
-  bool artificial = false;
 
   for (;;) {
     size_t l = r < 0 ? (size_t)-1 : ACT(kp, r)->line + 1;
@@ -271,7 +270,7 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       fit = bad > 12 ? TIGHT : DECENT;
     }
 
-    bool stays;
+    bool stays, artificial = false;
     if (bad > INF_BAD || forced) {
       if (kp->final_pass && minimum >= AWFUL && a->next < 0 && prev < 0 && bad > kp->threshold)
         artificial = true;
