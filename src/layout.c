@@ -172,6 +172,7 @@ typedef struct {
   GHashTable *note_h;   /* BookFootnote * -> double * height */
   GHashTable *dests;    /* names of emitted destinations */
   GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
+  GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
 } Ctx;
 
 static PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
@@ -815,6 +816,8 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     }
     if (out) {
       g_ptr_array_add(out, li_items);
+      for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)
+        g_ptr_array_add(c->cell_notes, notes->pdata[k]);
       if (notes)
         g_ptr_array_free(notes, TRUE);
       continue;
@@ -1256,6 +1259,7 @@ static void do_table(Ctx *c, BookNode *n) {
     int k = 0;
     GString *tr = g_string_new(NULL);
     BookNode *mark = NULL;
+    c->cell_notes = g_ptr_array_new();
     for (BookNode *cell = r->first_child; cell && k < ncols; cell = cell->next, k++) {
       Para p;
       para_init(&p);
@@ -1309,6 +1313,11 @@ static void do_table(Ctx *c, BookNode *n) {
     /* keep the header with two rows, and the last two rows together */
     double pen = (r->prev && (r->prev->as.row.header || !r->prev->prev || !r->next)) ? LB_INFINITY : 0;
     VItem *v = emit_line(c, items, rowh, pen);
+    if (c->cell_notes->len)
+      v->notes = c->cell_notes;
+    else
+      g_ptr_array_free(c->cell_notes, TRUE);
+    c->cell_notes = NULL;
     v->mark_node = mark ? mark : r;
     v->trace = g_string_free(tr, FALSE);
     if (hdr && header_idx < 0)
