@@ -585,6 +585,29 @@ static void test_linear_work(void **state)
   check_linear(true, 40);
 }
 
+/* looseness asks for a longer (or shorter) paragraph when one is feasible. */
+static void test_looseness(void **state)
+{
+  (void)state;
+  GArray *it = items_of("aaa bbb ccc ddd eee fff ggg hhh iii jjj kkk lll mmm nnn", SPC);
+  double w = 26;
+  LbParams p;
+  lb_params_default(&p);
+  p.tolerance = -1;
+  p.tolerance2 = 5000;
+  GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+  lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+  guint normal = lines->len;
+  p.looseness = 1;
+  lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+  assert_int_equal(lines->len, normal + 1);
+  p.looseness = -1;
+  lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+  assert_true(lines->len <= normal);
+  g_array_free(lines, TRUE);
+  g_array_free(it, TRUE);
+}
+
 /* NaN and negative values (a broken font, a fuzzer) give lines, not a
  * crash or an empty result. */
 static void test_bad_numbers(void **state)
@@ -640,6 +663,7 @@ int main(void)
       cmocka_unit_test(test_linear_work),
       cmocka_unit_test(test_huge_word),
       cmocka_unit_test(test_bad_numbers),
+      cmocka_unit_test(test_looseness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
