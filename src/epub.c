@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include "cover.h"
+#include "fonts.h"
 #include "subset.h"
 #include "util.h"
 #include "xhtml.h"
@@ -784,6 +786,67 @@ static void survey_images(Epub *e) {
   }
 }
 
+/* ---- the cover ---- */
+
+/* The cover image: -M cover=FILE (PNG or JPEG, beside the first input and
+ * not outside its directory), else octavo's typographic cover drawn by
+ * cover.c, the face the PDF opens on. Sets *media_type. NULL (with a
+ * warning) when there is none. */
+static GBytes *cover_image(Epub *e, const char **media_type) {
+  Book *b = e->book;
+  const char *given = b->meta.cover;
+  if (given && *given) {
+    const char *src = b->chapters->len ? ((BookChapter *)b->chapters->pdata[0])->source : NULL;
+    char *dir = src && strcmp(src, "-") != 0 ? g_path_get_dirname(src) : g_strdup(".");
+    char *path = g_build_filename(dir, given, NULL);
+    char *lower = g_ascii_strdown(given, -1);
+    const char *type = g_str_has_suffix(lower, ".png")                                   ? "image/png"
+                       : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg") ? "image/jpeg"
+                                                                                            : NULL;
+    char *data = NULL;
+    gsize len = 0;
+    GBytes *bytes = NULL;
+    if (g_path_is_absolute(given) || strstr(given, "..")) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused", given);
+    } else if (!type) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover", given);
+    } else if (!g_file_get_contents(path, &data, &len, NULL)) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s not found; using octavo's cover", path);
+    } else {
+      bytes = g_bytes_new_take(data, len);
+      *media_type = type;
+    }
+    g_free(lower);
+    g_free(path);
+    g_free(dir);
+    if (bytes)
+      return bytes;
+  }
+  GError *err = NULL;
+  Fonts *fonts = fonts_load(e->opts->datadir ? e->opts->datadir : ".", &err);
+  if (!fonts) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
+    g_error_free(err);
+    return NULL;
+  }
+  char *style = e->opts->style ? g_strdup(e->opts->style)
+                               : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "print.ini", NULL);
+  CoverStyle cs;
+  cover_style_load(&cs, style);
+  /* 1000 x 1500 pixels: a 2:3 face, sharp on phones and readers. */
+  GBytes *png = cover_png(b, fonts, &cs, 1000, 1500, &err);
+  cover_style_clear(&cs);
+  g_free(style);
+  fonts_free(fonts);
+  if (!png) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
+    g_error_free(err);
+    return NULL;
+  }
+  *media_type = "image/png";
+  return png;
+}
+
 /* ---- identifier ---- */
 
 static char *content_uuid(GChecksum *sum) {
@@ -943,6 +1006,13 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   e.identifier = book->meta.identifier && *book->meta.identifier ? g_strdup(book->meta.identifier)
                                                                   : content_uuid(e.content_sum);
 
+  /* The cover, before the navigation that lists it. */
+  const char *cover_type = NULL;
+  GBytes *cover = cover_image(&e, &cover_type);
+  const char *cover_file = cover && strcmp(cover_type, "image/jpeg") == 0 ? "cover.jpg" : "cover.png";
+  if (cover)
+    e.cover_href = g_strdup("cover.xhtml");
+
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
     add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
@@ -957,6 +1027,11 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   add_item(&e, "nav", "nav.xhtml", "application/xhtml+xml", "nav");
   add_entry_str(&e, "EPUB/toc.ncx", ncx_document(&e, toc));
   add_item(&e, "ncx", "toc.ncx", "application/x-dtbncx+xml", NULL);
+  if (cover) {
+    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file));
+    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", NULL);
+    g_ptr_array_add(e.spine, "cover");
+  }
   add_entry_str(&e, "EPUB/title.xhtml", title);
   add_item(&e, "titlepage", "title.xhtml", "application/xhtml+xml", NULL);
   g_ptr_array_add(e.spine, "titlepage");
@@ -984,6 +1059,13 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
     ok = false;
   g_array_index(e.entries, Entry, css_index).data = g_bytes_new(sheet->str, sheet->len);
   g_string_free(sheet, TRUE);
+  if (cover) {
+    char *name = g_strconcat("EPUB/", cover_file, NULL);
+    add_entry(&e, name, cover);
+    add_item(&e, "cover-image", cover_file, cover_type, "cover-image");
+    g_free(name);
+    cover = NULL;
+  }
   if (ok && !add_images(&e))
     ok = false;
   if (!ok)

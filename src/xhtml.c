@@ -1044,6 +1044,31 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
   return close_buffer(x, buf);
 }
 
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href) {
+  const BookMeta *m = &x->book->meta;
+  GString *alt = g_string_new("Cover: ");
+  g_string_append(alt, m->title && *m->title ? m->title : "Untitled");
+  for (guint i = 0; i < m->authors->len; i++)
+    g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, "Cover", css_href, NULL, "cover");
+  start(x, "section");
+  attr(x, "epub:type", "cover");
+  attr(x, "class", "cover");
+  attr(x, "aria-label", "Cover");
+  nl(x);
+  start(x, "img");
+  attr(x, "src", img_href);
+  attr(x, "alt", alt->str);
+  end_void(x);
+  nl(x);
+  end(x);
+  nl(x);
+  doc_end(x);
+  g_string_free(alt, TRUE);
+  return close_buffer(x, buf);
+}
+
 void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out) {
   XhtmlWriter *x = writer_new(book, opts, MODE_FRAGMENT);
   xmlBufferPtr buf = open_buffer(x);

@@ -49,6 +49,10 @@ char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_hre
  * source). Caller frees. */
 char *xhtml_title_document(XhtmlWriter *x, const char *css_href);
 
+/* The cover page: the image at img_href with alt text naming the book.
+ * Caller frees. */
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href);
+
 /* The page breaks placed so far by xhtml_chapter_document, in the order
  * written (XhtmlPage). Owned by the writer. */
 const GArray *xhtml_writer_pages(const XhtmlWriter *x);
