@@ -23,7 +23,8 @@ How it reads the page (single column unless --columns 2):
   is therefore not one, nor is code (ragged, another face).
 - The natural word space: --space PT, else the median gap between words on
   ragged body lines of three or more words (paragraphs' last lines, set at
-  natural spacing).
+  natural spacing); with fewer than 20 such gaps, the median over all body
+  lines (a warning: the ratios then centre on 1 by construction).
 - The space ratio of a full line is its mean gap between words divided by
   the natural space. Lines holding a URL-like word (://, www., or a slash
   path) or a word of another face (inline code) are counted separately as
@@ -318,6 +319,8 @@ def measure(pdf, args):
     edges = {}
     for par in (0, 1):
         body = [ln for ln in all_lines if ln.kind == 'body' and ln.page % 2 == par]
+        # Lines with spaces in them set the edge (a broken 1 MB word does not).
+        body = [ln for ln in body if len(ln.words) >= 3] or body
         if body:
             edges[par] = (mode([ln.x0 for ln in body], 0.25), mode([ln.x1 for ln in body], 0.25))
     if not edges:
@@ -347,6 +350,7 @@ def measure(pdf, args):
         ln.full = ln.kind == 'body' and len(ln.words) >= 2 and reaches(ln) and leaders < 3
 
     # The natural space.
+    space_from = 'given'
     if args.space:
         space = args.space
     else:
@@ -355,6 +359,13 @@ def measure(pdf, args):
             if ln.kind == 'body' and len(ln.words) >= 3 and not reaches(ln) \
                     and all(is_body_word(w) for w in ln.words):
                 gaps.extend(b['x0'] - a['x1'] for a, b in zip(ln.words, ln.words[1:]))
+        space_from = 'ragged lines'
+        if len(gaps) < 20:
+            # Too few ragged lines (one long paragraph): all body lines.
+            # Then the ratios centre on 1 by construction; pass --space.
+            space_from = 'all lines (pass --space)'
+            gaps = [b['x0'] - a['x1'] for ln in all_lines if ln.kind == 'body' and len(ln.words) >= 3
+                    for a, b in zip(ln.words, ln.words[1:])]
         space = statistics.median(gaps) if gaps else body_h * 0.25
 
     ratios, kept, unbreakable = [], [], []
@@ -475,7 +486,7 @@ def measure(pdf, args):
     fair = [ln.ratio for ln in kept if ln not in forced]
     res = {
         'pdf': pdf, 'pages': len(pages), 'body_height': round(body_h, 2),
-        'leading': round(leading, 2), 'space': round(space, 3),
+        'leading': round(leading, 2), 'space': round(space, 3), 'space_from': space_from,
         'full_lines': len(ratios),
         'p50': round(pct(ratios, 50), 3), 'p95': round(pct(fair, 95), 3),
         'p95_all': round(pct(ratios, 95), 3),
@@ -535,6 +546,8 @@ def main():
         print(json.dumps({'this': res, 'other': other} if other else res, indent=1))
     else:
         for r in ([res, other] if other else [res]):
+            if r['space_from'].startswith('all'):
+                print('%s: warning: natural space from %s' % (r['pdf'], r['space_from']))
             print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
                   '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>2: %d); '
                   'past margin %d; '
