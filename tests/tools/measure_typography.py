@@ -498,6 +498,7 @@ def measure(pdf, args):
         'unbreakable': len(unbreakable),
         'unbreakable_over_2': sum(1 for ln in unbreakable if ln.ratio > 2.0),
         'forced_loose': len(forced),
+        'forced_loose_over_1_5': sum(1 for ln in forced if ln.ratio > 1.5),
         'forced_loose_over_2': sum(1 for ln in forced if ln.ratio > 2.0),
         'past_margin': len(past), 'hyphen_runs': len(runs),
         'hyphen_lines': sum(1 for ls in content for ln in ls
@@ -549,13 +550,13 @@ def main():
             if r['space_from'].startswith('all'):
                 print('%s: warning: natural space from %s' % (r['pdf'], r['space_from']))
             print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
-                  '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>2: %d); '
+                  '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>1.5: %d, >2: %d); '
                   'past margin %d; '
                   'hyphen runs %d (%d hyphenated lines); widows %d, orphans %d, stranded headings %d'
                   % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['p50'], r['p95'],
                      r['p95_all'], r['max'],
                      r['max_all'], r['over_1_5'], r['over_2'], r['unbreakable'], r['forced_loose'],
-                     r['forced_loose_over_2'], r['past_margin'],
+                     r['forced_loose_over_1_5'], r['forced_loose_over_2'], r['past_margin'],
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
