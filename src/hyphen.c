@@ -188,7 +188,7 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
     }
     if (rep) {
       for (size_t i = 0; i < low->len; i++)
-        g_free(rep[i]);
+        free(rep[i]); /* allocated by libhyphen */
       free(rep);
     }
     free(pos);
