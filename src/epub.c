@@ -120,8 +120,7 @@ static GArray *toc_entries(Epub *e) {
   for (guint i = 0; i < b->chapters->len; i++) {
     BookChapter *c = b->chapters->pdata[i];
     char *file = xhtml_chapter_href(c);
-    bool first_is_heading = c->root->first_child && c->root->first_child->type == BOOK_HEADING &&
-                            c->root->first_child->as.heading.level <= depth;
+    bool first_is_heading = c->root->first_child && c->root->first_child->type == BOOK_HEADING;
     if (!first_is_heading) {
       const char *label = c->title && *c->title ? c->title : b->meta.title && *b->meta.title ? b->meta.title : "Beginning";
       /* A chapter without a heading of its own (the opening) stands at the
@@ -140,7 +139,7 @@ static GArray *toc_entries(Epub *e) {
       BookNode *n = it.cur;
       if (n->type == BOOK_HEADING) {
         book_iter_skip_children(&it);
-        if (n->as.heading.level > depth || !n->as.heading.id)
+        if (!n->as.heading.id)
           continue;
         GString *s = g_string_new(NULL);
         book_node_text(n, s);
@@ -160,7 +159,33 @@ static GArray *toc_entries(Epub *e) {
     }
     g_free(file);
   }
-  return toc;
+  /* --toc-depth counts levels of the contents' nesting, not heading
+   * levels: a book whose chapters are h2 and sections h3 shows both at 2.
+   * Nest by heading level as write_toc_tree does, keep what is shallow
+   * enough, and store the depth as the level. */
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
+  GArray *kept = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  for (guint i = 0; i < toc->len; i++) {
+    TocEntry *t = &g_array_index(toc, TocEntry, i);
+    int top = stack->len ? g_array_index(stack, int, stack->len - 1) : 0;
+    if (!stack->len || t->level > top) {
+      g_array_append_val(stack, t->level);
+    } else {
+      while (stack->len >= 2 && g_array_index(stack, int, stack->len - 2) >= t->level)
+        g_array_set_size(stack, stack->len - 1);
+      g_array_index(stack, int, stack->len - 1) = t->level;
+    }
+    if ((int)stack->len <= depth) {
+      t->level = (int)stack->len;
+      g_array_append_val(kept, *t);
+    } else {
+      g_free(t->label);
+      g_free(t->href);
+    }
+  }
+  g_array_free(stack, TRUE);
+  g_array_free(toc, TRUE);
+  return kept;
 }
 
 static void toc_free(GArray *toc) {
