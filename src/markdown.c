@@ -185,6 +185,19 @@ static char *plain_text(const BookNode *n) {
 /* Replace invalid UTF-8 with U+FFFD (reported with line:col) and NUL bytes
  * with U+FFFD (silently, as cmark would); drop a leading BOM. */
 static char *repair_utf8(Book *b, const char *file, const char *text, gsize len, gsize *out_len) {
+  /* A UTF-16 file (with its BOM) is text too: convert it (g_convert keeps
+   * the BOM as U+FEFF, dropped below). */
+  if (len >= 2 && (((guchar)text[0] == 0xFF && (guchar)text[1] == 0xFE) ||
+                   ((guchar)text[0] == 0xFE && (guchar)text[1] == 0xFF))) {
+    gsize got = 0;
+    char *u8 = g_convert(text, (gssize)len, "UTF-8", (guchar)text[0] == 0xFF ? "UTF-16LE" : "UTF-16BE", NULL, &got,
+                         NULL);
+    if (u8) {
+      char *r = repair_utf8(b, file, u8, got, out_len);
+      g_free(u8);
+      return r;
+    }
+  }
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
     text += 3;
     len -= 3;
@@ -755,8 +768,10 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
  * Find lines that look like one ("[^label]:" at the start) which no kept
  * block covers, and report them. */
 static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc) {
-  GArray *ranges = g_array_new(FALSE, FALSE, sizeof(int) * 2);
-  GHashTable *def_lines = g_hash_table_new(NULL, NULL);
+  /* covered[line]: a kept leaf block or definition spans that line. Leaf
+   * blocks do not overlap, so marking them is linear in the lines. */
+  guint nlines = s->lines->len;
+  guint8 *covered = g_new0(guint8, nlines + 2);
   cmark_iter *it = cmark_iter_new(doc);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
@@ -764,44 +779,38 @@ static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc) {
     if (ev != CMARK_EVENT_ENTER)
       continue;
     cmark_node_type t = cmark_node_get_type(n);
-    if (t == CMARK_NODE_FOOTNOTE_DEFINITION) {
-      g_hash_table_add(def_lines, GINT_TO_POINTER(cmark_node_get_start_line(n)));
-    } else if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_HEADING || t == CMARK_NODE_CODE_BLOCK ||
-               t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_THEMATIC_BREAK ||
-               strcmp(cmark_node_get_type_string(n), "table") == 0) {
-      int r[2] = {cmark_node_get_start_line(n), cmark_node_get_end_line(n)};
-      g_array_append_val(ranges, r);
+    int from = cmark_node_get_start_line(n), to = from;
+    if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_HEADING || t == CMARK_NODE_CODE_BLOCK ||
+        t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_THEMATIC_BREAK ||
+        strcmp(cmark_node_get_type_string(n), "table") == 0) {
+      to = cmark_node_get_end_line(n);
       cmark_iter_reset(it, n, CMARK_EVENT_EXIT);
+    } else if (t != CMARK_NODE_FOOTNOTE_DEFINITION) {
+      continue;
     }
+    for (int l = MAX(from, 1); l <= to && (guint)l <= nlines; l++)
+      covered[l] = 1;
   }
   cmark_iter_free(it);
-  GRegex *re = g_regex_new("^ {0,3}\\[\\^([^\\]\\s]+)\\]:", G_REGEX_MULTILINE, 0, NULL);
-  GMatchInfo *mi;
-  int line = 1;
-  const char *counted = s->text;
-  g_regex_match_full(re, s->text, (gssize)s->len, 0, 0, &mi, NULL);
-  while (g_match_info_matches(mi)) {
-    int start, end;
-    g_match_info_fetch_pos(mi, 0, &start, &end);
-    for (; counted < s->text + start; counted++)
-      line += *counted == '\n';
-    bool covered = g_hash_table_contains(def_lines, GINT_TO_POINTER(line));
-    for (guint i = 0; i < ranges->len && !covered; i++) {
-      int *r = &g_array_index(ranges, int, i * 2);
-      covered = line >= r[0] && line <= r[1];
-    }
-    if (!covered) {
-      char *label = g_match_info_fetch(mi, 1);
-      BookPos pos = {s->file, line, 1};
-      book_diag(c->book, BOOK_WARNING, &pos, "footnote [^%s] is defined but never referenced", label);
-      g_free(label);
-    }
-    g_match_info_next(mi, NULL);
+  /* A line that starts (after up to three spaces) with "[^label]:". */
+  const char *end = s->text + s->len;
+  for (guint ln = 0; ln < nlines; ln++) {
+    const char *p = s->text + g_array_index(s->lines, gsize, ln);
+    int sp = 0;
+    while (p < end && *p == ' ' && sp < 4)
+      p++, sp++;
+    if (sp > 3 || end - p < 5 || p[0] != '[' || p[1] != '^')
+      continue;
+    const char *q = p + 2;
+    while (q < end && *q != ']' && !g_ascii_isspace(*q))
+      q++;
+    if (q == p + 2 || q + 1 >= end || q[0] != ']' || q[1] != ':' || covered[ln + 1])
+      continue;
+    BookPos pos = {s->file, (int)ln + 1, sp + 1};
+    book_diag(c->book, BOOK_WARNING, &pos, "footnote [^%.*s] is defined but never referenced", (int)(q - p - 2),
+              p + 2);
   }
-  g_match_info_free(mi);
-  g_regex_unref(re);
-  g_hash_table_destroy(def_lines);
-  g_array_free(ranges, TRUE);
+  g_free(covered);
 }
 
 static void parse_one(Ctx *c, Src *s) {
@@ -992,8 +1001,7 @@ static void number_refs(Ctx *c, BookNode *tree, BookChapter *ch) {
       continue;
     BookFootnote *f = n->as.fnref.note;
     if (f->number == 0) {
-      g_ptr_array_remove(c->pending, f);
-      g_ptr_array_add(b->footnotes, f);
+      g_ptr_array_add(b->footnotes, f); /* now the book's; pending keeps only a pointer */
       f->number = (int)b->footnotes->len;
       char *base = g_strdup_printf("fn-%d", f->number);
       f->id = book_id_reserve(b, base);
@@ -1021,6 +1029,8 @@ static void number_footnotes(Ctx *c) {
   }
   for (guint i = 0; i < c->pending->len; i++) {
     BookFootnote *f = c->pending->pdata[i];
+    if (f->number > 0)
+      continue;
     if (f->def)
       book_diag(b, BOOK_WARNING, &f->def->pos, "footnote [^%s] is never referenced", f->label ? f->label : "?");
     book_node_free(f->def);
@@ -1141,6 +1151,10 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
 
 /* ---- images ---- */
 
+/* Images larger than this are refused (their decoded size). */
+enum { MAX_IMAGE_SIDE_PX = 20000 };
+#define MAX_IMAGE_PIXELS ((gint64)100 * 1000 * 1000)
+
 static bool inside(const char *real, const char *dir) {
   if (!dir)
     return false;
@@ -1260,6 +1274,9 @@ static void resolve_image(Ctx *c, BookNode *n) {
     const char *type = sniff_image(head, got, &w, &h, &ext);
     if (!type) {
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
+    } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
+      /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w, h);
     } else {
       BookResource *r = g_new0(BookResource, 1);
       r->src = g_strdup(src);

@@ -658,6 +658,15 @@ static void test_invalid_utf8(void **state) {
   t = nth_node(b, BOOK_TEXT, 0);
   assert_string_equal(t->text, "a\xEF\xBF\xBD" "b");
   book_free(b);
+
+  /* UTF-16 with a BOM is converted. */
+  static const char u16[] = "\xFF\xFE#\0 \0T\0\n\0\n\0x\0\n\0";
+  MdSource src16 = {"u16.md", u16, sizeof u16 - 1};
+  b = book_new();
+  assert_true(md_parse_sources(b, &src16, 1, NULL));
+  assert_string_equal(b->meta.title, "T");
+  assert_int_equal(book_diag_count(b, BOOK_WARNING), 0);
+  book_free(b);
 }
 
 static void test_unreadable(void **state) {
@@ -727,6 +736,11 @@ static void test_images(void **state) {
   write_file(imgs, "c.jpeg", jpg, sizeof jpg);
   write_file(imgs, "d.png", svg, strlen(svg)); /* an SVG named .png: content decides */
   write_file(imgs, "e.png", "text", 4);
+  unsigned char bomb[sizeof png];
+  memcpy(bomb, png, sizeof png);
+  bomb[18] = bomb[22] = 0x75; /* 30000 x 30000 */
+  bomb[19] = bomb[23] = 0x30;
+  write_file(imgs, "bomb.png", bomb, sizeof bomb);
   write_file(tmpdir, "outside.png", png, sizeof png);
   write_file(res, "shared.png", png, sizeof png);
   char *link = g_build_filename(imgs, "link.png", NULL);
@@ -736,7 +750,7 @@ static void test_images(void **state) {
   const char *text = "# T\n\n![a](img/a.png) ![again](./img/a.png) ![b](img/b.gif) ![c](img/c.jpeg) "
                      "![d](img/d.png) ![e](img/e.png) ![up](../outside.png) ![sym](img/link.png) "
                      "![none](img/none.png) ![web](https://example.org/x.png) ![shared](shared.png) "
-                     "![abs](/etc/hostname)\n";
+                     "![abs](/etc/hostname) ![bomb](img/bomb.png)\n";
   const char *names[] = {md};
   OctavoOptions o;
   opts_init(&o);
@@ -768,6 +782,8 @@ static void test_images(void **state) {
   assert_null(im[9]->as.image.res); /* remote: never fetched */
   assert_non_null(im[10]->as.image.res); /* from --resource-path */
   assert_null(im[11]->as.image.res);     /* absolute */
+  assert_null(nth_node(b, BOOK_IMAGE, 12)->as.image.res); /* 30000 x 30000: too large */
+  assert_diag_at(b, BOOK_WARNING, "too large", 3, 0);
   assert_int_equal(b->resources->len, 5);
   assert_diag_at(b, BOOK_WARNING, "img/e.png", 3, 0);
   assert_diag_at(b, BOOK_WARNING, "../outside.png", 3, 0);
@@ -776,7 +792,7 @@ static void test_images(void **state) {
   assert_diag_at(b, BOOK_WARNING, "https://example.org/x.png", 3, 0);
   book_free(b);
   /* clean up */
-  const char *files[] = {"a.png", "b.gif", "c.jpeg", "d.png", "e.png", "link.png"};
+  const char *files[] = {"a.png", "b.gif", "c.jpeg", "d.png", "e.png", "bomb.png", "link.png"};
   for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
     char *p = g_build_filename(imgs, files[i], NULL);
     g_unlink(p);
