@@ -620,6 +620,14 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
     case CMARK_NODE_HTML_BLOCK: {
       BookNode *hn;
       char *name;
+      char **closers = san_closing_tags(lit);
+      if (closers && closers[1]) { /* "</div></div>": close each */
+        for (char **k = closers; *k; k++)
+          cur = close_html(b, cur, limit, *k, &pos);
+        g_strfreev(closers);
+        break;
+      }
+      g_strfreev(closers);
       switch (san_fragment(b, lit ? lit : "", true, &pos, &hn, &name)) {
       case SAN_OPEN:
         book_node_append(cur, hn);
@@ -628,9 +636,12 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
       case SAN_CLOSE:
         cur = close_html(b, cur, limit, name, &pos);
         break;
-      case SAN_NONE:
-        san_block(b, lit ? lit : "", lit ? strlen(lit) : 0, &pos, cur);
+      case SAN_NONE: {
+        BookNode *open = san_block(b, lit ? lit : "", lit ? strlen(lit) : 0, &pos, cur);
+        if (open)
+          cur = open;
         break;
+      }
       default:
         book_node_free(hn);
         break;

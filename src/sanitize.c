@@ -416,6 +416,35 @@ static char *closing_tag_name(const char *t) {
   return g_ascii_strdown(t + 2, end - (t + 2));
 }
 
+char **san_closing_tags(const char *html) {
+  GPtrArray *names = g_ptr_array_new();
+  const char *p = html ? html : "";
+  bool ok = true;
+  while (ok) {
+    while (g_ascii_isspace(*p))
+      p++;
+    if (!*p)
+      break;
+    const char *gt = strchr(p, '>');
+    char *tag = gt ? g_strndup(p, (gsize)(gt - p + 1)) : NULL;
+    char *name = tag ? closing_tag_name(tag) : NULL;
+    g_free(tag);
+    if (name) {
+      g_ptr_array_add(names, name);
+      p = gt + 1;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || names->len == 0) {
+    g_ptr_array_set_free_func(names, g_free);
+    g_ptr_array_free(names, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add(names, NULL);
+  return (char **)g_ptr_array_free(names, FALSE);
+}
+
 static int count_char(const char *s, char c) {
   int n = 0;
   for (; *s; s++)
@@ -541,10 +570,44 @@ static bool blank_between_blocks(const xmlNode *n) {
   return is_block_element(n->prev) && is_block_element(n->next);
 }
 
-void san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
+/* How many times "<name" (open) or "</name" (close) occurs in html as a
+ * tag: the parser closes everything at the end of a fragment, so the source
+ * text is what tells an element left open. */
+static int count_tags(const char *html, gsize len, const char *name, bool closing) {
+  size_t n = strlen(name);
+  int count = 0;
+  for (const char *p = html, *end = html + len; p + n + 1 < end; p++) {
+    if (*p != '<')
+      continue;
+    const char *q = p + 1;
+    if (closing) {
+      if (*q != '/')
+        continue;
+      q++;
+    }
+    if ((size_t)(end - q) > n && g_ascii_strncasecmp(q, name, n) == 0 && !g_ascii_isalnum(q[n]) && q[n] != '-')
+      count++;
+  }
+  return count;
+}
+
+static BookNode *left_open(const char *html, gsize len, BookNode *parent) {
+  BookNode *open = NULL;
+  for (BookNode *n = parent->last_child; n && n->type == BOOK_HTML_BLOCK; n = n->last_child) {
+    const ElemInfo *ei = elem_info(n->as.html.tag);
+    if (!ei || !(ei->flags & E_CONTAINER) ||
+        count_tags(html, len, ei->name, false) <= count_tags(html, len, ei->name, true))
+      break;
+    open = n;
+  }
+  return open;
+}
+
+BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
+  BookNode *before = parent->last_child;
   htmlDocPtr doc = parse_html(html, len);
   if (!doc)
-    return;
+    return NULL;
   BlockCtx c = {book, parent, NULL, pos};
   xmlNode *root = (xmlNode *)doc;
   /* parents[i] is the model node that holds the content of the i-th open
@@ -625,4 +688,5 @@ void san_block(Book *book, const char *html, gsize len, const BookPos *pos, Book
   g_ptr_array_free(parents, TRUE);
   g_ptr_array_free(elems, TRUE);
   xmlFreeDoc(doc);
+  return parent->last_child != before ? left_open(html, len, parent) : NULL;
 }

@@ -42,8 +42,16 @@ SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *po
 
 /* Clean a whole HTML block and append the result to parent (a block
  * container): block elements as BOOK_HTML_BLOCK, runs of inline content at
- * the top level wrapped in BOOK_PARAGRAPH. */
-void san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent);
+ * the top level wrapped in BOOK_PARAGRAPH.  Returns the innermost container
+ * element (div, details, ...) that the fragment opens without closing, so
+ * that the Markdown blocks which follow go inside it until its closing tag,
+ * or NULL. */
+BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent);
+
+/* When html is nothing but closing tags ("</div></div>", white space
+ * allowed between them), their lower-case names in order (g_strfreev);
+ * else NULL. */
+char **san_closing_tags(const char *html);
 
 /* True for a node that san_fragment() returned with SAN_SUPPRESS: the caller
  * removes it, with everything inside, once the element is closed. */

@@ -619,6 +619,34 @@ static void test_raw_html(void **state) {
   book_free(b);
 }
 
+static void test_html_containers(void **state) {
+  (void)state;
+  /* An HTML block that leaves a container open takes the Markdown that
+   * follows, up to its closing tag(s). */
+  Book *b = parse("# T\n\n<details>\n<summary>Click</summary>\n\nHidden *md*.\n\n</details>\n\nAfter.\n\n"
+                  "<div class=\"a\"><div class=\"b\">\n\nInner.\n\n</div></div>\n\nOut.\n\n"
+                  "<section>\n\n## Chapter\n\nText.\n");
+  BookNode *det = html_node(b, "details");
+  assert_non_null(det);
+  assert_string_equal(det->first_child->as.html.tag, "summary");
+  assert_int_equal(det->last_child->type, BOOK_PARAGRAPH);
+  assert_int_equal(det->next->type, BOOK_PARAGRAPH); /* After. */
+  BookNode *inner = nth_node(b, BOOK_PARAGRAPH, 2);
+  assert_string_equal(inner->first_child->text, "Inner.");
+  assert_string_equal(inner->parent->as.html.tag, "div");
+  assert_string_equal(attr(inner->parent, "class"), "b");
+  assert_string_equal(attr(inner->parent->parent, "class"), "a");
+  assert_int_equal(inner->parent->parent->parent->type, BOOK_ROOT);
+  BookNode *out = nth_node(b, BOOK_PARAGRAPH, 3);
+  assert_string_equal(out->first_child->text, "Out.");
+  assert_int_equal(out->parent->type, BOOK_ROOT);
+  /* A chapter heading closes what is left open: chapters stay top level. */
+  assert_int_equal(b->chapters->len, 2);
+  assert_int_equal(((BookChapter *)b->chapters->pdata[1])->heading->parent->type, BOOK_ROOT);
+  assert_int_equal(book_diag_count(b, BOOK_WARNING), 0);
+  book_free(b);
+}
+
 static void test_url_checks(void **state) {
   (void)state;
   assert_true(san_url_allowed("https://x"));
@@ -837,6 +865,7 @@ int main(void) {
       cmocka_unit_test(test_byline),        cmocka_unit_test(test_front_matter),
       cmocka_unit_test(test_options_override), cmocka_unit_test(test_no_title),
       cmocka_unit_test(test_footnotes),     cmocka_unit_test(test_raw_html),
+      cmocka_unit_test(test_html_containers),
       cmocka_unit_test(test_url_checks),    cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
