@@ -1310,20 +1310,31 @@ static void resolve_image(Ctx *c, BookNode *n) {
 /* Links, images and dropped-content markers of one tree. */
 static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
   GPtrArray *todo = g_ptr_array_new();
+  GHashTable *nested = g_hash_table_new(NULL, NULL); /* links inside links (raw HTML makes them) */
+  int link_depth = 0;
   BookIter it;
   book_iter_init(&it, tree);
   /* Collected on EXIT: document order, children before parents, so that
    * unwrapping a link never frees a node still to do. */
   while (book_iter_next(&it) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
-    if (it.ev == BOOK_ITER_ENTER && san_is_marker(n))
+    if (it.ev == BOOK_ITER_ENTER && san_is_marker(n)) {
       book_iter_skip_children(&it);
-    else if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
+    } else if (n->type == BOOK_LINK && it.ev == BOOK_ITER_ENTER) {
+      if (link_depth++ > 0)
+        g_hash_table_add(nested, n);
+    } else if (n->type == BOOK_LINK && it.ev == BOOK_ITER_EXIT) {
+      link_depth--;
+    }
+    if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
       g_ptr_array_add(todo, n);
   }
   for (guint i = 0; i < todo->len; i++) {
     BookNode *n = todo->pdata[i];
-    if (san_is_marker(n)) {
+    if (g_hash_table_contains(nested, n)) {
+      book_diag(c->book, BOOK_WARNING, &n->pos, "a link inside a link's text: the inner link dropped (its text is kept)");
+      unwrap(n);
+    } else if (san_is_marker(n)) {
       book_node_unlink(n);
       book_node_free(n);
     } else if (n->type == BOOK_LINK) {
@@ -1333,6 +1344,7 @@ static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
     }
   }
   g_ptr_array_free(todo, TRUE);
+  g_hash_table_destroy(nested);
 }
 
 /* ---- metadata ---- */

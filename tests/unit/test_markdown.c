@@ -645,6 +645,14 @@ static void test_html_containers(void **state) {
   assert_int_equal(((BookChapter *)b->chapters->pdata[1])->heading->parent->type, BOOK_ROOT);
   assert_int_equal(book_diag_count(b, BOOK_WARNING), 0);
   book_free(b);
+
+  /* Links never nest, even when raw HTML tries. */
+  b = parse("# T\n\n[x <a href=\"https://a\">in</a> y](https://b) <a href=\"https://c\">[md](https://d)</a>\n");
+  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "https://b");
+  assert_string_equal(nth_node(b, BOOK_LINK, 1)->as.link.href, "https://c");
+  assert_null(nth_node(b, BOOK_LINK, 2));
+  assert_diag_at(b, BOOK_WARNING, "inside a link", 3, 0);
+  book_free(b);
 }
 
 static void test_url_checks(void **state) {
