@@ -96,8 +96,23 @@ static char *wr_close(xmlTextWriterPtr w, xmlBufferPtr buf) {
 
 #define START(w, tag) xmlTextWriterStartElement(w, BAD_CAST(tag))
 #define END(w) xmlTextWriterEndElement(w)
-#define ATTR(w, name, value) xmlTextWriterWriteAttribute(w, BAD_CAST(name), BAD_CAST(value))
-#define TEXT(w, s) xmlTextWriterWriteString(w, BAD_CAST(s))
+#define ATTR(w, name, value) put_attr(w, name, value)
+#define TEXT(w, s) put_text(w, s)
+
+/* Text and attribute values from the book (titles, headings, metadata)
+ * pass through xhtml_xml_text: libxml2 escapes, but cannot carry what XML
+ * forbids. */
+static void put_text(xmlTextWriterPtr w, const char *s) {
+  char *c = xhtml_xml_text(s);
+  xmlTextWriterWriteString(w, BAD_CAST c);
+  g_free(c);
+}
+
+static void put_attr(xmlTextWriterPtr w, const char *name, const char *value) {
+  char *c = xhtml_xml_text(value);
+  xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST c);
+  g_free(c);
+}
 
 static void elem(xmlTextWriterPtr w, const char *tag, const char *text) {
   START(w, tag);

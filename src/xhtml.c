@@ -52,23 +52,70 @@ struct XhtmlWriter {
 
 /* ---- small helpers ---- */
 
+static bool xml_char(gunichar c) {
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+         (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+/* s (len bytes) as text XML can carry: escaping is libxml2's, but a
+ * character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) cannot be
+ * escaped at all, so it is dropped; invalid UTF-8 becomes U+FFFD. Returns
+ * s itself when it is clean, else a new string in *tmp (caller frees). */
+static const char *xml_clean(const char *s, size_t len, char **tmp) {
+  *tmp = NULL;
+  bool clean = g_utf8_validate(s, (gssize)len, NULL);
+  for (size_t i = 0; clean && i < len; i++) {
+    guchar b = (guchar)s[i];
+    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') ||
+        (b == 0xEF && i + 2 < len && (guchar)s[i + 1] == 0xBF && (guchar)s[i + 2] >= 0xBE))
+      clean = false;
+  }
+  if (clean)
+    return s;
+  GString *out = g_string_sized_new(len);
+  const char *p = s, *e = s + len;
+  while (p < e) {
+    gunichar c = g_utf8_get_char_validated(p, e - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2) {
+      g_string_append(out, "\xef\xbf\xbd");
+      p++;
+      continue;
+    }
+    if (xml_char(c))
+      g_string_append_unichar(out, c);
+    p = g_utf8_next_char(p);
+  }
+  *tmp = g_string_free(out, FALSE);
+  return *tmp;
+}
+
+char *xhtml_xml_text(const char *s) {
+  char *tmp;
+  const char *c = xml_clean(s ? s : "", s ? strlen(s) : 0, &tmp);
+  return tmp ? tmp : g_strdup(c);
+}
+
 static void start(XhtmlWriter *x, const char *tag) { xmlTextWriterStartElement(x->w, BAD_CAST tag); }
 static void end(XhtmlWriter *x) { xmlTextWriterFullEndElement(x->w); }
 static void end_void(XhtmlWriter *x) { xmlTextWriterEndElement(x->w); }
 static void attr(XhtmlWriter *x, const char *name, const char *value) {
-  if (value)
-    xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value);
-}
-static void text(XhtmlWriter *x, const char *s) {
-  if (s && *s)
-    xmlTextWriterWriteString(x->w, BAD_CAST s);
+  if (!value)
+    return;
+  char *tmp;
+  xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST xml_clean(value, strlen(value), &tmp));
+  g_free(tmp);
 }
 static void text_len(XhtmlWriter *x, const char *s, size_t len) {
   if (len == 0)
     return;
-  char *t = g_strndup(s, len);
-  xmlTextWriterWriteString(x->w, BAD_CAST t);
+  char *t = g_strndup(s, len), *tmp;
+  xmlTextWriterWriteString(x->w, BAD_CAST xml_clean(t, len, &tmp));
+  g_free(tmp);
   g_free(t);
+}
+static void text(XhtmlWriter *x, const char *s) {
+  if (s && *s)
+    text_len(x, s, strlen(s));
 }
 static void nl(XhtmlWriter *x) { xmlTextWriterWriteString(x->w, BAD_CAST "\n"); }
 

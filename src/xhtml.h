@@ -38,6 +38,10 @@ void xhtml_writer_free(XhtmlWriter *x);
  * Caller frees. */
 char *xhtml_chapter_href(const BookChapter *c);
 
+/* s without the characters XML 1.0 cannot carry (C0 controls, U+FFFE,
+ * U+FFFF; invalid UTF-8 becomes U+FFFD). Never NULL; caller frees. */
+char *xhtml_xml_text(const char *s);
+
 /* The book's language: its metadata, else --lang, else "en". */
 const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts);
 

@@ -470,6 +470,24 @@ static void test_epub_svg_cleaned(void **state) {
   g_free(dir);
 }
 
+/* Characters XML cannot carry are dropped, not written. */
+static void test_xml_chars(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = book_chapter_add(b, "ctl.md");
+  c->id = g_strdup("ctl");
+  BookNode *p = para(b, c->root, "a\001b\014c\xef\xbf\xbe\xef\xbf\xbd\xff.");
+  BookNode *l = node(b, BOOK_LINK, p);
+  l->as.link.href = g_strdup("https://example.com/");
+  l->as.link.title = g_strdup("t\002");
+  textn(b, l, "x");
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  assert_string_equal(s->str, "<p>abc\xef\xbf\xbd\xef\xbf\xbd.<a href=\"https://example.com/\" title=\"t\">x</a></p>\n");
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -483,7 +501,7 @@ int main(void) {
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
-      cmocka_unit_test(test_epub_svg_cleaned),
+      cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);
