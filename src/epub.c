@@ -444,6 +444,8 @@ static char *opf_document(Epub *e) {
   elem(w, "dc:language", lang);
   if (valid_w3cdtf(m->date))
     elem(w, "dc:date", m->date);
+  else if (m->date && *m->date)
+    book_diag(e->book, BOOK_WARNING, NULL, "date '%s' is not YYYY[-MM[-DD]]: the EPUB has no dc:date", m->date);
   if (m->publisher && *m->publisher)
     elem(w, "dc:publisher", m->publisher);
   if (m->description && *m->description)

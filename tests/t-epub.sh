@@ -52,6 +52,15 @@ unzip -p id.epub EPUB/package.opf | grep -q '<dc:identifier id="uid">urn:isbn:97
 unzip -p id.epub EPUB/toc.ncx | grep -q 'content="urn:isbn:9780000000002"' || fail "toc.ncx uid differs from the OPF"
 
 "$OCTAVO" "$TOP"/tests/books/multi/0*.md -o multi.epub 2> multi.err || { cat multi.err; fail "the multi-file book does not build"; }
+# The one-document XHTML and the HTML fragment are well-formed XML.
+"$OCTAVO" "$TOP"/tests/books/multi/0*.md -o multi.xhtml -o multi.html 2>/dev/null || fail "-o .xhtml/.html"
+python3 - multi.xhtml multi.html <<'PY' || fail "the .xhtml or .html output is not well-formed"
+import sys
+import xml.etree.ElementTree as ET
+doc = ET.parse(sys.argv[1]).getroot()
+assert len(doc.findall(".//{http://www.w3.org/1999/xhtml}section")) >= 6, "chapters missing"
+ET.fromstring('<div xmlns:epub="http://www.idpf.org/2007/ops">' + open(sys.argv[2], encoding="utf-8").read() + "</div>")
+PY
 books="seed multi"
 if [ -f "$SPEC" ]; then
   "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }
