@@ -27,18 +27,6 @@ typedef struct {
   Format format;
 } Output;
 
-void octavo_options_init(OctavoOptions *o) {
-  memset(o, 0, sizeof *o);
-  o->split_level = 2;
-  o->toc_depth = 2;
-  o->embed_fonts = true;
-  o->page_list = true;
-  o->paper = "a4";
-  o->columns = 1;
-  o->linebreak = "optimal";
-  o->link_notes = "foot";
-}
-
 static Format format_from_name(const char *name) {
   if (!name)
     return FMT_NONE;
