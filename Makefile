@@ -153,3 +153,9 @@ clean:
 
 format:
 	clang-format -i src/*.c src/*.h tests/unit/*.c
+
+# --- benchmark (outside CI): time and memory as ratios to the libraries' floor --
+bench: $(BUILD)/octavo $(BUILD)/obj/fonts.o
+	@mkdir -p $(BUILD)/bench
+	$(Q)$(CC) $(CFLAGS_ALL) -o $(BUILD)/bench/floor bench/floor.c $(BUILD)/obj/fonts.o $(PKG_LIBS) $(LDFLAGS)
+	@BUILD=$(BUILD) BENCH_FROM_MAKE=1 sh bench/run.sh
