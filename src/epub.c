@@ -21,6 +21,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlwriter.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zip.h>
@@ -830,8 +831,8 @@ static void survey_images(Epub *e) {
 
 /* ---- the cover ---- */
 
-/* The cover image: -M cover=FILE (PNG or JPEG, beside the first input and
- * not outside its directory), else octavo's typographic cover drawn by
+/* The cover image: -M cover=FILE (PNG or JPEG, in the first input's
+ * directory or below it, symbolic links resolved), else octavo's typographic cover drawn by
  * cover.c, the face the PDF opens on. Sets *media_type. NULL (with a
  * warning) when there is none. */
 static GBytes *cover_image(Epub *e, const char **media_type) {
@@ -840,7 +841,7 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
   if (given && *given) {
     const char *src = b->chapters->len ? ((BookChapter *)b->chapters->pdata[0])->source : NULL;
     char *dir = src && strcmp(src, "-") != 0 ? g_path_get_dirname(src) : g_strdup(".");
-    char *path = g_build_filename(dir, given, NULL);
+    char *path = g_path_is_absolute(given) ? g_strdup(given) : g_build_filename(dir, given, NULL);
     char *lower = g_ascii_strdown(given, -1);
     const char *type = g_str_has_suffix(lower, ".png")                                   ? "image/png"
                        : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg") ? "image/jpeg"
@@ -848,7 +849,11 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     char *data = NULL;
     gsize len = 0;
     GBytes *bytes = NULL;
-    if (g_path_is_absolute(given) || strstr(given, "..")) {
+    char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
+    bool inside = real_dir && real && g_str_has_prefix(real, real_dir) && real[strlen(real_dir)] == '/';
+    free(real_dir);
+    free(real);
+    if (g_file_test(path, G_FILE_TEST_EXISTS) && !inside) {
       book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused", given);
     } else if (!type) {
       book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover", given);
