@@ -1459,10 +1459,11 @@ static void src_free(Src *s) {
 }
 
 bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptions *opts) {
-  /* octavo_options_init() lives in main.c, which unit tests do not link. */
-  static const OctavoOptions defaults = {.split_level = 2, .toc_depth = 2};
-  if (!opts)
+  OctavoOptions defaults;
+  if (!opts) {
+    octavo_options_init(&defaults);
     opts = &defaults;
+  }
   guint errors0 = book_diag_count(book, BOOK_ERROR);
   Ctx c = {.book = book, .opts = opts, .n = n};
   c.srcs = g_new0(Src, n > 0 ? n : 1);

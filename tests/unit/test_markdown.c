@@ -19,13 +19,6 @@
 
 /* ---- helpers ---- */
 
-/* main.c's opts_init() is not linked into unit tests. */
-static void opts_init(OctavoOptions *o) {
-  memset(o, 0, sizeof *o);
-  o->split_level = 2;
-  o->toc_depth = 2;
-}
-
 static Book *parse_n_opts(const OctavoOptions *opts, int n, const char *const *names, const char *const *texts) {
   MdSource *srcs = g_new0(MdSource, n);
   for (int i = 0; i < n; i++)
@@ -43,7 +36,7 @@ static Book *parse_opts(const char *text, const OctavoOptions *opts) {
 
 static Book *parse(const char *text) {
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   return parse_opts(text, &o);
 }
 
@@ -123,7 +116,7 @@ static void test_seed(void **state) {
   char *path = g_build_filename(top, "content", "lsfmm-bpf-2023.md", NULL);
   const char *files[] = {path};
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   Book *b = book_new();
   assert_true(md_parse_files(b, files, 1, &o));
   assert_string_equal(b->meta.title, "The 2023 LSFMM+BPF Summit");
@@ -287,7 +280,7 @@ static void test_chapters_and_ids(void **state) {
 
   /* --split-level 1: only # starts chapters, and the first # stays. */
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   o.split_level = 1;
   b = parse_opts("# One\n\n## a\n\n# Two\n\n## b\n", &o);
   assert_int_equal(b->chapters->len, 2);
@@ -298,7 +291,7 @@ static void test_chapters_and_ids(void **state) {
   /* Each file starts a chapter; ids are unique across files. */
   const char *names[] = {"a.md", "b.md"};
   const char *texts[] = {"# Book\n\n## Same\n\nx\n", "more\n\n## Same\n"};
-  opts_init(&o);
+  octavo_options_init(&o);
   b = parse_n_opts(&o, 2, names, texts);
   assert_int_equal(b->chapters->len, 3);
   assert_null(((BookChapter *)b->chapters->pdata[1])->title);
@@ -320,7 +313,7 @@ static void test_links(void **state) {
                          "## Two\n\n### Deep\n\n### First\n\nBack [to one](ch01.md#first) "
                          "and [html](../book/ch01.html).\n"};
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   Book *b = parse_n_opts(&o, 2, names, texts);
   BookChapter *first = b->chapters->pdata[0], *second = b->chapters->pdata[1], *two = b->chapters->pdata[2];
   BookNode *l;
@@ -449,7 +442,7 @@ static void test_front_matter(void **state) {
 static void test_options_override(void **state) {
   (void)state;
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   o.lang = "de";
   o.metadata = g_ptr_array_new();
   g_ptr_array_add(o.metadata, "author=X");
@@ -789,7 +782,7 @@ static void test_images(void **state) {
                      "![abs](/etc/hostname) ![bomb](img/bomb.png)\n";
   const char *names[] = {md};
   OctavoOptions o;
-  opts_init(&o);
+  octavo_options_init(&o);
   o.resource_path = res;
   Book *b = parse_n_opts(&o, 1, names, &text);
   BookNode *im[12];
