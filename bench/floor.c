@@ -10,11 +10,13 @@
  *                octavo's own font set (fonts_load, fonts_context) at the
  *                body face and size.
  *
- * Usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] INPUT.md...
+ * Usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...
  * Prints "key value" lines (seconds, wall from CLOCK_MONOTONIC, cpu from
  * CLOCK_PROCESS_CPUTIME_ID); bench/run.sh reads them. With -n the whole
  * measurement is repeated and the median of each figure printed; with -m
- * only one floor is measured (for instruction counts under callgrind).
+ * only one floor is measured, and the PDF one without the break analysis
+ * (for instruction counts under callgrind); -z sets the deflate level (0,
+ * the default, is zlib's default, 6; octavo's EPUB uses 9).
  *
  * This is a measuring tool, not part of octavo: it reads the inputs into
  * memory before timing (octavo's own reading is a few milliseconds) and does
@@ -121,7 +123,7 @@ typedef struct {
   gsize html_bytes, zip_bytes;
 } EpubFloor;
 
-static bool epub_floor(const Input *ins, int n, const char *zip_path, EpubFloor *f) {
+static bool epub_floor(const Input *ins, int n, const char *zip_path, int level, EpubFloor *f) {
   memset(f, 0, sizeof *f);
   Clock t0 = now();
   int zerr = 0;
@@ -146,7 +148,7 @@ static bool epub_floor(const Input *ins, int n, const char *zip_path, EpubFloor 
     /* libzip frees the buffer (freep = 1) with free(); cmark allocated it with malloc. */
     zip_source_t *src = zip_source_buffer(za, html, len, 1);
     zip_int64_t idx = zip_file_add(za, name, src, ZIP_FL_OVERWRITE);
-    if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 0) < 0) {
+    if (idx < 0 || zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, (zip_uint32_t)level) < 0) {
       fprintf(stderr, "floor: libzip: %s\n", zip_strerror(za));
       if (idx < 0)
         zip_source_free(src);
@@ -176,7 +178,7 @@ typedef struct {
   gsize paragraphs, glyphs, items;
 } PdfFloor;
 
-static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, PdfFloor *f) {
+static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attrs, PdfFloor *f) {
   memset(f, 0, sizeof *f);
   PangoContext *ctx = fonts_context(fonts);
   PangoFontDescription *d = pango_font_description_from_string("Charis SIL 10.5");
@@ -214,7 +216,7 @@ static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, PdfFloor *f) 
     add(&f->shape, since(a));
     /* Not part of the floor: the break analysis a line breaker also needs. */
     a = now();
-    for (guint k = 0; k < paras->len; k++) {
+    for (guint k = 0; log_attrs && k < paras->len; k++) {
       const char *text = paras->pdata[k];
       int len = (int)strlen(text);
       int nchars = (int)g_utf8_strlen(text, len);
@@ -247,25 +249,27 @@ static double median(double *v, int n) {
 
 int main(int argc, char **argv) {
   const char *datadir = ".", *zip_path = NULL;
-  int repeat = 1, opt;
+  int repeat = 1, level = 0, opt;
   bool do_epub = true, do_pdf = true;
-  while ((opt = getopt(argc, argv, "d:o:n:m:")) != -1) {
+  while ((opt = getopt(argc, argv, "d:o:n:m:z:")) != -1) {
     if (opt == 'd')
       datadir = optarg;
     else if (opt == 'o')
       zip_path = optarg;
     else if (opt == 'n')
       repeat = MAX(1, atoi(optarg));
+    else if (opt == 'z')
+      level = CLAMP(atoi(optarg), 0, 9);
     else if (opt == 'm' && (strcmp(optarg, "epub") == 0 || strcmp(optarg, "pdf") == 0))
       do_epub = !(do_pdf = strcmp(optarg, "pdf") == 0);
     else {
-      fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] INPUT.md...\n");
+      fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...\n");
       return 2;
     }
   }
   int n = argc - optind;
   if (n < 1) {
-    fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] INPUT.md...\n");
+    fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...\n");
     return 2;
   }
   char *tmpzip = NULL;
@@ -303,7 +307,8 @@ int main(int argc, char **argv) {
   EpubFloor ef = {0};
   PdfFloor pf = {0};
   for (int r = 0; r < repeat; r++) {
-    if ((do_epub && !epub_floor(ins, n, zip_path, &ef)) || (do_pdf && !pdf_floor(ins, n, fonts, &pf)))
+    if ((do_epub && !epub_floor(ins, n, zip_path, level, &ef)) ||
+        (do_pdf && !pdf_floor(ins, n, fonts, do_epub, &pf)))
       return 1;
     double row[K_N] = {ef.total.wall, ef.total.cpu, ef.parse.wall, ef.render.wall, ef.zip.wall,
                        pf.total.wall, pf.total.cpu, pf.parse.wall, pf.shape.wall, pf.log_attrs.wall};

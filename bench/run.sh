@@ -69,6 +69,9 @@ bench_book() {
   name=$1; shift
   echo "bench: $name: floor x$RUNS" >&2
   "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" "$@" >"$SCRATCH/$name.floor"
+  # For information: the EPUB floor at octavo's own deflate level (9).
+  "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" -m epub -z 9 "$@" |
+    sed -n 's/^epub_floor_\(wall\|cpu\) /epub9_floor_\1 /p' >>"$SCRATCH/$name.floor"
   for fmt in epub pdf; do
     out=$SCRATCH/$name.$fmt
     extra=""
@@ -162,7 +165,8 @@ for line in open(raw):
               f"{int(f['paragraphs'])} paragraphs, {int(f['glyphs'])} glyphs")
         print(f"  floor EPUB: {f['epub_floor_wall']:.3f} s wall, {f['epub_floor_cpu']:.3f} s CPU "
               f"(parse {f['epub_parse_wall']:.3f}, HTML {f['epub_render_wall']:.3f}, "
-              f"zip {f['epub_zip_wall']:.3f}; {size(f['zip_bytes'])} zip)")
+              f"zip {f['epub_zip_wall']:.3f}; {size(f['zip_bytes'])} zip); at deflate level 9 "
+              f"as octavo: {f['epub9_floor_wall']:.3f} s wall, {f['epub9_floor_cpu']:.3f} s CPU")
         print(f"  floor PDF:  {f['pdf_floor_wall']:.3f} s wall, {f['pdf_floor_cpu']:.3f} s CPU "
               f"(parse {f['pdf_parse_wall']:.3f}, shape {f['pdf_shape_wall']:.3f}; "
               f"log attrs, not counted, {f['pdf_log_attrs_wall']:.3f})")
