@@ -2,8 +2,8 @@
  *
  * What the model holds after parsing (for the writers):
  * - Chapters: each input file starts one; so does each heading of level <=
- *   opts->split_level at the top of a file (its BOOK_HEADING is the first
- *   block of the chapter's root).  Text before the first such heading is an
+ *   opts->split_level at a file's top level, not inside a list, quote or
+ *   HTML element (its BOOK_HEADING is the first block of the chapter's root).  Text before the first such heading is an
  *   opening chapter (title NULL, heading NULL).  Chapter ids are "ch01",
  *   "ch02", ... (reserved in book->ids).  A book always has a chapter.
  * - Title: with split_level >= 2 the first H1 of the first file is the
