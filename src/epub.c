@@ -79,6 +79,7 @@ static Item *add_item(Epub *e, const char *id, const char *href, const char *med
 
 static xmlTextWriterPtr wr_open(xmlBufferPtr *buf) {
   *buf = xmlBufferCreate();
+  xmlBufferSetAllocationScheme(*buf, XML_BUFFER_ALLOC_DOUBLEIT);
   xmlTextWriterPtr w = xmlNewTextWriterMemory(*buf, 0);
   xmlTextWriterSetIndent(w, 1);
   xmlTextWriterSetIndentString(w, BAD_CAST "  ");

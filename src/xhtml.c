@@ -935,6 +935,7 @@ const GArray *xhtml_writer_pages(const XhtmlWriter *x) { return x->pages; }
 
 static xmlBufferPtr open_buffer(XhtmlWriter *x) {
   xmlBufferPtr buf = xmlBufferCreate();
+  xmlBufferSetAllocationScheme(buf, XML_BUFFER_ALLOC_DOUBLEIT); /* big chapters: no quadratic growth */
   x->w = xmlNewTextWriterMemory(buf, 0);
   return buf;
 }
