@@ -518,6 +518,27 @@ static void write_html_end(XhtmlWriter *x, BookNode *n) {
   end(x);
 }
 
+/* A task item's box: a disabled checkbox (valid XHTML5; EPUBCheck accepts
+ * it), before the item's text. In a loose item it goes inside the first
+ * paragraph, so that it stands on the text's line. */
+static void write_task_box(XhtmlWriter *x, const BookNode *item) {
+  bool done = item->as.item.task == BOOK_TASK_DONE;
+  start(x, "input");
+  attr(x, "type", "checkbox");
+  attr(x, "disabled", "disabled");
+  if (done)
+    attr(x, "checked", "checked");
+  attr(x, "aria-label", done ? "done" : "not done");
+  end_void(x);
+  text(x, " ");
+}
+
+/* True for the first paragraph of a loose task item (see write_task_box). */
+static bool box_in_paragraph(const BookNode *n) {
+  return n && n->type == BOOK_PARAGRAPH && !n->prev && n->parent && n->parent->type == BOOK_ITEM &&
+         n->parent->as.item.task != BOOK_TASK_NONE && !in_tight_list(n);
+}
+
 static void enter(XhtmlWriter *x, BookIter *it) {
   BookNode *n = it->cur;
   char tag[4];
@@ -534,6 +555,8 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     if (!in_tight_list(n))
       start(x, "p");
     write_marks_at_start(x, n);
+    if (box_in_paragraph(n))
+      write_task_box(x, n->parent);
     break;
   case BOOK_LIST:
     write_marks_at_start(x, n);
@@ -561,18 +584,8 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     if (n->as.item.task != BOOK_TASK_NONE)
       attr(x, "class", "task-list-item");
     write_marks_at_start(x, n);
-    if (n->as.item.task != BOOK_TASK_NONE) {
-      /* A loose item's box goes inside its first paragraph (see PARAGRAPH
-       * below would be nicer); cmark-gfm puts it first in the item too. */
-      start(x, "input");
-      attr(x, "type", "checkbox");
-      attr(x, "disabled", "disabled");
-      if (n->as.item.task == BOOK_TASK_DONE)
-        attr(x, "checked", "checked");
-      attr(x, "aria-label", n->as.item.task == BOOK_TASK_DONE ? "done" : "not done");
-      end_void(x);
-      text(x, " ");
-    }
+    if (n->as.item.task != BOOK_TASK_NONE && !box_in_paragraph(n->first_child))
+      write_task_box(x, n);
     break;
   case BOOK_BLOCKQUOTE:
     write_marks_at_start(x, n);
