@@ -61,7 +61,16 @@ doc = ET.parse(sys.argv[1]).getroot()
 assert len(doc.findall(".//{http://www.w3.org/1999/xhtml}section")) >= 6, "chapters missing"
 ET.fromstring('<div xmlns:epub="http://www.idpf.org/2007/ops">' + open(sys.argv[2], encoding="utf-8").read() + "</div>")
 PY
-books="seed multi"
+# Small books for what broke before: heading level jumps in the contents,
+# notes referenced across chapters and from inside links and notes, ids that
+# the writer's own ids would collide with, characters XML cannot carry.
+printf '# Book\n\nIntro.\n\n## A\n\n#### deep\n\n### mid\n\n## B\n\n###### six\n\n# Part two\n\n### three\n\n## two\n' > jumps.md
+printf '# Notes\n\nA note.[^a] [A link[^b]](https://example.com/).\n\n## Page 3\n\nAgain.[^a] [^c]\n\n## Fnref 1\n\n[^a]: Note A.\n[^b]: Note B.\n[^c]: Note C cites A.[^a]\n' > notes.md
+printf -- '---\ntitle: "Con\\x01trol"\n---\n# T\001x\n\na\001b\014c \357\277\276 d [x\002](https://e.com "t\003")\n\n## H\001ead\n\ntext\n' > ctl.md
+for b in jumps notes ctl; do
+  "$OCTAVO" -q --toc-depth 6 "$b.md" -o "$b.epub" || fail "$b.md does not build"
+done
+books="seed multi jumps notes ctl"
 if [ -f "$SPEC" ]; then
   "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }
   books="$books spec"
