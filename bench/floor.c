@@ -10,13 +10,16 @@
  *                octavo's own font set (fonts_load, fonts_context) at the
  *                body face and size.
  *
- * Usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...
+ * Usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] [-p PDF] INPUT.md...
  * Prints "key value" lines (seconds, wall from CLOCK_MONOTONIC, cpu from
  * CLOCK_PROCESS_CPUTIME_ID); bench/run.sh reads them. With -n the whole
  * measurement is repeated and the median of each figure printed; with -m
  * only one floor is measured, and the PDF one without the break analysis
  * (for instruction counts under callgrind); -z sets the deflate level (0,
- * the default, is zlib's default, 6; octavo's EPUB uses 9).
+ * the default, is zlib's default, 6; octavo's EPUB uses 9). With -p the
+ * shaped runs are also drawn into a PDF (lines of about 75 bytes, 50 lines a
+ * page, pango_cairo_show_glyph_item), timed apart and not counted: how much
+ * of octavo's PDF is cairo's own work.
  *
  * This is a measuring tool, not part of octavo: it reads the inputs into
  * memory before timing (octavo's own reading is a few milliseconds) and does
@@ -25,7 +28,10 @@
 #include <cmark-gfm.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <cairo-pdf.h>
+#include <cairo.h>
 #include <pango/pango.h>
+#include <pango/pangocairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,12 +180,56 @@ static bool epub_floor(const Input *ins, int n, const char *zip_path, int level,
 }
 
 typedef struct {
-  Clock parse, extract, shape, log_attrs, total;
-  gsize paragraphs, glyphs, items;
+  Clock parse, extract, shape, log_attrs, emit, total;
+  gsize paragraphs, glyphs, items, pdf_bytes;
+  int pages;
 } PdfFloor;
 
-static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attrs, PdfFloor *f) {
+typedef struct {
+  PangoGlyphItem *gi;
+  const char *text;
+} Run;
+
+/* Not part of the floor: draw the runs once on a PDF surface, as lines of
+ * about 75 bytes cut at spaces, 50 lines a page, with
+ * pango_cairo_show_glyph_item (glyphs and their text), as octavo's pdf.c
+ * draws. Shows how much of the PDF is cairo's own work. */
+static void emit_runs(cairo_t *cr, GArray *runs, double *y, PdfFloor *f) {
+  for (guint i = 0; i < runs->len; i++) {
+    Run *r = &g_array_index(runs, Run, i);
+    PangoGlyphItem *gi = r->gi;
+    while (gi->item->length > 0) {
+      const char *start = r->text + gi->item->offset, *cut = NULL;
+      if (gi->item->length > 75)
+        cut = memchr(start + 75, ' ', (size_t)(gi->item->length - 75));
+      PangoGlyphItem *part = cut && cut > start ? pango_glyph_item_split(gi, r->text, (int)(cut - start)) : gi;
+      if (*y > 770) {
+        cairo_show_page(cr);
+        f->pages++;
+        *y = 72;
+      }
+      cairo_move_to(cr, 72, *y);
+      pango_cairo_show_glyph_item(cr, r->text, part);
+      *y += 14;
+      if (part == gi)
+        break;
+      pango_glyph_item_free(part);
+    }
+  }
+}
+
+static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attrs, const char *pdf_path,
+                      PdfFloor *f) {
   memset(f, 0, sizeof *f);
+  cairo_surface_t *surf = NULL;
+  cairo_t *cr = NULL;
+  double y = 72;
+  if (pdf_path) {
+    surf = cairo_pdf_surface_create(pdf_path, 595.276, 841.89);
+    cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
+    cr = cairo_create(surf);
+    f->pages = 1;
+  }
   PangoContext *ctx = fonts_context(fonts);
   PangoFontDescription *d = pango_font_description_from_string("Charis SIL 10.5");
   pango_context_set_font_description(ctx, d);
@@ -198,6 +248,7 @@ static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attr
     cmark_parser_free(p);
     add(&f->extract, since(a));
     a = now();
+    GArray *runs = g_array_new(FALSE, FALSE, sizeof(Run));
     for (guint k = 0; k < paras->len; k++) {
       const char *text = paras->pdata[k];
       int len = (int)strlen(text);
@@ -208,11 +259,23 @@ static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attr
         pango_shape_full(text + item->offset, item->length, text, len, &item->analysis, g);
         f->glyphs += (gsize)g->num_glyphs;
         f->items++;
-        pango_glyph_string_free(g);
-        pango_item_free(item);
+        PangoGlyphItem *gi = g_slice_new(PangoGlyphItem);
+        gi->item = item;
+        gi->glyphs = g;
+        g_array_append_val(runs, ((Run){gi, text}));
       }
       g_list_free(items);
     }
+    add(&f->shape, since(a));
+    if (cr) {
+      a = now();
+      emit_runs(cr, runs, &y, f);
+      add(&f->emit, since(a));
+    }
+    a = now();
+    for (guint k = 0; k < runs->len; k++)
+      pango_glyph_item_free(g_array_index(runs, Run, k).gi);
+    g_array_free(runs, TRUE);
     add(&f->shape, since(a));
     /* Not part of the floor: the break analysis a line breaker also needs. */
     a = now();
@@ -228,9 +291,23 @@ static bool pdf_floor(const Input *ins, int n, const Fonts *fonts, bool log_attr
     f->paragraphs += paras->len;
     g_ptr_array_free(paras, TRUE);
   }
+  if (cr) {
+    Clock a = now();
+    cairo_destroy(cr);
+    cairo_surface_finish(surf);
+    add(&f->emit, since(a));
+    if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+      fprintf(stderr, "floor: cairo: %s\n", cairo_status_to_string(cairo_surface_status(surf)));
+      return false;
+    }
+    cairo_surface_destroy(surf);
+    GStatBuf st;
+    if (g_stat(pdf_path, &st) == 0)
+      f->pdf_bytes = (gsize)st.st_size;
+  }
   f->total = since(t0);
-  f->total.wall -= f->log_attrs.wall;
-  f->total.cpu -= f->log_attrs.cpu;
+  f->total.wall -= f->log_attrs.wall + f->emit.wall;
+  f->total.cpu -= f->log_attrs.cpu + f->emit.cpu;
   pango_attr_list_unref(attrs);
   pango_font_description_free(d);
   g_object_unref(ctx);
@@ -248,28 +325,30 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-  const char *datadir = ".", *zip_path = NULL;
+  const char *datadir = ".", *zip_path = NULL, *pdf_path = NULL;
   int repeat = 1, level = 0, opt;
   bool do_epub = true, do_pdf = true;
-  while ((opt = getopt(argc, argv, "d:o:n:m:z:")) != -1) {
+  while ((opt = getopt(argc, argv, "d:o:n:m:z:p:")) != -1) {
     if (opt == 'd')
       datadir = optarg;
     else if (opt == 'o')
       zip_path = optarg;
     else if (opt == 'n')
       repeat = MAX(1, atoi(optarg));
+    else if (opt == 'p')
+      pdf_path = optarg;
     else if (opt == 'z')
       level = CLAMP(atoi(optarg), 0, 9);
     else if (opt == 'm' && (strcmp(optarg, "epub") == 0 || strcmp(optarg, "pdf") == 0))
       do_epub = !(do_pdf = strcmp(optarg, "pdf") == 0);
     else {
-      fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...\n");
+      fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] [-p PDF] INPUT.md...\n");
       return 2;
     }
   }
   int n = argc - optind;
   if (n < 1) {
-    fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] INPUT.md...\n");
+    fprintf(stderr, "usage: floor [-d DATADIR] [-o ZIP] [-n REPEAT] [-m epub|pdf] [-z LEVEL] [-p PDF] INPUT.md...\n");
     return 2;
   }
   char *tmpzip = NULL;
@@ -297,10 +376,11 @@ int main(int argc, char **argv) {
   }
   Clock fonts_t = since(a);
 
-  enum { K_EW, K_EC, K_EPARSE, K_ERENDER, K_EZIP, K_PW, K_PC, K_PPARSE, K_PSHAPE, K_PLOG, K_N };
+  enum { K_EW, K_EC, K_EPARSE, K_ERENDER, K_EZIP, K_PW, K_PC, K_PPARSE, K_PSHAPE, K_PLOG, K_EMW, K_EMC, K_N };
   static const char *const names[K_N] = {
-      "epub_floor_wall", "epub_floor_cpu", "epub_parse_wall", "epub_render_wall", "epub_zip_wall",
-      "pdf_floor_wall",  "pdf_floor_cpu",  "pdf_parse_wall",  "pdf_shape_wall",   "pdf_log_attrs_wall"};
+      "epub_floor_wall", "epub_floor_cpu", "epub_parse_wall", "epub_render_wall",   "epub_zip_wall",
+      "pdf_floor_wall",  "pdf_floor_cpu",  "pdf_parse_wall",  "pdf_shape_wall",     "pdf_log_attrs_wall",
+      "pdf_emit_wall",   "pdf_emit_cpu"};
   double *v[K_N];
   for (int k = 0; k < K_N; k++)
     v[k] = g_new(double, repeat);
@@ -308,10 +388,11 @@ int main(int argc, char **argv) {
   PdfFloor pf = {0};
   for (int r = 0; r < repeat; r++) {
     if ((do_epub && !epub_floor(ins, n, zip_path, level, &ef)) ||
-        (do_pdf && !pdf_floor(ins, n, fonts, do_epub, &pf)))
+        (do_pdf && !pdf_floor(ins, n, fonts, do_epub, pdf_path, &pf)))
       return 1;
     double row[K_N] = {ef.total.wall, ef.total.cpu, ef.parse.wall, ef.render.wall, ef.zip.wall,
-                       pf.total.wall, pf.total.cpu, pf.parse.wall, pf.shape.wall, pf.log_attrs.wall};
+                       pf.total.wall, pf.total.cpu, pf.parse.wall, pf.shape.wall, pf.log_attrs.wall,
+                       pf.emit.wall,  pf.emit.cpu};
     for (int k = 0; k < K_N; k++)
       v[k][r] = row[k];
   }
@@ -321,6 +402,7 @@ int main(int argc, char **argv) {
     printf("%s %.4f\n", names[k], median(v[k], repeat));
   printf("html_bytes %zu\nzip_bytes %zu\n", (size_t)ef.html_bytes, (size_t)ef.zip_bytes);
   printf("paragraphs %zu\nitems %zu\nglyphs %zu\n", (size_t)pf.paragraphs, (size_t)pf.items, (size_t)pf.glyphs);
+  printf("emit_pages %d\nemit_pdf_bytes %zu\n", pf.pages, (size_t)pf.pdf_bytes);
   for (int k = 0; k < K_N; k++)
     g_free(v[k]);
   fonts_free(fonts);
