@@ -433,13 +433,24 @@ static void para_mark(const Para *p, size_t at, BookNode **node, size_t *off) {
   *off = 0;
 }
 
-static bool in_span(const Para *p, SpanKind kind, size_t at) {
+/* Per-byte flags of the spans that change how text breaks: computed once,
+ * so that asking about every word stays linear in the paragraph. */
+enum { F_CODE = 1, F_NOHYPH = 2 };
+
+static guint8 *span_flags(const Para *p) {
+  guint8 *f = g_new0(guint8, p->text->len + 1);
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *s = &g_array_index(p->spans, Span, i);
-    if (s->kind == kind && at >= s->a && at < s->b)
-      return true;
+    guint8 bit = s->kind == SPAN_CODE ? F_CODE : s->kind == SPAN_NOHYPH ? F_NOHYPH : 0;
+    for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
+      f[k] |= bit;
   }
-  return false;
+  return f;
+}
+
+static gint cmp_span(gconstpointer a, gconstpointer b) {
+  const Span *x = a, *y = b;
+  return x->a < y->a ? -1 : x->a > y->a ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -571,6 +582,7 @@ static bool is_dash(gunichar ch) {
 static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
                         GArray *items, GArray *meta) {
   const char *t = sh->text;
+  guint8 *flags = span_flags(p);
   int n = sh->nchars;
   GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
   for (int i = 0; i < n;) {
@@ -591,7 +603,7 @@ static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle
         j++;
       size_t b1 = (size_t)sh->char_byte[j];
       double w = shape_width_pt(sh, b0, b1);
-      bool code = in_span(p, SPAN_CODE, b0);
+      bool code = b0 < p->text->len && (flags[b0] & F_CODE);
       LbItem g = {.type = LB_GLUE, .width = w};
       if (ragged)
         g.stretch = 3 * ps->size_pt;
@@ -611,8 +623,8 @@ static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle
     double w = shape_width_pt(sh, b0, b1);
     /* Hyphenation points of a word (not code, not URLs). */
     g_array_set_size(hp, 0);
-    if (ps->hyphenate && !ragged && j - i >= 5 && !in_span(p, SPAN_CODE, b0) &&
-        !in_span(p, SPAN_NOHYPH, b0))
+    if (ps->hyphenate && !ragged && j - i >= 5 && b0 < p->text->len &&
+        !(flags[b0] & (F_CODE | F_NOHYPH)))
       hyphen_points(c->lang, t + b0, (gssize)(b1 - b0), hp);
     bool emergency = j - i >= 8 || w > ps->width_pt * 0.3;
     size_t from = b0;
@@ -663,6 +675,7 @@ static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle
     i = j;
   }
   g_array_free(hp, TRUE);
+  g_free(flags);
   /* TeX's ending: no break before the finishing glue, then a forced break */
   while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
     g_array_set_size(items, items->len - 1);
@@ -714,6 +727,8 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
   GArray *xs = g_array_new(FALSE, FALSE, sizeof(XPos));
   int nl = (int)lines->len;
   info.nlines = nl;
+  g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
+  guint span0 = 0;
   for (int li = 0; li < nl; li++) {
     const LbLine *ln = &g_array_index(lines, LbLine, li);
     size_t s = ln->start, e = ln->end;
@@ -785,9 +800,13 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     info.last_w = lw;
     /* links, strike-outs, footnote references on this line */
     GPtrArray *notes = NULL;
-    for (guint k = 0; k < p->spans->len; k++) {
+    while (span0 < p->spans->len && g_array_index(p->spans, Span, span0).b <= a)
+      span0++;
+    for (guint k = span0; k < p->spans->len; k++) {
       Span *sp = &g_array_index(p->spans, Span, k);
-      if (sp->b <= a || sp->a >= b)
+      if (sp->a >= b)
+        break;
+      if (sp->b <= a)
         continue;
       double x0 = x_at(xs, MAX(sp->a, a)), x1 = x_at(xs, MIN(sp->b, b));
       switch (sp->kind) {
