@@ -15,6 +15,7 @@
 
 #include "book.h"
 #include "layout.h"
+#include "markdown.h"
 #include "options.h"
 
 static const char *top(void) {
@@ -163,6 +164,33 @@ static void test_trace_golden(void **state) {
   g_free(t);
   lay_free(lay);
   book_free(b);
+}
+
+/* The seed, parsed for real, in A4 and A5: its trace against golden files.
+ * A change in parsing, hyphenation or line breaking shows here first; when
+ * it is intended, OCTAVO_UPDATE_GOLDEN=1 rewrites the files. */
+static void test_seed_golden(void **state) {
+  (void)state;
+  const char *papers[] = {"a4", "a5"};
+  for (size_t i = 0; i < G_N_ELEMENTS(papers); i++) {
+    Book *b = book_new();
+    OctavoOptions o;
+    opts_init(&o);
+    o.paper = papers[i];
+    char *path = g_build_filename(top(), "content", "lsfmm-bpf-2023.md", NULL);
+    const char *files[] = {path};
+    assert_true(md_parse_files(b, files, 1, &o));
+    Layout *lay = lay_book(b, &o);
+    assert_non_null(lay);
+    char *t = lay_trace(lay);
+    char *name = g_strdup_printf("seed-%s", papers[i]);
+    check_golden(name, t);
+    g_free(name);
+    g_free(t);
+    g_free(path);
+    lay_free(lay);
+    book_free(b);
+  }
 }
 
 static void test_pages_labels_marks(void **state) {
@@ -352,7 +380,8 @@ static void test_deep_nesting(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_trace_golden),       cmocka_unit_test(test_pages_labels_marks),
+      cmocka_unit_test(test_trace_golden),       cmocka_unit_test(test_seed_golden),
+      cmocka_unit_test(test_pages_labels_marks),
       cmocka_unit_test(test_margins_links),      cmocka_unit_test(test_table_header_repeats),
       cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_style),
       cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
