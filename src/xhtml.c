@@ -168,8 +168,14 @@ static char *internal_href(XhtmlWriter *x, BookChapter *c, const char *frag) {
 
 /* The href a BOOK_LINK gets, or NULL when it keeps only its text. */
 static char *link_href(XhtmlWriter *x, const BookNode *n) {
-  if (n->as.link.internal)
-    return n->as.link.chapter ? internal_href(x, n->as.link.chapter, n->as.link.fragment) : NULL;
+  if (n->as.link.internal) {
+    /* A fragment no element of the book carries would be a broken link:
+     * point at the chapter instead. */
+    const char *frag = n->as.link.fragment;
+    if (frag && !g_hash_table_contains(x->book->ids, frag))
+      frag = NULL;
+    return n->as.link.chapter ? internal_href(x, n->as.link.chapter, frag) : NULL;
+  }
   if (is_web_url(n->as.link.href))
     return g_strdup(n->as.link.href);
   return NULL;
@@ -634,6 +640,8 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   case BOOK_TABLE_CELL: {
     bool header = n->parent && n->parent->type == BOOK_TABLE_ROW && n->parent->as.row.header;
     start(x, header ? "th" : "td");
+    if (header)
+      attr(x, "scope", "col");
     attr(x, "class", align_class(n));
     if (!n->prev && n->parent)
       write_marks_at_start(x, n->parent);
@@ -1038,7 +1046,7 @@ static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id
 char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href) {
   xmlBufferPtr buf = open_buffer(x);
   doc_begin(x, chapter_title(x->book, c), css_href, NULL, "bodymatter");
-  write_chapter_section(x, c, NULL);
+  write_chapter_section(x, c, c->id);
   doc_end(x);
   return close_buffer(x, buf);
 }
