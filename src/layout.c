@@ -1808,13 +1808,39 @@ static char *roman(int n) {
   return g_string_free(s, FALSE);
 }
 
-static double centered(Ctx *c, GArray *items, const PangoFontDescription *d, const char *s, double y) {
-  double w = label_width(c, d, s);
-  double x0 = c->st.margin_inner_pt, tw = c->text_w;
-  shape_label(c, items, d, s, x0 + (tw - w) / 2, y, 0);
-  return w;
+/* Lines of text broken ragged to the text width and centred on it, the
+ * first baseline at y; returns the baseline after the last line. */
+static double centered(Ctx *c, GArray *items, const PangoFontDescription *d, const char *text,
+                       double y, double leading) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, text, 0);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.left_pt = 0;
+  ps.width_pt = c->text_w;
+  ps.base_pt = 0;
+  ps.hyphenate = false;
+  GPtrArray *lines = g_ptr_array_new();
+  set_para(c, &p, &ps, true, NULL, NULL, lines);
+  for (guint i = 0; i < lines->len; i++) {
+    GArray *ln = lines->pdata[i];
+    double lw = 0;
+    for (guint q = 0; q < ln->len; q++) {
+      LayItem *g = &g_array_index(ln, LayItem, q);
+      if (g->kind == LAY_GLYPHS)
+        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
+    }
+    items_append(items, ln, c->st.margin_inner_pt + (c->text_w - lw) / 2, y, false);
+    items_free(ln);
+    y += leading;
+  }
+  g_ptr_array_free(lines, TRUE);
+  para_clear(&p);
+  return y;
 }
 
+/* A title page: the title, subtitle, a short rule, the authors and the
+ * date; the publisher (or source) at the foot. */
 static void title_page(Ctx *c, Layout *lay, const char *title) {
   LayPage *p = page_new();
   BookMeta *m = &c->book->meta;
@@ -1824,43 +1850,18 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
   double y = c->st.margin_top_pt + c->text_h * 0.22;
   PangoFontDescription *dt = font_desc(c->st.heading_face, c->st.title_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_BOLD);
-  /* the title may need several lines: break it as a ragged paragraph */
-  Para pt;
-  para_init(&pt);
-  para_text(&pt, NULL, title, 0);
-  ParaStyle ps = para_style(c, dt, c->st.title_size_pt * 1.2);
-  ps.left_pt = 0;
-  ps.width_pt = c->text_w;
-  ps.hyphenate = false;
-  GPtrArray *lines = g_ptr_array_new();
-  set_para(c, &pt, &ps, true, NULL, NULL, lines);
   add_tag(it, LAY_TAG_BEGIN, "H1");
-  for (guint i = 0; i < lines->len; i++) {
-    GArray *ln = lines->pdata[i];
-    double lw = 0;
-    for (guint q = 0; q < ln->len; q++) {
-      LayItem *g = &g_array_index(ln, LayItem, q);
-      if (g->kind == LAY_GLYPHS)
-        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
-    }
-    items_append(it, ln, c->st.margin_inner_pt + (c->text_w - lw) / 2, y, false);
-    items_free(ln);
-    y += ps.leading_pt;
-  }
+  y = centered(c, it, dt, title, y, c->st.title_size_pt * 1.2);
   add_tag(it, LAY_TAG_END, "H1");
-  g_ptr_array_free(lines, TRUE);
-  para_clear(&pt);
-  y += 6;
   if (m->subtitle) {
     PangoFontDescription *ds = font_desc(c->st.heading_face, c->st.subtitle_size_pt,
                                          PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, ds, m->subtitle, y + c->st.subtitle_size_pt);
+    y = centered(c, it, ds, m->subtitle, y + 4, c->st.subtitle_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
-    y += c->st.subtitle_size_pt * 1.6;
     pango_font_description_free(ds);
   }
-  y += 18;
+  y += 6;
   add_rule(it, LAY_RULE, c->st.margin_inner_pt + c->text_w / 2 - 30, y, 60, 0.6, 0);
   y += 36;
   PangoFontDescription *db = font_desc(c->st.body_face, c->st.byline_size_pt, PANGO_STYLE_NORMAL,
@@ -1873,14 +1874,14 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
       g_string_append(a, m->authors->pdata[i]);
     }
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, a->str, y);
+    y = centered(c, it, db, a->str, y, c->st.byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
-    y += c->st.byline_size_pt * 1.8;
+    y += c->st.byline_size_pt * 0.4;
     g_string_free(a, TRUE);
   }
   if (m->date) {
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, m->date, y);
+    centered(c, it, db, m->date, y, c->st.byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
   }
   const char *pub = m->publisher ? m->publisher : m->source;
@@ -1888,7 +1889,8 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
     PangoFontDescription *dp = font_desc(c->st.body_face, c->st.body_size_pt, PANGO_STYLE_ITALIC,
                                          PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, dp, pub, c->st.margin_top_pt + c->text_h - c->st.body_size_pt);
+    centered(c, it, dp, pub, c->st.margin_top_pt + c->text_h - c->st.body_size_pt,
+             c->st.body_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
     pango_font_description_free(dp);
   }
@@ -1976,9 +1978,10 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
           g_string_free(dots, TRUE);
         }
         shape_label(c, all, d, num, nx, ps.base_pt, 0);
-        add_tag(all, LAY_TAG_END, "TOCI");
       }
       add_link(all, indent, 0, c->text_w - indent, leading, e->dest, NULL);
+      if (lastl)
+        add_tag(all, LAY_TAG_END, "TOCI");
       VItem *v = emit_line(c, all, leading, li > 0 ? LB_INFINITY : 0);
       v->trace = g_strdup_printf("%s%s%s", e->title, lastl ? " ... " : "", lastl ? num : "");
     }
@@ -2041,9 +2044,21 @@ static void running_heads(Ctx *c, Body *b, const char *book_title) {
     }
     double y = c->st.margin_top_pt - c->st.head_gap_pt;
     bool recto = p->folio % 2 == 1;
-    const char *text = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
+    const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(c, dn, num);
+    /* a title too long for the head loses words at its end */
+    char *text = g_strdup(full);
     double tw = label_width(c, d, text);
+    while (tw > c->text_w - nw - 24) {
+      char *sp = strrchr(text, ' ');
+      if (!sp)
+        break;
+      char *tail = g_strndup(text, (size_t)(sp - text));
+      g_free(text);
+      text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
+      g_free(tail);
+      tw = label_width(c, d, text);
+    }
     if (recto) {
       shape_label(c, p->items, dn, num, x1 - nw, y, 0);
       shape_label(c, p->items, d, text, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
@@ -2052,6 +2067,7 @@ static void running_heads(Ctx *c, Body *b, const char *book_title) {
       shape_label(c, p->items, d, text, x0 + nw + 18, y, 0.2);
     }
     add_rule(p->items, LAY_RULE, x0, y + 5, c->text_w, 0.3, 0.4);
+    g_free(text);
   }
   pango_font_description_free(d);
   pango_font_description_free(dn);
