@@ -70,6 +70,11 @@ printf -- '---\ntitle: "Con\\x01trol"\n---\n# T\001x\n\na\001b\014c \357\277\276
 for b in jumps notes ctl; do
   "$OCTAVO" -q --toc-depth 6 "$b.md" -o "$b.epub" || fail "$b.md does not build"
 done
+# --toc-depth counts levels of the contents (chapters at 1, their sections at 2).
+unzip -p multi.epub EPUB/nav.xhtml | grep -q 'href="ch03.xhtml#lists"' || fail "the contents lack the sections at depth 2"
+"$OCTAVO" -q --toc-depth 1 "$TOP"/tests/books/multi/0*.md -o depth1.epub || fail "--toc-depth 1"
+unzip -p depth1.epub EPUB/nav.xhtml | grep -q '#lists"' && fail "--toc-depth 1 still lists sections"
+unzip -p depth1.epub EPUB/nav.xhtml | grep -q 'href="ch04.xhtml">Long material<' || fail "--toc-depth 1 lost a chapter"
 books="seed multi jumps notes ctl"
 if [ -f "$SPEC" ]; then
   "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }
