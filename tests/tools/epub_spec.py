@@ -249,8 +249,8 @@ def run(octavo, md):
 def classify(octavo, ex):
     num, section, md, expected = ex
     rc, got, err = run(octavo, md)
-    if rc not in (0, 1):
-        return "fail", got, "exit %d: %s" % (rc, err.strip()[:200])
+    if rc not in (0, 1) or "Sanitizer" in err or "runtime error:" in err:
+        return "fail", got, "exit %d: %s" % (rc, err.strip()[:300])
     try:  # the fragment must be well-formed XML, as inside a chapter document
         ET.fromstring('<div xmlns:epub="http://www.idpf.org/2007/ops">' + got + "</div>")
     except ET.ParseError as e:
