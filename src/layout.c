@@ -99,6 +99,17 @@ static void items_append(GArray *dst, const GArray *src, double dx, double dy, b
   }
 }
 
+/* Move src's items to the end of dst, shifted by (dx, dy); src is left empty. */
+static void items_move(GArray *dst, GArray *src, double dx, double dy) {
+  for (guint i = 0; i < src->len; i++) {
+    LayItem *s = &g_array_index(src, LayItem, i);
+    s->x_pt += dx;
+    s->y_pt += dy;
+  }
+  g_array_append_vals(dst, src->data, src->len);
+  g_array_set_size(src, 0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The vertical list                                                        */
 
@@ -114,6 +125,7 @@ typedef struct {
   size_t mark_off;
   GPtrArray *notes;    /* LINE: BookFootnote * first referenced on it, or NULL */
   int header;          /* LINE: index of the table header row to repeat on a new page, or -1 */
+  bool shared;         /* LINE: drawn more than once (a table header): copied, not moved */
   char *trace;         /* LINE: its text, for lay_trace (owned) */
 } VItem;
 
@@ -173,6 +185,8 @@ typedef struct {
   GHashTable *dests;    /* names of emitted destinations */
   GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
   GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
+  GHashTable *hyph_cache; /* word -> GArray of size_t: its hyphenation points */
+  GHashTable *hyph_w;     /* PangoFont * (a reference) -> double *: a hyphen's advance */
 } Ctx;
 
 static PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
@@ -554,8 +568,20 @@ static double shape_label(Ctx *c, GArray *items, const PangoFontDescription *d, 
   return x - x0;
 }
 
+/* The width of a short string, cached (bullets, numbers, folios repeat). */
 static double label_width(Ctx *c, const PangoFontDescription *d, const char *str) {
-  return shape_label(c, NULL, d, str, 0, 0, 0);
+  char *fd = pango_font_description_to_string(d);
+  char *key = g_strconcat(fd, "\x1f", str, NULL);
+  g_free(fd);
+  double *w = g_hash_table_lookup(c->metrics, key);
+  if (w) {
+    g_free(key);
+    return *w;
+  }
+  w = g_new(double, 2); /* the table frees double[2] values */
+  w[0] = shape_label(c, NULL, d, str, 0, 0, 0);
+  g_hash_table_insert(c->metrics, key, w);
+  return w[0];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -577,6 +603,44 @@ static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, Met
 static bool is_dash(gunichar ch) {
   return ch == '-' || ch == 0x2010 || ch == 0x2013 || ch == 0x2014;
 }
+
+/* The hyphenation points of a word, from a cache: words repeat, and
+ * libhyphen is not free. */
+static void word_points(Ctx *c, const char *w, size_t len, GArray *out) {
+  char *key = g_strndup(w, len);
+  GArray *pts = g_hash_table_lookup(c->hyph_cache, key);
+  if (!pts) {
+    pts = g_array_new(FALSE, FALSE, sizeof(size_t));
+    hyphen_points(c->lang, key, (gssize)len, pts);
+    g_hash_table_insert(c->hyph_cache, key, pts);
+  } else
+    g_free(key);
+  g_array_set_size(out, 0);
+  g_array_append_vals(out, pts->data, pts->len);
+}
+
+/* The advance of a hyphen in the font at byte `at`, shaped once per font. */
+static double hyphen_width(Ctx *c, const Shaped *sh, size_t at) {
+  const ShapeRun *r = shape_run_at(sh, at);
+  PangoFont *font = r ? r->item->analysis.font : NULL;
+  double *w = font ? g_hash_table_lookup(c->hyph_w, font) : NULL;
+  if (w)
+    return *w;
+  PangoFont *f = NULL;
+  PangoGlyphString *hg = shape_extra(sh, at, "-", &f);
+  double hw = pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+  pango_glyph_string_free(hg);
+  if (f)
+    g_object_unref(f);
+  if (font) {
+    w = g_new(double, 1);
+    *w = hw;
+    g_hash_table_insert(c->hyph_w, g_object_ref(font), w); /* the key keeps the font alive */
+  }
+  return hw;
+}
+
+static void array_free(gpointer a) { g_array_free(a, TRUE); }
 
 /* Boxes, glue and penalties for the shaped text. */
 static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
@@ -625,16 +689,11 @@ static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle
     g_array_set_size(hp, 0);
     if (ps->hyphenate && !ragged && j - i >= 5 && b0 < p->text->len &&
         !(flags[b0] & (F_CODE | F_NOHYPH)))
-      hyphen_points(c->lang, t + b0, (gssize)(b1 - b0), hp);
+      word_points(c, t + b0, b1 - b0, hp);
     bool emergency = j - i >= 8 || w > ps->width_pt * 0.3;
     size_t from = b0;
     if (hp->len) {
-      PangoFont *f = NULL;
-      PangoGlyphString *hg = shape_extra(sh, b0, "-", &f);
-      double hw = pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
-      pango_glyph_string_free(hg);
-      if (f)
-        g_object_unref(f);
+      double hw = hyphen_width(c, sh, b0);
       for (guint k = 0; k < hp->len; k++) {
         size_t at = b0 + g_array_index(hp, size_t, k);
         push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
@@ -1339,8 +1398,10 @@ static void do_table(Ctx *c, BookNode *n) {
     c->cell_notes = NULL;
     v->mark_node = mark ? mark : r;
     v->trace = g_string_free(tr, FALSE);
-    if (hdr && header_idx < 0)
+    if (hdr && header_idx < 0) {
       header_idx = (int)c->vl->len - 1;
+      v->shared = true;
+    }
     else if (!hdr)
       v->header = header_idx;
   }
@@ -1698,7 +1759,7 @@ static void place_notes(Ctx *c, Frame *f, GPtrArray *notes) {
     for (guint k = 0; k < vl->len; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
       if (v->kind == V_LINE)
-        items_append(f->page->items, v->items, f->x, y, false);
+        items_move(f->page->items, v->items, f->x, y); /* a note is placed once */
       if (v->kind != V_PENALTY)
         y += v->h_pt;
     }
@@ -1777,7 +1838,10 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
     for (guint k = i; k < end; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
       if (v->kind == V_LINE) {
-        items_append(f->page->items, v->items, f->x, y, false);
+        if (v->shared)
+          items_append(f->page->items, v->items, f->x, y, false);
+        else
+          items_move(f->page->items, v->items, f->x, y); /* each line is placed once */
         frame_mark(b, f, v);
         add_notes(c, pnotes, v, true);
         y += v->h_pt;
@@ -2094,6 +2158,10 @@ static void ctx_free(Ctx *c) {
     g_hash_table_destroy(c->dests);
   if (c->metrics)
     g_hash_table_destroy(c->metrics);
+  if (c->hyph_cache)
+    g_hash_table_destroy(c->hyph_cache);
+  if (c->hyph_w)
+    g_hash_table_destroy(c->hyph_w);
   PangoFontDescription *ds[] = {c->body, c->bold, c->italic, c->mono, c->head};
   for (size_t i = 0; i < G_N_ELEMENTS(ds); i++)
     if (ds[i])
@@ -2147,6 +2215,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   c->dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   c->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  c->hyph_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
+  c->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
   c->vl = g_array_new(FALSE, TRUE, sizeof(VItem));
 
   Layout *lay = g_new0(Layout, 1);
