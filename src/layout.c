@@ -185,6 +185,7 @@ typedef struct {
   GHashTable *dests;    /* names of emitted destinations */
   GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
   GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
+  GHashTable *targets;    /* ids a link may land on: chapters, headings, notes */
   GHashTable *hyph_cache; /* word -> GArray of size_t: its hyphenation points */
   GHashTable *hyph_w;     /* PangoFont * (a reference) -> double *: a hyphen's advance */
 } Ctx;
@@ -395,8 +396,12 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
     case BOOK_LINK: {
       span_add(p, SPAN_LINK, s, len, n);
       Span *sp = &g_array_index(p->spans, Span, p->spans->len - 1);
-      if (n->as.link.internal && n->as.link.chapter)
-        sp->dest = g_strdup(n->as.link.fragment ? n->as.link.fragment : n->as.link.chapter->id);
+      if (n->as.link.internal && n->as.link.chapter) {
+        /* a fragment no heading or note carries points at its chapter */
+        const char *frag = n->as.link.fragment;
+        bool known = frag && g_hash_table_contains(c->targets, frag);
+        sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
+      }
       else if (!n->as.link.internal && uri_external(n->as.link.href))
         sp->href = g_strdup(n->as.link.href);
       if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
@@ -2160,6 +2165,8 @@ static void ctx_free(Ctx *c) {
     g_hash_table_destroy(c->metrics);
   if (c->hyph_cache)
     g_hash_table_destroy(c->hyph_cache);
+  if (c->targets)
+    g_hash_table_destroy(c->targets);
   if (c->hyph_w)
     g_hash_table_destroy(c->hyph_w);
   PangoFontDescription *ds[] = {c->body, c->bold, c->italic, c->mono, c->head};
@@ -2230,6 +2237,19 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
       title = ((BookChapter *)book->chapters->pdata[i])->title;
   lay->title = g_strdup(title ? title : "Untitled");
 
+  c->targets = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < book->footnotes->len; i++)
+    g_hash_table_add(c->targets, ((BookFootnote *)book->footnotes->pdata[i])->id);
+  for (guint i = 0; i < book->chapters->len; i++) {
+    BookChapter *ch = book->chapters->pdata[i];
+    if (ch->id)
+      g_hash_table_add(c->targets, ch->id);
+    BookIter it;
+    book_iter_init(&it, ch->root);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_HEADING && it.cur->as.heading.id)
+        g_hash_table_add(c->targets, it.cur->as.heading.id);
+  }
   layout_notes(c);
 
   /* 1, 2: the chapters, each from a new page */
