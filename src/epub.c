@@ -290,7 +290,8 @@ static char *nav_document(Epub *e, const GArray *toc) {
   START(w, "meta");
   ATTR(w, "charset", "utf-8");
   END(w);
-  elem(w, "title", "Contents");
+  const char *contents = xhtml_label(lang, XHTML_L_CONTENTS);
+  elem(w, "title", contents);
   START(w, "link");
   ATTR(w, "rel", "stylesheet");
   ATTR(w, "type", "text/css");
@@ -307,7 +308,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
   ATTR(w, "aria-labelledby", "toc-title");
   START(w, "h1");
   ATTR(w, "id", "toc-title");
-  TEXT(w, "Contents");
+  TEXT(w, contents);
   xmlTextWriterFullEndElement(w);
   write_toc_tree(w, toc, false);
   END(w);
@@ -317,10 +318,10 @@ static char *nav_document(Epub *e, const GArray *toc) {
   ATTR(w, "aria-label", "Landmarks");
   ATTR(w, "hidden", "hidden");
   START(w, "ol");
-  const char *marks[][3] = {{"cover", e->cover_href, "Cover"},
-                            {"titlepage", "title.xhtml", "Title page"},
-                            {"toc", "nav.xhtml#toc", "Contents"},
-                            {"bodymatter", e->first_chapter_href, "Start of content"}};
+  const char *marks[][3] = {{"cover", e->cover_href, xhtml_label(lang, XHTML_L_COVER)},
+                            {"titlepage", "title.xhtml", xhtml_label(lang, XHTML_L_TITLEPAGE)},
+                            {"toc", "nav.xhtml#toc", contents},
+                            {"bodymatter", e->first_chapter_href, xhtml_label(lang, XHTML_L_START)}};
   for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
     if (!marks[i][1])
       continue;
@@ -1064,7 +1065,8 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
     add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
-  add_codepoints(text_set, "Contents");
+  for (int l = 0; l < XHTML_L_COUNT; l++)
+    add_codepoints(text_set, xhtml_label(xhtml_book_lang(book, opts), (XhtmlLabel)l));
 
   /* Manifest and entries in a fixed order. */
   add_entry_str(&e, "META-INF/container.xml", container_document());

@@ -138,6 +138,28 @@ char *xhtml_chapter_href(const BookChapter *c) {
   return g_strdup_printf("chapter-%d.xhtml", c->index + 1);
 }
 
+const char *xhtml_label(const char *lang, XhtmlLabel which) {
+  static const struct {
+    const char *lang;
+    const char *l[XHTML_L_COUNT];
+  } labels[] = {
+      {"en", {"Contents", "By", "and", "Cover", "Title page", "Start of content", "Back to reference"}},
+      {"fr", {"Table des matières", "Par", "et", "Couverture", "Page de titre", "Début du texte", "Retour à l’appel"}},
+      {"de", {"Inhalt", "Von", "und", "Umschlag", "Titelseite", "Textbeginn", "Zurück zum Verweis"}},
+      {"es", {"Índice", "Por", "y", "Cubierta", "Portada", "Inicio del texto", "Volver a la referencia"}},
+      {"it", {"Indice", "Di", "e", "Copertina", "Frontespizio", "Inizio del testo", "Torna al richiamo"}},
+      {"pt", {"Sumário", "Por", "e", "Capa", "Folha de rosto", "Início do texto", "Voltar à referência"}},
+      {"nl", {"Inhoud", "Door", "en", "Omslag", "Titelpagina", "Begin van de tekst", "Terug naar de verwijzing"}},
+  };
+  size_t n = 0;
+  while (lang && lang[n] && lang[n] != '-' && lang[n] != '_')
+    n++;
+  for (size_t i = 0; i < G_N_ELEMENTS(labels); i++)
+    if (n == strlen(labels[i].lang) && g_ascii_strncasecmp(lang, labels[i].lang, n) == 0)
+      return labels[i].l[which];
+  return labels[0].l[which];
+}
+
 const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts) {
   if (book->meta.lang && *book->meta.lang)
     return book->meta.lang;
@@ -388,7 +410,8 @@ static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
   char id[48], num[24], label[64];
   fnref_id(x, f->number, 1, id, sizeof id);
   g_snprintf(num, sizeof num, "%d.", f->number);
-  g_snprintf(label, sizeof label, "Back to reference %d", f->number);
+  g_snprintf(label, sizeof label, "%s %d", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_BACK),
+             f->number);
   BookChapter *c = ref_chapter(x, id);
   char *href = c ? internal_href(x, c, id) : NULL;
   if (href) {
@@ -413,7 +436,8 @@ static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
   for (int k = 2; k <= f->nrefs; k++) {
     char id[48], label[64];
     fnref_id(x, f->number, k, id, sizeof id);
-    g_snprintf(label, sizeof label, k > 1 ? "Back to reference %d (%d)" : "Back to reference %d", f->number, k);
+    g_snprintf(label, sizeof label, "%s %d (%d)", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_BACK),
+               f->number, k);
     /* A reference may stand in another chapter than the note. */
     BookChapter *c = ref_chapter(x, id);
     if (!c)
@@ -1056,7 +1080,7 @@ static void write_title_block(XhtmlWriter *x) {
   start(x, "section");
   attr(x, "epub:type", "titlepage");
   attr(x, "class", "titlepage");
-  attr(x, "aria-label", "Title page");
+  attr(x, "aria-label", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_TITLEPAGE));
   nl(x);
   start(x, "h1");
   attr(x, "class", "title");
@@ -1071,10 +1095,15 @@ static void write_title_block(XhtmlWriter *x) {
     nl(x);
   }
   if (m->authors->len) {
-    GString *s = g_string_new("By ");
+    const char *lang = xhtml_book_lang(x->book, x->opts);
+    bool en = strcmp(xhtml_label(lang, XHTML_L_AND), "and") == 0;
+    GString *s = g_string_new(xhtml_label(lang, XHTML_L_BY));
+    g_string_append_c(s, ' ');
     for (guint i = 0; i < m->authors->len; i++) {
-      if (i)
-        g_string_append(s, i + 1 == m->authors->len ? (m->authors->len > 2 ? ", and " : " and ") : ", ");
+      if (i && i + 1 == m->authors->len)
+        g_string_append_printf(s, "%s%s ", m->authors->len > 2 && en ? ", " : " ", xhtml_label(lang, XHTML_L_AND));
+      else if (i)
+        g_string_append(s, ", ");
       g_string_append(s, m->authors->pdata[i]);
     }
     start(x, "p");
@@ -1115,16 +1144,18 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
 
 char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href) {
   const BookMeta *m = &x->book->meta;
-  GString *alt = g_string_new("Cover: ");
+  const char *lang = xhtml_book_lang(x->book, x->opts);
+  GString *alt = g_string_new(xhtml_label(lang, XHTML_L_COVER));
+  g_string_append(alt, ": ");
   g_string_append(alt, m->title && *m->title ? m->title : "Untitled");
   for (guint i = 0; i < m->authors->len; i++)
     g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
   xmlBufferPtr buf = open_buffer(x);
-  doc_begin(x, "Cover", css_href, NULL, "cover");
+  doc_begin(x, xhtml_label(lang, XHTML_L_COVER), css_href, NULL, "cover");
   start(x, "section");
   attr(x, "epub:type", "cover");
   attr(x, "class", "cover");
-  attr(x, "aria-label", "Cover");
+  attr(x, "aria-label", xhtml_label(lang, XHTML_L_COVER));
   nl(x);
   start(x, "img");
   attr(x, "src", img_href);
