@@ -488,6 +488,42 @@ static void test_xml_chars(void **state) {
   book_free(b);
 }
 
+/* Raw HTML elements: void tags, href/src policy, <img> only with a
+ * resource; no link nested in a link. */
+static void test_html_nodes(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = book_chapter_add(b, "h.md");
+  c->id = book_id_reserve(b, "h");
+  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  (void)png;
+  BookNode *p = para(b, c->root, "x ");
+  BookNode *a = node(b, BOOK_HTML_INLINE, p);
+  a->as.html.tag = g_strdup("a");
+  a->as.html.attrs = g_strsplit("href|javascript:x|title|t", "|", -1);
+  textn(b, a, "bad");
+  BookNode *a2 = node(b, BOOK_HTML_INLINE, p);
+  a2->as.html.tag = g_strdup("a");
+  a2->as.html.attrs = g_strsplit("href|https://ok.example/", "|", -1);
+  BookNode *img = node(b, BOOK_IMAGE, a2); /* a remote image inside a link: no <a> in <a> */
+  img->as.image.src = g_strdup("https://r.example/i.png");
+  textn(b, img, "remote");
+  BookNode *br = node(b, BOOK_HTML_INLINE, p);
+  br->as.html.tag = g_strdup("wbr");
+  BookNode *hi = node(b, BOOK_HTML_INLINE, p);
+  hi->as.html.tag = g_strdup("img");
+  hi->as.html.attrs = g_strsplit("src|images/diagram.png|alt|raw img", "|", -1);
+  BookNode *hi2 = node(b, BOOK_HTML_INLINE, p);
+  hi2->as.html.tag = g_strdup("img");
+  hi2->as.html.attrs = g_strsplit("src|nowhere.png|alt|gone", "|", -1);
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  assert_string_equal(s->str, "<p>x <a title=\"t\">bad</a><a href=\"https://ok.example/\">remote</a><wbr/>"
+                              "<img src=\"images/img-1.png\" alt=\"raw img\"/>gone</p>\n");
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -502,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
+      cmocka_unit_test(test_html_nodes),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);
