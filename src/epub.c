@@ -10,8 +10,10 @@
  *
  * Layout of the container:
  *   mimetype, META-INF/container.xml,
- *   EPUB/package.opf, nav.xhtml, toc.ncx, title.xhtml, <chapter>.xhtml,
- *   EPUB/styles/book.css, EPUB/fonts/NAME.ttf, EPUB/images/NAME (BookResource.href)
+ *   EPUB/package.opf, nav.xhtml, toc.ncx, cover.xhtml, title.xhtml,
+ *   <chapter>.xhtml (reading order), styles/book.css, fonts/NAME.ttf,
+ *   cover.png (or .jpg), images/NAME (BookResource.href)
+ * Spine: cover, title page, contents, chapters.
  *
  * Not here: the XHTML of chapters (xhtml.c), finding images (markdown.c),
  * drawing the cover (cover.c). */
