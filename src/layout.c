@@ -1912,6 +1912,7 @@ static double centered(Ctx *c, GArray *items, const PangoFontDescription *d, con
  * date; the publisher (or source) at the foot. */
 static void title_page(Ctx *c, Layout *lay, const char *title) {
   LayPage *p = page_new();
+  p->cover = !c->book->meta.cover; /* a given cover image stays the e-book's */
   BookMeta *m = &c->book->meta;
   GArray *it = p->items;
   add_tag(it, LAY_TAG_BEGIN, "Sect");

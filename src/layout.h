@@ -41,6 +41,8 @@ typedef struct {
   char *label;       /* the page label: "i", "ii" in the front matter, "1", "2" after */
   bool front;        /* front matter (title page, contents) */
   int folio;         /* body: 1-based page number; front: 1-based roman number */
+  bool cover;        /* the title page: pdf.c draws the generated cover design
+                      * (cover.c) here, keeping only the page's destinations */
 } LayPage;
 
 typedef struct {

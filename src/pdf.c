@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cover.h"
 #include "util.h"
 
 /* A string as a cairo attribute value: quoted, with ' and \ escaped. */
@@ -169,13 +170,29 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   cairo_t *cr = cairo_create(surf);
   GHashTable *images = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)cairo_surface_destroy);
   int depth = 0; /* open structure tags */
+  /* the title page is the generated cover, the same design as the e-book's */
+  char *style = opts->style ? g_strdup(opts->style)
+                            : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
+                                               "print.ini", NULL);
+  CoverStyle cs;
+  cover_style_load(&cs, style);
+  g_free(style);
+  PangoContext *pctx = lay->fonts ? fonts_context(lay->fonts) : NULL;
   cairo_tag_begin(cr, "Document", "");
   for (guint i = 0; i < lay->pages->len; i++) {
     const LayPage *p = lay->pages->pdata[i];
     if (p->label)
       cairo_pdf_surface_set_page_label(surf, p->label);
+    bool cover = p->cover && pctx;
+    if (cover) {
+      cairo_tag_begin(cr, "Sect", "");
+      cover_draw(cr, pctx, book, &cs, lay->page_w_pt, lay->page_h_pt);
+      cairo_tag_end(cr, "Sect");
+    }
     for (guint k = 0; k < p->items->len; k++) {
       const LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (cover && it->kind != LAY_DEST)
+        continue;
       switch (it->kind) {
       case LAY_GLYPHS:
         draw_glyphs(cr, it);
@@ -226,6 +243,9 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     g_string_free(a, TRUE);
   }
   g_free(ids);
+  if (pctx)
+    g_object_unref(pctx);
+  cover_style_clear(&cs);
   cairo_destroy(cr);
   cairo_surface_finish(surf);
   cairo_status_t st = cairo_surface_status(surf);
