@@ -185,9 +185,9 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
       cairo_pdf_surface_set_page_label(surf, p->label);
     bool cover = p->cover && pctx;
     if (cover) {
-      cairo_tag_begin(cr, "Sect", "");
+      /* untagged (inside Document only): in cairo 1.16 a Sect around it
+       * failed the whole file with a tag error on Letter paper */
       cover_draw(cr, pctx, book, &cs, lay->page_w_pt, lay->page_h_pt);
-      cairo_tag_end(cr, "Sect");
     }
     for (guint k = 0; k < p->items->len; k++) {
       const LayItem *it = &g_array_index(p->items, LayItem, k);
