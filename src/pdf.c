@@ -137,18 +137,10 @@ static char *joined(const GPtrArray *a, const char *sep) {
   return g_string_free(s, FALSE);
 }
 
-bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path) {
-  if (!lay) {
-    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
-    return false;
-  }
-  GError *err = NULL;
-  char *tmp = util_temp_beside(path, &err);
-  if (!tmp) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-    g_error_free(err);
-    return false;
-  }
+/* Draw every page into a PDF at tmp; with `structure`, the structure tags
+ * too. Returns cairo's status after finishing the surface. */
+static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions *opts,
+                             const char *tmp, bool structure) {
   cairo_surface_t *surf = cairo_pdf_surface_create(tmp, lay->page_w_pt, lay->page_h_pt);
   cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
   const BookMeta *m = &book->meta;
@@ -178,7 +170,8 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   cover_style_load(&cs, style);
   g_free(style);
   PangoContext *pctx = lay->fonts ? fonts_context(lay->fonts) : NULL;
-  cairo_tag_begin(cr, "Document", "");
+  if (structure)
+    cairo_tag_begin(cr, "Document", "");
   for (guint i = 0; i < lay->pages->len; i++) {
     const LayPage *p = lay->pages->pdata[i];
     if (p->label)
@@ -218,11 +211,13 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
         draw_dest(cr, it);
         break;
       case LAY_TAG_BEGIN:
+        if (!structure)
+          break;
         cairo_tag_begin(cr, it->tag, "");
         depth++;
         break;
       case LAY_TAG_END:
-        if (depth > 0) {
+        if (structure && depth > 0) {
           cairo_tag_end(cr, it->tag);
           depth--;
         }
@@ -231,7 +226,8 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     }
     cairo_show_page(cr);
   }
-  cairo_tag_end(cr, "Document");
+  if (structure)
+    cairo_tag_end(cr, "Document");
   /* the outline: cairo ids for the layout's entries */
   int *ids = g_new0(int, lay->outline->len + 1);
   for (guint i = 0; i < lay->outline->len; i++) {
@@ -256,6 +252,29 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   g_free(date);
   if (depth != 0 && st == CAIRO_STATUS_SUCCESS)
     st = CAIRO_STATUS_TAG_ERROR;
+  return st;
+}
+
+bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path) {
+  if (!lay) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
+    return false;
+  }
+  GError *err = NULL;
+  char *tmp = util_temp_beside(path, &err);
+  if (!tmp) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    return false;
+  }
+  cairo_status_t st = render(book, lay, opts, tmp, true);
+  if (st == CAIRO_STATUS_TAG_ERROR) {
+    /* cairo 1.16 refuses some tag trees it should take: a PDF without
+     * structure is better than none */
+    book_diag(book, BOOK_WARNING, NULL, "%s: cairo refused the structure tags; written untagged",
+              path);
+    st = render(book, lay, opts, tmp, false);
+  }
   if (st != CAIRO_STATUS_SUCCESS) {
     book_diag(book, BOOK_ERROR, NULL, "%s: cairo could not write the PDF: %s", path,
               cairo_status_to_string(st));
