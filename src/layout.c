@@ -1787,60 +1787,111 @@ static void frame_mark(Body *b, Frame *f, VItem *v) {
  * follows a line (unless nobreak) or a penalty below LB_INFINITY; the last
  * legal break before the frame overflows wins; with none, the frame breaks
  * at the overflow anyway. */
-static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
-  guint n = vl->len, i = 0;
-  bool first = true;
-  GPtrArray *pnotes = g_ptr_array_new();
-  while (i < n) {
-    while (i < n && g_array_index(vl, VItem, i).kind != V_LINE)
-      i++;
-    if (i >= n)
-      break;
-    Frame *f = frame_next(c, b, first, ch);
-    if (first)
-      f->opening = true;
-    first = false;
-    const VItem *v0 = &g_array_index(vl, VItem, i);
-    int hdr = v0->header;
-    double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0;
-    g_ptr_array_set_size(pnotes, 0);
-    guint j = i, best = 0;
-    bool forced = false;
-    while (j < n) {
-      const VItem *v = &g_array_index(vl, VItem, j);
-      if (v->kind == V_LINE) {
-        double nh = add_notes(c, pnotes, v, false);
-        if (j > i && y + v->h_pt + notes_height(c, pnotes) + nh > f->h)
-          break;
-        add_notes(c, pnotes, v, true);
-        y += v->h_pt;
-      } else if (v->kind == V_GLUE) {
-        if (!v->nobreak && j > i && g_array_index(vl, VItem, j - 1).kind == V_LINE)
-          best = j;
-        y += v->h_pt;
-      } else {
-        if (v->penalty <= -LB_INFINITY && j > i) {
-          best = j;
-          forced = true;
-          break;
-        }
-        if (v->penalty < LB_INFINITY && j > i)
-          best = j;
+/* The first item at or after i that is a line (frames start on one). */
+static guint next_line(const GArray *vl, guint i) {
+  while (i < vl->len && g_array_index(vl, VItem, i).kind != V_LINE)
+    i++;
+  return i;
+}
+
+/* Where a frame of height h that starts at line i ends: at the last legal
+ * break before it overflows (lines, their footnotes and a repeated table
+ * header counted), or at the overflow when there is none; at a forced
+ * break; or at the end. Always past i. */
+static guint frame_fill(Ctx *c, const GArray *vl, guint i, double h, GPtrArray *pnotes) {
+  guint n = vl->len;
+  int hdr = g_array_index(vl, VItem, i).header;
+  double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0;
+  g_ptr_array_set_size(pnotes, 0);
+  guint j = i, best = 0;
+  bool forced = false;
+  while (j < n) {
+    const VItem *v = &g_array_index(vl, VItem, j);
+    if (v->kind == V_LINE) {
+      double nh = add_notes(c, pnotes, v, false);
+      if (j > i && y + v->h_pt + notes_height(c, pnotes) + nh > h)
+        break;
+      add_notes(c, pnotes, v, true);
+      y += v->h_pt;
+    } else if (v->kind == V_GLUE) {
+      if (!v->nobreak && j > i && g_array_index(vl, VItem, j - 1).kind == V_LINE)
+        best = j;
+      y += v->h_pt;
+    } else {
+      if (v->penalty <= -LB_INFINITY && j > i) {
+        best = j;
+        forced = true;
+        break;
       }
-      j++;
+      if (v->penalty < LB_INFINITY && j > i)
+        best = j;
     }
-    guint end = j >= n ? n : (forced || best > i) ? best : j;
-    if (end <= i)
-      end = i + 1;
-    /* emit [i, end) */
-    y = f->y;
+    j++;
+  }
+  guint end = j >= n ? n : (forced || best > i) ? best : j;
+  return end <= i ? i + 1 : end;
+}
+
+typedef struct {
+  guint start, end;
+  double h;
+} Range;
+
+/* The frames, from line i on, at height h; stops after max frames. */
+static void fill_ranges(Ctx *c, const GArray *vl, guint i, double h, guint max, GArray *out,
+                        GPtrArray *pnotes) {
+  for (i = next_line(vl, i); i < vl->len && out->len < max; i = next_line(vl, i)) {
+    Range r = {i, frame_fill(c, vl, i, h, pnotes), h};
+    g_array_append_val(out, r);
+    i = r.end;
+  }
+}
+
+/* Break a chapter's vertical list into frames (columns of pages) and place
+ * its lines. With two columns, the chapter's last page is balanced: both
+ * columns get the least height that still holds what is left. */
+static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
+  GPtrArray *pnotes = g_ptr_array_new();
+  GArray *ranges = g_array_new(FALSE, FALSE, sizeof(Range));
+  fill_ranges(c, vl, 0, c->text_h, G_MAXUINT, ranges, pnotes);
+  if (c->ncols == 2 && ranges->len) {
+    guint last = (ranges->len - 1) & ~1u; /* a chapter starts a page: frame k is column k % 2 */
+    guint s0 = g_array_index(ranges, Range, last).start;
+    GArray *try = g_array_new(FALSE, FALSE, sizeof(Range));
+    double lo = 0, hi = c->text_h;
+    for (int it = 0; it < 24 && hi - lo > 0.5; it++) {
+      double mid = (lo + hi) / 2;
+      g_array_set_size(try, 0);
+      fill_ranges(c, vl, s0, mid, 3, try, pnotes);
+      bool fits = try->len <= 2 && (try->len == 0 || g_array_index(try, Range, try->len - 1).end >= vl->len ||
+                                    next_line(vl, g_array_index(try, Range, try->len - 1).end) >= vl->len);
+      if (fits)
+        hi = mid;
+      else
+        lo = mid;
+    }
+    g_array_set_size(try, 0);
+    fill_ranges(c, vl, s0, hi, 3, try, pnotes);
+    if (try->len <= 2) {
+      g_array_set_size(ranges, last);
+      g_array_append_vals(ranges, try->data, try->len);
+    }
+    g_array_free(try, TRUE);
+  }
+  for (guint r = 0; r < ranges->len; r++) {
+    Range *rg = &g_array_index(ranges, Range, r);
+    Frame *f = frame_next(c, b, r == 0, ch);
+    f->opening = r == 0;
+    f->h = rg->h;
+    double y = f->y;
+    int hdr = g_array_index(vl, VItem, rg->start).header;
     if (hdr >= 0) {
       const VItem *h = &g_array_index(vl, VItem, hdr);
       items_append(f->page->items, h->items, f->x, y, true);
       y += h->h_pt;
     }
     g_ptr_array_set_size(pnotes, 0);
-    for (guint k = i; k < end; k++) {
+    for (guint k = rg->start; k < rg->end; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
       if (v->kind == V_LINE) {
         if (v->shared)
@@ -1854,8 +1905,8 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
         y += v->h_pt;
     }
     place_notes(c, f, pnotes);
-    i = end;
   }
+  g_array_free(ranges, TRUE);
   g_ptr_array_free(pnotes, TRUE);
 }
 
