@@ -66,6 +66,8 @@ for p in a5:"419.52.* x 595.27" letter:"612 x 792"; do
 done
 "$OCTAVO" -q --columns 2 "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/pdf-2col.pdf" || bad "2 columns: octavo"
 python3 "$tool" words "$TMPROOT/pdf-2col.pdf" "$TMPROOT/pdf-seed.dump" >/dev/null || bad "2 columns: words"
+python3 "$tool" toc "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: contents"
+python3 "$tool" links "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: links"
 
 # a PDF to an unwritable place fails cleanly and leaves nothing behind
 if "$OCTAVO" -q "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/no/such/dir/x.pdf" 2>/dev/null; then
