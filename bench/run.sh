@@ -68,7 +68,7 @@ fi
 bench_book() {
   name=$1; shift
   echo "bench: $name: floor x$RUNS" >&2
-  "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" "$@" >"$SCRATCH/$name.floor"
+  "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -p "$SCRATCH/floor.pdf" -n "$RUNS" "$@" >"$SCRATCH/$name.floor"
   # For information: the EPUB floor at octavo's own deflate level (9).
   "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" -m epub -z 9 "$@" |
     sed -n 's/^epub_floor_\(wall\|cpu\) /epub9_floor_\1 /p' >>"$SCRATCH/$name.floor"
@@ -170,6 +170,8 @@ for line in open(raw):
         print(f"  floor PDF:  {f['pdf_floor_wall']:.3f} s wall, {f['pdf_floor_cpu']:.3f} s CPU "
               f"(parse {f['pdf_parse_wall']:.3f}, shape {f['pdf_shape_wall']:.3f}; "
               f"log attrs, not counted, {f['pdf_log_attrs_wall']:.3f})")
+        print(f"  not counted: cairo drawing the same runs once: {f['pdf_emit_wall']:.3f} s wall, "
+              f"{f['pdf_emit_cpu']:.3f} s CPU ({int(f['emit_pages'])} pages, {size(f['emit_pdf_bytes'])})")
         print(f"  {'output':6} {'wall s':>8} {'CPU s':>8} {'peak RSS':>9} {'x floor wall':>12} "
               f"{'x floor CPU':>11} {'pages':>10} {'size':>9}")
     rows = [tuple(map(float, t.split())) for t in times.strip(",").split(",")]
@@ -179,6 +181,9 @@ for line in open(raw):
     fw, fc = f[f"{fmt}_floor_wall"], f[f"{fmt}_floor_cpu"]
     print(f"  {fmt:6} {wall:8.2f} {cpu:8.2f} {mib(rss):>9} {wall / fw:11.1f}x {cpu / fc:10.1f}x "
           f"{pages:>10} {size(int(osize)):>9}")
+    if fmt == "pdf":
+        both = fc + f["pdf_emit_cpu"]
+        print(f"  pdf against the floor + cairo's drawing ({both:.2f} s CPU): {cpu / both:.1f}x CPU")
 
 ir = os.path.join(scratch, "ir.tsv")
 if os.path.getsize(ir):
