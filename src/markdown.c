@@ -1421,6 +1421,32 @@ static void finish_meta(Ctx *c) {
 
 /* ---- entry points ---- */
 
+static int file_rank(const Ctx *c, const char *file) {
+  for (int i = 0; i < c->n; i++)
+    if (c->srcs[i].file == file)
+      return i;
+  return c->n;
+}
+
+static gint diag_cmp(gconstpointer a, gconstpointer b, gpointer data) {
+  const Ctx *c = data;
+  const BookDiag *x = a, *y = b;
+  int fx = file_rank(c, x->pos.file), fy = file_rank(c, y->pos.file);
+  if (fx != fy)
+    return fx - fy;
+  if (x->pos.line != y->pos.line)
+    return x->pos.line - y->pos.line;
+  return x->pos.col - y->pos.col;
+}
+
+/* Diagnostics from index `from` on in source order (file, line, column):
+ * the steps find problems in different passes. The sort is stable. */
+static void sort_diags(Ctx *c, guint from) {
+  GArray *d = c->book->diags;
+  if (d->len > from + 1)
+    g_qsort_with_data(&g_array_index(d, BookDiag, from), (gint)(d->len - from), sizeof(BookDiag), diag_cmp, c);
+}
+
 static void src_init(Ctx *c, Src *s, const MdSource *in) {
   bool is_stdin = !in->name || strcmp(in->name, "-") == 0;
   s->file = book_intern(c->book, is_stdin ? "<stdin>" : in->name);
@@ -1465,6 +1491,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     opts = &defaults;
   }
   guint errors0 = book_diag_count(book, BOOK_ERROR);
+  guint diags0 = book->diags->len;
   Ctx c = {.book = book, .opts = opts, .n = n};
   c.srcs = g_new0(Src, n > 0 ? n : 1);
   c.pending = g_ptr_array_new();
@@ -1504,6 +1531,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   }
   if (n > 0)
     finish_meta(&c);
+  sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     src_free(&c.srcs[i]);
   g_free(c.srcs);

@@ -327,6 +327,10 @@ static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei,
       g_free(src);
       return NULL;
     }
+    /* The model's image has no attributes of its own: report only what the
+     * allow-list would not keep anyway (on*, style, ...). */
+    char **kept = clean_attrs(book, el, ei, pos, NULL);
+    g_strfreev(kept);
     BookNode *img = book_node_new(book, BOOK_IMAGE, pos);
     img->as.image.src = src;
     img->as.image.title = get_attr(el, "title");

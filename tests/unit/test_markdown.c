@@ -595,6 +595,7 @@ static void test_raw_html(void **state) {
   assert_true(link->as.link.internal);
   assert_string_equal(link->as.link.fragment, "box");
   assert_diag_at(b, BOOK_WARNING, "</section>", 0, 0);
+  assert_diag_at(b, BOOK_WARNING, "onerror", 0, 0);
   /* Every HTML node is well formed: tag names from the allow-list only. */
   static const char *const allowed[] = {"span", "b", "i", "em", "div", "table", "tr", "td", "p", NULL};
   for (int ty = BOOK_HTML_BLOCK; ty <= BOOK_HTML_INLINE; ty += BOOK_HTML_INLINE - BOOK_HTML_BLOCK)
