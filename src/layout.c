@@ -186,6 +186,10 @@ typedef struct {
   GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
   GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
   GHashTable *targets;    /* ids a link may land on: chapters, headings, notes */
+  GPtrArray *url_notes;   /* UrlNote, owned, in order */
+  guint url_first;        /* the first of the current chapter */
+  bool url_end;           /* --link-notes=end: the URLs listed at the chapter's end */
+  bool measuring;         /* shaping to measure only (table cells): no new URL notes */
   GHashTable *hyph_cache; /* word -> GArray of size_t: its hyphenation points */
   GHashTable *hyph_w;     /* PangoFont * (a reference) -> double *: a hyphen's advance */
 } Ctx;
@@ -236,7 +240,23 @@ static ParaStyle para_style(Ctx *c, const PangoFontDescription *d, double leadin
 /* ------------------------------------------------------------------------ */
 /* Paragraph text                                                           */
 
-typedef enum { SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH } SpanKind;
+typedef enum { SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH, SPAN_URLNOTE } SpanKind;
+
+/* A link's URL printed for paper (issue 6): a lettered note at the foot of
+ * the page, or in a list at the chapter's end (--link-notes=end). */
+typedef struct {
+  char *id;    /* its destination */
+  char *label; /* "a", "b", ... "aa", per chapter */
+  char *uri;
+} UrlNote;
+
+static void url_note_free(gpointer p) {
+  UrlNote *u = p;
+  g_free(u->id);
+  g_free(u->label);
+  g_free(u->uri);
+  g_free(u);
+}
 
 typedef struct {
   size_t start, len;
@@ -251,6 +271,7 @@ typedef struct {
   char *href; /* LINK to an external URI (owned), or NULL */
   char *dest; /* LINK internal, FNREF: the note's destination (owned) */
   char *self; /* FNREF: the reference's own destination (owned) */
+  gpointer key; /* FNREF: the BookFootnote; URLNOTE: the UrlNote */
 } Span;
 
 typedef struct {
@@ -307,7 +328,7 @@ static void para_text(Para *p, BookNode *node, const char *t, size_t node_off) {
 }
 
 static void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node) {
-  Span s = {kind, a, b, node, NULL, NULL, NULL};
+  Span s = {kind, a, b, node, NULL, NULL, NULL, NULL};
   g_array_append_val(p->spans, s);
 }
 
@@ -406,6 +427,36 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
         sp->href = g_strdup(n->as.link.href);
       if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
         span_add(p, SPAN_NOHYPH, s, len, n);
+      const char *href = n->as.link.href;
+      if (!n->as.link.internal && uri_external(href) && !c->note_mode && !c->measuring) {
+        /* the URL for paper, unless the text already is it */
+        char *shown = g_strndup(p->text->str + s, len - s);
+        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
+          UrlNote *u = g_new0(UrlNote, 1);
+          guint k = c->url_notes->len - c->url_first;
+          GString *lab = g_string_new(NULL);
+          for (guint v = k + 1; v > 0; v = (v - 1) / 26)
+            g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
+          u->label = g_string_free(lab, FALSE);
+          u->id = g_strdup_printf("url-%u", c->url_notes->len + 1);
+          u->uri = g_strdup(href);
+          g_ptr_array_add(c->url_notes, u);
+          /* a narrow no-break space keeps the letter apart from its word */
+          g_string_append(p->text, "\xE2\x80\xAF");
+          size_t m0 = p->text->len;
+          g_string_append(p->text, u->label);
+          attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
+          attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
+          attr_add(p, pango_attr_rise_new((int)(c->st.body_size_pt * 0.36 * PANGO_SCALE)), m0,
+                   p->text->len);
+          span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
+          Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
+          us->dest = g_strdup(u->id);
+          us->key = u;
+        }
+        g_free(shown);
+      }
       break;
     }
     case BOOK_HTML_INLINE: {
@@ -881,6 +932,14 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
       case SPAN_STRIKE:
         add_rule(li_items, LAY_RULE, x0, y - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
         break;
+      case SPAN_URLNOTE:
+        add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
+        if (!c->url_end && !c->note_mode) {
+          if (!notes)
+            notes = g_ptr_array_new();
+          g_ptr_array_add(notes, sp->key);
+        }
+        break;
       case SPAN_FNREF:
         add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
         if (!g_hash_table_contains(c->dests, sp->self)) {
@@ -1288,6 +1347,7 @@ static void do_table(Ctx *c, BookNode *n) {
   PangoFontDescription *db = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
   double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols), *cw = g_new0(double, ncols);
   /* measure: the natural width of each cell and its widest word */
+  c->measuring = true;
   for (BookNode *r = n->first_child; r; r = r->next) {
     int k = 0;
     for (BookNode *cell = r->first_child; cell && k < ncols; cell = cell->next, k++) {
@@ -1311,6 +1371,7 @@ static void do_table(Ctx *c, BookNode *n) {
       para_clear(&p);
     }
   }
+  c->measuring = false;
   double avail = c->col_w - left_of(c), sn = 0, sm = 0;
   for (int k = 0; k < ncols; k++) {
     sn += nat[k];
@@ -1651,6 +1712,73 @@ static void layout_notes(Ctx *c) {
   }
   pango_font_description_free(d);
   c->note_mode = false;
+}
+
+/* One printed URL: its letter hanging in the margin, the URL (a live link)
+ * broken anywhere it must, with its destination. */
+static void url_entry(Ctx *c, UrlNote *u, double size, double leading) {
+  PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *di = font_desc(c->st.body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  emit_dest_pending(c, u->id);
+  double w = label_width(c, di, u->label);
+  shape_label(c, c->pending, di, u->label, left_of(c) - 4 - w, baseline(c, d, leading), 0);
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, u->uri, 0);
+  span_add(&p, SPAN_NOHYPH, 0, p.text->len, NULL);
+  span_add(&p, SPAN_LINK, 0, p.text->len, NULL);
+  g_array_index(p.spans, Span, p.spans->len - 1).href = g_strdup(u->uri);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.hyphenate = false;
+  set_para(c, &p, &ps, true, "P", NULL, NULL);
+  para_clear(&p);
+  pango_font_description_free(d);
+  pango_font_description_free(di);
+}
+
+/* The current chapter's URL notes, each laid out as a footnote. */
+static void url_notes_foot(Ctx *c) {
+  for (guint k = c->url_first; k < c->url_notes->len; k++) {
+    UrlNote *u = c->url_notes->pdata[k];
+    GArray *old = vl_begin(c);
+    c->note_mode = true;
+    c->left = c->st.body_size_pt * 1.4;
+    open_tag(c, "Note");
+    url_entry(c, u, c->st.note_size_pt, c->st.note_leading_pt);
+    close_tag(c, "Note");
+    vl_end(c);
+    double *h = g_new(double, 1);
+    *h = vl_height(c->vl);
+    g_hash_table_insert(c->notes, u, c->vl);
+    g_hash_table_insert(c->note_h, u, h);
+    c->vl = old;
+    c->note_mode = false;
+  }
+}
+
+/* The current chapter's URL notes as a list after its text. */
+static void url_notes_end(Ctx *c) {
+  if (c->url_first >= c->url_notes->len)
+    return;
+  PangoFontDescription *d = font_desc(c->st.heading_face, c->st.heading_size_pt[3],
+                                      PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, "Links", 0);
+  ParaStyle ps = para_style(c, d, ceil(c->st.heading_size_pt[3] * 1.25));
+  ps.hyphenate = false;
+  want_space(c, c->st.heading_before_pt * 1.5);
+  c->keep = 0;
+  set_para(c, &p, &ps, true, "H3", NULL, NULL);
+  c->keep = 2;
+  c->space = c->st.heading_after_pt;
+  para_clear(&p);
+  pango_font_description_free(d);
+  double save = c->left;
+  c->left = c->st.list_indent_pt;
+  for (guint k = c->url_first; k < c->url_notes->len; k++)
+    url_entry(c, c->url_notes->pdata[k], c->st.note_size_pt + 0.5, c->st.note_leading_pt + 1);
+  c->left = save;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2219,6 +2347,8 @@ static void ctx_free(Ctx *c) {
     g_hash_table_destroy(c->hyph_cache);
   if (c->targets)
     g_hash_table_destroy(c->targets);
+  if (c->url_notes)
+    g_ptr_array_free(c->url_notes, TRUE);
   if (c->hyph_w)
     g_hash_table_destroy(c->hyph_w);
   PangoFontDescription *ds[] = {c->body, c->bold, c->italic, c->mono, c->head};
@@ -2289,6 +2419,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
       title = ((BookChapter *)book->chapters->pdata[i])->title;
   lay->title = g_strdup(title ? title : "Untitled");
 
+  c->url_notes = g_ptr_array_new_with_free_func(url_note_free);
+  c->url_end = opts->link_notes && strcmp(opts->link_notes, "end") == 0;
   c->targets = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < book->footnotes->len; i++)
     g_hash_table_add(c->targets, ((BookFootnote *)book->footnotes->pdata[i])->id);
@@ -2338,8 +2470,13 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     } else
       c->keep = 0;
     walk_blocks(c, ch->root, ch->heading);
+    if (c->url_end)
+      url_notes_end(c);
     close_tag(c, "Sect");
     vl_end(c);
+    if (!c->url_end)
+      url_notes_foot(c);
+    c->url_first = c->url_notes->len;
     paginate(c, &b, c->vl, ch);
     /* contents and outline entries */
     const char *cdest = ch->heading && ch->heading->as.heading.id ? ch->heading->as.heading.id : ch->id;

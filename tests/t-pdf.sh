@@ -57,6 +57,17 @@ for d in "$TOP"/tests/books/*/; do
   check_book "$n" "" "" "$d"*.md
 done
 
+# URLs printed for paper: a link whose text is not its URL gets it as a
+# footnote (or, with --link-notes=end, listed at the chapter's end)
+if [ -d "$TOP/tests/books/multi" ]; then
+  for m in foot end; do
+    "$OCTAVO" -q --link-notes $m "$TOP"/tests/books/multi/*.md -o "$TMPROOT/pdf-url-$m.pdf" || bad "link notes $m: octavo"
+    pdftotext -raw "$TMPROOT/pdf-url-$m.pdf" - | grep -q "^a https://commonmark.org/" || bad "link notes $m: URL not printed"
+    python3 "$tool" links "$TMPROOT/pdf-url-$m.pdf" >/dev/null || bad "link notes $m: links"
+  done
+  pdftotext -raw "$TMPROOT/pdf-url-end.pdf" - | grep -q "^Links" || bad "link notes end: no list"
+fi
+
 # paper sizes and two columns
 for p in a5:"419.52.* x 595.27" letter:"612 x 792"; do
   paper=${p%%:*} size=${p#*:}
