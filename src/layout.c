@@ -1926,7 +1926,8 @@ static guint next_line(const GArray *vl, guint i) {
  * break before it overflows (lines, their footnotes and a repeated table
  * header counted), or at the overflow when there is none; at a forced
  * break; or at the end. Always past i. */
-static guint frame_fill(Ctx *c, const GArray *vl, guint i, double h, GPtrArray *pnotes) {
+static guint frame_fill(Ctx *c, const GArray *vl, guint i, double h, GPtrArray *pnotes,
+                        bool *clean) {
   guint n = vl->len;
   int hdr = g_array_index(vl, VItem, i).header;
   double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0;
@@ -1957,19 +1958,23 @@ static guint frame_fill(Ctx *c, const GArray *vl, guint i, double h, GPtrArray *
     j++;
   }
   guint end = j >= n ? n : (forced || best > i) ? best : j;
+  if (clean) /* false: no legal break, the frame broke where it overflowed */
+    *clean = j >= n || forced || best > i;
   return end <= i ? i + 1 : end;
 }
 
 typedef struct {
   guint start, end;
   double h;
+  bool clean; /* ends at a legal break */
 } Range;
 
 /* The frames, from line i on, at height h; stops after max frames. */
 static void fill_ranges(Ctx *c, const GArray *vl, guint i, double h, guint max, GArray *out,
                         GPtrArray *pnotes) {
   for (i = next_line(vl, i); i < vl->len && out->len < max; i = next_line(vl, i)) {
-    Range r = {i, frame_fill(c, vl, i, h, pnotes), h};
+    Range r = {i, 0, h, true};
+    r.end = frame_fill(c, vl, i, h, pnotes, &r.clean);
     g_array_append_val(out, r);
     i = r.end;
   }
@@ -1991,8 +1996,9 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
       double mid = (lo + hi) / 2;
       g_array_set_size(try, 0);
       fill_ranges(c, vl, s0, mid, 3, try, pnotes);
-      bool fits = try->len <= 2 && (try->len == 0 || g_array_index(try, Range, try->len - 1).end >= vl->len ||
-                                    next_line(vl, g_array_index(try, Range, try->len - 1).end) >= vl->len);
+      bool fits = try->len <= 2; /* fill_ranges stops after 3: two hold it all */
+      for (guint k = 0; k < try->len; k++)
+        fits = fits && g_array_index(try, Range, k).clean; /* no keep broken for balance */
       if (fits)
         hi = mid;
       else
@@ -2000,7 +2006,10 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
     }
     g_array_set_size(try, 0);
     fill_ranges(c, vl, s0, hi, 3, try, pnotes);
-    if (try->len <= 2) {
+    bool ok = try->len <= 2;
+    for (guint k = 0; k < try->len; k++)
+      ok = ok && g_array_index(try, Range, k).clean;
+    if (ok) {
       g_array_set_size(ranges, last);
       g_array_append_vals(ranges, try->data, try->len);
     }
@@ -2369,7 +2378,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   char *style_path = opts->style ? g_strdup(opts->style)
                                  : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
                                                     "print.ini", NULL);
-  bool ok = style_load(&c->st, style_path, opts->paper, &err);
+  bool ok = style_load(&c->st, style_path, opts->paper, opts->columns, &err);
   g_free(style_path);
   if (!ok) {
     book_diag(book, BOOK_ERROR, NULL, "%s", err->message);

@@ -57,10 +57,19 @@ static void defaults(Style *st) {
   st->toc_leading_pt = 17;
 }
 
-/* The value of group.key, from [group.paper] first, then [group]. */
-static char *value(GKeyFile *kf, const char *group, const char *key, const char *paper) {
+/* The value of group.key, from [group.columns] (two columns), then
+ * [group.paper], then [group]. */
+static char *value(GKeyFile *kf, const char *group, const char *key, const char *paper,
+                   bool two_columns) {
+  char *v = NULL;
+  if (two_columns) {
+    char *gc = g_strdup_printf("%s.columns", group);
+    v = g_key_file_get_value(kf, gc, key, NULL);
+    g_free(gc);
+  }
   char *g = g_strdup_printf("%s.%s", group, paper);
-  char *v = g_key_file_get_value(kf, g, key, NULL);
+  if (!v)
+    v = g_key_file_get_value(kf, g, key, NULL);
   g_free(g);
   if (!v)
     v = g_key_file_get_value(kf, group, key, NULL);
@@ -69,9 +78,9 @@ static char *value(GKeyFile *kf, const char *group, const char *key, const char 
   return v;
 }
 
-static bool num(GKeyFile *kf, const char *group, const char *key, const char *paper, double *out,
-                const char *path, GError **err) {
-  char *v = value(kf, group, key, paper);
+static bool num(GKeyFile *kf, const char *group, const char *key, const char *paper, bool cols,
+                double *out, const char *path, GError **err) {
+  char *v = value(kf, group, key, paper, cols);
   if (!v)
     return true;
   char *end = NULL;
@@ -86,8 +95,9 @@ static bool num(GKeyFile *kf, const char *group, const char *key, const char *pa
   return ok;
 }
 
-static void str(GKeyFile *kf, const char *group, const char *key, const char *paper, char **out) {
-  char *v = value(kf, group, key, paper);
+static void str(GKeyFile *kf, const char *group, const char *key, const char *paper, bool cols,
+                char **out) {
+  char *v = value(kf, group, key, paper, cols);
   if (v && *v) {
     g_free(*out);
     *out = v;
@@ -95,8 +105,9 @@ static void str(GKeyFile *kf, const char *group, const char *key, const char *pa
     g_free(v);
 }
 
-bool style_load(Style *st, const char *path, const char *paper, GError **err) {
+bool style_load(Style *st, const char *path, const char *paper, int columns, GError **err) {
   defaults(st);
+  bool cols = columns == 2;
   st->body_face = g_strdup("Charis SIL");
   st->heading_face = g_strdup("Charis SIL");
   st->code_face = g_strdup("DejaVu Sans Mono");
@@ -105,7 +116,7 @@ bool style_load(Style *st, const char *path, const char *paper, GError **err) {
     g_key_file_free(kf);
     return false;
   }
-  char *file_paper = path ? value(kf, "page", "paper", "-") : NULL;
+  char *file_paper = path ? value(kf, "page", "paper", "-", false) : NULL;
   st->paper = g_ascii_strdown(paper ? paper : file_paper ? file_paper : "a4", -1);
   g_free(file_paper);
   if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
@@ -161,12 +172,12 @@ bool style_load(Style *st, const char *path, const char *paper, GError **err) {
   };
   bool ok = true;
   for (size_t i = 0; i < G_N_ELEMENTS(nums) && ok; i++)
-    ok = num(kf, nums[i].group, nums[i].key, p, nums[i].out, f, err);
+    ok = num(kf, nums[i].group, nums[i].key, p, cols, nums[i].out, f, err);
   if (ok) {
-    str(kf, "body", "face", p, &st->body_face);
-    str(kf, "heading", "face", p, &st->heading_face);
-    str(kf, "code", "face", p, &st->code_face);
-    char *j = value(kf, "body", "justify", p);
+    str(kf, "body", "face", p, cols, &st->body_face);
+    str(kf, "heading", "face", p, cols, &st->heading_face);
+    str(kf, "code", "face", p, cols, &st->code_face);
+    char *j = value(kf, "body", "justify", p, cols);
     if (j)
       st->justify = g_ascii_strcasecmp(j, "false") != 0 && strcmp(j, "0") != 0;
     g_free(j);

@@ -39,11 +39,12 @@ typedef struct {
 } Style;
 
 /* Read the style file at path (NULL: built-in defaults only) for `paper`
- * (NULL: the file's [page] paper, else a4). Unknown keys are ignored;
+ * (NULL: the file's [page] paper, else a4) and `columns` (with 2, a group
+ * [G.columns] overrides [G.PAPER] and [G]). Unknown keys are ignored;
  * missing keys keep the defaults. Returns false with *err set when the file
  * cannot be read or parsed, or the paper is unknown. Free with
  * style_clear(). */
-bool style_load(Style *st, const char *path, const char *paper, GError **err);
+bool style_load(Style *st, const char *path, const char *paper, int columns, GError **err);
 /* Free the strings of a style. */
 void style_clear(Style *st);
 /* Paper size in points for "a4", "letter", "a5"; false when unknown. */
