@@ -686,8 +686,10 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
       break;
     }
     case CMARK_NODE_TEXT:
-      n = book_node_new(b, BOOK_TEXT, &pos);
-      n->text = g_strdup(lit ? lit : "");
+      if (lit && *lit) { /* cmark leaves some empty text nodes */
+        n = book_node_new(b, BOOK_TEXT, &pos);
+        n->text = g_strdup(lit);
+      }
       break;
     case CMARK_NODE_SOFTBREAK:
       n = book_node_new(b, BOOK_SOFTBREAK, &pos);
@@ -1307,6 +1309,10 @@ static void resolve_image(Ctx *c, BookNode *n) {
   g_free(raw);
 }
 
+static bool is_html_a(const BookNode *n) {
+  return n->type == BOOK_HTML_INLINE && strcmp(n->as.html.tag, "a") == 0;
+}
+
 /* Links, images and dropped-content markers of one tree. */
 static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
   GPtrArray *todo = g_ptr_array_new();
@@ -1320,10 +1326,10 @@ static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
     BookNode *n = it.cur;
     if (it.ev == BOOK_ITER_ENTER && san_is_marker(n)) {
       book_iter_skip_children(&it);
-    } else if (n->type == BOOK_LINK && it.ev == BOOK_ITER_ENTER) {
-      if (link_depth++ > 0)
+    } else if ((n->type == BOOK_LINK || is_html_a(n)) && it.ev == BOOK_ITER_ENTER) {
+      if (link_depth++ > 0 && n->type == BOOK_LINK)
         g_hash_table_add(nested, n);
-    } else if (n->type == BOOK_LINK && it.ev == BOOK_ITER_EXIT) {
+    } else if ((n->type == BOOK_LINK || is_html_a(n)) && it.ev == BOOK_ITER_EXIT) {
       link_depth--;
     }
     if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
@@ -1524,10 +1530,12 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *ch = book->chapters->pdata[i];
     resolve_tree(&c, ch->root, ch);
+    san_repair(book, ch->root);
   }
   for (guint i = 0; i < book->footnotes->len; i++) {
     BookFootnote *f = book->footnotes->pdata[i];
     resolve_tree(&c, f->def, f->chapter);
+    san_repair(book, f->def);
   }
   if (n > 0)
     finish_meta(&c);

@@ -53,6 +53,14 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
  * else NULL. */
 char **san_closing_tags(const char *html);
 
+/* Mend HTML content models in tree, which may mix Markdown and raw-HTML
+ * nodes: a block element inside a paragraph, heading or inline element, an
+ * element outside the only parent it may have (li outside ul/ol, td outside
+ * tr, summary not first in details, ...), and a list or table holding what
+ * it may not, lose their tags but keep their content (reported).  Run it
+ * once the tree is complete. */
+void san_repair(Book *book, BookNode *tree);
+
 /* True for a node that san_fragment() returned with SAN_SUPPRESS: the caller
  * removes it, with everything inside, once the element is closed. */
 bool san_is_marker(const BookNode *node);

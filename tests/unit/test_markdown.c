@@ -649,6 +649,46 @@ static void test_html_containers(void **state) {
   book_free(b);
 }
 
+static void test_content_models(void **state) {
+  (void)state;
+  /* Raw HTML that is well formed but breaks HTML's content models is mended:
+   * the misplaced element loses its tags, its text stays. */
+  Book *b = parse("# T\n\n<li>stray item</li>\n\n<summary>stray summary</summary>\n\n"
+                  "<details>no summary</details>\n\n<ul>loose text<li>a</li></ul>\n\n"
+                  "<p>para <details><summary>s</summary>inner</details> end</p>\n\n"
+                  "<td>cell</td>\n\n<details><summary>ok</summary>kept</details>\n");
+  assert_null(html_node(b, "li"));
+  assert_null(html_node(b, "ul"));
+  assert_null(html_node(b, "td"));
+  BookNode *det = html_node(b, "details");
+  assert_non_null(det); /* only the valid one is left */
+  assert_string_equal(det->first_child->as.html.tag, "summary");
+  assert_string_equal(det->first_child->first_child->text, "ok");
+  assert_null(det->next);
+  char *t = chapter_text(b, 0);
+  for (const char *w = "stray item|stray summary|no summary|loose text|inner|cell|kept"; *w;) {
+    const char *e = strchr(w, '|');
+    char *word = g_strndup(w, e ? (gsize)(e - w) : strlen(w));
+    if (!strstr(t, word))
+      fprintf(stderr, "lost: %s in %s\n", word, t);
+    assert_non_null(strstr(t, word));
+    g_free(word);
+    w = e ? e + 1 : w + strlen(w);
+  }
+  g_free(t);
+  /* No block element is left inside a paragraph-like parent. */
+  for (int i = 0;; i++) {
+    BookNode *n = nth_node(b, BOOK_HTML_BLOCK, i);
+    if (!n)
+      break;
+    assert_false(n->parent->type == BOOK_PARAGRAPH);
+    if (n->parent->type == BOOK_HTML_BLOCK)
+      assert_string_not_equal(n->parent->as.html.tag, "p");
+  }
+  assert_diag_at(b, BOOK_WARNING, "<li> outside its proper parent", 3, 0);
+  book_free(b);
+}
+
 static void test_url_checks(void **state) {
   (void)state;
   assert_true(san_url_allowed("https://x"));
@@ -867,7 +907,7 @@ int main(void) {
       cmocka_unit_test(test_byline),        cmocka_unit_test(test_front_matter),
       cmocka_unit_test(test_options_override), cmocka_unit_test(test_no_title),
       cmocka_unit_test(test_footnotes),     cmocka_unit_test(test_raw_html),
-      cmocka_unit_test(test_html_containers),
+      cmocka_unit_test(test_html_containers), cmocka_unit_test(test_content_models),
       cmocka_unit_test(test_url_checks),    cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
