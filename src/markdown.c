@@ -1105,8 +1105,38 @@ static const char *find_anchor(Ctx *c, Src *s, const char *frag, BookChapter **c
   return *ch ? id : NULL;
 }
 
+/* href as a valid URI: percent-encode what RFC 3986 does not allow (white
+ * space, controls, non-ASCII, "<>\^`{|}", brackets outside the host, a
+ * second '#', a '%' that starts no escape).  cmark-gfm's autolinks can hold
+ * any of these. Caller frees. */
+static char *uri_escape(const char *href) {
+  GString *o = g_string_new(NULL);
+  const char *auth = strstr(href, "//");
+  const char *auth_end = auth ? auth + 2 + strcspn(auth + 2, "/?#") : NULL;
+  bool hash = false;
+  for (const char *p = href; *p; p++) {
+    guchar ch = (guchar)*p;
+    bool in_host = auth && auth[2] == '[' && p >= auth && p < auth_end; /* an IPv6 literal */
+    bool bad = ch <= 0x20 || ch >= 0x7f || strchr("\"<>\\^`{|}", ch) || ((ch == '[' || ch == ']') && !in_host) ||
+               (ch == '#' && hash) ||
+               (ch == '%' && !(g_ascii_isxdigit(p[1]) && g_ascii_isxdigit(p[2])));
+    if (ch == '#')
+      hash = true;
+    if (bad)
+      g_string_append_printf(o, "%%%02X", ch);
+    else
+      g_string_append_c(o, (char)ch);
+  }
+  return g_string_free(o, FALSE);
+}
+
 static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
   Book *b = c->book;
+  if (n->as.link.href) {
+    char *clean = uri_escape(n->as.link.href);
+    g_free(n->as.link.href);
+    n->as.link.href = clean;
+  }
   const char *href = n->as.link.href ? n->as.link.href : "";
   char *scheme = san_url_scheme(href);
   if (scheme) {

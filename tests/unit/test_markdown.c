@@ -691,6 +691,16 @@ static void test_content_models(void **state) {
 
 static void test_url_checks(void **state) {
   (void)state;
+  /* Kept hrefs are valid URIs (cmark's autolinks may hold anything). */
+  Book *b = parse("# T\n\nwww.example.com/a[^x]b [c](https://x.org/caf%C3%A9?q=1#f#g) [d](<https://h/\xC3\xA9 x>) "
+                  "[e](https://[::1]/[x]) [f](https://x/100%)\n");
+  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "http://www.example.com/a%5B%5Ex%5Db");
+  assert_string_equal(nth_node(b, BOOK_LINK, 1)->as.link.href, "https://x.org/caf%C3%A9?q=1#f%23g");
+  assert_string_equal(nth_node(b, BOOK_LINK, 2)->as.link.href, "https://h/%C3%A9%20x");
+  assert_string_equal(nth_node(b, BOOK_LINK, 3)->as.link.href, "https://[::1]/%5Bx%5D");
+  assert_string_equal(nth_node(b, BOOK_LINK, 4)->as.link.href, "https://x/100%25");
+  book_free(b);
+
   assert_true(san_url_allowed("https://x"));
   assert_true(san_url_allowed("HTTP://x"));
   assert_true(san_url_allowed("mailto:a@b"));
