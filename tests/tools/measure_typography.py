@@ -184,16 +184,32 @@ def read_fonts(pdf):
     return pages
 
 
+def first_body_page(pdf):
+    """The index of the first page numbered in arabic figures (page labels):
+    the title page and the contents before it are display type, not running
+    text, and are not measured. 0 when the PDF has no labels."""
+    try:
+        j = json.loads(subprocess.run(['qpdf', '--json', '--json-key=pagelabels', pdf],
+                                      capture_output=True, text=True, check=True).stdout)
+    except (subprocess.CalledProcessError, ValueError, FileNotFoundError):
+        return 0
+    for r in sorted(j.get('pagelabels', []), key=lambda r: r['index']):
+        if r.get('label', {}).get('/S') == '/D':
+            return r['index']
+    return 0
+
+
 def read_pages(pdf):
     out = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
                          capture_output=True).stdout
+    skip = first_body_page(pdf)
     root = ET.fromstring(out)
     fonts = read_fonts(pdf)
     pages = []
     for i, pg in enumerate(root.iter(NS + 'page')):
         chunks = fonts[i] if i < len(fonts) else []
         words = []
-        for w in pg.iter(NS + 'word'):
+        for w in (pg.iter(NS + 'word') if i >= skip else ()):
             t = w.text or ''
             d = {'x0': float(w.get('xMin')), 'x1': float(w.get('xMax')),
                  'y0': float(w.get('yMin')), 'y1': float(w.get('yMax')), 't': t, 'mono': False}
