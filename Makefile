@@ -26,7 +26,8 @@ CSTD     := -std=gnu11
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
 SAN      ?=
-CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -D_GNU_SOURCE -Isrc
+CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -D_GNU_SOURCE -Isrc \
+            -DOCTAVO_SRCDIR='"$(CURDIR)"' -DOCTAVO_DATADIR='"$(PREFIX)/share/octavo"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP

@@ -120,6 +120,12 @@ char *util_find_datadir(const char *argv0) {
     if (found)
       return found;
   }
+  /* A build outside the tree (make BUILD=/elsewhere) still finds the tree
+   * it was built from; then the installed data. */
+#ifdef OCTAVO_SRCDIR
+  if (has_data(OCTAVO_SRCDIR))
+    return g_strdup(OCTAVO_SRCDIR);
+#endif
 #ifdef OCTAVO_DATADIR
   return g_strdup(OCTAVO_DATADIR);
 #else
