@@ -1116,6 +1116,13 @@ static char *uri_escape(const char *href) {
   bool hash = false;
   for (const char *p = href; *p; p++) {
     guchar ch = (guchar)*p;
+    if (auth && auth[2] != '[' && p >= auth + 2 && p < auth_end && !g_ascii_isalnum(ch) &&
+        !strchr("-._~:@!$&'()*+,;=%", ch)) {
+      /* The host ends here (an autolink such as "www.x.org[1]"): the rest
+       * is the path. */
+      g_string_append_c(o, '/');
+      auth_end = p;
+    }
     bool in_host = auth && auth[2] == '[' && p >= auth && p < auth_end; /* an IPv6 literal */
     bool bad = ch <= 0x20 || ch >= 0x7f || strchr("\"<>\\^`{|}", ch) || ((ch == '[' || ch == ']') && !in_host) ||
                (ch == '#' && hash) ||

@@ -700,6 +700,9 @@ static void test_url_checks(void **state) {
   assert_string_equal(nth_node(b, BOOK_LINK, 3)->as.link.href, "https://[::1]/%5Bx%5D");
   assert_string_equal(nth_node(b, BOOK_LINK, 4)->as.link.href, "https://x/100%25");
   book_free(b);
+  b = parse("# T\n\nwww.example.com.[^x]\n");
+  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "http://www.example.com./%5B%5Ex%5D");
+  book_free(b);
 
   assert_true(san_url_allowed("https://x"));
   assert_true(san_url_allowed("HTTP://x"));
