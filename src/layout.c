@@ -1456,6 +1456,48 @@ static void do_table(Ctx *c, BookNode *n) {
     }
     /* keep the header with two rows, and the last two rows together */
     double pen = (r->prev && (r->prev->as.row.header || !r->prev->prev || !r->next)) ? LB_INFINITY : 0;
+    if (!hdr && rowh > c->text_h * 0.8) {
+      /* a row taller than a page: cut into bands of one line each, so that
+       * it can break across pages (structure tags stay in the first and
+       * last bands, so that they still nest) */
+      guint nb = (guint)MAX(1.0, ceil((rowh - 2 * pad) / leading - 1e-6));
+      GPtrArray *bands = g_ptr_array_new();
+      for (guint k = 0; k < nb; k++)
+        g_ptr_array_add(bands, items_new());
+      guint lastg = 0;
+      for (guint q = 0; q < items->len; q++)
+        if (g_array_index(items, LayItem, q).kind == LAY_GLYPHS)
+          lastg = q;
+      for (guint q = 0; q < items->len; q++) {
+        LayItem it = g_array_index(items, LayItem, q);
+        int k;
+        if (it.kind == LAY_TAG_BEGIN || it.kind == LAY_TAG_END)
+          k = q > lastg ? (int)nb - 1 : 0;
+        else
+          k = CLAMP((int)floor((it.y_pt - pad) / leading), 0, (int)nb - 1);
+        it.y_pt -= k == 0 ? 0 : pad + k * leading;
+        g_array_append_val(bands->pdata[k], it);
+      }
+      g_array_free(items, TRUE); /* its items moved into the bands */
+      for (guint k = 0; k < nb; k++) {
+        double bh = (k == 0 ? pad : 0) + leading + (k + 1 == nb ? pad : 0);
+        double bpen = k == 0 ? pen : (k == 1 || k + 1 == nb) ? LB_INFINITY : 0;
+        VItem *bv = emit_line(c, bands->pdata[k], bh, bpen);
+        bv->mark_node = k == 0 && mark ? mark : r;
+        bv->trace = g_strdup(k == 0 ? tr->str : "");
+        bv->header = header_idx;
+        if (k == 0 && c->cell_notes->len) {
+          bv->notes = c->cell_notes;
+          c->cell_notes = NULL;
+        }
+      }
+      g_ptr_array_free(bands, TRUE);
+      g_string_free(tr, TRUE);
+      if (c->cell_notes)
+        g_ptr_array_free(c->cell_notes, TRUE);
+      c->cell_notes = NULL;
+      continue;
+    }
     VItem *v = emit_line(c, items, rowh, pen);
     if (c->cell_notes->len)
       v->notes = c->cell_notes;
