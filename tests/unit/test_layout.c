@@ -357,6 +357,46 @@ static void test_empty_book(void **state) {
   book_free(b);
 }
 
+/* A table row taller than a page breaks across pages: no text below the
+ * text block, every word placed. */
+static void test_tall_row(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = chapter(b, "Tall", "tall");
+  BookNode *tab = add(b, c->root, BOOK_TABLE, NULL);
+  tab->as.table.ncols = 2;
+  GString *big = g_string_new(NULL);
+  for (int i = 0; i < 2500; i++)
+    g_string_append_printf(big, "w%d ", i);
+  for (int r = 0; r < 3; r++) {
+    BookNode *row = add(b, tab, BOOK_TABLE_ROW, NULL);
+    row->as.row.header = r == 0;
+    add(b, add(b, row, BOOK_TABLE_CELL, NULL), BOOK_TEXT, r ? "cell" : "Head");
+    add(b, add(b, row, BOOK_TABLE_CELL, NULL), BOOK_TEXT, r == 1 ? big->str : "x");
+  }
+  OctavoOptions o;
+  opts_init(&o);
+  Layout *lay = lay_book(b, &o);
+  assert_non_null(lay);
+  int words = 0;
+  for (guint i = 0; i < lay->pages->len; i++) {
+    LayPage *p = lay->pages->pdata[i];
+    for (guint k = 0; k < p->items->len; k++) {
+      LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (it->kind == LAY_GLYPHS) {
+        assert_true(it->y_pt < lay->page_h_pt - 30);
+        for (const char *q = it->text; (q = strchr(q, 'w')); q++)
+          words++;
+      }
+    }
+  }
+  assert_true(words >= 2500);
+  assert_true(lay->pages->len > 5);
+  lay_free(lay);
+  book_free(b);
+  g_string_free(big, TRUE);
+}
+
 /* Deep nesting does not recurse: 2000 nested lists and quotes. */
 static void test_deep_nesting(void **state) {
   (void)state;
@@ -385,6 +425,7 @@ int main(void) {
       cmocka_unit_test(test_margins_links),      cmocka_unit_test(test_table_header_repeats),
       cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_style),
       cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_tall_row),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
