@@ -2011,33 +2011,55 @@ typedef struct {
   bool clean; /* ends at a legal break */
 } Range;
 
-/* The frames, from line i on, at height h; stops after max frames. */
-static void fill_ranges(Ctx *c, const GArray *vl, guint i, double h, guint max, GArray *out,
-                        GPtrArray *pnotes) {
+/* The frames, from line i on, at height h (h_first for the first nfirst
+ * of them); stops after max frames. */
+static void fill_ranges(Ctx *c, const GArray *vl, guint i, double h, double h_first, guint nfirst,
+                        guint max, GArray *out, GPtrArray *pnotes) {
   for (i = next_line(vl, i); i < vl->len && out->len < max; i = next_line(vl, i)) {
-    Range r = {i, 0, h, true};
-    r.end = frame_fill(c, vl, i, h, pnotes, &r.clean);
+    double fh = out->len < nfirst ? h_first : h;
+    Range r = {i, 0, fh, true};
+    r.end = frame_fill(c, vl, i, fh, pnotes, &r.clean);
     g_array_append_val(out, r);
     i = r.end;
   }
 }
 
 /* Break a chapter's vertical list into frames (columns of pages) and place
- * its lines. With two columns, the chapter's last page is balanced: both
- * columns get the least height that still holds what is left. */
-static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
+ * its lines. With two columns, the first span_end items (the chapter's
+ * title, set to the full width) run across both columns at the top of its
+ * first page, and the chapter's last page is balanced: both columns get the
+ * least height that still holds what is left. */
+static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch, guint span_end) {
   GPtrArray *pnotes = g_ptr_array_new();
   GArray *ranges = g_array_new(FALSE, FALSE, sizeof(Range));
-  fill_ranges(c, vl, 0, c->text_h, G_MAXUINT, ranges, pnotes);
+  double span_h = 0;
+  if (c->ncols < 2)
+    span_end = 0;
+  for (guint k = 0; k < span_end && k < vl->len; k++) {
+    const VItem *v = &g_array_index(vl, VItem, k);
+    span_h += v->kind == V_PENALTY ? 0 : v->h_pt;
+  }
+  /* the space after the title, which a column would discard at its top */
+  while (span_end > 0 && span_end < vl->len && g_array_index(vl, VItem, span_end).kind != V_LINE) {
+    const VItem *v = &g_array_index(vl, VItem, span_end);
+    span_h += v->kind == V_GLUE ? v->h_pt : 0;
+    span_end++;
+  }
+  if (span_h > c->text_h * 0.5) { /* a title too tall to span: it goes in the column */
+    span_end = 0;
+    span_h = 0;
+  }
+  double first_h = c->text_h - span_h;
+  fill_ranges(c, vl, span_end, c->text_h, first_h, 2, G_MAXUINT, ranges, pnotes);
   if (c->ncols == 2 && ranges->len) {
     guint last = (ranges->len - 1) & ~1u; /* a chapter starts a page: frame k is column k % 2 */
     guint s0 = g_array_index(ranges, Range, last).start;
     GArray *try = g_array_new(FALSE, FALSE, sizeof(Range));
-    double lo = 0, hi = c->text_h;
+    double lo = 0, hi = last == 0 ? first_h : c->text_h;
     for (int it = 0; it < 24 && hi - lo > 0.5; it++) {
       double mid = (lo + hi) / 2;
       g_array_set_size(try, 0);
-      fill_ranges(c, vl, s0, mid, 3, try, pnotes);
+      fill_ranges(c, vl, s0, mid, mid, 0, 3, try, pnotes);
       bool fits = try->len <= 2; /* fill_ranges stops after 3: two hold it all */
       for (guint k = 0; k < try->len; k++)
         fits = fits && g_array_index(try, Range, k).clean; /* no keep broken for balance */
@@ -2047,7 +2069,7 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
         lo = mid;
     }
     g_array_set_size(try, 0);
-    fill_ranges(c, vl, s0, hi, 3, try, pnotes);
+    fill_ranges(c, vl, s0, hi, hi, 0, 3, try, pnotes);
     bool ok = try->len <= 2;
     for (guint k = 0; k < try->len; k++)
       ok = ok && g_array_index(try, Range, k).clean;
@@ -2061,6 +2083,20 @@ static void paginate(Ctx *c, Body *b, GArray *vl, BookChapter *ch) {
     Range *rg = &g_array_index(ranges, Range, r);
     Frame *f = frame_next(c, b, r == 0, ch);
     f->opening = r == 0;
+    if (r == 0 && span_end > 0) {
+      /* the title across the columns */
+      double ty = f->y;
+      for (guint k = 0; k < span_end; k++) {
+        VItem *v = &g_array_index(vl, VItem, k);
+        if (v->kind == V_LINE) {
+          items_move(f->page->items, v->items, f->x, ty);
+          frame_mark(b, f, v);
+        }
+        ty += v->kind == V_PENALTY ? 0 : v->h_pt;
+      }
+    }
+    if (r < 2 && span_end > 0)
+      f->y += span_h;
     f->h = rg->h;
     double y = f->y;
     int hdr = g_array_index(vl, VItem, rg->start).header;
@@ -2295,7 +2331,7 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
              g_array_new(FALSE, TRUE, sizeof(PageMark))};
   int save_cols = c->ncols;
   c->ncols = 1;
-  paginate(c, &fb, c->vl, NULL);
+  paginate(c, &fb, c->vl, NULL, 0);
   c->ncols = save_cols;
   for (guint i = 0; i < fb.frames->len; i++) {
     Frame *f = &g_array_index(fb.frames, Frame, i);
@@ -2502,6 +2538,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
     c->keep = 3;
     c->first_block = true;
+    double col_w = c->col_w;
+    c->col_w = c->text_w; /* two columns: the title spans them */
     if (ch->heading)
       do_heading(c, ch->heading, true);
     else if (ci == 0) {
@@ -2520,6 +2558,8 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
       book_node_free(h);
     } else
       c->keep = 0;
+    c->col_w = col_w;
+    guint span_end = c->vl->len;
     walk_blocks(c, ch->root, ch->heading);
     if (c->url_end)
       url_notes_end(c);
@@ -2528,7 +2568,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     if (!c->url_end)
       url_notes_foot(c);
     c->url_first = c->url_notes->len;
-    paginate(c, &b, c->vl, ch);
+    paginate(c, &b, c->vl, ch, span_end);
     /* contents and outline entries */
     const char *cdest = ch->heading && ch->heading->as.heading.id ? ch->heading->as.heading.id : ch->id;
     if (ch->title || ch->index == 0) {
