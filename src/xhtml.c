@@ -16,7 +16,9 @@
  * anything else (unresolved relative links, other schemes) keeps its text
  * and loses the link, because an EPUB must not refer to files it does not
  * contain. Images without a resource show their alt text (remote ones as a
- * link to the URL).
+ * link to the URL). A link holds no link: a footnote reference inside one
+ * closes the link (and the inline elements open in it) before its own
+ * noteref link and opens them again after it.
  *
  * Footnotes are gathered per chapter, at the end of the chapter of their
  * first reference: the note lives in the same content document as its
@@ -45,6 +47,11 @@ struct XhtmlWriter {
   xmlTextWriterPtr w;
   GPtrArray *links; /* the BOOK_LINK nodes that opened an <a>, innermost last */
   int in_link;      /* open <a> elements (links and raw HTML) */
+  /* The inline elements around a footnote reference inside a link, closed
+   * so that the reference gets a link of its own (no link in a link), and
+   * not yet reopened, outermost first: they are reopened before the next
+   * content, or dropped if their node ends first (see close_for_noteref). */
+  GPtrArray *closed;
 };
 
 #define NS_XHTML "http://www.w3.org/1999/xhtml"
@@ -130,6 +137,21 @@ static bool is_void_tag(const char *tag) {
     if (strcmp(tag, v[i]) == 0)
       return true;
   return false;
+}
+
+/* The attributes of a cleaned raw HTML element (not img): href and src
+ * follow the link policy; with_id false leaves out the id (an element
+ * written a second time, see reopen_inline). */
+static void html_attrs(XhtmlWriter *x, const BookNode *n, bool with_id) {
+  for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2) {
+    if (strcmp(a[0], "href") == 0 && !is_web_url(a[1]) && a[1][0] != '#')
+      continue;
+    if (strcmp(a[0], "src") == 0 && !is_web_url(a[1]))
+      continue;
+    if (!with_id && strcmp(a[0], "id") == 0)
+      continue;
+    attr(x, a[0], a[1]);
+  }
 }
 
 char *xhtml_chapter_href(const BookChapter *c) {
@@ -347,17 +369,106 @@ static const char *align_class(const BookNode *cell) {
   }
 }
 
+/* True when n opened an element that is still open (an inline ancestor
+ * of the node being written); *link when that element is an <a>. */
+static bool inline_open(const XhtmlWriter *x, const BookNode *n, bool *link) {
+  *link = false;
+  switch (n->type) {
+  case BOOK_EMPH:
+  case BOOK_STRONG:
+  case BOOK_STRIKE:
+    return true;
+  case BOOK_LINK:
+    for (guint i = 0; i < x->links->len; i++)
+      if (x->links->pdata[i] == n)
+        return *link = true;
+    return false; /* a link inside a link writes no element */
+  case BOOK_HTML_INLINE:
+    *link = g_strcmp0(n->as.html.tag, "a") == 0;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Write again the element n opened (see inline_open), without its id. */
+static void reopen_inline(XhtmlWriter *x, const BookNode *n) {
+  switch (n->type) {
+  case BOOK_EMPH:
+    start(x, "em");
+    break;
+  case BOOK_STRONG:
+    start(x, "strong");
+    break;
+  case BOOK_STRIKE:
+    start(x, "del");
+    break;
+  case BOOK_LINK: {
+    char *href = link_href(x, n);
+    start(x, "a");
+    attr(x, "href", href);
+    attr(x, "title", n->as.link.title);
+    g_free(href);
+    break;
+  }
+  case BOOK_HTML_INLINE:
+    start(x, n->as.html.tag ? n->as.html.tag : "span");
+    html_attrs(x, n, false);
+    break;
+  default:
+    break;
+  }
+}
+
+/* Before the content that follows a footnote reference inside a link:
+ * the elements closed for it open again. */
+static void reopen_closed(XhtmlWriter *x) {
+  for (guint i = 0; i < x->closed->len; i++)
+    reopen_inline(x, x->closed->pdata[i]);
+  g_ptr_array_set_size(x->closed, 0);
+}
+
+/* A footnote reference n inside a link: close the open inline elements up
+ * to and including the outermost <a>, innermost first, and keep them in
+ * x->closed to reopen. False (nothing closed) when the link's <a> is not
+ * reached through inline elements alone (raw HTML blocks around it). */
+static bool close_for_noteref(XhtmlWriter *x, const BookNode *n) {
+  GPtrArray *chain = g_ptr_array_new();
+  int links = 0;
+  bool link;
+  for (const BookNode *p = n->parent; p && links < x->in_link; p = p->parent) {
+    if (inline_open(x, p, &link)) {
+      g_ptr_array_add(chain, (gpointer)p);
+      links += link;
+    } else if (!book_node_is_inline(p->type)) {
+      break;
+    }
+  }
+  bool ok = links == x->in_link;
+  if (ok) {
+    for (guint i = 0; i < chain->len; i++) {
+      end(x);
+      g_ptr_array_insert(x->closed, 0, chain->pdata[i]);
+    }
+  }
+  g_ptr_array_free(chain, TRUE);
+  return ok;
+}
+
 static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
   BookFootnote *f = n->as.fnref.note;
   if (!f) /* an unresolved reference stays as its source text */
     return;
+  /* No link in a link: a reference inside one closes it (and what is open
+   * inside it) and opens it again after the reference. */
+  bool linked = !x->in_link || x->closed->len || close_for_noteref(x, n);
   char *href = internal_href(x, f->chapter, f->id);
   char id[48], num[16];
   fnref_id(x, f->number, n->as.fnref.ref_index, id, sizeof id);
   g_snprintf(num, sizeof num, "%d", f->number);
   start(x, "sup");
   attr(x, "class", "footnote-ref");
-  if (x->in_link) {
+  if (!linked) {
     attr(x, "id", id); /* no link inside a link, but a target for the backlink */
     text(x, num);
   } else {
@@ -526,13 +637,7 @@ static void write_html_start(XhtmlWriter *x, BookNode *n) {
     return;
   }
   start(x, tag);
-  for (; a && a[0] && a[1]; a += 2) {
-    if (strcmp(a[0], "href") == 0 && !is_web_url(a[1]) && a[1][0] != '#')
-      continue;
-    if (strcmp(a[0], "src") == 0 && !is_web_url(a[1]))
-      continue;
-    attr(x, a[0], a[1]);
-  }
+  html_attrs(x, n, true);
   if (strcmp(tag, "a") == 0)
     x->in_link++;
   if (is_void_tag(tag))
@@ -572,6 +677,8 @@ static bool box_in_paragraph(const BookNode *n) {
 static void enter(XhtmlWriter *x, BookIter *it) {
   BookNode *n = it->cur;
   char tag[4];
+  if (x->closed->len && n->type != BOOK_FOOTNOTE_REF)
+    reopen_closed(x);
   switch (n->type) {
   case BOOK_ROOT:
     break;
@@ -748,6 +855,18 @@ static void enter(XhtmlWriter *x, BookIter *it) {
 }
 
 static void leave(XhtmlWriter *x, BookNode *n) {
+  if (x->closed->len && g_ptr_array_index(x->closed, x->closed->len - 1) == n) {
+    /* closed for a footnote reference and nothing came after it: it stays
+     * closed; only the bookkeeping of open links is undone */
+    g_ptr_array_remove_index(x->closed, x->closed->len - 1);
+    if (n->type == BOOK_LINK && x->links->len && g_ptr_array_index(x->links, x->links->len - 1) == n) {
+      g_ptr_array_remove_index(x->links, x->links->len - 1);
+      x->in_link--;
+    } else if (n->type == BOOK_HTML_INLINE && g_strcmp0(n->as.html.tag, "a") == 0) {
+      x->in_link--;
+    }
+    return;
+  }
   switch (n->type) {
   case BOOK_HEADING:
     end(x);
@@ -902,6 +1021,7 @@ static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
   x->cur = c;
   x->in_link = 0;
   g_ptr_array_set_size(x->links, 0);
+  g_ptr_array_set_size(x->closed, 0);
   write_tree(x, c->root, NULL);
   write_notes(x, c);
 }
@@ -915,6 +1035,7 @@ static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode)
   x->mode = mode;
   x->pages = g_array_new(FALSE, TRUE, sizeof(XhtmlPage));
   x->links = g_ptr_array_new();
+  x->closed = g_ptr_array_new();
   return x;
 }
 
@@ -970,6 +1091,7 @@ void xhtml_writer_free(XhtmlWriter *x) {
     g_hash_table_destroy(x->marks);
   g_array_free(x->pages, TRUE);
   g_ptr_array_free(x->links, TRUE);
+  g_ptr_array_free(x->closed, TRUE);
   g_free(x->mark_done);
   if (x->refs)
     g_hash_table_destroy(x->refs);

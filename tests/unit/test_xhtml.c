@@ -524,6 +524,81 @@ static void test_html_nodes(void **state) {
   book_free(b);
 }
 
+/* A note for the tests below: number n, defined in chapter c. */
+static BookFootnote *note(Book *b, BookChapter *c, int n, const char *text) {
+  BookFootnote *f = g_new0(BookFootnote, 1);
+  f->label = g_strdup_printf("n%d", n);
+  f->number = n;
+  f->id = g_strdup_printf("fn-%d", n);
+  f->chapter = c;
+  f->def = book_node_new(b, BOOK_FOOTNOTE_DEF, NULL);
+  para(b, f->def, text);
+  g_ptr_array_add(b->footnotes, f);
+  return f;
+}
+
+static BookNode *noteref(Book *b, BookNode *parent, BookFootnote *f) {
+  BookNode *r = node(b, BOOK_FOOTNOTE_REF, parent);
+  r->as.fnref.note = f;
+  r->as.fnref.ref_index = ++f->nrefs;
+  return r;
+}
+
+/* A footnote reference inside a link gets its own noteref link: the link
+ * (and the emphasis open in it) closes before it and opens again after,
+ * without an empty element when nothing follows, and a raw HTML element
+ * opened again loses its id (ids stay unique). */
+static void test_noteref_in_link(void **state) {
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("Notes in links");
+  BookChapter *c = chapter(b, "c1", NULL);
+  BookFootnote *f1 = note(b, c, 1, "One."), *f2 = note(b, c, 2, "Two.");
+  BookNode *p = para(b, c->root, "See ");
+  BookNode *l = node(b, BOOK_LINK, p);
+  l->as.link.href = g_strdup("https://example.com/");
+  textn(b, l, "the ");
+  BookNode *st = node(b, BOOK_STRONG, l);
+  textn(b, st, "docs");
+  noteref(b, st, f1);
+  textn(b, st, " here");
+  textn(b, l, " and more");
+  noteref(b, l, f2);
+  noteref(b, l, f1);
+  textn(b, p, " now.");
+  BookNode *p2 = para(b, c->root, "Raw ");
+  BookNode *a = node(b, BOOK_HTML_INLINE, p2);
+  a->as.html.tag = g_strdup("a");
+  a->as.html.attrs = g_new0(char *, 3);
+  a->as.html.attrs[0] = g_strdup("href");
+  a->as.html.attrs[1] = g_strdup("https://x.org/");
+  BookNode *sp = node(b, BOOK_HTML_INLINE, a);
+  sp->as.html.tag = g_strdup("span");
+  sp->as.html.attrs = g_new0(char *, 3);
+  sp->as.html.attrs[0] = g_strdup("id");
+  sp->as.html.attrs[1] = g_strdup("s1");
+  textn(b, sp, "in");
+  noteref(b, sp, f2);
+  textn(b, sp, " span");
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  const char *want =
+      "<p>See <a href=\"https://example.com/\">the <strong>docs</strong></a>"
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1\" href=\"#fn-1\">1</a></sup>"
+      "<a href=\"https://example.com/\"><strong> here</strong> and more</a>"
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-2\" href=\"#fn-2\">2</a></sup>"
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1-2\" href=\"#fn-1\">1</a></sup>"
+      " now.</p>\n"
+      "<p>Raw <a href=\"https://x.org/\"><span id=\"s1\">in</span></a>"
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-2-2\" href=\"#fn-2\">2</a></sup>"
+      "<a href=\"https://x.org/\"><span> span</span></a></p>\n";
+  if (!g_str_has_prefix(s->str, want))
+    print_error("got:\n%s\n", s->str);
+  assert_true(g_str_has_prefix(s->str, want));
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -538,7 +613,7 @@ int main(void) {
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
-      cmocka_unit_test(test_html_nodes),
+      cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);
