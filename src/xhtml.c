@@ -41,6 +41,7 @@ struct XhtmlWriter {
   Mode mode;
   GHashTable *marks; /* BookNode * -> GArray of guint (indices into book->page_marks) */
   guint8 *mark_done; /* per page mark: already written */
+  guint8 *mark_moved; /* per page mark: moved from inside a note to its reference */
   GHashTable *refs;   /* footnote reference id -> BookChapter *, see ref_chapter */
   GArray *pages;     /* XhtmlPage */
   BookChapter *cur;  /* the chapter being written */
@@ -276,6 +277,11 @@ static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
     return;
   x->mark_done[mark_index] = 1;
   const BookPageMark *m = &g_array_index(x->book->page_marks, BookPageMark, mark_index);
+  /* The page list follows the reading order: a page break that would come
+   * after a later page's (in a note written at the chapter's end, say) is
+   * left out rather than listed out of order. */
+  if (x->pages->len && m->page <= g_array_index(x->pages, XhtmlPage, x->pages->len - 1).page)
+    return;
   XhtmlPage p = {m->page, NULL, x->cur, {0}};
   g_snprintf(p.id, sizeof p.id, "page-%d", m->page);
   own_id(x, p.id, sizeof p.id);
@@ -301,7 +307,7 @@ static void write_marks_at_start(XhtmlWriter *x, const BookNode *n) {
   GArray *a = marks_of(x, n);
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
-    if (g_array_index(x->book->page_marks, BookPageMark, mi).offset == 0)
+    if (g_array_index(x->book->page_marks, BookPageMark, mi).offset == 0 || x->mark_moved[mi])
       write_pagebreak(x, mi);
   }
 }
@@ -315,7 +321,7 @@ static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
     size_t off = g_array_index(x->book->page_marks, BookPageMark, mi).offset;
-    if (off == 0)
+    if (off == 0 || x->mark_moved[mi])
       continue; /* written by write_marks_at_start */
     if (off > len)
       off = len;
@@ -839,6 +845,7 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     book_iter_skip_children(it);
     break;
   case BOOK_FOOTNOTE_REF:
+    write_marks_at_start(x, n); /* page breaks moved out of the note */
     write_footnote_ref(x, n);
     break;
   case BOOK_SOFTBREAK:
@@ -1044,6 +1051,7 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_m
   if (page_marks && book->page_marks && book->page_marks->len) {
     x->marks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_array);
     x->mark_done = g_new0(guint8, book->page_marks->len);
+    x->mark_moved = g_new0(guint8, book->page_marks->len);
     for (guint i = 0; i < book->page_marks->len; i++) {
       BookPageMark *m = &g_array_index(book->page_marks, BookPageMark, i);
       if (!m->node)
@@ -1059,17 +1067,53 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_m
      * from another stage, and one that points elsewhere must not become
      * a page break (nor be dereferenced). */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTable *first_ref = g_hash_table_new(g_direct_hash, g_direct_equal); /* note -> its reference 1 */
     for (guint pass = 0; pass < 2; pass++) {
       GPtrArray *list = pass == 0 ? book->chapters : book->footnotes;
       for (guint i = 0; i < list->len; i++) {
         BookNode *root = pass == 0 ? ((BookChapter *)list->pdata[i])->root : ((BookFootnote *)list->pdata[i])->def;
         BookIter it;
         book_iter_init(&it, root);
-        while (book_iter_next(&it) != BOOK_ITER_DONE)
-          if (it.ev == BOOK_ITER_ENTER && g_hash_table_contains(x->marks, it.cur))
-            g_hash_table_add(seen, it.cur);
+        while (root && book_iter_next(&it) != BOOK_ITER_DONE) {
+          if (it.ev != BOOK_ITER_ENTER)
+            continue;
+          BookNode *n = it.cur;
+          if (n->type == BOOK_FOOTNOTE_REF && n->as.fnref.note && n->as.fnref.ref_index == 1)
+            g_hash_table_insert(first_ref, n->as.fnref.note, n);
+          if (pass == 0 && g_hash_table_contains(x->marks, n))
+            g_hash_table_add(seen, n);
+        }
       }
     }
+    /* A page break inside a note: the note is written at its chapter's end,
+     * out of the pages' order, so the break moves to the note's first
+     * reference (where the note's text begins on paper, or near it); if
+     * that too would come out of order, write_pagebreak leaves it out. */
+    for (guint i = 0; i < book->footnotes->len; i++) {
+      BookFootnote *f = book->footnotes->pdata[i];
+      BookNode *ref = g_hash_table_lookup(first_ref, f);
+      if (!f->def || !ref)
+        continue;
+      BookIter it;
+      book_iter_init(&it, f->def);
+      while (book_iter_next(&it) != BOOK_ITER_DONE) {
+        GArray *a = it.ev == BOOK_ITER_ENTER ? g_hash_table_lookup(x->marks, it.cur) : NULL;
+        if (!a || g_hash_table_contains(seen, it.cur))
+          continue;
+        GArray *to = g_hash_table_lookup(x->marks, ref);
+        if (!to) {
+          to = g_array_new(FALSE, FALSE, sizeof(guint));
+          g_hash_table_insert(x->marks, ref, to);
+        }
+        for (guint k = 0; k < a->len; k++) {
+          guint mi = g_array_index(a, guint, k);
+          x->mark_moved[mi] = 1;
+          g_array_append_val(to, mi);
+        }
+        g_hash_table_add(seen, ref);
+      }
+    }
+    g_hash_table_destroy(first_ref);
     GHashTableIter hi;
     gpointer k, v;
     g_hash_table_iter_init(&hi, x->marks);
@@ -1093,6 +1137,7 @@ void xhtml_writer_free(XhtmlWriter *x) {
   g_ptr_array_free(x->links, TRUE);
   g_ptr_array_free(x->closed, TRUE);
   g_free(x->mark_done);
+  g_free(x->mark_moved);
   if (x->refs)
     g_hash_table_destroy(x->refs);
   g_free(x);

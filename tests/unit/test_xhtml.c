@@ -599,6 +599,42 @@ static void test_noteref_in_link(void **state) {
   book_free(b);
 }
 
+/* A page break inside a note moves to the note's first reference (the
+ * note is written at the chapter's end); one that would then come out of
+ * the pages' order is left out: the page list stays in reading order. */
+static void test_page_marks_in_notes(void **state) {
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("Pages in notes");
+  BookChapter *c = chapter(b, "c1", NULL);
+  BookFootnote *f1 = note(b, c, 1, "Note one."), *f2 = note(b, c, 2, "Note two.");
+  BookNode *p1 = para(b, c->root, "First page ");
+  noteref(b, p1, f1);
+  BookNode *p2 = para(b, c->root, "Later text ");
+  noteref(b, p2, f2);
+  BookNode *p3 = para(b, c->root, "Last page.");
+  BookPageMark marks[] = {{2, g_strdup("2"), p1->first_child, 0},
+                          {3, g_strdup("3"), f1->def->first_child->first_child, 5},
+                          {4, g_strdup("4"), p3->first_child, 0},
+                          {1, g_strdup("1"), f2->def->first_child->first_child, 0}};
+  g_array_append_vals(b->page_marks, marks, 4);
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, true);
+  char *doc = xhtml_chapter_document(x, c, "styles/book.css");
+  assert_non_null(strstr(doc, "First page <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-3\" "
+                              "aria-label=\"3\"></span><sup class=\"footnote-ref\">"));
+  char *notes = strstr(doc, "<div class=\"footnotes\">");
+  assert_non_null(notes);
+  assert_null(strstr(notes, "pagebreak"));
+  assert_null(strstr(doc, "id=\"page-1\""));
+  const GArray *pages = xhtml_writer_pages(x);
+  assert_int_equal(pages->len, 3);
+  for (guint i = 0; i < pages->len; i++)
+    assert_int_equal(g_array_index(pages, XhtmlPage, i).page, (int)i + 2);
+  g_free(doc);
+  xhtml_writer_free(x);
+  book_free(b);
+}
+
 int main(void) {
   /* The defaults of main.c's octavo_options_init (not linked here). */
   memset(&opts, 0, sizeof opts);
@@ -614,6 +650,7 @@ int main(void) {
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
       cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
+      cmocka_unit_test(test_page_marks_in_notes),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   g_free(datadir);
