@@ -8,6 +8,7 @@
 #include "pdf.h"
 
 #include <cairo-pdf.h>
+#include <errno.h>
 #include <cairo.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -137,11 +138,31 @@ static char *joined(const GPtrArray *a, const char *sep) {
   return g_string_free(s, FALSE);
 }
 
+/* The PDF file cairo writes through: cairo 1.16 drops write errors that
+ * happen while it finishes the surface (fonts, outline, cross-reference
+ * table), so the first failure is kept here. */
+typedef struct {
+  FILE *f;
+  int err; /* errno of the first failed write, 0 if none */
+} PdfOut;
+
+static cairo_status_t out_write(void *closure, const unsigned char *data, unsigned int len) {
+  PdfOut *o = closure;
+  if (!o->err && fwrite(data, 1, len, o->f) != len)
+    o->err = errno ? errno : EIO;
+  return o->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+}
+
 /* Draw every page into a PDF at tmp; with `structure`, the structure tags
  * too. Returns cairo's status after finishing the surface. */
 static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions *opts,
-                             const char *tmp, bool structure) {
-  cairo_surface_t *surf = cairo_pdf_surface_create(tmp, lay->page_w_pt, lay->page_h_pt);
+                             const char *tmp, bool structure, int *write_errno) {
+  PdfOut out = {fopen(tmp, "wb"), 0};
+  if (!out.f) {
+    *write_errno = errno;
+    return CAIRO_STATUS_WRITE_ERROR;
+  }
+  cairo_surface_t *surf = cairo_pdf_surface_create_for_stream(out_write, &out, lay->page_w_pt, lay->page_h_pt);
   cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
   const BookMeta *m = &book->meta;
   cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, lay->title);
@@ -246,6 +267,11 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   cairo_surface_finish(surf);
   cairo_status_t st = cairo_surface_status(surf);
   cairo_surface_destroy(surf);
+  if (fclose(out.f) != 0 && !out.err)
+    out.err = errno ? errno : EIO;
+  *write_errno = out.err;
+  if (out.err)
+    st = CAIRO_STATUS_WRITE_ERROR;
   g_hash_table_destroy(images);
   g_free(authors);
   g_free(keywords);
@@ -267,13 +293,21 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     g_error_free(err);
     return false;
   }
-  cairo_status_t st = render(book, lay, opts, tmp, true);
+  int werr = 0;
+  cairo_status_t st = render(book, lay, opts, tmp, true, &werr);
   if (st == CAIRO_STATUS_TAG_ERROR) {
     /* cairo 1.16 refuses some tag trees it should take: a PDF without
      * structure is better than none */
     book_diag(book, BOOK_WARNING, NULL, "%s: cairo refused the structure tags; written untagged",
               path);
-    st = render(book, lay, opts, tmp, false);
+    st = render(book, lay, opts, tmp, false, &werr);
+  }
+  if (werr) {
+    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
+              g_strerror(werr));
+    unlink(tmp);
+    g_free(tmp);
+    return false;
   }
   if (st != CAIRO_STATUS_SUCCESS) {
     book_diag(book, BOOK_ERROR, NULL, "%s: cairo could not write the PDF: %s", path,
