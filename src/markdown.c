@@ -1116,10 +1116,11 @@ static char *uri_escape(const char *href) {
   bool hash = false;
   for (const char *p = href; *p; p++) {
     guchar ch = (guchar)*p;
-    if (auth && auth[2] != '[' && p >= auth + 2 && p < auth_end && !g_ascii_isalnum(ch) &&
-        !strchr("-._~:@!$&'()*+,;=%", ch)) {
-      /* The host ends here (an autolink such as "www.x.org[1]"): the rest
-       * is the path. */
+    if (auth && auth[2] != '[' && p >= auth + 2 && p < auth_end && ch && strchr("[]^|\\", ch)) {
+      /* A character no host may hold, even percent-encoded (WHATWG's
+       * forbidden host code points): the host ends here (an autolink such
+       * as "www.x.org[1]") and the rest is the path. Others, such as '`',
+       * stay in the host escaped, as cmark-gfm writes them. */
       g_string_append_c(o, '/');
       auth_end = p;
     }
