@@ -305,8 +305,11 @@ static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v,
 }
 
 /* Parse YAML front matter text into s->fm. line0 is the source line of the
- * YAML's first line. Returns false on invalid YAML (an error is recorded). */
-static bool parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
+ * YAML's first line. Returns 1 when it was front matter, 0 on invalid YAML
+ * (an error is recorded), -1 when it is YAML but not a mapping: then it is
+ * no front matter but Markdown (a thematic break, text, a setext heading),
+ * and nothing of it is dropped. */
+static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
   yaml_parser_t p;
   yaml_document_t d;
   bool ok = true;
@@ -317,12 +320,13 @@ static bool parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) 
     book_diag(b, BOOK_ERROR, &pos, "invalid YAML front matter: %s%s%s", p.problem ? p.problem : "syntax error",
               p.context ? " " : "", p.context ? p.context : "");
     yaml_parser_delete(&p);
-    return false;
+    return 0;
   }
   yaml_node_t *root = yaml_document_get_root_node(&d);
   if (root && root->type != YAML_MAPPING_NODE) {
-    BookPos pos = yaml_pos(s, root->start_mark, line0);
-    book_diag(b, BOOK_WARNING, &pos, "front matter is not a mapping of keys to values; ignored");
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    return -1;
   } else if (root) {
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
       yaml_node_t *kn = yaml_document_get_node(&d, pr->key);
@@ -371,11 +375,13 @@ static bool front_matter(Book *b, Src *s) {
     const char *qn;
     const char *qe = line_end(q, end, &qn);
     if (is_fence_line(q, qe, true)) {
-      bool ok = parse_yaml(b, s, yaml, (gsize)(q - yaml), 2);
+      int got = parse_yaml(b, s, yaml, (gsize)(q - yaml), 2);
+      if (got < 0)
+        return true;
       for (char *r = s->text; r < qe; r++)
         if (*r != '\n')
           *r = ' ';
-      return ok;
+      return got > 0;
     }
     if (qn == q)
       break;

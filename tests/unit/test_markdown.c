@@ -913,6 +913,22 @@ static void test_build_and_free(void **state) {
   book_free(NULL);
 }
 
+/* A leading --- block that is YAML but not a mapping is Markdown, not front
+ * matter: nothing of it is dropped (GFM spec example 66). */
+static void test_front_matter_not_mapping(void **state) {
+  (void)state;
+  Book *b = parse("---\nFoo\n---\nBar\n");
+  assert_non_null(nth_node(b, BOOK_THEMATIC_BREAK, 0));
+  BookNode *h = nth_node(b, BOOK_HEADING, 0);
+  assert_non_null(h);
+  GString *t = g_string_new(NULL);
+  book_node_text(h, t);
+  assert_string_equal(t->str, "Foo");
+  g_string_free(t, TRUE);
+  assert_non_null(nth_node(b, BOOK_PARAGRAPH, 0));
+  book_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed),          cmocka_unit_test(test_every_node_type),
@@ -921,7 +937,7 @@ int main(void) {
       cmocka_unit_test(test_options_override), cmocka_unit_test(test_no_title),
       cmocka_unit_test(test_footnotes),     cmocka_unit_test(test_raw_html),
       cmocka_unit_test(test_html_containers), cmocka_unit_test(test_content_models),
-      cmocka_unit_test(test_url_checks),    cmocka_unit_test(test_invalid_utf8),
+      cmocka_unit_test(test_url_checks), cmocka_unit_test(test_front_matter_not_mapping),    cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
   };
