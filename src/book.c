@@ -231,6 +231,16 @@ void book_node_unlink(BookNode *n) {
   n->parent = n->prev = n->next = NULL;
 }
 
+void book_node_unwrap(BookNode *n) {
+  BookNode *k;
+  while ((k = n->first_child)) {
+    book_node_unlink(k);
+    book_node_insert_before(n, k);
+  }
+  book_node_unlink(n);
+  book_node_free(n);
+}
+
 void book_node_text(const BookNode *node, GString *out) {
   BookIter it;
   book_iter_init(&it, (BookNode *)node);

@@ -203,6 +203,9 @@ void book_node_append(BookNode *parent, BookNode *child);
 void book_node_insert_before(BookNode *sibling, BookNode *node);
 /* Detach node from its parent and siblings; it becomes the caller's. */
 void book_node_unlink(BookNode *node);
+/* Replace node by its children, in place, and free it (a dropped element
+ * whose content stays). */
+void book_node_unwrap(BookNode *node);
 /* Free a detached node and all its descendants (iteratively). Accepts NULL. */
 void book_node_free(BookNode *node);
 /* True for inline node types. */

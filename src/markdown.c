@@ -1059,17 +1059,6 @@ static void number_footnotes(Ctx *c) {
   g_ptr_array_set_size(c->pending, 0);
 }
 
-/* Replace a link by its text. */
-static void unwrap(BookNode *n) {
-  BookNode *k;
-  while ((k = n->first_child)) {
-    book_node_unlink(k);
-    book_node_insert_before(n, k);
-  }
-  book_node_unlink(n);
-  book_node_free(n);
-}
-
 static const char *const doc_exts[] = {".md", ".markdown", ".mdown", ".html", ".htm", ".xhtml", NULL};
 
 static char *strip_doc_ext(const char *path) {
@@ -1156,14 +1145,14 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
   if (scheme) {
     if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "mailto")) {
       book_diag(b, BOOK_WARNING, &n->pos, "link with a %s: URL dropped (its text is kept)", scheme);
-      unwrap(n);
+      book_node_unwrap(n);
     }
     g_free(scheme);
     return;
   }
   if (!*href || g_str_has_prefix(href, "//")) {
     book_diag(b, BOOK_WARNING, &n->pos, "%s link dropped (its text is kept)", *href ? "scheme-relative" : "empty");
-    unwrap(n);
+    book_node_unwrap(n);
     return;
   }
   Src *from = src_of(c, n->pos.file);
@@ -1383,7 +1372,7 @@ static void resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
     BookNode *n = todo->pdata[i];
     if (g_hash_table_contains(nested, n)) {
       book_diag(c->book, BOOK_WARNING, &n->pos, "a link inside a link's text: the inner link dropped (its text is kept)");
-      unwrap(n);
+      book_node_unwrap(n);
     } else if (san_is_marker(n)) {
       book_node_unlink(n);
       book_node_free(n);

@@ -809,13 +809,7 @@ void san_repair(Book *book, BookNode *tree) {
       book_diag(book, BOOK_WARNING, &n->pos, "raw HTML: <%s> %s: its tags dropped (its content is kept)",
                 n->as.html.tag, why);
       BookNode *first = n->first_child, *after = n->next, *up = n->parent;
-      BookNode *k;
-      while ((k = n->first_child)) {
-        book_node_unlink(k);
-        book_node_insert_before(n, k);
-      }
-      book_node_unlink(n);
-      book_node_free(n);
+      book_node_unwrap(n);
       if (first) {
         n = first; /* check the moved children in their new place */
         continue;

@@ -142,6 +142,32 @@ static void test_iter_order_and_skip(void **state) {
   book_free(b);
 }
 
+/* Unwrapping keeps the children, in order, where the node stood. */
+static void test_unwrap(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *ch = book_chapter_add(b, "x.md");
+  BookNode *p = book_node_new(b, BOOK_PARAGRAPH, NULL);
+  book_node_append(ch->root, p);
+  book_node_append(p, text_node(b, "a"));
+  BookNode *em = book_node_new(b, BOOK_EMPH, NULL);
+  book_node_append(p, em);
+  book_node_append(em, text_node(b, "b"));
+  book_node_append(em, text_node(b, "c"));
+  book_node_append(p, text_node(b, "d"));
+  book_node_unwrap(em);
+  GString *s = g_string_new(NULL);
+  for (BookNode *k = p->first_child; k; k = k->next) {
+    assert_int_equal(k->type, BOOK_TEXT);
+    assert_ptr_equal(k->parent, p);
+    g_string_append(s, k->text);
+  }
+  assert_string_equal(s->str, "abcd");
+  assert_string_equal(p->last_child->text, "d");
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
 static void test_diag(void **state) {
   (void)state;
   Book *b = book_new();
@@ -198,7 +224,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slug),        cmocka_unit_test(test_id_reserve),
       cmocka_unit_test(test_deep_tree),   cmocka_unit_test(test_iter_order_and_skip),
-      cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
+      cmocka_unit_test(test_unwrap), cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);
 }
