@@ -357,12 +357,6 @@ guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out) {
   return b->diags->len;
 }
 
-BookFootnote *book_footnote_find(Book *b, const char *label) {
-  for (guint i = 0; i < b->footnotes->len; i++) {
-    BookFootnote *f = b->footnotes->pdata[i];
-    if (g_strcmp0(f->label, label) == 0)
-      return f;
-  }
   return NULL;
 }
 

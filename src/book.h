@@ -235,8 +235,6 @@ guint book_diag_count(const Book *book, BookDiagLevel level);
  * (only errors when errors_only). Returns the index after the last one. */
 guint book_diag_print(const Book *book, guint from, bool errors_only, FILE *out);
 
-/* The footnote with this label, or NULL. */
-BookFootnote *book_footnote_find(Book *book, const char *label);
 
 /* Walk a tree without recursion: each node is seen on ENTER and, when it
  * may have children, on EXIT (leaves only on ENTER). */
