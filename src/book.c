@@ -357,9 +357,6 @@ guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out) {
   return b->diags->len;
 }
 
-  return NULL;
-}
-
 void book_iter_init(BookIter *it, BookNode *root) {
   it->root = root;
   it->cur = NULL;
