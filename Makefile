@@ -40,7 +40,10 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench
 
-all: deps octavo book
+# deps first, then the build in a second make: under -j the compiler must not run
+# while apt-get is still installing the headers.
+all: deps
+	@$(MAKE) --no-print-directory octavo book
 
 octavo: $(BUILD)/octavo
 
