@@ -821,6 +821,78 @@ typedef struct {
   double max_w;      /* widest line */
 } SetInfo;
 
+/* Does the glyph at `byte` belong to a glue item (a word space) of the line
+ * ending at item e? *gk is a cursor over the items, moved forward only. */
+static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte) {
+  while (*gk < e && g_array_index(meta, Meta, *gk).b <= byte)
+    (*gk)++;
+  return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
+         byte >= g_array_index(meta, Meta, *gk).a;
+}
+
+/* Is there a gap between letters after glyph gi of slice k: the glyph ends a
+ * cluster, is not code, and the next glyph of the line starts another
+ * cluster of the same word (not a word space, not the end of the line)?
+ * gk: the glue cursor at glyph gi. */
+static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta,
+                             size_t gk, size_t e, const guint8 *flags, size_t flen) {
+  const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+  const PangoGlyphString *g = sl->glyphs;
+  size_t byte = sl->start + (size_t)g->log_clusters[gi];
+  if (byte >= flen || (flags[byte] & F_CODE))
+    return false;
+  size_t next;
+  if (gi + 1 < g->num_glyphs)
+    next = sl->start + (size_t)g->log_clusters[gi + 1];
+  else if (k + 1 < slices->len) {
+    const ShapeSlice *n = &g_array_index(slices, ShapeSlice, k + 1);
+    if (n->glyphs->num_glyphs == 0)
+      return false;
+    next = n->start + (size_t)n->glyphs->log_clusters[0];
+  } else
+    return false;
+  if (next <= byte || next >= flen || (flags[next] & F_CODE))
+    return false; /* the same cluster (a mark), or right to left */
+  return !glyph_in_glue(meta, &gk, e, next);
+}
+
+/* The letter spacing of a justified line stretched by `ratio`: the part of
+ * its stretch beyond what brings the word spaces to st.track_from times
+ * their width goes between letters, up to st.track_max_em per gap (style.h).
+ * Returns the glue ratio that remains, and the spacing per gap in *track. */
+static double line_tracking(const Ctx *c, const ParaStyle *ps, const GArray *items,
+                            const GArray *meta, size_t s, size_t e, const GArray *slices,
+                            const guint8 *flags, size_t flen, double ratio, double *track) {
+  *track = 0;
+  if (c->st.track_max_em <= 0 || c->st.track_from <= 0)
+    return ratio;
+  double nat = 0, str = 0;
+  for (size_t i = s; i < e; i++) {
+    const LbItem *it = &g_array_index(items, LbItem, i);
+    if (it->type == LB_GLUE && it->stretch < LB_FIL) {
+      nat += it->width;
+      str += it->stretch;
+    }
+  }
+  double slack = ratio * str, keep = (c->st.track_from - 1) * nat;
+  if (str <= 0 || slack <= keep)
+    return ratio;
+  size_t gaps = 0, gk = s;
+  for (guint k = 0; k < slices->len; k++) {
+    const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+    for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
+      size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
+      if (!glyph_in_glue(meta, &gk, e, byte) && letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
+        gaps++;
+    }
+  }
+  if (gaps == 0)
+    return ratio;
+  double letters = MIN(slack - keep, gaps * c->st.track_max_em * ps->size_pt);
+  *track = letters / gaps;
+  return (slack - letters) / str;
+}
+
 /* Shape p once, break it, and either emit its lines into c->vl (out ==
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
@@ -840,6 +912,7 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     open_tag(c, tag);
   GArray *slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   GArray *xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  guint8 *flags = span_flags(p);
   int nl = (int)lines->len;
   info.nlines = nl;
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
@@ -864,6 +937,9 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     g_array_set_size(xs, 0);
     if (a < b)
       shape_slices(sh, a, b, slices);
+    double track = 0; /* letter spacing of this line, points per gap */
+    if (ratio > 0)
+      ratio = line_tracking(c, ps, items, meta, s, e, slices, flags, p->text->len, ratio, &track);
     size_t gk = s; /* glue cursor in items */
     for (guint k = 0; k < slices->len; k++) {
       ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
@@ -873,15 +949,17 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
         size_t byte = sl->start + (size_t)g->log_clusters[gi];
         XPos xp = {byte, x};
         g_array_append_val(xs, xp);
-        while (gk < e && g_array_index(meta, Meta, gk).b <= byte)
-          gk++;
+        bool glue = glyph_in_glue(meta, &gk, e, byte);
         double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        if (ratio != 0 && gk < e && g_array_index(meta, Meta, gk).kind == M_GLUE &&
-            byte >= g_array_index(meta, Meta, gk).a) {
+        if (ratio != 0 && glue) {
           const LbItem *gl = &g_array_index(items, LbItem, gk);
           double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
           if (gl->width > 0)
             w += delta * (w / gl->width);
+          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+        } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, flags, p->text->len)) {
+          w += track;
           g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
           w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
         }
@@ -984,6 +1062,7 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     shape_slice_clear(&g_array_index(slices, ShapeSlice, k));
   g_array_free(slices, TRUE);
   g_array_free(xs, TRUE);
+  g_free(flags);
   g_array_free(lines, TRUE);
   g_array_free(items, TRUE);
   g_array_free(meta, TRUE);
@@ -2478,6 +2557,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->hyph = hyphen_has_language(c->lang);
   lb_params_default(&c->lbp);
   c->lbp.emergency_stretch = c->st.body_size_pt * 1.5;
+  c->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
   c->mode = opts->linebreak && strcmp(opts->linebreak, "greedy") == 0 ? LB_GREEDY : LB_OPTIMAL;
   c->ncols = opts->columns == 2 ? 2 : 1;
   c->text_w = c->st.paper_w_pt - c->st.margin_inner_pt - c->st.margin_outer_pt;

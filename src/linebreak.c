@@ -60,6 +60,7 @@ typedef struct {
   size_t line;  /* lines ended at this break */
   int fitness;
   bool flagged;
+  int run;      /* consecutive lines ending at a flagged break, this one included */
   double total;
   size_t start; /* first item of the next line */
   long next;    /* next active node, -1 at the end */
@@ -184,15 +185,24 @@ static long new_active(KP *kp)
   return id;
 }
 
+#define RUNS 4 /* hyphen-run classes kept apart: 0, 1, 2, 3 or more */
 #define ACT(kp, id) (&g_array_index((kp)->active, Active, (id)))
 
 static void try_break(KP *kp, size_t b, double pi, bool flagged)
 {
   const Para *pp = kp->pp;
   const LbParams *p = kp->p;
-  double minimal[4] = {AWFUL, AWFUL, AWFUL, AWFUL};
-  long best_place[4] = {-1, -1, -1, -1};
-  size_t best_line[4] = {0, 0, 0, 0};
+  /* the best way to reach b per fitness class and hyphen run (0: b is not
+   * flagged; RUNS - 1: that many or more) */
+  double minimal[4][RUNS];
+  long best_place[4][RUNS];
+  size_t best_line[4][RUNS];
+  for (int c = 0; c < 4; c++)
+    for (int h = 0; h < RUNS; h++) {
+      minimal[c][h] = AWFUL;
+      best_place[c][h] = -1;
+      best_line[c][h] = 0;
+    }
   double minimum = AWFUL;
   size_t old_l = 0;
   double lw = 0;
@@ -207,29 +217,32 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       /* Create new active nodes for the best breaks so far, before r. */
       if (minimum < AWFUL && (old_l != kp->easy_line || r < 0)) {
         size_t s = start_after(pp, b);
-        for (int c = 0; c < 4; c++) {
-          if (minimal[c] > minimum + p->adj_demerits)
-            continue;
-          Passive ps = {b, best_place[c], flagged};
-          g_array_append_val(kp->passive, ps);
-          long id = new_active(kp);
-          Active *a = ACT(kp, id);
-          a->passive = (long)kp->passive->len - 1;
-          a->line = best_line[c];
-          a->fitness = c;
-          a->flagged = flagged;
-          a->total = minimal[c];
-          a->start = s;
-          a->next = r;
-          if (prev < 0)
-            kp->head = id;
-          else
-            ACT(kp, prev)->next = id;
-          prev = id;
-        }
+        for (int c = 0; c < 4; c++)
+          for (int h = 0; h < RUNS; h++) {
+            if (minimal[c][h] > minimum + p->adj_demerits)
+              continue;
+            Passive ps = {b, best_place[c][h], flagged};
+            g_array_append_val(kp->passive, ps);
+            long id = new_active(kp);
+            Active *a = ACT(kp, id);
+            a->passive = (long)kp->passive->len - 1;
+            a->line = best_line[c][h];
+            a->fitness = c;
+            a->flagged = flagged;
+            a->run = h;
+            a->total = minimal[c][h];
+            a->start = s;
+            a->next = r;
+            if (prev < 0)
+              kp->head = id;
+            else
+              ACT(kp, prev)->next = id;
+            prev = id;
+          }
         minimum = AWFUL;
         for (int c = 0; c < 4; c++)
-          minimal[c] = AWFUL;
+          for (int h = 0; h < RUNS; h++)
+            minimal[c][h] = AWFUL;
       }
       if (r < 0)
         return;
@@ -286,7 +299,12 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       stays = true;
     }
 
-    {
+    int run = flagged ? a->run + 1 : 0;
+    bool too_many = p->max_hyphen_run > 0 && run > p->max_hyphen_run;
+    if (too_many && !kp->final_pass && !artificial) {
+      /* a hyphen run over the limit: not this way before the final pass */
+    } else {
+      int h = run < RUNS ? run : RUNS - 1;
       double d;
       if (artificial) {
         d = 0;
@@ -305,12 +323,14 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
         }
         if (abs(fit - a->fitness) > 1)
           d += p->adj_demerits;
+        if (too_many)
+          d += 10 * p->double_hyphen_demerits;
       }
       d += a->total;
-      if (d <= minimal[fit]) {
-        minimal[fit] = d;
-        best_place[fit] = a->passive;
-        best_line[fit] = a->line + 1;
+      if (d <= minimal[fit][h]) {
+        minimal[fit][h] = d;
+        best_place[fit][h] = a->passive;
+        best_line[fit][h] = a->line + 1;
         if (d < minimum)
           minimum = d;
       }

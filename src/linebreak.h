@@ -16,6 +16,8 @@
  *   for the final pass, where it has its real badness, so emergency stretch
  *   cannot accept very loose lines where an emergency point would do.
  * - LbLine: `start` (first item of the line after discarding), `overfull`.
+ * - LbParams: max_hyphen_run (default 0, off): a hard limit on consecutive
+ *   hyphenated lines; the breaker keeps the run length in its active nodes.
  * - lb_break() may return 4 (the emergency pass with emergency points).
  * - lb_break_stats(): the same with a work counter, for linear-time tests.
  *
@@ -69,6 +71,10 @@ typedef struct {
   double double_hyphen_demerits; /* 10000 */
   double final_hyphen_demerits;  /* 5000 */
   int looseness;            /* 0; otherwise the final choice prefers that many lines more/fewer */
+  int max_hyphen_run;       /* > 0: at most this many consecutive lines end at a flagged
+                             * break (a hyphen) before the final pass; there a longer
+                             * run costs 10 * double_hyphen_demerits more; 0: no limit
+                             * (TeX: only double_hyphen_demerits) */
   double max_ratio;         /* > 0: a line that stretches its own glue by more than this
                              * ratio is infeasible before the final pass whatever
                              * emergency_stretch allows, and there has its real badness

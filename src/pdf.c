@@ -10,6 +10,8 @@
 #include <cairo-pdf.h>
 #include <errno.h>
 #include <cairo.h>
+#include <hb.h>
+#include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,20 +31,90 @@ static void attr_str(GString *out, const char *s) {
   g_string_append_c(out, '\'');
 }
 
-static void draw_glyphs(cairo_t *cr, const LayItem *it) {
+/* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
+ * thousandths of an em, but places glyphs by their exact advances: a viewer
+ * then draws each glyph up to 1/1000 em left of where cairo meant, and the
+ * error adds up along a line (about 0.5 pt at the end of a justified line
+ * of 10.5 pt type, so the right margin is not straight). Drift models what
+ * a viewer will do: from the last position cairo set exactly (a Tm or Td:
+ * a new text object, a new font size, another baseline, a jump of more
+ * than 10 em), the error of the glyphs shown since; each glyph is handed
+ * to cairo that much further right. Only TrueType faces (cairo's TrueType
+ * subsetter is the one that truncates like this). */
+typedef struct {
+  bool in_text;         /* a text object is open and its position known */
+  double size, y, gray; /* of the last glyphs shown */
+  double next_x;        /* where cairo expects the next glyph (points) */
+  double err;           /* the viewer is this many points left of cairo */
+  GHashTable *units;    /* hb_face_t * -> hb_font_t * in font units (NULL: not TrueType) */
+} Drift;
+
+static void drift_font_free(gpointer f) {
+  if (f)
+    hb_font_destroy(f);
+}
+
+static hb_font_t *drift_units_font(Drift *d, PangoFont *font) {
+  hb_font_t *hf = pango_font_get_hb_font(font);
+  if (!hf)
+    return NULL;
+  hb_face_t *face = hb_font_get_face(hf);
+  gpointer v;
+  if (g_hash_table_lookup_extended(d->units, face, NULL, &v))
+    return v;
+  hb_blob_t *glyf = hb_face_reference_table(face, HB_TAG('g', 'l', 'y', 'f'));
+  hb_font_t *uf = hb_blob_get_length(glyf) > 0 ? hb_font_create(face) : NULL; /* scale: upem */
+  hb_blob_destroy(glyf);
+  g_hash_table_insert(d->units, face, uf);
+  return uf;
+}
+
+static void draw_glyphs(cairo_t *cr, const LayItem *it, Drift *d) {
   if (!it->font || !it->glyphs || !it->text)
     return;
+  PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
+  PangoFontDescription *fd = pango_font_describe(it->font);
+  double size = pango_font_description_get_size(fd) / (double)PANGO_SCALE;
+  pango_font_description_free(fd);
+  hb_font_t *uf = drift_units_font(d, it->font);
+  if (!d->in_text || size != d->size || it->y_pt != d->y || it->gray != d->gray ||
+      fabs(it->x_pt - d->next_x) > 10 * size)
+    d->err = 0; /* cairo sets this position exactly */
+  double x = it->x_pt, upem = uf ? hb_face_get_upem(hb_font_get_face(uf)) : 0;
+  int prev_dy = 0;
+  for (int i = 0; i < gs->num_glyphs; i++) {
+    PangoGlyphInfo *g = &gs->glyphs[i];
+    if (g->geometry.y_offset != prev_dy)
+      d->err = 0; /* another baseline: a Td */
+    prev_dy = g->geometry.y_offset;
+    double gx = x + g->geometry.x_offset / (double)PANGO_SCALE + d->err;
+    g->geometry.x_offset += (int)lround(d->err * PANGO_SCALE);
+    double exact = 0;
+    if (uf && !(g->glyph & PANGO_GLYPH_UNKNOWN_FLAG) && g->glyph != PANGO_GLYPH_EMPTY) {
+      double em = hb_font_get_glyph_h_advance(uf, g->glyph) / upem;
+      exact = em * size;
+      d->err += (em - (double)(long)(em * 1000) / 1000) * size;
+    }
+    d->next_x = gx + exact;
+    x += g->geometry.width / (double)PANGO_SCALE;
+  }
+  d->in_text = true;
+  d->size = size;
+  d->y = it->y_pt;
+  d->gray = it->gray;
+
   PangoItem *item = pango_item_new();
   item->offset = 0;
   item->length = (int)strlen(it->text);
   item->num_chars = (int)g_utf8_strlen(it->text, -1);
   item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
-  PangoGlyphItem gi = {.item = item, .glyphs = it->glyphs};
+  PangoGlyphItem gi = {.item = item, .glyphs = gs};
   cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
   cairo_move_to(cr, it->x_pt, it->y_pt);
   pango_cairo_show_glyph_item(cr, it->text, &gi);
   item->analysis.font = NULL;
   pango_item_free(item);
+  pango_glyph_string_free(gs);
 }
 
 static cairo_surface_t *load_image(const BookResource *r, GHashTable *cache) {
@@ -183,6 +255,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   cairo_t *cr = cairo_create(surf);
   GHashTable *images = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)cairo_surface_destroy);
   int depth = 0; /* open structure tags */
+  Drift drift = {.units = g_hash_table_new_full(NULL, NULL, NULL, drift_font_free)};
   /* the title page is the generated cover, the same design as the e-book's */
   char *style = opts->style ? g_strdup(opts->style)
                             : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
@@ -203,13 +276,16 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
        * failed the whole file with a tag error on Letter paper */
       cover_draw(cr, pctx, book, &cs, lay->page_w_pt, lay->page_h_pt);
     }
+    drift.in_text = false;
     for (guint k = 0; k < p->items->len; k++) {
       const LayItem *it = &g_array_index(p->items, LayItem, k);
       if (cover && it->kind != LAY_DEST)
         continue;
+      if (it->kind != LAY_GLYPHS)
+        drift.in_text = false; /* drawing, a tag or a link ends cairo's text object */
       switch (it->kind) {
       case LAY_GLYPHS:
-        draw_glyphs(cr, it);
+        draw_glyphs(cr, it, &drift);
         break;
       case LAY_RULE:
         cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
@@ -273,6 +349,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   if (out.err)
     st = CAIRO_STATUS_WRITE_ERROR;
   g_hash_table_destroy(images);
+  g_hash_table_destroy(drift.units);
   g_free(authors);
   g_free(keywords);
   g_free(date);

@@ -31,6 +31,8 @@ static void defaults(Style *st) {
   st->par_space_pt = 0;
   st->block_space_pt = 7;
   st->justify = true;
+  st->track_from = 1.2;
+  st->track_max_em = 0.01;
   st->list_indent_pt = 18;
   st->quote_indent_pt = 18;
   static const double hs[6] = {20, 14, 12, 11, 10.5, 10.5};
@@ -143,6 +145,8 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
       {"body", "block-space", &st->block_space_pt},
       {"body", "list-indent", &st->list_indent_pt},
       {"body", "quote-indent", &st->quote_indent_pt},
+      {"body", "letter-spacing-from", &st->track_from},
+      {"body", "letter-spacing-max", &st->track_max_em},
       {"heading", "size-1", &st->heading_size_pt[0]},
       {"heading", "size-2", &st->heading_size_pt[1]},
       {"heading", "size-3", &st->heading_size_pt[2]},

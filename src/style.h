@@ -19,6 +19,12 @@ typedef struct {
   double par_space_pt;               /* extra space between paragraphs */
   double block_space_pt;             /* space around lists, quotes, code, tables, figures */
   bool justify;
+  /* Justification may letter-space a loose line (as InDesign's letter
+   * spacing or microtype's expansion): once its word spaces would pass
+   * track_from times their natural width, the rest of the stretch goes
+   * between the letters, up to track_max_em of the font size per gap;
+   * then the word spaces take what remains. 0 turns it off. */
+  double track_from, track_max_em;
   double list_indent_pt, quote_indent_pt;
   /* headings: [0] is level 1 (chapter titles) .. [5] level 6 */
   char *heading_face;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-typography.sh: the print typesetting, measured on the finished PDF
 # (tests/tools/measure_typography.py): for the seed and the test book
-# (tests/books/multi/), on A4 and A5, `--linebreak optimal` must reach a 95th
+# (tests/books/multi/), on A4, A5, Letter and A4 in two columns (the tool
+# reads each column as a frame), `--linebreak optimal` must reach a 95th
 # percentile word-space ratio <= 1.5 and a maximum <= 2.0 (lines holding an
 # unbreakable URL or code, and first lines that no breaking could make
 # tighter, excepted and counted: see the tool), no line past the margin,
@@ -33,21 +34,23 @@ books=seed
 [ -d "$TOP/tests/books/multi" ] && books="$books multi"
 
 for name in $books; do
-  for paper in a4 a5; do
+  for layout in a4:1 a5:1 letter:1 a4:2; do
+    paper=${layout%:*} cols=${layout#*:}
     for mode in optimal greedy; do
-      out="$TMPROOT/typo-$name-$paper-$mode.pdf"
+      out="$TMPROOT/typo-$name-$paper-$cols-$mode.pdf"
       # shellcheck disable=SC2046 # the file names hold no spaces
-      if ! "$OCTAVO" $(inputs "$name") -o "$out" --paper "$paper" --linebreak "$mode" \
-           >"$TMPROOT/typo.log" 2>&1; then
-        echo "FAIL: octavo $name --paper $paper --linebreak $mode:"; cat "$TMPROOT/typo.log"
+      if ! "$OCTAVO" $(inputs "$name") -o "$out" --paper "$paper" --columns "$cols" \
+           --linebreak "$mode" >"$TMPROOT/typo.log" 2>&1; then
+        echo "FAIL: octavo $name --paper $paper --columns $cols --linebreak $mode:"
+        cat "$TMPROOT/typo.log"
         fail=1
       fi
     done
-    opt="$TMPROOT/typo-$name-$paper-optimal.pdf"
-    gr="$TMPROOT/typo-$name-$paper-greedy.pdf"
+    opt="$TMPROOT/typo-$name-$paper-$cols-optimal.pdf"
+    gr="$TMPROOT/typo-$name-$paper-$cols-greedy.pdf"
     [ -s "$opt" ] && [ -s "$gr" ] || { fail=1; continue; }
-    echo "== $name $paper"
-    python3 "$tool" "$opt" --beats "$gr" --verbose \
+    echo "== $name $paper, $cols column(s)"
+    python3 "$tool" "$opt" --columns "$cols" --beats "$gr" --verbose \
       --max-p95 "${TYPO_MAX_P95:-1.5}" --max-max "${TYPO_MAX_MAX:-2.0}" --max-past-margin 0 \
       --max-hyphen-runs 0 --max-widows 0 --max-orphans 0 --max-stranded 0 || fail=1
   done

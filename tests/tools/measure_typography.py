@@ -4,6 +4,12 @@ finished PDF from poppler's word boxes (pdftotext -bbox-layout), prints the
 figures, and checks the thresholds given as options (exit 1 when one fails).
 
 How it reads the page (single column unless --columns 2):
+- With --columns N, a word belongs to the column its middle falls in, and
+  each column of a page is a frame of its own (edges, page structure and
+  reading order per column), except a line across the columns (a chapter
+  title: a word crosses a column boundary, or no gap there is wider than
+  the body type; or a heading in the first column with nothing beside it),
+  whose right edge is the last column's.
 - Words are regrouped into lines by baseline (yMax within 0.3 of the word
   height), left to right.
 - The body type is, among the four commonest heights of words not in a
@@ -141,6 +147,8 @@ class Line:
     def __init__(self, words, page):
         self.words = sorted(words, key=lambda w: w['x0'])
         self.page = page
+        self.col = 0
+        self.span = False  # across the columns
         self.x0 = self.words[0]['x0']
         self.x1 = self.words[-1]['x1']
         self.y0 = min(w['y0'] for w in self.words)
@@ -228,11 +236,32 @@ def group_lines(words, page, columns, width, body_h):
     smaller word (a footnote mark, a superscript) joins the line whose
     vertical extent holds its middle, else it starts lines of its own."""
     cols = [[] for _ in range(columns)]
+    spanning = set()
+    if columns > 1:
+        # A line across the columns (a chapter title over both): words on
+        # one baseline with one crossing a column boundary, or with no gap
+        # wider than the body type's height at it. Its words stay together
+        # (column 0, marked span).
+        cuts = [width * k / columns for k in range(1, columns)]
+        ws = sorted(words, key=lambda w: (w['y1'], w['x0']))
+        k = 0
+        while k < len(ws):
+            m = k + 1
+            while m < len(ws) and abs(ws[m]['y1'] - ws[k]['y1']) <= 0.3 * (ws[k]['y1'] - ws[k]['y0']):
+                m += 1
+            row = sorted(ws[k:m], key=lambda w: w['x0'])
+            for cut in cuts:
+                left = [w for w in row if (w['x0'] + w['x1']) / 2 < cut]
+                right = [w for w in row if (w['x0'] + w['x1']) / 2 >= cut]
+                if left and right and (any(w['x0'] < cut < w['x1'] for w in row) or
+                                       right[0]['x0'] - left[-1]['x1'] < body_h):
+                    spanning.update(id(w) for w in row)
+            k = m
     for w in words:
-        c = min(columns - 1, int((w['x0'] + w['x1']) / 2 / (width / columns)))
+        c = 0 if id(w) in spanning else min(columns - 1, int((w['x0'] + w['x1']) / 2 / (width / columns)))
         cols[c].append(w)
     lines = []
-    for col in cols:
+    for ci, col in enumerate(cols):
         big = [w for w in col if w['y1'] - w['y0'] >= 0.8 * body_h]
         small = [w for w in col if w['y1'] - w['y0'] < 0.8 * body_h]
         groups = []
@@ -262,8 +291,12 @@ def group_lines(words, page, columns, width, body_h):
                     cur = [w]
             if cur:
                 groups.append(cur)
-        lines.extend(Line(g, page) for g in groups)
-    lines.sort(key=lambda ln: (ln.x0 // (width / columns), ln.base))
+        for g in groups:
+            ln = Line(g, page)
+            ln.col = ci
+            ln.span = any(id(w) in spanning for w in g)
+            lines.append(ln)
+    lines.sort(key=lambda ln: (ln.col, ln.base))
     return lines
 
 
@@ -310,9 +343,10 @@ def measure(pdf, args):
                 all(not w['mono'] and abs((w['y1'] - w['y0']) - h) <= 0.03 * h for w in ln.words)]
         score = 0
         for par in (0, 1):
-            xs = [ln.x1 for ln in same if ln.page % 2 == par]
-            m = mode(xs, 0.25)
-            score += sum(1 for x in xs if abs(x - m) <= args.tol)
+            for col in range(args.columns):
+                xs = [ln.x1 for ln in same if ln.page % 2 == par and ln.col == col]
+                m = mode(xs, 0.25)
+                score += sum(1 for x in xs if abs(x - m) <= args.tol)
         if score > best:
             body_h, best = h, score
     all_lines = []
@@ -331,18 +365,21 @@ def measure(pdf, args):
             ln.kind = 'body'
         elif ln.height() >= body_h * 1.12:
             ln.kind = 'heading'
-    # Edges per page parity.
+    # Edges per page parity and column.
     edges = {}
     for par in (0, 1):
-        body = [ln for ln in all_lines if ln.kind == 'body' and ln.page % 2 == par]
-        # Lines with spaces in them set the edge (a broken 1 MB word does not).
-        body = [ln for ln in body if len(ln.words) >= 3] or body
-        if body:
-            edges[par] = (mode([ln.x0 for ln in body], 0.25), mode([ln.x1 for ln in body], 0.25))
+        for col in range(args.columns):
+            body = [ln for ln in all_lines if ln.kind == 'body' and ln.page % 2 == par and ln.col == col]
+            # Lines with spaces in them set the edge (a broken 1 MB word does not).
+            body = [ln for ln in body if len(ln.words) >= 3] or body
+            if body:
+                edges[par, col] = (mode([ln.x0 for ln in body], 0.25), mode([ln.x1 for ln in body], 0.25))
     if not edges:
         return {'error': 'no body text'}
     for par in (0, 1):
-        edges.setdefault(par, edges[1 - par])
+        for col in range(args.columns):
+            if (par, col) not in edges:
+                edges[par, col] = edges.get((1 - par, col)) or next(iter(edges.values()))
     # Body leading: the mode of baseline steps between consecutive body lines.
     steps = []
     for ls in per_page:
@@ -355,7 +392,10 @@ def measure(pdf, args):
     tol = args.tol
 
     def right(ln):
-        return edges[ln.page % 2][1]
+        return edges[ln.page % 2, ln.col][1]
+
+    def left(ln):
+        return edges[ln.page % 2, ln.col][0]
 
     def reaches(ln):
         return ln.x1 >= right(ln) - tol
@@ -398,11 +438,23 @@ def measure(pdf, args):
         (unbreakable if odd else kept).append(ln)
 
     past = [ln for ln in all_lines if ln.kind != 'other' or ln.height() < body_h]
-    past = [ln for ln in past if ln.x1 > right(ln) + tol and ln.x0 >= edges[ln.page % 2][0] - 40]
+    # A line across the columns ends at the last column's edge; a line that
+    # starts past its column's edge (a folio centred in the gutter) is not
+    # the column's.
+    # A heading in the first column with nothing beside it in the others
+    # spans them too (a title narrower than the page's middle).
+    for ln in all_lines:
+        if args.columns > 1 and ln.kind == 'heading' and ln.col == 0 and not any(
+                o.col > 0 and o.y0 < ln.y1 and o.y1 > ln.y0 for o in per_page[ln.page]):
+            ln.span = True
+    past = [ln for ln in past if ln.x0 >= left(ln) - 40 and ln.x0 < right(ln) and
+            ln.x1 > (edges[ln.page % 2, args.columns - 1][1] if ln.span else right(ln)) + tol]
 
-    # Page structure: set aside running heads, folios, footnotes.
+    # Page structure: set aside running heads, folios, footnotes. With
+    # columns, each column of a page is a frame of its own, in reading order.
+    frames = [[ln for ln in ls if ln.col == col] for ls in per_page for col in range(args.columns)]
     content = []
-    for ls in per_page:
+    for ls in frames:
         ls = sorted(ls, key=lambda ln: ln.base)
         main = [k for k, ln in enumerate(ls) if ln.kind in ('body', 'heading')]
         if not main:
@@ -482,13 +534,13 @@ def measure(pdf, args):
             continue
         last = ls[-1]
         if last.kind == 'heading':
-            stranded.append((p, last.text))
+            stranded.append((last.page, last.text))
         nxt = next((c for c in content[p + 1:] if c), None)
         if nxt is None:
             continue
         if last.kind == 'body' and reaches(last):
             first = nxt[0]
-            continues = first.kind == 'body' and abs(first.x0 - edges[first.page % 2][0]) < 2
+            continues = first.kind == 'body' and abs(first.x0 - left(first)) < 2
             if continues and not reaches(first):
                 widows.append((first.page, first.text))
             # Is `last` the first line of its paragraph?
@@ -497,7 +549,7 @@ def measure(pdf, args):
             para_start = prev is None or prev.kind != 'body' or not reaches(prev) or \
                 last.base - prev.base > 1.3 * leading
             if para_start and continues:
-                orphans.append((p, last.text))
+                orphans.append((last.page, last.text))
 
     fair = [ln.ratio for ln in kept if ln not in forced]
     res = {
@@ -527,6 +579,8 @@ def measure(pdf, args):
         res['forced_list'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:60]) for ln in forced
                               if ln.ratio > 1.5]
         res['worst'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in worst]
+        res['loose'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in kept
+                        if ln not in forced and ln.ratio > 1.5]
         res['past'] = ['p%d +%.1fpt %s' % (ln.page + 1, ln.x1 - right(ln), ln.text[:60]) for ln in past]
         res['widow_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in widows]
         res['orphan_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in orphans]
@@ -576,7 +630,7 @@ def main():
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
+                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))
     fails = []

@@ -107,6 +107,7 @@ static double ref_demerits(const Ref *r, const size_t *ends, size_t k)
   double total = 0;
   int prev_fit = 2;
   bool prev_flag = false;
+  int run = 0;
   size_t start = 0;
   for (size_t j = 0; j < k; j++) {
     size_t b = ends[j];
@@ -163,6 +164,9 @@ static double ref_demerits(const Ref *r, const size_t *ends, size_t k)
     else if (pi > -LB_INFINITY)
       d -= pi * pi;
     bool flag = r->it[b].type == LB_PENALTY && r->it[b].flagged;
+    run = flag ? run + 1 : 0;
+    if (r->p->max_hyphen_run > 0 && run > r->p->max_hyphen_run)
+      return INFINITY; /* passes 1-3 only: the reference is not used for pass 4 */
     if (prev_flag && flag)
       d += r->p->double_hyphen_demerits;
     else if (prev_flag && j == k - 1)
@@ -237,6 +241,7 @@ static void test_matches_brute_force(void **state)
     LbParams p;
     lb_params_default(&p);
     p.double_hyphen_demerits = g_rand_int_range(rnd, 0, 2) ? 10000 : 3e6;
+    p.max_hyphen_run = g_rand_int_range(rnd, 0, 3); /* 0: no limit */
     GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
     int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
     assert_true(lines->len >= 1);
@@ -497,6 +502,63 @@ static void test_adjacent_hyphens(void **state)
   g_rand_free(rnd);
 }
 
+/* The longest run of consecutive lines ending at a flagged break. */
+static int longest_run(const GArray *lines)
+{
+  int run = 0, most = 0;
+  for (guint i = 0; i < lines->len; i++) {
+    run = LINE(lines, i)->hyphen ? run + 1 : 0;
+    most = run > most ? run : most;
+  }
+  return most;
+}
+
+/* max_hyphen_run: paragraphs whose best breaking (with no double-hyphen
+ * demerits) has three hyphenated lines in a row get at most two, or go to
+ * a later pass. */
+static void test_hyphen_run(void **state)
+{
+  (void)state;
+  GRand *rnd = g_rand_new_with_seed(17);
+  int found = 0;
+  for (int trial = 0; trial < 4000 && found < 5; trial++) {
+    GString *s = g_string_new(NULL);
+    int words = g_rand_int_range(rnd, 10, 20);
+    for (int w = 0; w < words; w++) {
+      if (w)
+        g_string_append_c(s, ' ');
+      int len = g_rand_int_range(rnd, 3, 10);
+      for (int c = 0; c < len; c++) {
+        g_string_append_c(s, 'a');
+        if (c >= 1 && c + 3 < len && g_rand_int_range(rnd, 0, 2) == 0)
+          g_string_append_c(s, '-');
+      }
+    }
+    GArray *it = items_of(s->str, SPC);
+    double w = g_rand_int_range(rnd, 9, 16);
+    LbParams p;
+    lb_params_default(&p);
+    p.tolerance = -1;
+    p.double_hyphen_demerits = 0;
+    GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+    int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+    if (pass == 2 && longest_run(lines) >= 3) {
+      p.max_hyphen_run = 2;
+      int pass2 = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+      assert_true(pass2 >= 2);
+      if (pass2 < 4)
+        assert_true(longest_run(lines) <= 2);
+      if (pass2 == 2)
+        found++;
+    }
+    g_array_free(lines, TRUE);
+    g_array_free(it, TRUE);
+    g_string_free(s, TRUE);
+  }
+  assert_true(found >= 1);
+  g_rand_free(rnd);
+}
+
 /* Emergency stretch accepts a very loose line; max_ratio sends the
  * paragraph to the final pass, which breaks the long word instead. */
 static void test_max_ratio(void **state)
@@ -659,6 +721,7 @@ int main(void)
       cmocka_unit_test(test_forced_breaks),
       cmocka_unit_test(test_widths_per_line),
       cmocka_unit_test(test_adjacent_hyphens),
+      cmocka_unit_test(test_hyphen_run),
       cmocka_unit_test(test_max_ratio),
       cmocka_unit_test(test_linear_work),
       cmocka_unit_test(test_huge_word),
