@@ -384,12 +384,26 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   ATTR(w, "version", "2005-1");
   ATTR(w, "xml:lang", xhtml_book_lang(e->book, e->opts));
   START(w, "head");
-  char d[16];
+  char d[16], total[16], maxnum[16];
   g_snprintf(d, sizeof d, "%d", depth > 0 ? depth : 1);
+  /* the print pages (the page-list nav's, for EPUB 2 reading systems):
+   * arabic labels are normal pages with their number as value, others
+   * (roman front matter) front pages */
+  const GArray *pages = xhtml_writer_pages(e->x);
+  long maxpage = 0;
+  for (guint i = 0; i < pages->len; i++) {
+    const char *l = g_array_index(pages, XhtmlPage, i).label;
+    char *end = NULL;
+    long v = l && g_ascii_isdigit(*l) ? strtol(l, &end, 10) : 0;
+    if (end && !*end && v > maxpage)
+      maxpage = v;
+  }
+  g_snprintf(total, sizeof total, "%u", pages->len);
+  g_snprintf(maxnum, sizeof maxnum, "%ld", maxpage);
   const char *metas[][2] = {{"dtb:uid", e->identifier},
                             {"dtb:depth", d},
-                            {"dtb:totalPageCount", "0"},
-                            {"dtb:maxPageNumber", "0"}};
+                            {"dtb:totalPageCount", total},
+                            {"dtb:maxPageNumber", maxnum}};
   for (size_t i = 0; i < G_N_ELEMENTS(metas); i++) {
     START(w, "meta");
     ATTR(w, "name", metas[i][0]);
@@ -402,6 +416,39 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   END(w);
   /* The navMap was written by libxml2 (escaped): splice it in as is. */
   xmlTextWriterWriteRaw(w, xmlBufferContent(tbuf));
+  if (pages->len) {
+    START(w, "pageList");
+    START(w, "navLabel");
+    elem(w, "text", "Print pages");
+    END(w);
+    for (guint i = 0; i < pages->len; i++) {
+      const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
+      char id[64], *end = NULL;
+      long v = p->label && g_ascii_isdigit(*p->label) ? strtol(p->label, &end, 10) : 0;
+      bool normal = end && !*end && v > 0;
+      g_snprintf(id, sizeof id, "pt-%s", p->id);
+      char *file = xhtml_chapter_href(p->chapter);
+      char *href = g_strdup_printf("%s#%s", file, p->id);
+      START(w, "pageTarget");
+      ATTR(w, "id", id);
+      ATTR(w, "type", normal ? "normal" : "front");
+      if (normal) {
+        char val[24];
+        g_snprintf(val, sizeof val, "%ld", v);
+        ATTR(w, "value", val);
+      }
+      START(w, "navLabel");
+      elem(w, "text", p->label ? p->label : "");
+      END(w);
+      START(w, "content");
+      ATTR(w, "src", href);
+      END(w);
+      END(w); /* pageTarget */
+      g_free(href);
+      g_free(file);
+    }
+    END(w); /* pageList */
+  }
   END(w);
   xmlBufferFree(tbuf);
   return wr_close(w, buf);

@@ -3,7 +3,7 @@
 # numbers of the PDF built in the same run: for the seed in A4, A5, Letter
 # and A4 in two columns, and for the multi-file book, every page-break
 # marker sits right before the first words of its PDF page (pagelist.py);
-# the OPF names the pagination's source; --no-page-list leaves it all out;
+# the NCX carries the same pageList; the OPF names the pagination's source; --no-page-list leaves it all out;
 # and EPUBCheck is silent on each variant.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -37,6 +37,9 @@ cmp -s a4.nav a5.nav && fail "the A5 page list is the A4 one"
 unzip -p none.epub 'EPUB/*.xhtml' | grep -q 'pagebreak' && fail "--no-page-list still marks page breaks"
 unzip -p none.epub EPUB/nav.xhtml | grep -q 'page-list' && fail "--no-page-list still has a page-list nav"
 unzip -p none.epub EPUB/package.opf | grep -q 'printPageNumbers' && fail "--no-page-list still claims printPageNumbers"
+unzip -p none.epub EPUB/toc.ncx | grep -q '<pageList' && fail "--no-page-list still has an NCX pageList"
+unzip -p none.epub EPUB/toc.ncx | grep -q 'dtb:totalPageCount" content="0"' ||
+  fail "--no-page-list: the NCX does not say 0 pages"
 JAR=/usr/share/java/epubcheck.jar
 [ -f "$JAR" ] && command -v java >/dev/null || { echo "SKIP: EPUBCheck not installed"; exit 77; }
 java -cp "$JAR" "$TOP/tests/tools/EpubCheckMany.java" a5.epub letter.epub twocol.epub none.epub > check.out 2>&1

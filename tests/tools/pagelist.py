@@ -4,7 +4,9 @@ against the PDF they came from. For every page-break marker in the EPUB
 (<span epub:type="pagebreak" id="page-L" aria-label="L"/>), the PDF page
 whose label is L must begin (after its running head) with the words that
 follow the marker in the e-book. Also checks the page-list nav: one entry
-per marker, each linking to an existing marker, in reading order.
+per marker, each linking to an existing marker, in reading order; and the
+NCX's pageList: the same targets and labels, page types and values, and its
+page count and largest page number.
 Prints a summary; exits 1 on any mismatch."""
 import html, json, re, subprocess, sys, zipfile, posixpath
 from xml.dom import minidom
@@ -63,6 +65,38 @@ else:
     ids = ['%s#%s' % (posixpath.relpath(d, posixpath.dirname(nav_path)), i) for _, i, d, _ in markers]
     if hrefs != ids:
         problems.append('page-list nav (%d entries) does not list the %d markers in order' % (len(hrefs), len(ids)))
+
+# The NCX's pageList (EPUB 2 reading systems): the same targets and labels
+# in the same order, arabic labels as normal pages with their value, the
+# others front pages, and dtb:totalPageCount / dtb:maxPageNumber to match.
+ncx_item = [i for i in items.values() if i.getAttribute('media-type') == 'application/x-dtbncx+xml']
+if ncx_item:
+    ncx_path = posixpath.join(base, ncx_item[0].getAttribute('href'))
+    ncx = minidom.parseString(z.read(ncx_path))
+    targets = ncx.getElementsByTagName('pageTarget')
+    got = []
+    for t in targets:
+        src = t.getElementsByTagName('content')[0].getAttribute('src')
+        text = t.getElementsByTagName('navLabel')[0].getElementsByTagName('text')[0]
+        lab = text.firstChild.data if text.firstChild else ''
+        got.append((src, lab, t.getAttribute('type'), t.getAttribute('value')))
+    want = []
+    for lab, i, d, _ in markers:
+        num = lab is not None and lab.isdigit() and int(lab) > 0
+        want.append(('%s#%s' % (posixpath.relpath(d, posixpath.dirname(ncx_path)), i), lab,
+                     'normal' if num else 'front', str(int(lab)) if num else ''))
+    if got != want:
+        bad = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
+        problems.append('NCX pageList (%d targets) differs from the markers (%d) at %d: %r vs %r'
+                        % (len(got), len(want), bad, got[bad:bad + 1], want[bad:bad + 1]))
+    heads = {m.getAttribute('name'): m.getAttribute('content') for m in ncx.getElementsByTagName('meta')}
+    nums = [int(w[3]) for w in want if w[3]]
+    if heads.get('dtb:totalPageCount') != str(len(want)):
+        problems.append('NCX dtb:totalPageCount %s, %d pages' % (heads.get('dtb:totalPageCount'), len(want)))
+    if heads.get('dtb:maxPageNumber') != str(max(nums, default=0)):
+        problems.append('NCX dtb:maxPageNumber %s, largest page number %d' % (heads.get('dtb:maxPageNumber'), max(nums, default=0)))
+else:
+    problems.append('no NCX in the OPF manifest')
 
 # PDF page labels -> physical pages.
 j = json.loads(subprocess.run(['qpdf', '--json', '--json-key=pagelabels', '--json-key=pages', pdf],
