@@ -597,3 +597,61 @@ void book_dump(const Book *b, GString *out) {
     g_string_append_printf(out, "resource %s %s %s\n", r->href, r->media_type, r->src);
   }
 }
+
+void book_number_headings(Book *book, int chapter_level) {
+  int count[6] = {0};
+  bool in_chapter = false; /* a numbered chapter heading came after the last part heading */
+  for (guint i = 0; i < book->chapters->len; i++) {
+    BookChapter *ch = book->chapters->pdata[i];
+    if (!ch->heading)
+      in_chapter = false; /* the opening: its sections are not numbered */
+    BookIter it;
+    book_iter_init(&it, ch->root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER)
+        continue;
+      BookNode *n = it.cur;
+      if (n->type != BOOK_HEADING) {
+        if (book_node_is_inline(n->type) || n->type == BOOK_CODE_BLOCK || n->type == BOOK_TABLE)
+          book_iter_skip_children(&it);
+        continue;
+      }
+      book_iter_skip_children(&it);
+      int depth = n->as.heading.level - chapter_level; /* 0: a chapter */
+      if (depth < 0)
+        in_chapter = false; /* a part: chapters go on counting, its own sections are not numbered */
+      if (depth < 0 || !n->as.heading.id || (depth > 0 && !in_chapter))
+        continue;
+      in_chapter = true;
+      count[depth]++;
+      for (int k = depth + 1; k < 6; k++)
+        count[k] = 0;
+      GString *num = g_string_new(NULL);
+      for (int k = 0; k <= depth; k++)
+        g_string_append_printf(num, k ? ".%d" : "%d", count[k]);
+      BookNode *span = book_node_new(book, BOOK_HTML_INLINE, &n->pos);
+      span->as.html.tag = g_strdup("span");
+      span->as.html.attrs = g_new0(char *, 3);
+      span->as.html.attrs[0] = g_strdup("class");
+      span->as.html.attrs[1] = g_strdup("secno");
+      BookNode *t = book_node_new(book, BOOK_TEXT, &n->pos);
+      t->text = g_strdup(num->str);
+      book_node_append(span, t);
+      if (n->first_child) {
+        BookNode *sp = book_node_new(book, BOOK_TEXT, &n->pos);
+        sp->text = g_strdup("\u2002"); /* an en space, as LaTeX sets a gap after the number */
+        book_node_insert_before(n->first_child, sp);
+        book_node_insert_before(sp, span);
+      } else {
+        book_node_append(n, span);
+      }
+      if (n == ch->heading && ch->title) {
+        char *title = g_strconcat(num->str, "\u2002", ch->title, NULL);
+        g_free(ch->title);
+        ch->title = title;
+      }
+      g_string_free(num, TRUE);
+    }
+  }
+}

@@ -249,6 +249,17 @@ BookIterEvent book_iter_next(BookIter *it);
 /* Skip the children of the node just entered: the next event is its EXIT. */
 void book_iter_skip_children(BookIter *it);
 
+/* Number the sections (pandoc's --number-sections): every heading at or
+ * below chapter_level that has an id (a heading of the contents) gets
+ * "N", "N.M", ... by level below the chapter level (a skipped level counts
+ * 0), as a first child <span class="secno">N.M</span> and an en space, so that
+ * every writer and the contents show the same number; a chapter's title
+ * gets the same prefix. Headings above chapter_level (parts: chapters
+ * count on across them) and the opening chapter (no heading) stay
+ * unnumbered, and so do sections before the first chapter heading after
+ * either. Call once, after parsing. */
+void book_number_headings(Book *book, int chapter_level);
+
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);
 

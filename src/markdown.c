@@ -1572,6 +1572,8 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   }
   if (n > 0)
     finish_meta(&c);
+  if (opts && opts->number_sections)
+    book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     src_free(&c.srcs[i]);

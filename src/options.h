@@ -14,6 +14,7 @@ typedef struct {
   const char *resource_path; /* another directory resources may come from, or NULL */
   /* output */
   int toc_depth;             /* heading levels in the contents (2) */
+  bool number_sections;      /* number chapters and sections (false): book_number_headings */
   bool embed_fonts;          /* EPUB: embed subset fonts (true) */
   bool page_list;            /* EPUB: print page numbers from the layout (true) */
   const char *paper;         /* "a4", "letter", "a5" */

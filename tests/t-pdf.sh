@@ -80,6 +80,28 @@ python3 "$tool" words "$TMPROOT/pdf-2col.pdf" "$TMPROOT/pdf-seed.dump" >/dev/nul
 python3 "$tool" toc "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: contents"
 python3 "$tool" links "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: links"
 
+# chapters are numbered (-N) or not the same way in the EPUB's nav, the
+# PDF's contents and its bookmarks
+for n in plain:'' numbered:-N; do
+  name=${n%%:*} flag=${n#*:}
+  # shellcheck disable=SC2086 # flag is empty or one word
+  "$OCTAVO" -q $flag "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/num-$name.epub" \
+    -o "$TMPROOT/num-$name.pdf" || bad "numbering $name: octavo"
+  python3 "$tool" numbering "$TMPROOT/num-$name.pdf" "$TMPROOT/num-$name.epub" >"$TMPROOT/num.out" ||
+    { cat "$TMPROOT/num.out"; bad "numbering $name: nav, contents and bookmarks differ"; }
+  if [ "$name" = numbered ]; then
+    grep -q '(5 numbered)' "$TMPROOT/num.out" || bad "-N: the seed's five chapters are not numbered"
+  else
+    grep -q '(0 numbered)' "$TMPROOT/num.out" || bad "without -N, entries are numbered"
+  fi
+done
+if [ -d "$TOP/tests/books/multi" ]; then
+  "$OCTAVO" -q -N --toc-depth 3 --columns 2 "$TOP"/tests/books/multi/*.md -o "$TMPROOT/num-multi.epub" \
+    -o "$TMPROOT/num-multi.pdf" || bad "numbering multi: octavo"
+  python3 "$tool" numbering "$TMPROOT/num-multi.pdf" "$TMPROOT/num-multi.epub" >"$TMPROOT/num.out" ||
+    { cat "$TMPROOT/num.out"; bad "numbering multi: nav, contents and bookmarks differ"; }
+fi
+
 # a PDF to an unwritable place fails cleanly and leaves nothing behind
 if "$OCTAVO" -q "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/no/such/dir/x.pdf" 2>/dev/null; then
   bad "writing into a missing directory succeeded"

@@ -11,6 +11,8 @@
                                      (headings, lists, emphasis, inline code only)
   pdf_check.py toc PDF               the contents' page numbers are the pages where
                                      the entries' titles appear first
+  pdf_check.py numbering PDF EPUB    the EPUB nav, the PDF contents and its outline
+                                     name (and number) the chapters alike
 Exit status 0 when the check holds; messages on stderr otherwise.
 """
 import json
@@ -304,8 +306,8 @@ def roman(n):
     return out
 
 
-def check_toc(pdf):
-    objs = qpdf_objects(pdf)
+def contents_entries(pdf, objs):
+    """(title, page label) of the printed contents (front pages, leader dots)."""
     n = len(pages(objs))
     labels = page_labels(objs, n)
     front = [i for i, l in enumerate(labels) if re.fullmatch(r"[ivxlcdm]+", l)]
@@ -315,6 +317,49 @@ def check_toc(pdf):
             m = re.match(r"^(.*?)\s*(?:\.\s*){3,}(\d+)\s*$", line)
             if m:
                 entries.append((m.group(1).strip(), m.group(2)))
+    return entries, labels
+
+
+def check_numbering(pdf, epub):
+    """The e-book's nav, the PDF's printed contents and its bookmarks
+    (outline) name the chapters and sections the same way, numbers included:
+    the contents list exactly the nav's entries, and the outline holds them
+    in the same order (it may hold deeper sections too)."""
+    import html
+    import zipfile
+    z = zipfile.ZipFile(epub)
+    name = next(n for n in z.namelist() if n.endswith("nav.xhtml"))
+    navdoc = z.read(name).decode("utf-8")
+    m = re.search(r'<nav\b[^>]*epub:type="toc"[^>]*>(.*?)</nav>', navdoc, re.S)
+    norm = lambda t: " ".join(t.split())
+    nav = [norm(html.unescape(re.sub(r"<[^>]+>", "", a)))
+           for a in re.findall(r"<a\b[^>]*>(.*?)</a>", m.group(1) if m else "", re.S)]
+    objs = qpdf_objects(pdf)
+    toc = [norm(t) for t, _ in contents_entries(pdf, objs)[0]]
+    marks = [norm(t) for _, t, _ in outline(objs)]
+    bad = 0
+    if not nav:
+        print("no entries in the nav's toc", file=sys.stderr)
+        bad += 1
+    if toc != nav:
+        print(f"the PDF contents {toc} differ from the EPUB nav {nav}", file=sys.stderr)
+        bad += 1
+    k = 0
+    for t in marks:
+        if k < len(nav) and t == nav[k]:
+            k += 1
+    if k < len(nav):
+        print(f"the PDF outline {marks} lacks the nav entry {nav[k]!r} (in order)", file=sys.stderr)
+        bad += 1
+    numbered = sum(1 for t in nav if re.match(r"\d+(\.\d+)*\s", t))
+    print(f"{len(nav)} nav entries ({numbered} numbered), {len(toc)} contents entries, "
+          f"{len(marks)} bookmarks, {bad} problems")
+    return bad == 0
+
+
+def check_toc(pdf):
+    objs = qpdf_objects(pdf)
+    entries, labels = contents_entries(pdf, objs)
     if not entries:
         print("no contents entries found", file=sys.stderr)
         return False
@@ -349,6 +394,8 @@ def main(argv):
         ok = check_words(pdf, [md_words(argv[3:])])
     elif cmd == "toc":
         ok = check_toc(pdf)
+    elif cmd == "numbering":
+        ok = check_numbering(pdf, argv[3])
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -168,6 +168,74 @@ static void test_unwrap(void **state) {
   book_free(b);
 }
 
+/* A heading of `level` with text t (and an id) appended to root. */
+static BookNode *heading(Book *b, BookNode *root, int level, const char *t) {
+  BookNode *h = book_node_new(b, BOOK_HEADING, NULL);
+  h->as.heading.level = level;
+  h->as.heading.id = book_slug(t);
+  book_node_append(h, text_node(b, t));
+  book_node_append(root, h);
+  return h;
+}
+
+static char *heading_text(const BookNode *h) {
+  GString *s = g_string_new(NULL);
+  book_node_text(h, s);
+  return g_string_free(s, FALSE);
+}
+
+/* --number-sections: chapters count on across parts; sections restart in
+ * each chapter; a skipped level counts 0; parts, the opening chapter and
+ * sections outside a numbered chapter stay unnumbered; the chapter title
+ * follows. */
+static void test_number_headings(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *open = book_chapter_add(b, "a.md"); /* the opening: no heading */
+  BookNode *o1 = heading(b, open->root, 3, "Before");
+  BookChapter *c1 = book_chapter_add(b, "a.md");
+  c1->heading = heading(b, c1->root, 2, "One");
+  c1->title = g_strdup("One");
+  BookNode *s11 = heading(b, c1->root, 3, "Sec");
+  BookNode *s1101 = heading(b, c1->root, 5, "Deep");
+  BookNode *s12 = heading(b, c1->root, 3, "Sec two");
+  BookChapter *part = book_chapter_add(b, "b.md");
+  part->heading = heading(b, part->root, 1, "Part");
+  BookNode *ps = heading(b, part->root, 3, "Part section");
+  BookChapter *c2 = book_chapter_add(b, "b.md");
+  c2->heading = heading(b, c2->root, 2, "Two");
+  BookNode *s21 = heading(b, c2->root, 3, "Again");
+  BookNode *noid = heading(b, c2->root, 3, "No id");
+  g_free(noid->as.heading.id);
+  noid->as.heading.id = NULL;
+  book_number_headings(b, 2);
+  struct {
+    BookNode *h;
+    const char *want;
+  } cases[] = {{o1, "Before"},
+               {c1->heading, "1\u2002One"},
+               {s11, "1.1\u2002Sec"},
+               {s1101, "1.1.0.1\u2002Deep"},
+               {s12, "1.2\u2002Sec two"},
+               {part->heading, "Part"},
+               {ps, "Part section"},
+               {c2->heading, "2\u2002Two"},
+               {s21, "2.1\u2002Again"},
+               {noid, "No id"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *t = heading_text(cases[i].h);
+    assert_string_equal(t, cases[i].want);
+    g_free(t);
+  }
+  assert_string_equal(c1->title, "1\u2002One");
+  /* the number is a span of class secno, first in the heading */
+  BookNode *span = c2->heading->first_child;
+  assert_int_equal(span->type, BOOK_HTML_INLINE);
+  assert_string_equal(span->as.html.tag, "span");
+  assert_string_equal(span->as.html.attrs[1], "secno");
+  book_free(b);
+}
+
 static void test_diag(void **state) {
   (void)state;
   Book *b = book_new();
@@ -224,7 +292,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slug),        cmocka_unit_test(test_id_reserve),
       cmocka_unit_test(test_deep_tree),   cmocka_unit_test(test_iter_order_and_skip),
-      cmocka_unit_test(test_unwrap), cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
+      cmocka_unit_test(test_unwrap), cmocka_unit_test(test_number_headings),
+      cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);
 }
