@@ -115,6 +115,7 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
   st->code_face = g_strdup("DejaVu Sans Mono");
   GKeyFile *kf = g_key_file_new();
   if (path && !g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, err)) {
+    g_prefix_error(err, "cannot read the print style %s: ", path); /* GKeyFile names no file */
     g_key_file_free(kf);
     return false;
   }

@@ -30,4 +30,9 @@ grep -q 'does not exist' cli.err || fail "a missing output directory is reported
 expect_rc 1 "$OCTAVO" in.md -t epub -o in.md
 grep -q 'also an input' cli.err || fail "an output that is an input is refused"
 [ "$(cat in.md)" = "$(printf '# T\n\nText.\n')" ] || fail "the input was overwritten"
+expect_rc 1 "$OCTAVO" in.md --style no-such.ini -o x.pdf
+grep -q 'no-such.ini' cli.err || fail "a missing print style is named"
+[ -e x.pdf ] && fail "a failed build left x.pdf"
+expect_rc 1 "$OCTAVO" in.md --css no-such.css -o x.epub
+grep -q 'no-such.css' cli.err || fail "a missing stylesheet is named"
 exit 0
