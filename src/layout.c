@@ -185,6 +185,8 @@ typedef struct {
   GHashTable *dests;    /* names of emitted destinations */
   GHashTable *metrics;  /* font description string -> double[2] ascent, descent */
   GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
+  GPtrArray *note_kids;  /* layout_notes: notes first referenced in the note being set */
+  GHashTable *kids;      /* BookFootnote * -> GPtrArray * of the notes it first references */
   GHashTable *targets;    /* ids a link may land on: chapters, headings, notes */
   GPtrArray *url_notes;   /* UrlNote, owned, in order */
   guint url_first;        /* the first of the current chapter */
@@ -456,6 +458,22 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
           us->key = u;
         }
         g_free(shown);
+      } else if (!n->as.link.internal && uri_external(href) && c->note_mode && !c->measuring) {
+        /* in a footnote (no note of a note): the URL in parentheses after
+         * the text, a live link itself, unless the text already is it */
+        char *shown = g_strndup(p->text->str + s, len - s);
+        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
+          g_string_append(p->text, " (");
+          size_t u0 = p->text->len;
+          para_text(p, NULL, bare, 0);
+          size_t u1 = p->text->len;
+          g_string_append_c(p->text, ')');
+          span_add(p, SPAN_NOHYPH, u0, u1, n);
+          span_add(p, SPAN_LINK, u0, u1, n);
+          g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(href);
+        }
+        g_free(shown);
       }
       break;
     }
@@ -697,6 +715,7 @@ static double hyphen_width(Ctx *c, const Shaped *sh, size_t at) {
 }
 
 static void array_free(gpointer a) { g_array_free(a, TRUE); }
+static void ptr_array_free(gpointer a) { g_ptr_array_free(a, TRUE); }
 
 /* Boxes, glue and penalties for the shaped text. */
 static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
@@ -1028,6 +1047,10 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
           if (!notes)
             notes = g_ptr_array_new();
           g_ptr_array_add(notes, sp->node->as.fnref.note);
+        } else if (sp->node->as.fnref.ref_index == 1 && c->note_kids) {
+          /* a note first referenced inside a note: it goes to the same
+           * foot, after the note that calls it */
+          g_ptr_array_add(c->note_kids, sp->node->as.fnref.note);
         }
         break;
       default:
@@ -1817,7 +1840,13 @@ static void layout_notes(Ctx *c) {
     char *back = g_strdup_printf("%s-ref-1", fn->id);
     add_link(c->pending, lx, 0, w, c->st.note_leading_pt, back, NULL);
     g_free(back);
+    c->note_kids = g_ptr_array_new();
     walk_blocks(c, fn->def, NULL);
+    if (c->note_kids->len)
+      g_hash_table_insert(c->kids, fn, c->note_kids);
+    else
+      g_ptr_array_free(c->note_kids, TRUE);
+    c->note_kids = NULL;
     close_tag(c, "Note");
     vl_end(c);
     /* a note is kept whole */
@@ -1996,6 +2025,20 @@ static double add_notes(Ctx *c, GPtrArray *page_notes, const VItem *v, bool comm
   for (guint i = 0; i < v->notes->len; i++)
     if (g_hash_table_contains(c->notes, v->notes->pdata[i]))
       g_ptr_array_add(page_notes, v->notes->pdata[i]);
+  /* and the notes those notes call, each after its caller's group, once
+   * (a note of a note of a note, ... without recursion; cycles stop at a
+   * note already there) */
+  for (guint j = n0; j < page_notes->len; j++) {
+    GPtrArray *kids = g_hash_table_lookup(c->kids, page_notes->pdata[j]);
+    for (guint k = 0; kids && k < kids->len; k++) {
+      gpointer kid = kids->pdata[k];
+      bool have = !g_hash_table_contains(c->notes, kid);
+      for (guint q = 0; !have && q < page_notes->len; q++)
+        have = page_notes->pdata[q] == kid;
+      if (!have)
+        g_ptr_array_add(page_notes, kid);
+    }
+  }
   double after = notes_height(c, page_notes);
   if (!commit)
     g_ptr_array_set_size(page_notes, n0);
@@ -2505,6 +2548,8 @@ static void ctx_free(Ctx *c) {
   }
   if (c->note_h)
     g_hash_table_destroy(c->note_h);
+  if (c->kids)
+    g_hash_table_destroy(c->kids);
   if (c->dests)
     g_hash_table_destroy(c->dests);
   if (c->metrics)
@@ -2569,6 +2614,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->quote_x = g_array_new(FALSE, FALSE, sizeof(double));
   c->notes = g_hash_table_new(NULL, NULL);
   c->note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  c->kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
   c->dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   c->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   c->hyph_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);

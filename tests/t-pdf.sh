@@ -80,6 +80,24 @@ python3 "$tool" words "$TMPROOT/pdf-2col.pdf" "$TMPROOT/pdf-seed.dump" >/dev/nul
 python3 "$tool" toc "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: contents"
 python3 "$tool" links "$TMPROOT/pdf-2col.pdf" >/dev/null || bad "2 columns: links"
 
+# a note referenced only from another note still reaches the page (after
+# its caller), and a link inside a note prints its URL in parentheses
+cat > "$TMPROOT/pdf-notes.md" <<'EOF'
+# Notes
+
+A paragraph with a note.[^a] And another.[^c]
+
+[^a]: The first note points to [the spec](https://spec.commonmark.org/) and to another note.[^b]
+[^b]: A note referenced only from a note, with Zanzibar in it.
+[^c]: Plain third note.
+EOF
+"$OCTAVO" -q "$TMPROOT/pdf-notes.md" -o "$TMPROOT/pdf-notes.pdf" || bad "nested notes: octavo"
+pdftotext -raw "$TMPROOT/pdf-notes.pdf" - > "$TMPROOT/pdf-notes.txt"
+grep -q '^3 A note referenced only from a note, with Zanzibar in it' "$TMPROOT/pdf-notes.txt" ||
+  bad "a note referenced from a note is lost"
+grep -q 'the spec (https://spec.commonmark.org/)' "$TMPROOT/pdf-notes.txt" || bad "a link in a note: URL not printed"
+python3 "$tool" links "$TMPROOT/pdf-notes.pdf" >/dev/null || bad "nested notes: links"
+
 # chapters are numbered (-N) or not the same way in the EPUB's nav, the
 # PDF's contents and its bookmarks
 for n in plain:'' numbered:-N; do
