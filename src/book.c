@@ -618,6 +618,8 @@ void book_number_headings(Book *book, int chapter_level) {
         continue;
       }
       book_iter_skip_children(&it);
+      if (n->parent != ch->root)
+        continue; /* a heading inside a quote or a list is not a section */
       int depth = n->as.heading.level - chapter_level; /* 0: a chapter */
       if (depth < 0)
         in_chapter = false; /* a part: chapters go on counting, its own sections are not numbered */

@@ -249,8 +249,9 @@ BookIterEvent book_iter_next(BookIter *it);
 /* Skip the children of the node just entered: the next event is its EXIT. */
 void book_iter_skip_children(BookIter *it);
 
-/* Number the sections (pandoc's --number-sections): every heading at or
- * below chapter_level that has an id (a heading of the contents) gets
+/* Number the sections (pandoc's --number-sections): every top-level
+ * heading (not in a quote or a list) at or below chapter_level that has an
+ * id (a heading of the contents) gets
  * "N", "N.M", ... by level below the chapter level (a skipped level counts
  * 0), as a first child <span class="secno">N.M</span> and an en space, so that
  * every writer and the contents show the same number; a chapter's title

@@ -883,7 +883,7 @@ static double line_tracking(const Ctx *c, const ParaStyle *ps, const GArray *ite
                             const GArray *meta, size_t s, size_t e, const GArray *slices,
                             const guint8 *flags, size_t flen, double ratio, double *track) {
   *track = 0;
-  if (c->st.track_max_em <= 0 || c->st.track_from <= 0)
+  if (c->st.track_max_em <= 0 || c->st.track_from < 1) /* style.c: 0 (off) or >= 1 */
     return ratio;
   double nat = 0, str = 0;
   for (size_t i = s; i < e; i++) {
@@ -970,13 +970,15 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
         g_array_append_val(xs, xp);
         bool glue = glyph_in_glue(meta, &gk, e, byte);
         double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        if (ratio != 0 && glue) {
-          const LbItem *gl = &g_array_index(items, LbItem, gk);
-          double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
-          if (gl->width > 0)
-            w += delta * (w / gl->width);
-          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+        if (glue) {
+          if (ratio != 0) {
+            const LbItem *gl = &g_array_index(items, LbItem, gk);
+            double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
+            if (gl->width > 0)
+              w += delta * (w / gl->width);
+            g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+            w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+          }
         } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, flags, p->text->len)) {
           w += track;
           g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);

@@ -300,7 +300,10 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
     }
 
     int run = flagged ? a->run + 1 : 0;
-    bool too_many = p->max_hyphen_run > 0 && run > p->max_hyphen_run;
+    /* runs are kept in RUNS classes, the last "RUNS - 1 or more": a limit
+     * above RUNS - 1 could not be told apart (linebreak.h) */
+    int limit = p->max_hyphen_run < RUNS - 1 ? p->max_hyphen_run : RUNS - 1;
+    bool too_many = limit > 0 && run > limit;
     if (too_many && !kp->final_pass && !artificial) {
       /* a hyphen run over the limit: not this way before the final pass */
     } else {

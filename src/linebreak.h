@@ -71,10 +71,11 @@ typedef struct {
   double double_hyphen_demerits; /* 10000 */
   double final_hyphen_demerits;  /* 5000 */
   int looseness;            /* 0; otherwise the final choice prefers that many lines more/fewer */
-  int max_hyphen_run;       /* > 0: at most this many consecutive lines end at a flagged
+  int max_hyphen_run;       /* 1..3: at most this many consecutive lines end at a flagged
                              * break (a hyphen) before the final pass; there a longer
                              * run costs 10 * double_hyphen_demerits more; 0: no limit
-                             * (TeX: only double_hyphen_demerits) */
+                             * (TeX: only double_hyphen_demerits); more than 3 counts
+                             * as 3 */
   double max_ratio;         /* > 0: a line that stretches its own glue by more than this
                              * ratio is infeasible before the final pass whatever
                              * emergency_stretch allows, and there has its real badness

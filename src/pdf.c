@@ -44,6 +44,7 @@ static void attr_str(GString *out, const char *s) {
 typedef struct {
   bool in_text;         /* a text object is open and its position known */
   double size, y, gray; /* of the last glyphs shown */
+  cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
   double next_x;        /* where cairo expects the next glyph (points) */
   double err;           /* the viewer is this many points left of cairo */
   GHashTable *units;    /* hb_face_t * -> hb_font_t * in font units (NULL: not TrueType) */
@@ -65,7 +66,7 @@ static hb_font_t *drift_units_font(Drift *d, PangoFont *font) {
   hb_blob_t *glyf = hb_face_reference_table(face, HB_TAG('g', 'l', 'y', 'f'));
   hb_font_t *uf = hb_blob_get_length(glyf) > 0 ? hb_font_create(face) : NULL; /* scale: upem */
   hb_blob_destroy(glyf);
-  g_hash_table_insert(d->units, face, uf);
+  g_hash_table_insert(d->units, hb_face_reference(face), uf); /* the key lives as long */
   return uf;
 }
 
@@ -77,7 +78,13 @@ static void draw_glyphs(cairo_t *cr, const LayItem *it, Drift *d) {
   double size = pango_font_description_get_size(fd) / (double)PANGO_SCALE;
   pango_font_description_free(fd);
   hb_font_t *uf = drift_units_font(d, it->font);
-  if (!d->in_text || size != d->size || it->y_pt != d->y || it->gray != d->gray ||
+  cairo_matrix_t m = {0};
+  cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
+  if (sf)
+    cairo_scaled_font_get_scale_matrix(sf, &m);
+  bool same_scale = m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx &&
+                    m.yy == d->scale.yy;
+  if (!d->in_text || !same_scale || size != d->size || it->y_pt != d->y || it->gray != d->gray ||
       fabs(it->x_pt - d->next_x) > 10 * size)
     d->err = 0; /* cairo sets this position exactly */
   double x = it->x_pt, upem = uf ? hb_face_get_upem(hb_font_get_face(uf)) : 0;
@@ -100,6 +107,7 @@ static void draw_glyphs(cairo_t *cr, const LayItem *it, Drift *d) {
   }
   d->in_text = true;
   d->size = size;
+  d->scale = m;
   d->y = it->y_pt;
   d->gray = it->gray;
 
@@ -255,7 +263,8 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   cairo_t *cr = cairo_create(surf);
   GHashTable *images = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)cairo_surface_destroy);
   int depth = 0; /* open structure tags */
-  Drift drift = {.units = g_hash_table_new_full(NULL, NULL, NULL, drift_font_free)};
+  Drift drift = {.units = g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy,
+                                                drift_font_free)};
   /* the title page is the generated cover, the same design as the e-book's */
   char *style = opts->style ? g_strdup(opts->style)
                             : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",

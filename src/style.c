@@ -178,6 +178,18 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
   bool ok = true;
   for (size_t i = 0; i < G_N_ELEMENTS(nums) && ok; i++)
     ok = num(kf, nums[i].group, nums[i].key, p, cols, nums[i].out, f, err);
+  /* letter spacing: from 0 (off) or at least the natural word space; at
+   * most 0.1 em per gap (style.h) */
+  if (ok && st->track_from != 0 && st->track_from < 1) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [body] letter-spacing-from: 0 (off) or 1 and more, not %g", f, st->track_from);
+    ok = false;
+  }
+  if (ok && st->track_max_em > 0.1) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [body] letter-spacing-max: at most 0.1 (em), not %g", f, st->track_max_em);
+    ok = false;
+  }
   if (ok) {
     str(kf, "body", "face", p, cols, &st->body_face);
     str(kf, "heading", "face", p, cols, &st->heading_face);

@@ -23,7 +23,8 @@ typedef struct {
    * spacing or microtype's expansion): once its word spaces would pass
    * track_from times their natural width, the rest of the stretch goes
    * between the letters, up to track_max_em of the font size per gap;
-   * then the word spaces take what remains. 0 turns it off. */
+   * then the word spaces take what remains. 0 turns it off; track_from is
+   * 0 or >= 1, track_max_em <= 0.1 (style_load refuses others). */
   double track_from, track_max_em;
   double list_indent_pt, quote_indent_pt;
   /* headings: [0] is level 1 (chapter titles) .. [5] level 6 */

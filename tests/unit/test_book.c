@@ -198,6 +198,9 @@ static void test_number_headings(void **state) {
   c1->title = g_strdup("One");
   BookNode *s11 = heading(b, c1->root, 3, "Sec");
   BookNode *s1101 = heading(b, c1->root, 5, "Deep");
+  BookNode *quote = book_node_new(b, BOOK_BLOCKQUOTE, NULL);
+  book_node_append(c1->root, quote);
+  BookNode *quoted = heading(b, quote, 2, "Quoted"); /* not a chapter, not numbered */
   BookNode *s12 = heading(b, c1->root, 3, "Sec two");
   BookChapter *part = book_chapter_add(b, "b.md");
   part->heading = heading(b, part->root, 1, "Part");
@@ -216,6 +219,7 @@ static void test_number_headings(void **state) {
                {c1->heading, "1\u2002One"},
                {s11, "1.1\u2002Sec"},
                {s1101, "1.1.0.1\u2002Deep"},
+               {quoted, "Quoted"},
                {s12, "1.2\u2002Sec two"},
                {part->heading, "Part"},
                {ps, "Part section"},
