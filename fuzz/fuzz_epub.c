@@ -1,10 +1,15 @@
 /* fuzz_epub.c: libFuzzer target for Markdown -> model -> XHTML fragment and
- * EPUB. The input is one Markdown file; every stage must survive it. */
+ * EPUB. The input is one Markdown file; every stage must survive it. An
+ * input whose first byte is a control character other than tab, newline
+ * or carriage return takes it as option bits instead: 1 --number-sections,
+ * 2 the print page list (the layout runs, and the EPUB gets its markers,
+ * page-list nav and NCX pageList). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "epub.h"
+#include "layout.h"
 #include "markdown.h"
 #include "util.h"
 #include "xhtml.h"
@@ -29,13 +34,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     g_ptr_array_add(meta, "cover=fuzz/tiny-cover.png");
   }
   opts.metadata = meta;
+  if (size > 0 && data[0] < 0x20 && data[0] != '\t' && data[0] != '\n' && data[0] != '\r') {
+    opts.number_sections = data[0] & 1;
+    opts.page_list = data[0] & 2;
+    data++;
+    size--;
+  }
+  if (opts.page_list && size > 16 * 1024)
+    return 0; /* the layout's size limits are fuzz_pdf's */
   Book *book = book_new();
   MdSource src = {"fuzz.md", (const char *)data, size};
   if (md_parse_sources(book, &src, 1, &opts)) {
     GString *html = g_string_new(NULL);
     xhtml_fragment(book, &opts, html);
     g_string_free(html, TRUE);
+    Layout *lay = opts.page_list ? lay_book(book, &opts) : NULL;
     epub_write(book, &opts, out);
+    lay_free(lay);
   }
   book_free(book);
   return 0;

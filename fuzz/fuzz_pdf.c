@@ -1,4 +1,7 @@
-/* fuzz_pdf.c: libFuzzer target for Markdown -> model -> layout -> PDF. */
+/* fuzz_pdf.c: libFuzzer target for Markdown -> model -> layout -> PDF. An
+ * input whose first byte is a control character other than tab, newline
+ * or carriage return takes it as option bits instead: 1 --number-sections,
+ * 2 --columns 2, 4 --paper a5, 8 --linebreak greedy, 16 --link-notes end. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,6 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OctavoOptions opts;
   octavo_options_init(&opts);
   opts.datadir = datadir;
+  if (size > 0 && data[0] < 0x20 && data[0] != '\t' && data[0] != '\n' && data[0] != '\r') {
+    opts.number_sections = data[0] & 1;
+    opts.columns = data[0] & 2 ? 2 : 1;
+    opts.paper = data[0] & 4 ? "a5" : "a4";
+    opts.linebreak = data[0] & 8 ? "greedy" : "optimal";
+    opts.link_notes = data[0] & 16 ? "end" : "foot";
+    data++;
+    size--;
+  }
   Book *book = book_new();
   MdSource src = {"fuzz.md", (const char *)data, size};
   if (md_parse_sources(book, &src, 1, &opts)) {
