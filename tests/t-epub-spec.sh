@@ -4,7 +4,7 @@
 # (tests/tools/epub_spec.py, which also classifies the differences). The
 # minimum counts are the ones reached; fewer is a regression.
 set -u
-DATA="$TOP/../shared/testdata"
+DATA="$TOP/tests/data" # the GFM spec (tests/data/README.md)
 [ -f "$DATA/gfm-spec.txt" ] || { echo "SKIP: $DATA absent"; exit 77; }
 printf 'Text.\n' | "$OCTAVO" -t html -o - - 2>&1 | grep -q 'not available yet' && { echo "SKIP: stages missing"; exit 77; }
 MIN_STRICT=${MIN_STRICT:-502}

@@ -11,7 +11,7 @@ cd "$TMPROOT" || exit 1
 mkdir -p epub && cd epub || exit 1
 export SOURCE_DATE_EPOCH=1683763200
 SEED="$TOP/content/lsfmm-bpf-2023.md"
-SPEC="$TOP/../shared/testdata/gfm-spec.txt"
+SPEC="$TOP/tests/data/gfm-spec.txt"
 JAR=/usr/share/java/epubcheck.jar
 
 printf '# T\n\nText.\n' > probe.md
