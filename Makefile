@@ -103,7 +103,7 @@ BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)
 book: out/$(BOOK).epub out/$(BOOK).pdf
 
 out/$(BOOK).epub out/$(BOOK).pdf &: $(BUILD)/octavo $(BOOK_DEPS) | out
-	$(BUILD)/octavo content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
+	$(BUILD)/octavo --smart content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
 
 # --- tests ----------------------------------------------------------------------
 test: $(BUILD)/octavo $(UNIT_BINS)

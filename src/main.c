@@ -58,7 +58,7 @@ typedef struct {
   char **outputs, **metadata, **inputs;
   char *to, *lang, *paper, *linebreak, *link_notes, *resource_path, *style, *css;
   int split_level, toc_depth, columns;
-  gboolean number_sections;
+  gboolean number_sections, smart;
   gboolean quiet, verbose, version, dump, no_fonts, no_page_list;
   GArray *outs; /* Output */
 } Args;
@@ -133,6 +133,9 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
       {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Heading levels in the contents (default 2)", "N"},
+      {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
+       "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
+       NULL},
       {"number-sections", 'N', 0, G_OPTION_ARG_NONE, &a->number_sections,
        "Number chapters and sections (1, 1.1, ...) in both books", NULL},
       {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper, "PDF paper: a4 (default), letter, a5", "SIZE"},
@@ -230,6 +233,7 @@ static int run(Args *a, const char *argv0) {
   opts.split_level = a->split_level;
   opts.toc_depth = a->toc_depth;
   opts.number_sections = a->number_sections;
+  opts.smart = a->smart;
   opts.lang = a->lang;
   opts.paper = a->paper ? a->paper : "a4";
   opts.columns = a->columns;

@@ -834,7 +834,10 @@ static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc) {
 
 static void parse_one(Ctx *c, Src *s) {
   cmark_gfm_core_extensions_ensure_registered();
-  cmark_parser *p = cmark_parser_new(CMARK_OPT_FOOTNOTES | CMARK_OPT_UNSAFE | CMARK_OPT_VALIDATE_UTF8);
+  int copts = CMARK_OPT_FOOTNOTES | CMARK_OPT_UNSAFE | CMARK_OPT_VALIDATE_UTF8;
+  if (c->opts && c->opts->smart)
+    copts |= CMARK_OPT_SMART; /* curly quotes, en and em dashes, ellipses */
+  cmark_parser *p = cmark_parser_new(copts);
   static const char *const exts[] = {"table", "strikethrough", "autolink", "tasklist"};
   for (size_t i = 0; i < G_N_ELEMENTS(exts); i++) {
     cmark_syntax_extension *e = cmark_find_syntax_extension(exts[i]);

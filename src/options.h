@@ -12,6 +12,7 @@ typedef struct {
   const char *lang;          /* --lang, or NULL */
   GPtrArray *metadata;       /* "KEY=VALUE" from -M, applied last; may be NULL */
   const char *resource_path; /* another directory resources may come from, or NULL */
+  bool smart;                /* typographic punctuation: "" '' -- --- ... (false, as GFM) */
   /* output */
   int toc_depth;             /* heading levels in the contents (2) */
   bool number_sections;      /* number chapters and sections (false): book_number_headings */

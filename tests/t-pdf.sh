@@ -98,6 +98,15 @@ grep -q '^3 A note referenced only from a note, with Zanzibar in it' "$TMPROOT/p
 grep -q 'the spec (https://spec.commonmark.org/)' "$TMPROOT/pdf-notes.txt" || bad "a link in a note: URL not printed"
 python3 "$tool" links "$TMPROOT/pdf-notes.pdf" >/dev/null || bad "nested notes: links"
 
+# --smart: typographic quotes and dashes in both books; without it the
+# source's straight quotes stay (GFM); the words stay either way
+"$OCTAVO" -q --smart "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/pdf-smart.pdf" -o "$TMPROOT/pdf-smart.epub" ||
+  bad "--smart: octavo"
+pdftotext "$TMPROOT/pdf-smart.pdf" - | grep -q "kernel’s" || bad "--smart: no curly apostrophe in the PDF"
+unzip -p "$TMPROOT/pdf-smart.epub" 'EPUB/ch*.xhtml' | grep -q "kernel’s" || bad "--smart: no curly apostrophe in the EPUB"
+pdftotext "$TMPROOT/pdf-2col.pdf" - | grep -q "kernel's" || bad "without --smart the apostrophe changed"
+python3 "$tool" words "$TMPROOT/pdf-smart.pdf" "$TMPROOT/pdf-seed.dump" >/dev/null || bad "--smart: words"
+
 # chapters are numbered (-N) or not the same way in the EPUB's nav, the
 # PDF's contents and its bookmarks
 for n in plain:'' numbered:-N; do
