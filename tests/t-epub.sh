@@ -83,6 +83,30 @@ else
   echo "note: $SPEC absent; the spec book is not checked"
 fi
 
+# Heading order (Ace by DAISY's heading-order rule, axe-core): in every
+# chapter document a heading is at most one level below the one before it,
+# even when the source skips levels (the multi book's `# Features` has
+# `###` sections).
+for b in $books; do
+  python3 - "$b.epub" <<'PY' || fail "$b.epub: a heading skips a level"
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+bad = []
+for n in z.namelist():
+    if not re.search(r'/ch\d+\.xhtml$', n):
+        continue
+    prev = 0
+    for m in re.finditer(r'<h([1-6])\b', z.read(n).decode('utf-8')):
+        lv = int(m.group(1))
+        if prev and lv > prev + 1:
+            bad.append('%s: h%d after h%d' % (n, lv, prev))
+        prev = lv
+for b in bad[:10]:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+done
+
 # An older EPUB survives a failed build and no temporary file is left.
 cp seed.epub keep.epub
 printf '# T\n\n![x](img.png)\n' > bad.md
