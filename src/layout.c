@@ -175,6 +175,7 @@ typedef struct {
   GArray *pending;      /* items for the start of the next line (tags, labels) */
   double space;         /* space wanted before the next block */
   bool first_block;     /* nothing emitted yet in this vertical list */
+  int nhead, head_src[6], head_out[6]; /* the chapter's open headings: source and tag levels */
   int keep;             /* lines after a heading that must stay with it */
   bool after_par;       /* the last block was a running paragraph (indent the next) */
   double left;          /* current left indent */
@@ -1103,6 +1104,23 @@ static const char *heading_tag(int level) {
   return tags[CLAMP(level, 1, 6) - 1];
 }
 
+/* The structure tag level of a heading of source level src: at most one
+ * below the heading it belongs under in the chapter (# A, ### B tag H1,
+ * H2), as PDF/UA and the e-book (xhtml.c) want; the type keeps the source
+ * level. */
+static int heading_tag_level(Ctx *c, int src) {
+  src = CLAMP(src, 1, 6);
+  while (c->nhead > 0 && c->head_src[c->nhead - 1] >= src)
+    c->nhead--;
+  int out = src;
+  if (c->nhead > 0 && out > c->head_out[c->nhead - 1] + 1)
+    out = c->head_out[c->nhead - 1] + 1;
+  c->head_src[c->nhead] = src;
+  c->head_out[c->nhead] = out;
+  c->nhead++;
+  return out;
+}
+
 static void emit_dest_pending(Ctx *c, const char *name) {
   if (!name || g_hash_table_contains(c->dests, name))
     return;
@@ -1126,7 +1144,7 @@ static void do_heading(Ctx *c, BookNode *n, bool chapter_title) {
   emit_dest_pending(c, n->as.heading.id);
   int before = (int)c->vl->len;
   c->keep = 0;
-  set_para(c, &p, &ps, true, heading_tag(n->as.heading.level), n, NULL);
+  set_para(c, &p, &ps, true, heading_tag(heading_tag_level(c, n->as.heading.level)), n, NULL);
   /* no page break inside the heading */
   for (guint i = (guint)before + 1; i < c->vl->len; i++) {
     VItem *v = &g_array_index(c->vl, VItem, i);
@@ -2666,6 +2684,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
     c->keep = 3;
     c->first_block = true;
+    c->nhead = 0;
     double col_w = c->col_w;
     c->col_w = c->text_w; /* two columns: the title spans them */
     if (ch->heading)

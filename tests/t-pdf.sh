@@ -98,6 +98,11 @@ grep -q '^3 A note referenced only from a note, with Zanzibar in it' "$TMPROOT/p
 grep -q 'the spec (https://spec.commonmark.org/)' "$TMPROOT/pdf-notes.txt" || bad "a link in a note: URL not printed"
 python3 "$tool" links "$TMPROOT/pdf-notes.pdf" >/dev/null || bad "nested notes: links"
 
+# tagged headings never skip a level (PDF/UA), though the multi book's
+# source goes from # to ###
+python3 "$tool" headings "$TMPROOT/pdf-url-foot.pdf" >/dev/null || bad "multi: a tagged heading skips a level"
+python3 "$tool" headings "$TMPROOT/pdf-seed.pdf" >/dev/null || bad "seed: a tagged heading skips a level"
+
 # --smart: typographic quotes and dashes in both books; without it the
 # source's straight quotes stay (GFM); the words stay either way
 "$OCTAVO" -q --smart "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/pdf-smart.pdf" -o "$TMPROOT/pdf-smart.epub" ||

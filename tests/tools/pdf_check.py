@@ -11,6 +11,7 @@
                                      (headings, lists, emphasis, inline code only)
   pdf_check.py toc PDF               the contents' page numbers are the pages where
                                      the entries' titles appear first
+  pdf_check.py headings PDF          the tagged headings never skip a level
   pdf_check.py numbering PDF EPUB    the EPUB nav, the PDF contents and its outline
                                      name (and number) the chapters alike
 Exit status 0 when the check holds; messages on stderr otherwise.
@@ -374,6 +375,33 @@ def check_numbering(pdf, epub):
     return bad == 0
 
 
+def check_headings(pdf):
+    """The structure tree's headings (H1..H6), in document order, never go
+    more than one level deeper than the heading before them."""
+    objs = qpdf_objects(pdf)
+    root = val(objs, catalog(objs).get("/StructTreeRoot"))
+    if not isinstance(root, dict):
+        print("no structure tree", file=sys.stderr)
+        return False
+    order = []
+    stack = [root.get("/K")]
+    while stack:
+        k = val(objs, stack.pop())
+        if isinstance(k, list):
+            stack.extend(reversed(k))
+        elif isinstance(k, dict):
+            m = re.fullmatch(r"/H([1-6])", str(k.get("/S", "")))
+            if m:
+                order.append(int(m.group(1)))
+            if "/K" in k:
+                stack.append(k["/K"])
+    bad = [(i, a, b) for i, (a, b) in enumerate(zip(order, order[1:])) if b > a + 1]
+    for i, a, b in bad[:10]:
+        print(f"heading {i + 2}: H{b} after H{a}", file=sys.stderr)
+    print(f"{len(order)} headings tagged, {len(bad)} skipping a level")
+    return bool(order) and not bad
+
+
 def check_toc(pdf):
     objs = qpdf_objects(pdf)
     entries, labels = contents_entries(pdf, objs)
@@ -411,6 +439,8 @@ def main(argv):
         ok = check_words(pdf, [md_words(argv[3:])])
     elif cmd == "toc":
         ok = check_toc(pdf)
+    elif cmd == "headings":
+        ok = check_headings(pdf)
     elif cmd == "numbering":
         ok = check_numbering(pdf, argv[3])
     else:
