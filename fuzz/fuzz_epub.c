@@ -3,7 +3,7 @@
  * input whose first byte is a control character other than tab, newline
  * or carriage return takes it as option bits instead: 1 --number-sections,
  * 2 the print page list (the layout runs, and the EPUB gets its markers,
- * page-list nav and NCX pageList). */
+ * page-list nav and NCX pageList), 4 --smart. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 0 && data[0] < 0x20 && data[0] != '\t' && data[0] != '\n' && data[0] != '\r') {
     opts.number_sections = data[0] & 1;
     opts.page_list = data[0] & 2;
+    opts.smart = data[0] & 4;
     data++;
     size--;
   }

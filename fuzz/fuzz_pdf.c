@@ -1,7 +1,8 @@
 /* fuzz_pdf.c: libFuzzer target for Markdown -> model -> layout -> PDF. An
  * input whose first byte is a control character other than tab, newline
  * or carriage return takes it as option bits instead: 1 --number-sections,
- * 2 --columns 2, 4 --paper a5, 8 --linebreak greedy, 16 --link-notes end. */
+ * 2 --columns 2, 4 --paper a5, 8 --linebreak greedy, 16 --link-notes end
+ * (1 to 31: a control byte; --smart is not among them: fuzz_epub has it). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
