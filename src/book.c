@@ -657,3 +657,16 @@ void book_number_headings(Book *book, int chapter_level) {
     }
   }
 }
+
+int book_outline_level(BookOutlineLevels *o, int level) {
+  int src = CLAMP(level, 1, 6);
+  while (o->n > 0 && o->src[o->n - 1] >= src)
+    o->n--; /* source levels strictly increase along the stack: at most 6 */
+  int out = src;
+  if (o->n > 0 && out > o->out[o->n - 1] + 1)
+    out = o->out[o->n - 1] + 1;
+  o->src[o->n] = src;
+  o->out[o->n] = out;
+  o->n++;
+  return out;
+}

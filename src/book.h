@@ -261,6 +261,17 @@ void book_iter_skip_children(BookIter *it);
  * either. Call once, after parsing. */
 void book_number_headings(Book *book, int chapter_level);
 
+/* Heading levels for an outline that never skips one (the e-book's h1..h6,
+ * the PDF's H1..H6 tags; Ace's and PDF/UA's heading order): a heading goes
+ * at most one level below the heading it belongs under, so `# A`, `### B`,
+ * `### C` give 1, 2, 2. Zero-initialise one per document (chapter) and
+ * feed it the headings in order. */
+typedef struct {
+  int n, src[6], out[6]; /* the open headings: source and outline levels */
+} BookOutlineLevels;
+/* The outline level of the next heading, of source level `level` (1..6). */
+int book_outline_level(BookOutlineLevels *o, int level);
+
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);
 

@@ -175,7 +175,7 @@ typedef struct {
   GArray *pending;      /* items for the start of the next line (tags, labels) */
   double space;         /* space wanted before the next block */
   bool first_block;     /* nothing emitted yet in this vertical list */
-  int nhead, head_src[6], head_out[6]; /* the chapter's open headings: source and tag levels */
+  BookOutlineLevels heads; /* the chapter's headings, for their tags' levels */
   int keep;             /* lines after a heading that must stay with it */
   bool after_par;       /* the last block was a running paragraph (indent the next) */
   double left;          /* current left indent */
@@ -718,11 +718,10 @@ static double hyphen_width(Ctx *c, const Shaped *sh, size_t at) {
 static void array_free(gpointer a) { g_array_free(a, TRUE); }
 static void ptr_array_free(gpointer a) { g_ptr_array_free(a, TRUE); }
 
-/* Boxes, glue and penalties for the shaped text. */
+/* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
 static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                        GArray *items, GArray *meta) {
+                        const guint8 *flags, GArray *items, GArray *meta) {
   const char *t = sh->text;
-  guint8 *flags = span_flags(p);
   int n = sh->nchars;
   GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
   for (int i = 0; i < n;) {
@@ -810,7 +809,6 @@ static void build_items(Ctx *c, const Para *p, const Shaped *sh, const ParaStyle
     i = j;
   }
   g_array_free(hp, TRUE);
-  g_free(flags);
   /* TeX's ending: no break before the finishing glue, then a forced break */
   while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
     g_array_set_size(items, items->len - 1);
@@ -923,7 +921,8 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
   Shaped *sh = shape_text(c->pctx, p->text->str, p->text->len, p->attrs, c->plang);
   GArray *items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   GArray *meta = g_array_new(FALSE, TRUE, sizeof(Meta));
-  build_items(c, p, sh, ps, ragged, items, meta);
+  guint8 *flags = span_flags(p); /* for the items and the letter spacing */
+  build_items(c, p, sh, ps, ragged, flags, items, meta);
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
   lb_break((const LbItem *)items->data, items->len, widths, 2, &c->lbp, ragged ? LB_GREEDY : c->mode,
@@ -932,7 +931,6 @@ static SetInfo set_para(Ctx *c, Para *p, const ParaStyle *ps, bool ragged, const
     open_tag(c, tag);
   GArray *slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   GArray *xs = g_array_new(FALSE, FALSE, sizeof(XPos));
-  guint8 *flags = span_flags(p);
   int nl = (int)lines->len;
   info.nlines = nl;
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
@@ -1104,23 +1102,6 @@ static const char *heading_tag(int level) {
   return tags[CLAMP(level, 1, 6) - 1];
 }
 
-/* The structure tag level of a heading of source level src: at most one
- * below the heading it belongs under in the chapter (# A, ### B tag H1,
- * H2), as PDF/UA and the e-book (xhtml.c) want; the type keeps the source
- * level. */
-static int heading_tag_level(Ctx *c, int src) {
-  src = CLAMP(src, 1, 6);
-  while (c->nhead > 0 && c->head_src[c->nhead - 1] >= src)
-    c->nhead--;
-  int out = src;
-  if (c->nhead > 0 && out > c->head_out[c->nhead - 1] + 1)
-    out = c->head_out[c->nhead - 1] + 1;
-  c->head_src[c->nhead] = src;
-  c->head_out[c->nhead] = out;
-  c->nhead++;
-  return out;
-}
-
 static void emit_dest_pending(Ctx *c, const char *name) {
   if (!name || g_hash_table_contains(c->dests, name))
     return;
@@ -1144,7 +1125,9 @@ static void do_heading(Ctx *c, BookNode *n, bool chapter_title) {
   emit_dest_pending(c, n->as.heading.id);
   int before = (int)c->vl->len;
   c->keep = 0;
-  set_para(c, &p, &ps, true, heading_tag(heading_tag_level(c, n->as.heading.level)), n, NULL);
+  /* the tag never skips a level (book_outline_level); the type keeps the source's */
+  set_para(c, &p, &ps, true, heading_tag(book_outline_level(&c->heads, n->as.heading.level)), n,
+           NULL);
   /* no page break inside the heading */
   for (guint i = (guint)before + 1; i < c->vl->len; i++) {
     VItem *v = &g_array_index(c->vl, VItem, i);
@@ -2684,7 +2667,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
     c->keep = 3;
     c->first_block = true;
-    c->nhead = 0;
+    c->heads = (BookOutlineLevels){0};
     double col_w = c->col_w;
     c->col_w = c->text_w; /* two columns: the title spans them */
     if (ch->heading)

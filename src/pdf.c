@@ -43,7 +43,7 @@ static void attr_str(GString *out, const char *s) {
  * subsetter is the one that truncates like this). */
 typedef struct {
   bool in_text;         /* a text object is open and its position known */
-  double size, y, gray; /* of the last glyphs shown */
+  double y, gray;        /* of the last glyphs shown */
   cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
   double next_x;        /* where cairo expects the next glyph (points) */
   double err;           /* the viewer is this many points left of cairo */
@@ -74,17 +74,15 @@ static void draw_glyphs(cairo_t *cr, const LayItem *it, Drift *d) {
   if (!it->font || !it->glyphs || !it->text)
     return;
   PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
-  PangoFontDescription *fd = pango_font_describe(it->font);
-  double size = pango_font_description_get_size(fd) / (double)PANGO_SCALE;
-  pango_font_description_free(fd);
   hb_font_t *uf = drift_units_font(d, it->font);
   cairo_matrix_t m = {0};
   cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
   if (sf)
     cairo_scaled_font_get_scale_matrix(sf, &m);
+  double size = m.xx; /* the type's size in points: the page is drawn at 1 pt per unit */
   bool same_scale = m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx &&
                     m.yy == d->scale.yy;
-  if (!d->in_text || !same_scale || size != d->size || it->y_pt != d->y || it->gray != d->gray ||
+  if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
       fabs(it->x_pt - d->next_x) > 10 * size)
     d->err = 0; /* cairo sets this position exactly */
   double x = it->x_pt, upem = uf ? hb_face_get_upem(hb_font_get_face(uf)) : 0;
@@ -106,7 +104,6 @@ static void draw_glyphs(cairo_t *cr, const LayItem *it, Drift *d) {
     x += g->geometry.width / (double)PANGO_SCALE;
   }
   d->in_text = true;
-  d->size = size;
   d->scale = m;
   d->y = it->y_pt;
   d->gray = it->gray;

@@ -53,9 +53,7 @@ struct XhtmlWriter {
    * not yet reopened, outermost first: they are reopened before the next
    * content, or dropped if their node ends first (see close_for_noteref). */
   GPtrArray *closed;
-  /* EPUB: the open headings of the document, as source and written levels
-   * (source levels strictly increase along it) */
-  int nopen, open_src[6], open_out[6];
+  BookOutlineLevels heads; /* EPUB: the document's headings (book_outline_level) */
 };
 
 #define NS_XHTML "http://www.w3.org/1999/xhtml"
@@ -692,21 +690,10 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   case BOOK_ROOT:
     break;
   case BOOK_HEADING: {
-    int level = CLAMP(n->as.heading.level, 1, 6);
-    /* In the e-book a heading goes at most one level below the heading it
-     * belongs under (`# A` then `### B`, `### C` gives h1, h2, h2), as
-     * reading systems and Ace's heading-order rule expect; the HTML
-     * fragment keeps the source's levels. */
-    if (x->mode == MODE_EPUB) {
-      int src = level;
-      while (x->nopen > 0 && x->open_src[x->nopen - 1] >= src)
-        x->nopen--;
-      if (x->nopen > 0 && level > x->open_out[x->nopen - 1] + 1)
-        level = x->open_out[x->nopen - 1] + 1;
-      x->open_src[x->nopen] = src;
-      x->open_out[x->nopen] = level;
-      x->nopen++;
-    }
+    /* the e-book's headings never skip a level (Ace's heading order);
+     * the HTML fragment keeps the source's levels */
+    int level = x->mode == MODE_EPUB ? book_outline_level(&x->heads, n->as.heading.level)
+                                     : CLAMP(n->as.heading.level, 1, 6);
     g_snprintf(tag, sizeof tag, "h%d", level);
     start(x, tag);
     attr(x, "id", n->as.heading.id);
@@ -1045,7 +1032,7 @@ static void write_notes(XhtmlWriter *x, BookChapter *c) {
 
 static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
   x->cur = c;
-  x->nopen = 0;
+  x->heads = (BookOutlineLevels){0};
   x->in_link = 0;
   g_ptr_array_set_size(x->links, 0);
   g_ptr_array_set_size(x->closed, 0);

@@ -240,6 +240,20 @@ static void test_number_headings(void **state) {
   book_free(b);
 }
 
+/* Outline levels never skip one: each heading at most one below the one
+ * it belongs under; going back up pops what is deeper. */
+static void test_outline_level(void **state) {
+  (void)state;
+  const int src[] = {1, 3, 3, 5, 2, 6, 2, 1, 4, 0, 9};
+  const int want[] = {1, 2, 2, 3, 2, 3, 2, 1, 2, 1, 2};
+  BookOutlineLevels o = {0};
+  for (size_t i = 0; i < G_N_ELEMENTS(src); i++)
+    assert_int_equal(book_outline_level(&o, src[i]), want[i]);
+  BookOutlineLevels o2 = {0}; /* a document may start below level 1 */
+  assert_int_equal(book_outline_level(&o2, 2), 2);
+  assert_int_equal(book_outline_level(&o2, 4), 3);
+}
+
 static void test_diag(void **state) {
   (void)state;
   Book *b = book_new();
@@ -297,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_slug),        cmocka_unit_test(test_id_reserve),
       cmocka_unit_test(test_deep_tree),   cmocka_unit_test(test_iter_order_and_skip),
       cmocka_unit_test(test_unwrap), cmocka_unit_test(test_number_headings),
+      cmocka_unit_test(test_outline_level),
       cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);

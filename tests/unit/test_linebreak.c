@@ -453,6 +453,25 @@ static void test_widths_per_line(void **state)
   g_array_free(it, TRUE);
 }
 
+/* [wmin, wmax) words of [lmin, lmax) letters, each with a hyphenation
+ * point ('-') after its first letter and before its last three at random. */
+static GString *random_words(GRand *rnd, int wmin, int wmax, int lmin, int lmax)
+{
+  GString *s = g_string_new(NULL);
+  int words = g_rand_int_range(rnd, wmin, wmax);
+  for (int w = 0; w < words; w++) {
+    if (w)
+      g_string_append_c(s, ' ');
+    int len = g_rand_int_range(rnd, lmin, lmax);
+    for (int c = 0; c < len; c++) {
+      g_string_append_c(s, 'a');
+      if (c >= 1 && c + 3 < len && g_rand_int_range(rnd, 0, 2) == 0)
+        g_string_append_c(s, '-');
+    }
+  }
+  return s;
+}
+
 /* Two hyphenated lines in a row are avoided when they cost enough. */
 static void test_adjacent_hyphens(void **state)
 {
@@ -460,18 +479,7 @@ static void test_adjacent_hyphens(void **state)
   GRand *rnd = g_rand_new_with_seed(11);
   int found = 0;
   for (int trial = 0; trial < 3000 && found < 3; trial++) {
-    GString *s = g_string_new(NULL);
-    int words = g_rand_int_range(rnd, 6, 12);
-    for (int w = 0; w < words; w++) {
-      if (w)
-        g_string_append_c(s, ' ');
-      int len = g_rand_int_range(rnd, 2, 9);
-      for (int c = 0; c < len; c++) {
-        g_string_append_c(s, 'a');
-        if (c >= 1 && c + 3 < len && g_rand_int_range(rnd, 0, 2) == 0)
-          g_string_append_c(s, '-');
-      }
-    }
+    GString *s = random_words(rnd, 6, 12, 2, 9);
     GArray *it = items_of(s->str, SPC);
     double w = g_rand_int_range(rnd, 9, 16);
     LbParams p;
@@ -522,18 +530,7 @@ static void test_hyphen_run(void **state)
   GRand *rnd = g_rand_new_with_seed(17);
   int found = 0;
   for (int trial = 0; trial < 4000 && found < 5; trial++) {
-    GString *s = g_string_new(NULL);
-    int words = g_rand_int_range(rnd, 10, 20);
-    for (int w = 0; w < words; w++) {
-      if (w)
-        g_string_append_c(s, ' ');
-      int len = g_rand_int_range(rnd, 3, 10);
-      for (int c = 0; c < len; c++) {
-        g_string_append_c(s, 'a');
-        if (c >= 1 && c + 3 < len && g_rand_int_range(rnd, 0, 2) == 0)
-          g_string_append_c(s, '-');
-      }
-    }
+    GString *s = random_words(rnd, 10, 20, 3, 10);
     GArray *it = items_of(s->str, SPC);
     double w = g_rand_int_range(rnd, 9, 16);
     LbParams p;
