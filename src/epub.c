@@ -366,6 +366,14 @@ static char *nav_document(Epub *e, const GArray *toc) {
   return wr_close(w, buf);
 }
 
+/* The number of a print page whose label is arabic ("7"), or 0 (front
+ * matter, "ii"): an NCX pageTarget's value. */
+static long page_value(const char *label) {
+  char *end = NULL;
+  long v = label && g_ascii_isdigit(*label) ? strtol(label, &end, 10) : 0;
+  return end && !*end && v > 0 ? v : 0;
+}
+
 static char *ncx_document(Epub *e, const GArray *toc) {
   /* The depth is known only after nesting: write the tree first into its
    * own buffer. */
@@ -391,13 +399,8 @@ static char *ncx_document(Epub *e, const GArray *toc) {
    * (roman front matter) front pages */
   const GArray *pages = xhtml_writer_pages(e->x);
   long maxpage = 0;
-  for (guint i = 0; i < pages->len; i++) {
-    const char *l = g_array_index(pages, XhtmlPage, i).label;
-    char *end = NULL;
-    long v = l && g_ascii_isdigit(*l) ? strtol(l, &end, 10) : 0;
-    if (end && !*end && v > maxpage)
-      maxpage = v;
-  }
+  for (guint i = 0; i < pages->len; i++)
+    maxpage = MAX(maxpage, page_value(g_array_index(pages, XhtmlPage, i).label));
   g_snprintf(total, sizeof total, "%u", pages->len);
   g_snprintf(maxnum, sizeof maxnum, "%ld", maxpage);
   const char *metas[][2] = {{"dtb:uid", e->identifier},
@@ -423,9 +426,9 @@ static char *ncx_document(Epub *e, const GArray *toc) {
     END(w);
     for (guint i = 0; i < pages->len; i++) {
       const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
-      char id[64], *end = NULL;
-      long v = p->label && g_ascii_isdigit(*p->label) ? strtol(p->label, &end, 10) : 0;
-      bool normal = end && !*end && v > 0;
+      char id[64];
+      long v = page_value(p->label);
+      bool normal = v > 0;
       g_snprintf(id, sizeof id, "pt-%s", p->id);
       char *file = xhtml_chapter_href(p->chapter);
       char *href = g_strdup_printf("%s#%s", file, p->id);
