@@ -26,7 +26,9 @@ CSTD     := -std=gnu11
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
 SAN      ?=
-CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -D_GNU_SOURCE -Isrc \
+# libhyphen cannot tell its version at run time: --version shows the package's.
+HYPHEN_VERSION := $(shell dpkg-query -W -f='$${Version}' libhyphen0 2>/dev/null)
+CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -DOCTAVO_HYPHEN_VERSION='"$(HYPHEN_VERSION)"' -D_GNU_SOURCE -Isrc \
             -DOCTAVO_SRCDIR='"$(CURDIR)"' -DOCTAVO_DATADIR='"$(PREFIX)/share/octavo"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm

@@ -16,6 +16,7 @@
 #include "options.h"
 #include "pdf.h"
 #include "util.h"
+#include "version.h"
 #include "xhtml.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -326,8 +327,12 @@ int main(int argc, char **argv) {
   setlocale(LC_CTYPE, "");
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
-  if (rc == EXIT_OK && args.version)
-    printf("octavo %s\n", OCTAVO_VERSION);
+  if (rc == EXIT_OK && args.version) {
+    GString *v = g_string_new(NULL);
+    octavo_version_text(v);
+    fputs(v->str, stdout);
+    g_string_free(v, TRUE);
+  }
   else if (rc == EXIT_OK)
     rc = run(&args, argv[0]);
   args_clear(&args);

@@ -11,6 +11,9 @@ expect_rc() { # rc, command...
 cd "$TMPROOT" || exit 1
 expect_rc 0 "$OCTAVO" --version
 grep -q '^octavo [0-9]' cli.out || fail "--version prints 'octavo VERSION'"
+for lib in cmark-gfm libxml2 libzip cairo pango harfbuzz libhyphen; do
+  grep -Eq "^  $lib +[0-9]" cli.out || fail "--version names the $lib it runs on"
+done
 expect_rc 0 "$OCTAVO" --help
 grep -q -- '--split-level' cli.out || fail "--help lists the options"
 grep -q 'Exit status' cli.out || fail "--help documents the exit status"
