@@ -1,0 +1,658 @@
+/* project.c: mdBook projects (SUMMARY.md, book.toml, include lines) and
+ * folders of chapters, read into a list of sources for the front end.
+ * SUMMARY.md is parsed with cmark-gfm; book.toml is tokenised with GLib's
+ * GScanner (Debian packages no C TOML library); only the [book] table is
+ * read. */
+#include "project.h"
+
+#include <cmark-gfm.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INCLUDE_DEPTH_MAX 10 /* as mdBook: includes inside included files, to a limit */
+
+static void source_clear(gpointer p) {
+  ProjectSource *s = p;
+  g_free(s->name);
+  g_free(s->text);
+}
+
+void project_free(Project *p) {
+  if (!p)
+    return;
+  g_free(p->root);
+  g_array_free(p->sources, TRUE);
+  g_ptr_array_free(p->metadata, TRUE);
+  g_ptr_array_free(p->warnings, TRUE);
+  g_free(p->metadata_file);
+  g_free(p);
+}
+
+static Project *project_new(const char *root) {
+  Project *p = g_new0(Project, 1);
+  p->root = g_canonicalize_filename(root, NULL);
+  p->sources = g_array_new(FALSE, TRUE, sizeof(ProjectSource));
+  g_array_set_clear_func(p->sources, source_clear);
+  p->metadata = g_ptr_array_new_with_free_func(g_free);
+  p->warnings = g_ptr_array_new_with_free_func(g_free);
+  return p;
+}
+
+/* --- book.toml ------------------------------------------------------------- */
+
+typedef struct {
+  GScanner *sc;
+  const char *name;
+  GError **err;
+} Toml;
+
+static bool toml_fail(Toml *t, const char *what) {
+  g_set_error(t->err, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE, "%s:%u:%u: %s", t->name,
+              g_scanner_cur_line(t->sc), g_scanner_cur_position(t->sc), what);
+  return false;
+}
+
+/* Read one value; strings (and strings in arrays) go to out when out is not
+ * NULL. Numbers, booleans, dates and inline tables are read and dropped. */
+static bool toml_value(Toml *t, GPtrArray *out, int depth) {
+  if (depth > 32)
+    return toml_fail(t, "values nested too deeply");
+  GTokenType tok = g_scanner_get_next_token(t->sc);
+  switch ((int)tok) {
+  case G_TOKEN_STRING:
+    if (out)
+      g_ptr_array_add(out, g_strdup(t->sc->value.v_string));
+    return true;
+  case G_TOKEN_INT:
+  case G_TOKEN_FLOAT:
+  case G_TOKEN_IDENTIFIER: /* true, false, bare dates */
+    for (;;) { /* 1.5, 1979-05-27T07:32:00 and the like: several tokens */
+      GTokenType n = g_scanner_peek_next_token(t->sc);
+      if (n != ':' && n != '.' && n != '-' && n != '+' && n != G_TOKEN_INT && n != G_TOKEN_FLOAT)
+        break;
+      g_scanner_get_next_token(t->sc);
+    }
+    return true;
+  case '[':
+    while (g_scanner_peek_next_token(t->sc) != ']') {
+      if (g_scanner_peek_next_token(t->sc) == G_TOKEN_EOF)
+        return toml_fail(t, "an array is not closed");
+      if (!toml_value(t, out, depth + 1))
+        return false;
+      if (g_scanner_peek_next_token(t->sc) == ',')
+        g_scanner_get_next_token(t->sc);
+    }
+    g_scanner_get_next_token(t->sc);
+    return true;
+  case '{':
+    for (int open = 1; open > 0;) {
+      GTokenType c = g_scanner_get_next_token(t->sc);
+      if (c == G_TOKEN_EOF)
+        return toml_fail(t, "an inline table is not closed");
+      open += c == '{' ? 1 : c == '}' ? -1 : 0;
+    }
+    return true;
+  default:
+    return toml_fail(t, "a value was expected");
+  }
+}
+
+static void toml_key_append(GString *key, GScanner *sc, GTokenType tok) {
+  if (key->len)
+    g_string_append_c(key, '.');
+  if (tok == G_TOKEN_INT)
+    g_string_append_printf(key, "%lu", sc->value.v_int);
+  else
+    g_string_append(key, sc->value.v_string);
+}
+
+/* The string values of the [book] table as "KEY=VALUE" (a key once per
+ * element of an array of strings). */
+static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs, GError **err) {
+  GScanner *sc = g_scanner_new(NULL);
+  sc->config->cset_identifier_first = G_CSET_a_2_z G_CSET_A_2_Z "_";
+  sc->config->cset_identifier_nth = G_CSET_a_2_z G_CSET_A_2_Z "_-0123456789";
+  sc->config->cpair_comment_single = "#\n";
+  sc->config->scan_string_sq = TRUE;
+  sc->config->scan_string_dq = TRUE;
+  sc->config->scan_identifier_1char = TRUE;
+  sc->config->numbers_2_int = TRUE;
+  sc->config->int_2_float = FALSE;
+  sc->config->scan_hex = TRUE;
+  sc->config->scan_float = FALSE; /* else ".html" in [output.html] reads as a bad float */
+  sc->config->char_2_token = TRUE;
+  g_scanner_input_text(sc, text, (guint)strlen(text));
+  sc->input_name = name;
+  Toml t = {sc, name, err};
+  GString *table = g_string_new(NULL), *key = g_string_new(NULL);
+  bool ok = true;
+  for (;;) {
+    GTokenType tok = g_scanner_get_next_token(sc);
+    if (tok == G_TOKEN_EOF)
+      break;
+    if (tok == '[') { /* [table] or [[array.of.tables]] */
+      bool array = g_scanner_peek_next_token(sc) == '[';
+      if (array)
+        g_scanner_get_next_token(sc);
+      g_string_truncate(table, 0);
+      for (;;) {
+        GTokenType k = g_scanner_get_next_token(sc);
+        if (k == ']')
+          break;
+        if (k == '.')
+          continue;
+        if (k != G_TOKEN_IDENTIFIER && k != G_TOKEN_STRING && k != G_TOKEN_INT) {
+          ok = toml_fail(&t, "a table name was expected");
+          goto done;
+        }
+        toml_key_append(table, sc, k);
+      }
+      if (array && g_scanner_get_next_token(sc) != ']') {
+        ok = toml_fail(&t, "']]' was expected");
+        goto done;
+      }
+      continue;
+    }
+    if (tok != G_TOKEN_IDENTIFIER && tok != G_TOKEN_STRING && tok != G_TOKEN_INT) {
+      ok = toml_fail(&t, "a key was expected");
+      goto done;
+    }
+    g_string_truncate(key, 0);
+    toml_key_append(key, sc, tok);
+    while (g_scanner_peek_next_token(sc) == '.') {
+      g_scanner_get_next_token(sc);
+      GTokenType k = g_scanner_get_next_token(sc);
+      if (k != G_TOKEN_IDENTIFIER && k != G_TOKEN_STRING && k != G_TOKEN_INT) {
+        ok = toml_fail(&t, "a key was expected after '.'");
+        goto done;
+      }
+      toml_key_append(key, sc, k);
+    }
+    if (g_scanner_get_next_token(sc) != '=') {
+      ok = toml_fail(&t, "'=' was expected");
+      goto done;
+    }
+    bool book = strcmp(table->str, "book") == 0;
+    GPtrArray *vals = g_ptr_array_new_with_free_func(g_free);
+    ok = toml_value(&t, book ? vals : NULL, 0);
+    for (guint i = 0; ok && i < vals->len; i++)
+      g_ptr_array_add(pairs, g_strdup_printf("%s=%s", key->str, (char *)vals->pdata[i]));
+    g_ptr_array_free(vals, TRUE);
+    if (!ok)
+      goto done;
+  }
+done:
+  g_string_free(table, TRUE);
+  g_string_free(key, TRUE);
+  g_scanner_destroy(sc);
+  return ok;
+}
+
+bool project_parse_book_toml(const char *text, const char *name, GPtrArray *metadata, GError **err) {
+  static const struct {
+    const char *toml, *meta;
+  } keys[] = {{"title=", "title"},
+              {"authors=", "author"},
+              {"description=", "description"},
+              {"language=", "lang"}};
+  GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+  bool ok = toml_book_table(text, name, pairs, err);
+  for (guint i = 0; ok && i < pairs->len; i++) {
+    const char *kv = pairs->pdata[i];
+    for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+      if (g_str_has_prefix(kv, keys[k].toml) && kv[strlen(keys[k].toml)])
+        g_ptr_array_add(metadata, g_strdup_printf("%s=%s", keys[k].meta, kv + strlen(keys[k].toml)));
+  }
+  g_ptr_array_free(pairs, TRUE);
+  return ok;
+}
+
+/* --- include lines ----------------------------------------------------------- */
+
+/* The lines of text between the "ANCHOR: name" and "ANCHOR_END: name" lines
+ * (all of text when anchor is NULL), without any anchor lines; or lines
+ * first..last (1-based, inclusive; 0 = open). */
+static void select_lines(const char *text, const char *anchor, long first, long last, GString *out) {
+  char **lines = g_strsplit(text, "\n", -1);
+  guint n = g_strv_length(lines);
+  if (n > 0 && lines[n - 1][0] == '\0')
+    n--; /* the file's final newline */
+  bool in = anchor == NULL;
+  char *start = anchor ? g_strdup_printf("ANCHOR: %s", anchor) : NULL;
+  char *end = anchor ? g_strdup_printf("ANCHOR_END: %s", anchor) : NULL;
+  bool any = false;
+  for (guint i = 0; i < n; i++) {
+    const char *l = lines[i];
+    if (anchor) {
+      const char *s = strstr(l, start), *e = strstr(l, end);
+      if (s && !g_ascii_isalnum(s[strlen(start)]) && s[strlen(start)] != '_') {
+        in = true;
+        continue;
+      }
+      if (e && !g_ascii_isalnum(e[strlen(end)]) && e[strlen(end)] != '_') {
+        in = false;
+        continue;
+      }
+    } else if ((first && (long)i + 1 < first) || (last && (long)i + 1 > last)) {
+      continue;
+    }
+    if (!in || strstr(l, "ANCHOR:") || strstr(l, "ANCHOR_END:"))
+      continue;
+    if (any)
+      g_string_append_c(out, '\n');
+    g_string_append(out, l);
+    any = true;
+  }
+  g_free(start);
+  g_free(end);
+  g_strfreev(lines);
+}
+
+static void warn_at(GPtrArray *warnings, const char *name, const char *text, const char *at,
+                    const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static void warn_at(GPtrArray *warnings, const char *name, const char *text, const char *at,
+                    const char *fmt, ...) {
+  int line = 1, col = 1;
+  for (const char *c = text; c < at; c++) {
+    if (*c == '\n') {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_ptr_array_add(warnings, g_strdup_printf("%s:%d:%d: warning: %s", name, line, col, msg));
+  g_free(msg);
+}
+
+/* True when path (existing) lies inside root (both canonical). */
+static bool inside(const char *path, const char *root) {
+  char *real = realpath(path, NULL);
+  if (!real)
+    return false;
+  size_t n = strlen(root);
+  bool ok = strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(root, "/") == 0);
+  free(real);
+  return ok;
+}
+
+static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
+                    GPtrArray *warnings, int depth);
+
+/* One directive's argument "FILE[:ANCHOR|:FIRST[:LAST]]" → its text. */
+static bool include_one(const char *arg, const char *name, const char *text, const char *at,
+                        const char *dir, const char *root, GPtrArray *warnings, int depth,
+                        GString *out) {
+  char **parts = g_strsplit(arg, ":", 3);
+  char *file = g_strstrip(g_strdup(parts[0]));
+  char *path = g_build_filename(dir, file, NULL);
+  char *contents = NULL;
+  gsize n = 0;
+  bool ok = false;
+  if (!inside(path, root) || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+    warn_at(warnings, name, text, at, "include file %s %s; the line is kept as written", file,
+            g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
+  } else if (!g_file_get_contents(path, &contents, &n, NULL)) {
+    warn_at(warnings, name, text, at, "cannot read include file %s; the line is kept as written", file);
+  } else {
+    char *sub = g_path_get_dirname(path);
+    char *expanded = depth + 1 < INCLUDE_DEPTH_MAX
+                         ? expand(contents, n, path, sub, root, warnings, depth + 1)
+                         : g_strndup(contents, n);
+    const char *a = parts[1] ? g_strstrip(parts[1]) : NULL;
+    char *endp = NULL;
+    long first = 0, last = 0;
+    bool numeric = a && (*a == '\0' || (strtol(a, &endp, 10), endp && *endp == '\0'));
+    if (numeric) {
+      first = *a ? strtol(a, NULL, 10) : 0;
+      last = parts[2] && *g_strstrip(parts[2]) ? strtol(parts[2], NULL, 10) : 0;
+      if (!parts[2])
+        last = first; /* FILE:N is the one line N */
+      select_lines(expanded, NULL, first, last, out);
+    } else {
+      select_lines(expanded, a, 0, 0, out);
+    }
+    g_free(expanded);
+    g_free(sub);
+    ok = true;
+  }
+  g_free(contents);
+  g_free(path);
+  g_free(file);
+  g_strfreev(parts);
+  return ok;
+}
+
+static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
+                    GPtrArray *warnings, int depth) {
+  static const char *const kinds[] = {"{{#include ", "{{#rustdoc_include "};
+  GString *out = g_string_sized_new(len + 64);
+  char *src = g_strndup(text, len); /* NUL-terminated for strstr */
+  const char *p = src;
+  for (;;) {
+    const char *hit = NULL;
+    size_t klen = 0;
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+      const char *h = strstr(p, kinds[k]);
+      if (h && (!hit || h < hit)) {
+        hit = h;
+        klen = strlen(kinds[k]);
+      }
+    }
+    const char *close = hit ? strstr(hit + klen, "}}") : NULL;
+    const char *nl = hit ? strchr(hit, '\n') : NULL;
+    if (!hit || !close || (nl && nl < close)) {
+      if (hit) { /* not closed on its line: text */
+        g_string_append_len(out, p, hit + 2 - p);
+        p = hit + 2;
+        continue;
+      }
+      g_string_append(out, p);
+      break;
+    }
+    if (hit > p && hit[-1] == '\\') { /* \{{#include …}}: the directive as text */
+      g_string_append_len(out, p, hit - 1 - p);
+      g_string_append_len(out, hit, close + 2 - hit);
+      p = close + 2;
+      continue;
+    }
+    g_string_append_len(out, p, hit - p);
+    char *arg = g_strndup(hit + klen, close - hit - klen);
+    if (!include_one(arg, name, src, hit, dir, root, warnings, depth, out))
+      g_string_append_len(out, hit, close + 2 - hit);
+    g_free(arg);
+    p = close + 2;
+  }
+  g_free(src);
+  return g_string_free(out, FALSE);
+}
+
+char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
+                              const char *root, GPtrArray *warnings) {
+  char *r = g_canonicalize_filename(root, NULL);
+  char *out = expand(text, len, name, dir, r, warnings, 0);
+  g_free(r);
+  return out;
+}
+
+/* --- SUMMARY.md ----------------------------------------------------------------- */
+
+typedef struct {
+  Project *p;
+  const char *summary; /* its path, for messages */
+  const char *dir;     /* its folder: chapter paths are relative to it */
+  bool expand_includes;
+  GError **err;
+  char *title;         /* the summary's own title heading, if any */
+} Summary;
+
+static char *node_text(cmark_node *n) {
+  GString *s = g_string_new(NULL);
+  cmark_iter *it = cmark_iter_new(n);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node *c = cmark_iter_get_node(it);
+    if (ev == CMARK_EVENT_ENTER && (cmark_node_get_type(c) == CMARK_NODE_TEXT ||
+                                    cmark_node_get_type(c) == CMARK_NODE_CODE))
+      g_string_append(s, cmark_node_get_literal(c));
+    else if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK)
+      g_string_append_c(s, ' ');
+  }
+  cmark_iter_free(it);
+  return g_strstrip(g_string_free(s, FALSE));
+}
+
+static void add_source(Project *p, char *name, char *text, int shift, int line) {
+  ProjectSource s = {name, text, strlen(text), shift, line};
+  g_array_append_val(p->sources, s);
+}
+
+static bool add_chapter(Summary *s, cmark_node *link, int depth) {
+  const char *url = cmark_node_get_url(link);
+  char *title = node_text(link);
+  int line = cmark_node_get_start_line(link), col = cmark_node_get_start_column(link);
+  if (!url || !*url) {
+    g_ptr_array_add(s->p->warnings,
+                    g_strdup_printf("%s:%d:%d: warning: draft chapter '%s' has no file; left out",
+                                    s->summary, line, col, title));
+    g_free(title);
+    return true;
+  }
+  g_free(title);
+  char *unesc = g_uri_unescape_string(url, NULL);
+  char *file = g_strdup(unesc ? unesc : url);
+  char *hash = strchr(file, '#');
+  if (hash)
+    *hash = '\0';
+  char *path = g_build_filename(s->dir, file, NULL);
+  char *text = NULL;
+  gsize len = 0;
+  GError *e = NULL;
+  bool ok = true;
+  if (!inside(path, s->p->root)) {
+    g_set_error(s->err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s:%d:%d: chapter %s %s", s->summary, line, col,
+                file, g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
+    ok = false;
+  } else if (!g_file_get_contents(path, &text, &len, &e)) {
+    g_set_error(s->err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s:%d:%d: %s", s->summary, line, col, e->message);
+    g_error_free(e);
+    ok = false;
+  } else {
+    char *dir = g_path_get_dirname(path);
+    char *t = s->expand_includes ? project_expand_includes(text, len, path, dir, s->p->root, s->p->warnings)
+                                 : g_strndup(text, len);
+    add_source(s->p, g_strdup(path), t, 1 + depth, 0);
+    g_free(dir);
+  }
+  g_free(text);
+  g_free(path);
+  g_free(file);
+  g_free(unesc);
+  return ok;
+}
+
+/* The links of a paragraph (prefix and suffix chapters). */
+static bool add_links(Summary *s, cmark_node *para, int depth) {
+  for (cmark_node *c = cmark_node_first_child(para); c; c = cmark_node_next(c))
+    if (cmark_node_get_type(c) == CMARK_NODE_LINK && !add_chapter(s, c, depth))
+      return false;
+  return true;
+}
+
+static bool add_list(Summary *s, cmark_node *list, int depth) {
+  for (cmark_node *item = cmark_node_first_child(list); item; item = cmark_node_next(item)) {
+    for (cmark_node *b = cmark_node_first_child(item); b; b = cmark_node_next(b)) {
+      cmark_node_type t = cmark_node_get_type(b);
+      if ((t == CMARK_NODE_PARAGRAPH && !add_links(s, b, depth)) ||
+          (t == CMARK_NODE_LIST && !add_list(s, b, depth + 1)))
+        return false;
+    }
+  }
+  return true;
+}
+
+static bool read_summary(Summary *s, const char *text, gsize len) {
+  cmark_node *doc = cmark_parse_document(text, len, CMARK_OPT_DEFAULT);
+  bool ok = true, first = true;
+  for (cmark_node *b = cmark_node_first_child(doc); b && ok; b = cmark_node_next(b)) {
+    switch (cmark_node_get_type(b)) {
+    case CMARK_NODE_HEADING:
+      if (first) { /* the summary's title: not a part */
+        s->title = node_text(b);
+      } else {
+        char *title = node_text(b);
+        char *src = g_strdup_printf("# %s\n", title);
+        add_source(s->p, g_strdup(s->summary), src, 0, cmark_node_get_start_line(b));
+        g_free(title);
+      }
+      break;
+    case CMARK_NODE_PARAGRAPH:
+      ok = add_links(s, b, 0);
+      break;
+    case CMARK_NODE_LIST:
+      ok = add_list(s, b, 0);
+      break;
+    default: /* separators, HTML comments */
+      break;
+    }
+    first = false;
+  }
+  cmark_node_free(doc);
+  return ok;
+}
+
+/* --- finding and loading ------------------------------------------------------------ */
+
+/* book.toml beside SUMMARY.md's folder or one folder up (mdBook keeps
+ * SUMMARY.md in src/). */
+static char *find_book_toml(const char *summary_dir) {
+  char *t = g_build_filename(summary_dir, "book.toml", NULL);
+  if (g_file_test(t, G_FILE_TEST_IS_REGULAR))
+    return t;
+  g_free(t);
+  char *up = g_path_get_dirname(summary_dir);
+  t = g_build_filename(up, "book.toml", NULL);
+  g_free(up);
+  if (g_file_test(t, G_FILE_TEST_IS_REGULAR))
+    return t;
+  g_free(t);
+  return NULL;
+}
+
+/* The SUMMARY.md of a directory: DIR/SUMMARY.md, DIR/<book.toml src>/SUMMARY.md,
+ * DIR/src/SUMMARY.md. */
+static char *find_summary(const char *dir) {
+  char *s = g_build_filename(dir, "SUMMARY.md", NULL);
+  if (g_file_test(s, G_FILE_TEST_IS_REGULAR))
+    return s;
+  g_free(s);
+  char *src = NULL;
+  char *toml = g_build_filename(dir, "book.toml", NULL);
+  char *text = NULL;
+  if (g_file_get_contents(toml, &text, NULL, NULL)) { /* [book] src = "..." */
+    GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+    if (toml_book_table(text, toml, pairs, NULL))
+      for (guint i = 0; i < pairs->len && !src; i++)
+        if (g_str_has_prefix(pairs->pdata[i], "src="))
+          src = g_strdup((char *)pairs->pdata[i] + 4);
+    g_ptr_array_free(pairs, TRUE);
+  }
+  g_free(text);
+  g_free(toml);
+  s = g_build_filename(dir, src ? src : "src", "SUMMARY.md", NULL);
+  g_free(src);
+  if (g_file_test(s, G_FILE_TEST_IS_REGULAR))
+    return s;
+  g_free(s);
+  return NULL;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static Project *load_folder(const char *dir, GError **err) {
+  GDir *d = g_dir_open(dir, 0, err);
+  if (!d)
+    return NULL;
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  const char *n;
+  while ((n = g_dir_read_name(d)))
+    if (g_str_has_suffix(n, ".md") || g_str_has_suffix(n, ".markdown"))
+      g_ptr_array_add(names, g_build_filename(dir, n, NULL));
+  g_dir_close(d);
+  g_ptr_array_sort(names, cmp_str);
+  if (names->len == 0) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s holds no SUMMARY.md and no *.md file", dir);
+    g_ptr_array_free(names, TRUE);
+    return NULL;
+  }
+  Project *p = project_new(dir);
+  char *meta = g_build_filename(dir, "metadata.yaml", NULL);
+  if (g_file_test(meta, G_FILE_TEST_IS_REGULAR))
+    p->metadata_file = meta;
+  else
+    g_free(meta);
+  for (guint i = 0; i < names->len; i++) {
+    char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(names->pdata[i], &text, &len, err)) {
+      project_free(p);
+      p = NULL;
+      break;
+    }
+    add_source(p, g_strdup(names->pdata[i]), text, 0, 0);
+  }
+  g_ptr_array_free(names, TRUE);
+  return p;
+}
+
+static Project *load_summary(const char *summary, GError **err) {
+  char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents(summary, &text, &len, err))
+    return NULL;
+  char *dir = g_path_get_dirname(summary);
+  char *toml = find_book_toml(dir);
+  char *root = toml ? g_path_get_dirname(toml) : g_strdup(dir);
+  Project *p = project_new(root);
+  Summary s = {p, summary, dir, true, err, NULL};
+  bool ok = true;
+  if (toml) {
+    char *t = NULL;
+    ok = g_file_get_contents(toml, &t, NULL, err) && project_parse_book_toml(t, toml, p->metadata, err);
+    g_free(t);
+  }
+  ok = ok && read_summary(&s, text, len);
+  if (ok && p->sources->len == 0) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s lists no chapter", summary);
+    ok = false;
+  }
+  /* The book needs a title that is not its first part's: book.toml's, or
+   * the summary's own title, or the folder's name. */
+  bool titled = false;
+  for (guint i = 0; i < p->metadata->len; i++)
+    titled |= g_str_has_prefix(p->metadata->pdata[i], "title=");
+  if (ok && !titled) {
+    const char *t = s.title && g_ascii_strcasecmp(s.title, "Summary") != 0 &&
+                            g_ascii_strcasecmp(s.title, "Table of Contents") != 0
+                        ? s.title
+                        : NULL;
+    char *base = g_path_get_basename(p->root);
+    g_ptr_array_insert(p->metadata, 0, g_strdup_printf("title=%s", t ? t : base));
+    g_free(base);
+  }
+  g_free(s.title);
+  g_free(root);
+  g_free(toml);
+  g_free(dir);
+  g_free(text);
+  if (!ok) {
+    project_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+bool project_is_project(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR))
+    return true;
+  char *base = g_path_get_basename(path);
+  bool r = strcmp(base, "SUMMARY.md") == 0;
+  g_free(base);
+  return r;
+}
+
+Project *project_load(const char *path, GError **err) {
+  if (!g_file_test(path, G_FILE_TEST_IS_DIR))
+    return load_summary(path, err);
+  char *summary = find_summary(path);
+  Project *p = summary ? load_summary(summary, err) : load_folder(path, err);
+  g_free(summary);
+  return p;
+}

@@ -1,0 +1,199 @@
+/* test_project.c: book projects — book.toml's [book] table, mdBook's include
+ * lines (whole file, anchors, line ranges, missing files, files outside the
+ * book), SUMMARY.md (title, prefix, parts, nested numbered chapters, drafts,
+ * suffix) and folders of chapters with metadata.yaml. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "project.h"
+
+static char *dir; /* a fresh temporary folder per test */
+
+static int setup(void **state) {
+  (void)state;
+  dir = g_dir_make_tmp("octavo-project-XXXXXX", NULL);
+  return dir ? 0 : -1;
+}
+
+static void rm_rf(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    GDir *d = g_dir_open(path, 0, NULL);
+    const char *n;
+    while (d && (n = g_dir_read_name(d))) {
+      char *c = g_build_filename(path, n, NULL);
+      rm_rf(c);
+      g_free(c);
+    }
+    if (d)
+      g_dir_close(d);
+  }
+  g_remove(path);
+}
+
+static int teardown(void **state) {
+  (void)state;
+  rm_rf(dir);
+  g_free(dir);
+  return 0;
+}
+
+static void put(const char *name, const char *text) {
+  char *path = g_build_filename(dir, name, NULL);
+  char *parent = g_path_get_dirname(path);
+  g_mkdir_with_parents(parent, 0755);
+  assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_free(parent);
+  g_free(path);
+}
+
+static char *joined(GPtrArray *a) {
+  g_ptr_array_add(a, NULL);
+  char *s = g_strjoinv("|", (char **)a->pdata);
+  g_ptr_array_remove_index(a, a->len - 1);
+  return s;
+}
+
+static void test_book_toml(void **state) {
+  (void)state;
+  GPtrArray *m = g_ptr_array_new_with_free_func(g_free);
+  const char *toml = "# a comment\n"
+                     "[book]\n"
+                     "title = \"The \\\"Quoted\\\" Book\"\n"
+                     "authors = [\"Ada Lovelace\",\n  'Charles Babbage', ]\n"
+                     "language = \"fr\"\n"
+                     "multilingual = false\n"
+                     "src = \"src\"\n"
+                     "[output.html]\n"
+                     "title = \"not the book's\"\n"
+                     "additional-css = [\"x.css\"]\n"
+                     "fold = { enable = true, level = 1 }\n";
+  GError *err = NULL;
+  assert_true(project_parse_book_toml(toml, "book.toml", m, &err));
+  char *s = joined(m);
+  assert_string_equal(s, "title=The \"Quoted\" Book|author=Ada Lovelace|author=Charles Babbage|lang=fr");
+  g_free(s);
+  g_ptr_array_set_size(m, 0);
+  assert_false(project_parse_book_toml("[book]\ntitle = [\"a\"\n", "bad.toml", m, &err));
+  assert_non_null(err);
+  assert_non_null(strstr(err->message, "bad.toml:"));
+  g_clear_error(&err);
+  assert_false(project_parse_book_toml("[book]\ntitle \"x\"\n", "bad.toml", m, &err));
+  g_clear_error(&err);
+  g_ptr_array_free(m, TRUE);
+}
+
+static void test_includes(void **state) {
+  (void)state;
+  put("src/listings/main.rs", "use std::io;\n// ANCHOR: here\nfn main() {\n    println!(\"hi\");\n}\n"
+                              "// ANCHOR_END: here\n// ANCHOR: other\nx\n// ANCHOR_END: other\n");
+  put("secret.txt", "outside\n");
+  char *src = g_build_filename(dir, "src", NULL);
+  GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+  const char *text = "```rust\n{{#include listings/main.rs:here}}\n```\n"
+                     "```\n{{#include listings/main.rs:3:4}}\n```\n"
+                     "```\n{{#rustdoc_include listings/main.rs:other}}\n```\n"
+                     "A \\{{#include listings/main.rs}} stays.\n"
+                     "{{#include listings/missing.rs}}\n"
+                     "{{#include ../../etc/passwd}}\n";
+  char *out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
+  assert_string_equal(out, "```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n"
+                           "```\nfn main() {\n    println!(\"hi\");\n```\n"
+                           "```\nx\n```\n"
+                           "A {{#include listings/main.rs}} stays.\n"
+                           "{{#include listings/missing.rs}}\n"
+                           "{{#include ../../etc/passwd}}\n");
+  assert_int_equal(w->len, 2);
+  assert_non_null(strstr(w->pdata[0], "ch.md:11:1: warning: include file listings/missing.rs does not exist"));
+  assert_non_null(strstr(w->pdata[1], "ch.md:12:1: warning:"));
+  g_free(out);
+  /* The whole file, anchor lines left out. */
+  text = "{{#include listings/main.rs}}";
+  out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
+  assert_string_equal(out, "use std::io;\nfn main() {\n    println!(\"hi\");\n}\nx");
+  g_free(out);
+  g_ptr_array_free(w, TRUE);
+  g_free(src);
+}
+
+static void test_summary(void **state) {
+  (void)state;
+  put("book.toml", "[book]\ntitle = \"A Project\"\nauthors = [\"Ada\"]\n");
+  put("src/SUMMARY.md", "# Summary\n\n[Foreword](foreword.md)\n\n# Part One\n\n"
+                        "- [First](one/first.md)\n  - [Nested](one/nested.md)\n- [Draft]()\n\n---\n\n"
+                        "# Part Two\n\n1. [Second](two.md)\n\n[Afterword](after%20word.md)\n");
+  put("src/foreword.md", "# Foreword\n\nHello.\n");
+  put("src/one/first.md", "# First\n\n{{#include ../snippet.txt}}\n");
+  put("src/snippet.txt", "included text\n");
+  put("src/one/nested.md", "# Nested\n");
+  put("src/two.md", "# Second\n");
+  put("src/after word.md", "# Afterword\n");
+  GError *err = NULL;
+  Project *p = project_load(dir, &err); /* the folder: finds src/SUMMARY.md */
+  assert_non_null(p);
+  assert_null(err);
+  assert_int_equal(p->sources->len, 7);
+  const char *want[][2] = {{"foreword.md", "1"}, {"SUMMARY.md", "0"}, {"first.md", "1"},
+                           {"nested.md", "2"},   {"SUMMARY.md", "0"}, {"two.md", "1"},
+                           {"after word.md", "1"}};
+  for (guint i = 0; i < p->sources->len; i++) {
+    ProjectSource *s = &g_array_index(p->sources, ProjectSource, i);
+    assert_true(g_str_has_suffix(s->name, want[i][0]));
+    assert_int_equal(s->heading_shift, atoi(want[i][1]));
+  }
+  assert_string_equal(g_array_index(p->sources, ProjectSource, 1).text, "# Part One\n");
+  assert_int_equal(g_array_index(p->sources, ProjectSource, 1).line, 5);
+  assert_string_equal(g_array_index(p->sources, ProjectSource, 2).text, "# First\n\nincluded text\n");
+  char *m = joined(p->metadata);
+  assert_string_equal(m, "title=A Project|author=Ada");
+  g_free(m);
+  assert_int_equal(p->warnings->len, 1); /* the draft */
+  assert_non_null(strstr(p->warnings->pdata[0], "SUMMARY.md:9:3: warning: draft chapter 'Draft'"));
+  project_free(p);
+  /* A missing chapter file is an error naming the summary's line. */
+  put("src/SUMMARY.md", "- [Gone](gone.md)\n");
+  char *summary = g_build_filename(dir, "src", "SUMMARY.md", NULL);
+  assert_true(project_is_project(summary));
+  assert_null(project_load(summary, &err));
+  assert_non_null(strstr(err->message, "SUMMARY.md:1:3: chapter gone.md does not exist"));
+  g_clear_error(&err);
+  g_free(summary);
+}
+
+static void test_folder(void **state) {
+  (void)state;
+  put("b.md", "# B\n");
+  put("a.md", "# A\n");
+  put("metadata.yaml", "title: Folder\n");
+  put("notes.txt", "not a chapter\n");
+  GError *err = NULL;
+  Project *p = project_load(dir, &err);
+  assert_non_null(p);
+  assert_int_equal(p->sources->len, 2);
+  assert_true(g_str_has_suffix(g_array_index(p->sources, ProjectSource, 0).name, "/a.md"));
+  assert_true(g_str_has_suffix(g_array_index(p->sources, ProjectSource, 1).name, "/b.md"));
+  assert_int_equal(g_array_index(p->sources, ProjectSource, 0).heading_shift, 0);
+  assert_non_null(p->metadata_file);
+  assert_true(g_str_has_suffix(p->metadata_file, "metadata.yaml"));
+  project_free(p);
+  char *empty = g_build_filename(dir, "empty", NULL);
+  g_mkdir(empty, 0755);
+  assert_null(project_load(empty, &err));
+  assert_non_null(strstr(err->message, "no SUMMARY.md and no *.md"));
+  g_clear_error(&err);
+  g_free(empty);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_book_toml, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("project", tests, NULL, NULL);
+}
