@@ -162,13 +162,293 @@ static void fix_inline_pos(BookNode *n) {
   }
 }
 
+/* The conversion of one input: where the next nodes go. */
+typedef struct {
+  Ctx *c;
+  Src *s;
+  Book *b;
+  BookNode *root;  /* the input's tree */
+  BookNode *cur;   /* the node that takes the next children */
+  BookNode *limit; /* raw-HTML closing tags close nothing at or above it */
+  int ndefs;       /* footnote definitions seen */
+} Conv;
+
+/* A raw-HTML block: a lone opening tag opens a container for the Markdown
+ * that follows, closing tags close one, anything else is cleaned whole. */
+static void html_block(Conv *v, const char *lit, const BookPos *pos) {
+  BookNode *hn;
+  char *name;
+  char **closers = san_closing_tags(lit);
+  if (closers && closers[1]) { /* "</div></div>": close each */
+    for (char **k = closers; *k; k++)
+      v->cur = close_html(v->b, v->cur, v->limit, *k, pos);
+    g_strfreev(closers);
+    return;
+  }
+  g_strfreev(closers);
+  switch (san_fragment(v->b, lit ? lit : "", true, pos, &hn, &name)) {
+  case SAN_OPEN:
+    book_node_append(v->cur, hn);
+    v->cur = hn;
+    break;
+  case SAN_CLOSE:
+    v->cur = close_html(v->b, v->cur, v->limit, name, pos);
+    break;
+  case SAN_NONE: {
+    BookNode *open = san_block(v->b, lit ? lit : "", lit ? strlen(lit) : 0, pos, v->cur);
+    if (open)
+      v->cur = open;
+    break;
+  }
+  default:
+    book_node_free(hn);
+    break;
+  }
+  g_free(name);
+}
+
+/* One inline raw-HTML tag: opening tags open an element that takes the
+ * inlines up to its closing tag. */
+static void html_inline(Conv *v, const char *lit, const BookPos *pos) {
+  BookNode *hn;
+  char *name;
+  switch (san_fragment(v->b, lit ? lit : "", false, pos, &hn, &name)) {
+  case SAN_OPEN:
+  case SAN_SUPPRESS:
+    book_node_append(v->cur, hn);
+    v->cur = hn;
+    break;
+  case SAN_VOID:
+    book_node_append(v->cur, hn);
+    break;
+  case SAN_CLOSE:
+    v->cur = close_html(v->b, v->cur, v->limit, name, pos);
+    break;
+  default:
+    book_node_free(hn);
+    break;
+  }
+  g_free(name);
+}
+
+/* A footnote definition: owned by its BookFootnote, never by the tree. */
+static BookNode *footnote_def(Conv *v, cmark_node *cn, const BookPos *pos) {
+  BookFootnote *f = note_for(v->c, v->s, ++v->ndefs);
+  BookNode *n = book_node_new(v->b, BOOK_FOOTNOTE_DEF, pos);
+  if (f && !f->def) {
+    f->def = n;
+    f->label = footnote_label(cn);
+  } else {
+    /* Cannot happen with cmark-gfm's numbering; keep the tree owned. */
+    book_node_append(v->root, n);
+  }
+  return n;
+}
+
+static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit, const BookPos *pos,
+                            bool *holds) {
+  Book *b = v->b;
+  BookNode *n = NULL;
+  *holds = true;
+  switch (t) {
+  case CMARK_NODE_PARAGRAPH:
+    n = book_node_new(b, BOOK_PARAGRAPH, pos);
+    break;
+  case CMARK_NODE_HEADING:
+    n = book_node_new(b, BOOK_HEADING, pos);
+    n->as.heading.level = cmark_node_get_heading_level(cn);
+    break;
+  case CMARK_NODE_BLOCK_QUOTE:
+    n = book_node_new(b, BOOK_BLOCKQUOTE, pos);
+    break;
+  case CMARK_NODE_LIST:
+    n = book_node_new(b, BOOK_LIST, pos);
+    n->as.list.ordered = cmark_node_get_list_type(cn) == CMARK_ORDERED_LIST;
+    n->as.list.start = n->as.list.ordered ? cmark_node_get_list_start(cn) : 0;
+    n->as.list.tight = cmark_node_get_list_tight(cn);
+    n->as.list.delim = n->as.list.ordered ? (cmark_node_get_list_delim(cn) == CMARK_PAREN_DELIM ? ')' : '.') : 0;
+    break;
+  case CMARK_NODE_ITEM:
+    n = book_node_new(b, BOOK_ITEM, pos);
+    if (strcmp(cmark_node_get_type_string(cn), "tasklist") == 0)
+      n->as.item.task = cmark_gfm_extensions_get_tasklist_item_checked(cn) ? BOOK_TASK_DONE : BOOK_TASK_OPEN;
+    break;
+  case CMARK_NODE_CODE_BLOCK: {
+    *holds = false;
+    n = book_node_new(b, BOOK_CODE_BLOCK, pos);
+    n->text = g_strdup(lit ? lit : "");
+    const char *info = cmark_node_get_fence_info(cn);
+    if (info && *info) {
+      const char *e = info;
+      while (*e && !g_ascii_isspace(*e))
+        e++;
+      if (e > info)
+        n->as.code.info = g_strndup(info, (gsize)(e - info));
+    }
+    break;
+  }
+  default: /* CMARK_NODE_THEMATIC_BREAK */
+    *holds = false;
+    n = book_node_new(b, BOOK_THEMATIC_BREAK, pos);
+    break;
+  }
+  return n;
+}
+
+static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit, const BookPos *pos,
+                             bool *holds) {
+  Book *b = v->b;
+  BookNode *n = NULL;
+  *holds = false;
+  switch (t) {
+  case CMARK_NODE_TEXT:
+    if (lit && *lit) { /* cmark leaves some empty text nodes */
+      n = book_node_new(b, BOOK_TEXT, pos);
+      n->text = g_strdup(lit);
+    }
+    break;
+  case CMARK_NODE_SOFTBREAK:
+    n = book_node_new(b, BOOK_SOFTBREAK, pos);
+    break;
+  case CMARK_NODE_LINEBREAK:
+    n = book_node_new(b, BOOK_LINEBREAK, pos);
+    break;
+  case CMARK_NODE_CODE:
+    n = book_node_new(b, BOOK_CODE, pos);
+    n->text = g_strdup(lit ? lit : "");
+    break;
+  case CMARK_NODE_EMPH:
+  case CMARK_NODE_STRONG:
+    n = book_node_new(b, t == CMARK_NODE_EMPH ? BOOK_EMPH : BOOK_STRONG, pos);
+    *holds = true;
+    break;
+  case CMARK_NODE_LINK:
+  case CMARK_NODE_IMAGE: {
+    const char *title = cmark_node_get_title(cn);
+    n = book_node_new(b, t == CMARK_NODE_LINK ? BOOK_LINK : BOOK_IMAGE, pos);
+    if (t == CMARK_NODE_LINK) {
+      n->as.link.href = g_strdup(cmark_node_get_url(cn));
+      n->as.link.title = title && *title ? g_strdup(title) : NULL;
+    } else {
+      n->as.image.src = g_strdup(cmark_node_get_url(cn));
+      n->as.image.title = title && *title ? g_strdup(title) : NULL;
+    }
+    *holds = true;
+    break;
+  }
+  default: { /* CMARK_NODE_FOOTNOTE_REFERENCE */
+    BookFootnote *f = note_for(v->c, v->s, lit ? atoi(lit) : 0);
+    if (f) {
+      n = book_node_new(b, BOOK_FOOTNOTE_REF, pos);
+      n->as.fnref.note = f;
+    } else {
+      n = book_node_new(b, BOOK_TEXT, pos);
+      n->text = g_strdup_printf("[^%s]", lit ? lit : "");
+    }
+    break;
+  }
+  }
+  return n;
+}
+
+/* The extensions' nodes: tables and strikethrough. */
+static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos) {
+  Book *b = v->b;
+  BookNode *n = NULL;
+  const char *ts = cmark_node_get_type_string(cn);
+  if (strcmp(ts, "table") == 0) {
+    n = book_node_new(b, BOOK_TABLE, pos);
+    int ncols = cmark_gfm_extensions_get_table_columns(cn);
+    uint8_t *al = cmark_gfm_extensions_get_table_alignments(cn);
+    n->as.table.ncols = ncols;
+    n->as.table.align = g_new0(BookAlign, ncols > 0 ? ncols : 1);
+    for (int i = 0; i < ncols && al; i++)
+      n->as.table.align[i] = al[i] == 'l'   ? BOOK_ALIGN_LEFT
+                             : al[i] == 'c' ? BOOK_ALIGN_CENTER
+                             : al[i] == 'r' ? BOOK_ALIGN_RIGHT
+                                            : BOOK_ALIGN_NONE;
+  } else if (strcmp(ts, "table_header") == 0 || strcmp(ts, "table_row") == 0) {
+    n = book_node_new(b, BOOK_TABLE_ROW, pos);
+    n->as.row.header = strcmp(ts, "table_header") == 0;
+  } else if (strcmp(ts, "table_cell") == 0) {
+    n = book_node_new(b, BOOK_TABLE_CELL, pos);
+  } else if (strcmp(ts, "strikethrough") == 0) {
+    n = book_node_new(b, BOOK_STRIKE, pos);
+  } else {
+    book_diag(b, BOOK_WARNING, pos, "unsupported Markdown node '%s' ignored (its text is kept)", ts);
+  }
+  return n;
+}
+
+/* The model node for cmark node cn, or NULL when it makes none.  Raw HTML
+ * is placed (and v->cur moved) here; *attach false: the caller must not
+ * append the node; *holds: cn's children go into it. */
+static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const BookPos *pos, bool *holds,
+                           bool *attach) {
+  const char *lit = cmark_node_get_literal(cn);
+  *holds = false;
+  *attach = true;
+  switch (t) {
+  case CMARK_NODE_PARAGRAPH:
+  case CMARK_NODE_HEADING:
+  case CMARK_NODE_BLOCK_QUOTE:
+  case CMARK_NODE_LIST:
+  case CMARK_NODE_ITEM:
+  case CMARK_NODE_CODE_BLOCK:
+  case CMARK_NODE_THEMATIC_BREAK:
+    return block_node(v, cn, t, lit, pos, holds);
+  case CMARK_NODE_HTML_BLOCK:
+    html_block(v, lit, pos);
+    return NULL;
+  case CMARK_NODE_HTML_INLINE:
+    html_inline(v, lit, pos);
+    return NULL;
+  case CMARK_NODE_FOOTNOTE_DEFINITION:
+    *holds = true;
+    *attach = false;
+    return footnote_def(v, cn, pos);
+  case CMARK_NODE_TEXT:
+  case CMARK_NODE_SOFTBREAK:
+  case CMARK_NODE_LINEBREAK:
+  case CMARK_NODE_CODE:
+  case CMARK_NODE_EMPH:
+  case CMARK_NODE_STRONG:
+  case CMARK_NODE_LINK:
+  case CMARK_NODE_IMAGE:
+  case CMARK_NODE_FOOTNOTE_REFERENCE:
+    return inline_node(v, cn, t, lit, pos, holds);
+  default: {
+    BookNode *n = ext_node(v, cn, pos);
+    *holds = n != NULL;
+    return n;
+  }
+  }
+}
+
+/* cn's EXIT: pop the open containers down to cn's entry (robust even if
+ * cm_is_leaf() and cmark disagree), finishing each; returns where the next
+ * nodes go. */
+static BookNode *pop_open(GArray *stack, cmark_node *cn, BookNode *cur) {
+  guint k = stack->len;
+  while (k > 0 && g_array_index(stack, Open, k - 1).cm != cn)
+    k--;
+  while (k > 0 && stack->len >= k) {
+    Open o = g_array_index(stack, Open, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    cur = o.restore;
+    if (o.node && o.node->type == BOOK_PARAGRAPH)
+      finish_paragraph(o.node);
+    else if (o.node && book_node_is_inline(o.node->type))
+      fix_inline_pos(o.node);
+  }
+  return cur;
+}
+
 static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
-  Book *b = c->book;
   BookPos rpos = {s->file, 1, 1};
-  BookNode *root = book_node_new(b, BOOK_ROOT, &rpos);
-  BookNode *cur = root;
+  Conv v = {.c = c, .s = s, .b = c->book};
+  v.root = v.cur = book_node_new(c->book, BOOK_ROOT, &rpos);
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(Open));
-  int ndefs = 0;
   int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
   cmark_iter *it = cmark_iter_new(doc);
   cmark_event_type ev;
@@ -178,238 +458,34 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
     if (t == CMARK_NODE_DOCUMENT)
       continue;
     if (ev == CMARK_EVENT_EXIT) {
-      /* Pop to cn's entry (robust even if cm_is_leaf() and cmark disagree). */
-      guint k = stack->len;
-      while (k > 0 && g_array_index(stack, Open, k - 1).cm != cn)
-        k--;
-      while (k > 0 && stack->len >= k) {
-        Open o = g_array_index(stack, Open, stack->len - 1);
-        g_array_set_size(stack, stack->len - 1);
-        cur = o.restore;
-        if (o.node && o.node->type == BOOK_PARAGRAPH)
-          finish_paragraph(o.node);
-        else if (o.node && book_node_is_inline(o.node->type))
-          fix_inline_pos(o.node);
-      }
+      v.cur = pop_open(stack, cn, v.cur);
       continue;
     }
-    BookNode *limit = stack->len ? g_array_index(stack, Open, stack->len - 1).node : root;
-    if (!limit)
-      limit = g_array_index(stack, Open, stack->len - 1).restore;
+    v.limit = stack->len ? g_array_index(stack, Open, stack->len - 1).node : v.root;
+    if (!v.limit)
+      v.limit = g_array_index(stack, Open, stack->len - 1).restore;
     /* A chapter heading at the top closes raw HTML containers left open. */
     if (t == CMARK_NODE_HEADING && cmark_node_parent(cn) == doc && cmark_node_get_heading_level(cn) <= split)
-      cur = root;
+      v.cur = v.root;
     if (t == CMARK_NODE_FOOTNOTE_DEFINITION)
-      cur = root;
-    BookPos pos = cm_pos(s, cn, cur);
+      v.cur = v.root;
+    BookPos pos = cm_pos(s, cn, v.cur);
     if (t & CMARK_NODE_TYPE_INLINE)
-      fix_pos_after_break(s, cn, cur, &pos);
-    BookNode *n = NULL;
-    bool holds = false; /* n takes the content of cn */
-    bool attach = true;
-    const char *lit = cmark_node_get_literal(cn);
-    switch (t) {
-    case CMARK_NODE_PARAGRAPH:
-      n = book_node_new(b, BOOK_PARAGRAPH, &pos);
-      holds = true;
-      break;
-    case CMARK_NODE_HEADING:
-      n = book_node_new(b, BOOK_HEADING, &pos);
-      n->as.heading.level = cmark_node_get_heading_level(cn);
-      holds = true;
-      break;
-    case CMARK_NODE_BLOCK_QUOTE:
-      n = book_node_new(b, BOOK_BLOCKQUOTE, &pos);
-      holds = true;
-      break;
-    case CMARK_NODE_LIST:
-      n = book_node_new(b, BOOK_LIST, &pos);
-      n->as.list.ordered = cmark_node_get_list_type(cn) == CMARK_ORDERED_LIST;
-      n->as.list.start = n->as.list.ordered ? cmark_node_get_list_start(cn) : 0;
-      n->as.list.tight = cmark_node_get_list_tight(cn);
-      n->as.list.delim = n->as.list.ordered ? (cmark_node_get_list_delim(cn) == CMARK_PAREN_DELIM ? ')' : '.') : 0;
-      holds = true;
-      break;
-    case CMARK_NODE_ITEM:
-      n = book_node_new(b, BOOK_ITEM, &pos);
-      if (strcmp(cmark_node_get_type_string(cn), "tasklist") == 0)
-        n->as.item.task = cmark_gfm_extensions_get_tasklist_item_checked(cn) ? BOOK_TASK_DONE : BOOK_TASK_OPEN;
-      holds = true;
-      break;
-    case CMARK_NODE_CODE_BLOCK: {
-      n = book_node_new(b, BOOK_CODE_BLOCK, &pos);
-      n->text = g_strdup(lit ? lit : "");
-      const char *info = cmark_node_get_fence_info(cn);
-      if (info && *info) {
-        const char *e = info;
-        while (*e && !g_ascii_isspace(*e))
-          e++;
-        if (e > info)
-          n->as.code.info = g_strndup(info, (gsize)(e - info));
-      }
-      break;
-    }
-    case CMARK_NODE_THEMATIC_BREAK:
-      n = book_node_new(b, BOOK_THEMATIC_BREAK, &pos);
-      break;
-    case CMARK_NODE_HTML_BLOCK: {
-      BookNode *hn;
-      char *name;
-      char **closers = san_closing_tags(lit);
-      if (closers && closers[1]) { /* "</div></div>": close each */
-        for (char **k = closers; *k; k++)
-          cur = close_html(b, cur, limit, *k, &pos);
-        g_strfreev(closers);
-        break;
-      }
-      g_strfreev(closers);
-      switch (san_fragment(b, lit ? lit : "", true, &pos, &hn, &name)) {
-      case SAN_OPEN:
-        book_node_append(cur, hn);
-        cur = hn;
-        break;
-      case SAN_CLOSE:
-        cur = close_html(b, cur, limit, name, &pos);
-        break;
-      case SAN_NONE: {
-        BookNode *open = san_block(b, lit ? lit : "", lit ? strlen(lit) : 0, &pos, cur);
-        if (open)
-          cur = open;
-        break;
-      }
-      default:
-        book_node_free(hn);
-        break;
-      }
-      g_free(name);
-      break;
-    }
-    case CMARK_NODE_HTML_INLINE: {
-      BookNode *hn;
-      char *name;
-      switch (san_fragment(b, lit ? lit : "", false, &pos, &hn, &name)) {
-      case SAN_OPEN:
-      case SAN_SUPPRESS:
-        book_node_append(cur, hn);
-        cur = hn;
-        break;
-      case SAN_VOID:
-        book_node_append(cur, hn);
-        break;
-      case SAN_CLOSE:
-        cur = close_html(b, cur, limit, name, &pos);
-        break;
-      default:
-        book_node_free(hn);
-        break;
-      }
-      g_free(name);
-      break;
-    }
-    case CMARK_NODE_FOOTNOTE_DEFINITION: {
-      BookFootnote *f = note_for(c, s, ++ndefs);
-      n = book_node_new(b, BOOK_FOOTNOTE_DEF, &pos);
-      holds = true;
-      attach = false;
-      if (f && !f->def) {
-        f->def = n;
-        f->label = footnote_label(cn);
-      } else {
-        /* Cannot happen with cmark-gfm's numbering; keep the tree owned. */
-        book_node_append(root, n);
-      }
-      break;
-    }
-    case CMARK_NODE_TEXT:
-      if (lit && *lit) { /* cmark leaves some empty text nodes */
-        n = book_node_new(b, BOOK_TEXT, &pos);
-        n->text = g_strdup(lit);
-      }
-      break;
-    case CMARK_NODE_SOFTBREAK:
-      n = book_node_new(b, BOOK_SOFTBREAK, &pos);
-      break;
-    case CMARK_NODE_LINEBREAK:
-      n = book_node_new(b, BOOK_LINEBREAK, &pos);
-      break;
-    case CMARK_NODE_CODE:
-      n = book_node_new(b, BOOK_CODE, &pos);
-      n->text = g_strdup(lit ? lit : "");
-      break;
-    case CMARK_NODE_EMPH:
-      n = book_node_new(b, BOOK_EMPH, &pos);
-      holds = true;
-      break;
-    case CMARK_NODE_STRONG:
-      n = book_node_new(b, BOOK_STRONG, &pos);
-      holds = true;
-      break;
-    case CMARK_NODE_LINK: {
-      n = book_node_new(b, BOOK_LINK, &pos);
-      n->as.link.href = g_strdup(cmark_node_get_url(cn));
-      const char *title = cmark_node_get_title(cn);
-      n->as.link.title = title && *title ? g_strdup(title) : NULL;
-      holds = true;
-      break;
-    }
-    case CMARK_NODE_IMAGE: {
-      n = book_node_new(b, BOOK_IMAGE, &pos);
-      n->as.image.src = g_strdup(cmark_node_get_url(cn));
-      const char *title = cmark_node_get_title(cn);
-      n->as.image.title = title && *title ? g_strdup(title) : NULL;
-      holds = true;
-      break;
-    }
-    case CMARK_NODE_FOOTNOTE_REFERENCE: {
-      BookFootnote *f = note_for(c, s, lit ? atoi(lit) : 0);
-      if (f) {
-        n = book_node_new(b, BOOK_FOOTNOTE_REF, &pos);
-        n->as.fnref.note = f;
-      } else {
-        n = book_node_new(b, BOOK_TEXT, &pos);
-        n->text = g_strdup_printf("[^%s]", lit ? lit : "");
-      }
-      break;
-    }
-    default: {
-      const char *ts = cmark_node_get_type_string(cn);
-      if (strcmp(ts, "table") == 0) {
-        n = book_node_new(b, BOOK_TABLE, &pos);
-        int ncols = cmark_gfm_extensions_get_table_columns(cn);
-        uint8_t *al = cmark_gfm_extensions_get_table_alignments(cn);
-        n->as.table.ncols = ncols;
-        n->as.table.align = g_new0(BookAlign, ncols > 0 ? ncols : 1);
-        for (int i = 0; i < ncols && al; i++)
-          n->as.table.align[i] = al[i] == 'l'   ? BOOK_ALIGN_LEFT
-                                 : al[i] == 'c' ? BOOK_ALIGN_CENTER
-                                 : al[i] == 'r' ? BOOK_ALIGN_RIGHT
-                                                : BOOK_ALIGN_NONE;
-      } else if (strcmp(ts, "table_header") == 0 || strcmp(ts, "table_row") == 0) {
-        n = book_node_new(b, BOOK_TABLE_ROW, &pos);
-        n->as.row.header = strcmp(ts, "table_header") == 0;
-      } else if (strcmp(ts, "table_cell") == 0) {
-        n = book_node_new(b, BOOK_TABLE_CELL, &pos);
-      } else if (strcmp(ts, "strikethrough") == 0) {
-        n = book_node_new(b, BOOK_STRIKE, &pos);
-      } else {
-        book_diag(b, BOOK_WARNING, &pos, "unsupported Markdown node '%s' ignored (its text is kept)", ts);
-      }
-      holds = n != NULL;
-      break;
-    }
-    }
+      fix_pos_after_break(s, cn, v.cur, &pos);
+    bool holds, attach;
+    BookNode *n = make_node(&v, cn, t, &pos, &holds, &attach);
     if (n && attach)
-      book_node_append(cur, n);
+      book_node_append(v.cur, n);
     if (!cm_is_leaf(t)) {
-      Open o = {cn, holds ? n : NULL, cur};
+      Open o = {cn, holds ? n : NULL, v.cur};
       g_array_append_val(stack, o);
       if (holds)
-        cur = n;
+        v.cur = n;
     }
   }
   cmark_iter_free(it);
   g_array_free(stack, TRUE);
-  return root;
+  return v.root;
 }
 
 /* cmark-gfm silently drops footnote definitions that nothing references.
