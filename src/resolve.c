@@ -104,13 +104,14 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
     n->as.link.href = clean;
   }
   const char *href = n->as.link.href ? n->as.link.href : "";
-  char *scheme = san_url_scheme(href);
-  if (scheme) {
-    if (strcmp(scheme, "http") && strcmp(scheme, "https") && strcmp(scheme, "mailto")) {
+  BookUrlKind kind = book_url_kind(href);
+  if (kind != BOOK_URL_RELATIVE) {
+    if (kind != BOOK_URL_WEB && kind != BOOK_URL_MAILTO) {
+      char *scheme = book_url_scheme(href);
       book_diag(b, BOOK_WARNING, &n->pos, "link with a %s: URL dropped (its text is kept)", scheme);
+      g_free(scheme);
       book_node_unwrap(n);
     }
-    g_free(scheme);
     return;
   }
   if (!*href || g_str_has_prefix(href, "//")) {
@@ -173,76 +174,19 @@ static bool inside(const char *real, const char *dir) {
   return strncmp(real, dir, n) == 0 && real[n] == '/';
 }
 
-static unsigned be16(const guchar *p) { return (unsigned)p[0] << 8 | p[1]; }
-static unsigned be32(const guchar *p) { return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3]; }
-
-/* The media type from the first bytes, and the size in pixels when the
- * header gives it; NULL when not PNG, JPEG, GIF or SVG. */
-static const char *sniff_image(const guchar *d, gsize len, int *w, int *h, const char **ext) {
-  *w = *h = 0;
-  if (len >= 24 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) {
-    if (memcmp(d + 12, "IHDR", 4) == 0) {
-      *w = (int)be32(d + 16);
-      *h = (int)be32(d + 20);
-    }
-    *ext = "png";
-    return "image/png";
-  }
-  if (len >= 10 && (memcmp(d, "GIF87a", 6) == 0 || memcmp(d, "GIF89a", 6) == 0)) {
-    *w = d[6] | d[7] << 8;
-    *h = d[8] | d[9] << 8;
-    *ext = "gif";
-    return "image/gif";
-  }
-  if (len >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) {
-    gsize i = 2;
-    while (i + 9 < len && d[i] == 0xFF) {
-      guchar m = d[i + 1];
-      if (m == 0xFF) {
-        i++;
-        continue;
-      }
-      if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
-        i += 2;
-        continue;
-      }
-      if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-        *h = (int)be16(d + i + 5);
-        *w = (int)be16(d + i + 7);
-        break;
-      }
-      i += 2 + be16(d + i + 2);
-    }
-    *ext = "jpg";
-    return "image/jpeg";
-  }
-  gsize i = 0;
-  if (len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0)
-    i = 3;
-  while (i < len && g_ascii_isspace(d[i]))
-    i++;
-  if (i < len && d[i] == '<') {
-    gsize look = MIN(len - i, 4096);
-    const char *t = (const char *)d + i;
-    if (g_str_has_prefix(t, "<svg") || g_strstr_len(t, (gssize)look, "<svg")) {
-      *ext = "svg";
-      return "image/svg+xml";
-    }
-  }
-  return NULL;
-}
-
 static void resolve_image(Ctx *c, BookNode *n) {
   Book *b = c->book;
   const char *src = n->as.image.src ? n->as.image.src : "";
-  char *scheme = san_url_scheme(src);
-  if (scheme) {
-    if (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0)
-      book_diag(b, BOOK_WARNING, &n->pos, "remote image %s is not fetched", src);
-    else if (strcmp(scheme, "data") == 0)
-      book_diag(b, BOOK_WARNING, &n->pos, "data: image is not embedded; only local files are");
-    else
-      book_diag(b, BOOK_WARNING, &n->pos, "image with a %s: URL refused", scheme);
+  BookUrlKind kind = book_url_kind(src);
+  if (kind == BOOK_URL_WEB) {
+    book_diag(b, BOOK_WARNING, &n->pos, "remote image %s is not fetched", src);
+    return;
+  } else if (kind == BOOK_URL_DATA) {
+    book_diag(b, BOOK_WARNING, &n->pos, "data: image is not embedded; only local files are");
+    return;
+  } else if (kind != BOOK_URL_RELATIVE) {
+    char *scheme = book_url_scheme(src);
+    book_diag(b, BOOK_WARNING, &n->pos, "image with a %s: URL refused", scheme);
     g_free(scheme);
     return;
   }
@@ -271,17 +215,9 @@ static void resolve_image(Ctx *c, BookNode *n) {
   } else if ((n->as.image.res = g_hash_table_lookup(c->res_by_path, real))) {
     /* already known */
   } else {
-    guchar head[65536];
-    gsize got = 0;
-    FILE *f = fopen(real, "rb");
-    if (f) {
-      got = fread(head, 1, sizeof head, f);
-      fclose(f);
-    }
     int w, h;
-    const char *ext = NULL;
-    const char *type = sniff_image(head, got, &w, &h, &ext);
-    if (!type) {
+    BookImageKind kind = book_image_probe(real, &w, &h);
+    if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
     } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
       /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
@@ -290,8 +226,9 @@ static void resolve_image(Ctx *c, BookNode *n) {
       BookResource *r = g_new0(BookResource, 1);
       r->src = g_strdup(src);
       r->path = g_strdup(real);
-      r->media_type = g_strdup(type);
-      r->href = g_strdup_printf("images/img-%u.%s", b->resources->len + 1, ext);
+      r->kind = kind;
+      r->media_type = g_strdup(book_image_media_type(kind));
+      r->href = g_strdup_printf("images/img-%u.%s", b->resources->len + 1, book_image_ext(kind));
       r->width_px = w;
       r->height_px = h;
       g_ptr_array_add(b->resources, r);
