@@ -135,12 +135,33 @@ struct BookFootnote {
   int nrefs;             /* references seen */
 };
 
+/* What an image file is, from its first bytes (image.c). */
+typedef enum {
+  BOOK_IMAGE_NONE, /* not an image octavo recognises */
+  BOOK_IMAGE_PNG,
+  BOOK_IMAGE_JPEG,
+  BOOK_IMAGE_GIF,
+  BOOK_IMAGE_SVG,
+  BOOK_IMAGE_WEBP, /* recognised, but not (yet) accepted in a book: resolve.c refuses it */
+} BookImageKind;
+
+/* A local image of the book.  Invariant: resolved ONCE, at parse time
+ * (resolve.c, through book_image_probe()): kind, media_type and the size are
+ * final, and no later stage opens the file to learn what it is or how big it
+ * is (the writers read path only to copy or draw the bytes).  kind is one of
+ * PNG, JPEG, GIF, SVG (never NONE or WEBP); media_type is
+ * book_image_media_type(kind).  width_px and height_px are the pixel size a
+ * raster header gives (PNG IHDR, JPEG start of frame even after 64 KiB of
+ * metadata, GIF screen), or an SVG's width/height in CSS px (96 to the inch;
+ * completed from its viewBox); both 0 when the file does not say (then draw
+ * a placeholder).  Images over 20000 px a side or 100 Mpx are refused. */
 struct BookResource {
   char *src;        /* as written in the Markdown */
   char *path;       /* resolved file system path */
   char *media_type; /* image/png, image/jpeg, image/gif, image/svg+xml */
   char *href;       /* path inside the EPUB, e.g. "images/img-1.png" */
   int width_px, height_px; /* 0 when unknown */
+  BookImageKind kind;
 };
 
 typedef struct {
@@ -271,6 +292,44 @@ typedef struct {
 } BookOutlineLevels;
 /* The outline level of the next heading, of source level `level` (1..6). */
 int book_outline_level(BookOutlineLevels *o, int level);
+
+/* ---- images (image.c) ---- */
+
+/* The kind of image in data[0..len) and the size its header gives (0 x 0
+ * when it gives none; SVG: width/height in CSS px, or the viewBox). */
+BookImageKind book_image_sniff(const guchar *data, gsize len, int *width_px, int *height_px);
+/* The same for the file at path, reading its first 64 KiB (and, for a JPEG
+ * whose size comes later, seeking on to its start of frame).
+ * BOOK_IMAGE_NONE when it cannot be read. */
+BookImageKind book_image_probe(const char *path, int *width_px, int *height_px);
+/* "image/png", ... for a kind; NULL for BOOK_IMAGE_NONE. Static strings. */
+const char *book_image_media_type(BookImageKind kind);
+/* The file extension for a kind ("png", "jpg", "gif", "svg", "webp"), or NULL. */
+const char *book_image_ext(BookImageKind kind);
+
+/* ---- URLs (url.c): the one classification every stage uses ---- */
+
+typedef enum {
+  BOOK_URL_RELATIVE, /* no scheme: a path, ?query or #fragment, resolved inside the book */
+  BOOK_URL_WEB,      /* http: or https: */
+  BOOK_URL_MAILTO,   /* mailto: */
+  BOOK_URL_DATA,     /* data: */
+  BOOK_URL_OTHER,    /* any other scheme: javascript:, file:, ftp:, ... */
+} BookUrlKind;
+
+/* The scheme of url in lower case (RFC 3986: schemes are case-insensitive),
+ * read as a browser reads it: ASCII white space and controls anywhere in it
+ * are ignored ("java\tscript:" is javascript).  NULL when url has none (a
+ * relative reference) or is NULL.  Caller frees. */
+char *book_url_scheme(const char *url);
+/* The kind of url, by its scheme as book_url_scheme() reads it. */
+BookUrlKind book_url_kind(const char *url);
+/* True when url leads out of the book and may be written as a link as it
+ * is: it starts with "http://", "https://" (an authority: "http:x" is no
+ * usable web address) or "mailto:", the scheme in any case and nothing
+ * before it.  Every writer's test for "external link" (EPUB href, PDF URI
+ * action, link notes). */
+bool book_url_is_external(const char *url);
 
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);

@@ -160,24 +160,24 @@ static bool in_list(const char *list, const char *word) {
   return false;
 }
 
-char *san_url_scheme(const char *url) {
-  /* Browsers ignore ASCII whitespace and controls inside a scheme
-   * ("java\tscript:"), so look at the URL without them. */
-  GString *s = g_string_new(NULL);
-  for (const char *p = url ? url : ""; *p; p++)
-    if ((guchar)*p > 0x20 && *p != 0x7f)
-      g_string_append_c(s, *p);
-  char *scheme = g_strdup(g_uri_peek_scheme(s->str));
-  g_string_free(s, TRUE);
-  return scheme;
+bool san_url_allowed(const char *url) {
+  BookUrlKind k = book_url_kind(url);
+  return k == BOOK_URL_RELATIVE || k == BOOK_URL_WEB || k == BOOK_URL_MAILTO;
 }
 
-bool san_url_allowed(const char *url) {
-  char *scheme = san_url_scheme(url);
-  bool ok = !scheme || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0 ||
-            strcmp(scheme, "mailto") == 0;
-  g_free(scheme);
-  return ok;
+bool san_element_is_void(const char *tag) {
+  const ElemInfo *ei = elem_info(tag);
+  return ei && (ei->flags & E_VOID);
+}
+
+bool san_element_is_allowed(const char *tag) {
+  const ElemInfo *ei = elem_info(tag);
+  return ei && (ei->flags & (E_BLOCK | E_INLINE));
+}
+
+bool san_attr_is_allowed(const char *tag, const char *attr) {
+  const ElemInfo *ei = elem_info(tag);
+  return ei && (ei->flags & (E_BLOCK | E_INLINE)) && attr && (in_list(global_attrs, attr) || in_list(ei->attrs, attr));
 }
 
 bool san_is_marker(const BookNode *n) {
@@ -247,10 +247,8 @@ static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, con
     return true;
   }
   if (strcmp(name, "src") == 0) {
-    char *scheme = san_url_scheme(value);
-    bool ok = !scheme || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0 ||
-              strcmp(scheme, "data") == 0;
-    g_free(scheme);
+    BookUrlKind k = book_url_kind(value);
+    bool ok = k == BOOK_URL_RELATIVE || k == BOOK_URL_WEB || k == BOOK_URL_DATA;
     if (!ok)
       *why = "unsafe URL";
     return ok;

@@ -65,13 +65,21 @@ void san_repair(Book *book, BookNode *tree);
  * removes it, with everything inside, once the element is closed. */
 bool san_is_marker(const BookNode *node);
 
-/* True when url may appear in a kept link: http, https, mailto, or no
- * scheme at all (relative or #fragment). */
+/* True when url may appear in a kept link or cite: http, https, mailto,
+ * or no scheme at all (relative or #fragment); book_url_kind() reads it. */
 bool san_url_allowed(const char *url);
 
-/* The lower-case scheme of url ("http", "javascript", ...), ignoring the
- * ASCII whitespace and controls that browsers ignore, or NULL when it has
- * none (a relative URL). Caller frees. */
-char *san_url_scheme(const char *url);
+/* ---- the one HTML element table (sanitize.c), for every stage ---- */
+
+/* True for an element that never has content (br, hr, img, wbr, col, and
+ * the dropped void elements: input, meta, ...), written as <x/>. tag is
+ * compared case-insensitively; NULL and unknown tags are not void. */
+bool san_element_is_void(const char *tag);
+/* True for an element the allow-list keeps (as BOOK_HTML_BLOCK or
+ * BOOK_HTML_INLINE, or img, a, br as the model's own nodes). */
+bool san_element_is_allowed(const char *tag);
+/* True when attribute attr is kept on allowed element tag (before the
+ * value checks: ids without spaces, numbers, safe URLs). */
+bool san_attr_is_allowed(const char *tag, const char *attr);
 
 #endif

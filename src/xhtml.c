@@ -31,6 +31,7 @@
 #include <libxml/xmlwriter.h>
 #include <string.h>
 
+#include "sanitize.h"
 #include "util.h"
 
 typedef enum { MODE_EPUB, MODE_SINGLE, MODE_FRAGMENT } Mode;
@@ -128,27 +129,14 @@ static void text(XhtmlWriter *x, const char *s) {
 }
 static void nl(XhtmlWriter *x) { xmlTextWriterWriteString(x->w, BAD_CAST "\n"); }
 
-static bool is_web_url(const char *href) {
-  return href && (g_ascii_strncasecmp(href, "http://", 7) == 0 || g_ascii_strncasecmp(href, "https://", 8) == 0 ||
-                  g_ascii_strncasecmp(href, "mailto:", 7) == 0);
-}
-
-static bool is_void_tag(const char *tag) {
-  static const char *const v[] = {"br", "hr", "img", "wbr", "col", "area", "source", "track", "input", NULL};
-  for (int i = 0; v[i]; i++)
-    if (strcmp(tag, v[i]) == 0)
-      return true;
-  return false;
-}
-
 /* The attributes of a cleaned raw HTML element (not img): href and src
  * follow the link policy; with_id false leaves out the id (an element
  * written a second time, see reopen_inline). */
 static void html_attrs(XhtmlWriter *x, const BookNode *n, bool with_id) {
   for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2) {
-    if (strcmp(a[0], "href") == 0 && !is_web_url(a[1]) && a[1][0] != '#')
+    if (strcmp(a[0], "href") == 0 && !book_url_is_external(a[1]) && a[1][0] != '#')
       continue;
-    if (strcmp(a[0], "src") == 0 && !is_web_url(a[1]))
+    if (strcmp(a[0], "src") == 0 && !book_url_is_external(a[1]))
       continue;
     if (!with_id && strcmp(a[0], "id") == 0)
       continue;
@@ -222,7 +210,7 @@ static char *link_href(XhtmlWriter *x, const BookNode *n) {
       frag = NULL;
     return n->as.link.chapter ? internal_href(x, n->as.link.chapter, frag) : NULL;
   }
-  if (is_web_url(n->as.link.href))
+  if (book_url_is_external(n->as.link.href))
     return g_strdup(n->as.link.href);
   return NULL;
 }
@@ -602,7 +590,7 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
       attr(x, "title", n->as.image.title);
     end_void(x);
   } else {
-    if (is_web_url(n->as.image.src) && !x->in_link) {
+    if (book_url_is_external(n->as.image.src) && !x->in_link) {
       start(x, "a");
       attr(x, "href", n->as.image.src);
       text(x, alt->len ? alt->str : n->as.image.src);
@@ -647,13 +635,13 @@ static void write_html_start(XhtmlWriter *x, BookNode *n) {
   html_attrs(x, n, true);
   if (strcmp(tag, "a") == 0)
     x->in_link++;
-  if (is_void_tag(tag))
+  if (san_element_is_void(tag))
     end_void(x);
 }
 
 static void write_html_end(XhtmlWriter *x, BookNode *n) {
   const char *tag = n->as.html.tag ? n->as.html.tag : "span";
-  if (strcmp(tag, "img") == 0 || is_void_tag(tag))
+  if (strcmp(tag, "img") == 0 || san_element_is_void(tag))
     return;
   if (strcmp(tag, "a") == 0)
     x->in_link--;
@@ -805,13 +793,13 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   case BOOK_HTML_BLOCK:
     write_marks_at_start(x, n);
     write_html_start(x, n);
-    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || is_void_tag(n->as.html.tag ? n->as.html.tag : ""))
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
       book_iter_skip_children(it);
     break;
   case BOOK_HTML_INLINE:
     write_marks_at_start(x, n);
     write_html_start(x, n);
-    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || is_void_tag(n->as.html.tag ? n->as.html.tag : ""))
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
       book_iter_skip_children(it);
     break;
   case BOOK_TEXT:
@@ -1293,7 +1281,7 @@ static void write_title_block(XhtmlWriter *x) {
       continue;
     start(x, "p");
     attr(x, "class", rest[i][0]);
-    if (i == 2 && is_web_url(rest[i][1])) {
+    if (i == 2 && book_url_is_external(rest[i][1])) {
       start(x, "a");
       attr(x, "href", rest[i][1]);
       text(x, rest[i][1]);

@@ -1,0 +1,200 @@
+/* chapters.c: chapters, ids and footnote numbers.
+ *
+ * What it does: takes each input's converted tree apart into chapters (the
+ * first H1 as the book's title with its byline, a chapter per heading of
+ * level <= --split-level at the top), gives every heading a unique id (a
+ * slug) and reserves raw-HTML ids, and numbers footnotes in order of first
+ * reference.  What it does not do: resolve links (resolve.c).
+ */
+#include "front.h"
+
+#include <string.h>
+
+/* Plain text of a node with runs of white space collapsed. Caller frees. */
+char *md_plain_text(const BookNode *n) {
+  GString *s = g_string_new(NULL);
+  book_node_text(n, s);
+  char **words = g_strsplit_set(s->str, " \t\n\r", -1);
+  GString *o = g_string_new(NULL);
+  for (char **w = words; *w; w++)
+    if (**w) {
+      if (o->len)
+        g_string_append_c(o, ' ');
+      g_string_append(o, *w);
+    }
+  g_strfreev(words);
+  g_string_free(s, TRUE);
+  return g_string_free(o, FALSE);
+}
+
+static BookChapter *new_chapter(Ctx *c, Src *s, BookNode *heading, const BookNode *first) {
+  BookChapter *ch = book_chapter_add(c->book, s->file);
+  char *base = g_strdup_printf("ch%02d", ch->index + 1);
+  ch->id = book_id_reserve(c->book, base);
+  g_free(base);
+  ch->root->pos = first->pos;
+  if (heading) {
+    ch->heading = heading;
+    ch->title = md_plain_text(heading);
+  }
+  if (!s->first)
+    s->first = ch;
+  return ch;
+}
+
+static void attr_remove(BookNode *n, char **a) {
+  g_free(a[0]);
+  g_free(a[1]);
+  char **e = a;
+  while (e[2])
+    e += 2;
+  memmove(a, a + 2, (size_t)(e - a) * sizeof(char *));
+  e[0] = e[1] = NULL;
+  (void)n;
+  if (!n->as.html.attrs[0])
+    g_clear_pointer(&n->as.html.attrs, g_free);
+}
+
+/* Unique ids for the headings, and the ids of raw HTML, in tree; anchors
+ * recorded for chapter ch (NULL: footnote text, not a link target). */
+static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch) {
+  BookIter it;
+  book_iter_init(&it, tree);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    if (it.ev != BOOK_ITER_ENTER)
+      continue;
+    BookNode *n = it.cur;
+    if (n->type == BOOK_HEADING) {
+      char *text = md_plain_text(n);
+      char *slug = book_slug(text);
+      n->as.heading.id = book_id_reserve(c->book, slug);
+      if (ch) {
+        g_hash_table_insert(c->anchors, n->as.heading.id, ch);
+        if (!g_hash_table_contains(s->slugs, slug))
+          g_hash_table_insert(s->slugs, g_strdup(slug), g_strdup(n->as.heading.id));
+      }
+      g_free(slug);
+      g_free(text);
+    } else if ((n->type == BOOK_HTML_BLOCK || n->type == BOOK_HTML_INLINE) && n->as.html.attrs) {
+      for (char **a = n->as.html.attrs; a[0]; a += 2) {
+        if (strcmp(a[0], "id") != 0)
+          continue;
+        if (g_hash_table_contains(c->book->ids, a[1])) {
+          book_diag(c->book, BOOK_WARNING, &n->pos, "raw HTML: dropped id '%s', already in use", a[1]);
+          attr_remove(n, a);
+        } else {
+          char *id = book_id_reserve(c->book, a[1]);
+          g_free(id);
+          if (ch) {
+            g_hash_table_insert(c->anchors, a[1], ch);
+            if (!g_hash_table_contains(s->slugs, a[1]))
+              g_hash_table_insert(s->slugs, g_strdup(a[1]), g_strdup(a[1]));
+          }
+        }
+        break;
+      }
+    }
+  }
+}
+
+void md_split_chapters(Ctx *c, Src *s, bool first_src) {
+  int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
+  BookChapter *ch = NULL;
+  guint first_index = c->book->chapters->len;
+  bool after_title = false;
+  BookNode *blk;
+  while ((blk = s->root->first_child)) {
+    book_node_unlink(blk);
+    bool byline_ok = after_title;
+    after_title = false;
+    if (blk->type == BOOK_HEADING) {
+      int level = blk->as.heading.level;
+      if (level == 1 && first_src && !c->first_h1_seen && !c->chapter_heading_seen) {
+        c->first_h1_seen = true;
+        if (!c->title_known) {
+          char *title = md_plain_text(blk);
+          md_layer_set(&c->doc, K_TITLE, title);
+          g_free(title);
+          if (split >= 2) { /* the book's title, shown on the title page */
+            book_node_free(blk);
+            after_title = true;
+            continue;
+          }
+        }
+      }
+      if (level <= split) {
+        ch = new_chapter(c, s, blk, blk);
+        c->chapter_heading_seen = true;
+        book_node_append(ch->root, blk);
+        continue;
+      }
+    }
+    if (byline_ok && blk->type == BOOK_PARAGRAPH && md_byline(c, blk)) {
+      book_node_free(blk);
+      continue;
+    }
+    if (!ch)
+      ch = new_chapter(c, s, NULL, blk);
+    book_node_append(ch->root, blk);
+  }
+  for (guint i = first_index; i < c->book->chapters->len; i++) {
+    BookChapter *chi = c->book->chapters->pdata[i];
+    assign_ids(c, s, chi->root, chi);
+  }
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      assign_ids(c, s, f->def, NULL);
+  }
+}
+
+/* ---- footnotes ---- */
+
+static void number_refs(Ctx *c, BookNode *tree, BookChapter *ch) {
+  Book *b = c->book;
+  BookIter it;
+  book_iter_init(&it, tree);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER || n->type != BOOK_FOOTNOTE_REF || !n->as.fnref.note)
+      continue;
+    BookFootnote *f = n->as.fnref.note;
+    if (f->number == 0) {
+      g_ptr_array_add(b->footnotes, f); /* now the book's; pending keeps only a pointer */
+      f->number = (int)b->footnotes->len;
+      char *base = g_strdup_printf("fn-%d", f->number);
+      f->id = book_id_reserve(b, base);
+      g_free(base);
+      f->chapter = ch;
+      if (!f->def) {
+        f->def = book_node_new(b, BOOK_FOOTNOTE_DEF, &n->pos);
+        f->label = g_strdup("?");
+      }
+    }
+    n->as.fnref.ref_index = ++f->nrefs;
+  }
+}
+
+void md_number_footnotes(Ctx *c) {
+  Book *b = c->book;
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookChapter *ch = b->chapters->pdata[i];
+    number_refs(c, ch->root, ch);
+  }
+  /* Notes first referenced from other notes: the list grows as we go. */
+  for (guint i = 0; i < b->footnotes->len; i++) {
+    BookFootnote *f = b->footnotes->pdata[i];
+    number_refs(c, f->def, f->chapter);
+  }
+  for (guint i = 0; i < c->pending->len; i++) {
+    BookFootnote *f = c->pending->pdata[i];
+    if (f->number > 0)
+      continue;
+    if (f->def)
+      book_diag(b, BOOK_WARNING, &f->def->pos, "footnote [^%s] is never referenced", f->label ? f->label : "?");
+    book_node_free(f->def);
+    g_free(f->label);
+    g_free(f);
+  }
+  g_ptr_array_set_size(c->pending, 0);
+}

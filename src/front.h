@@ -1,0 +1,113 @@
+/* front.h: what the front end's files share (input.c, meta.c, markdown.c,
+ * chapters.c, resolve.c); no writer includes it.
+ *
+ * One run of md_parse_sources() keeps a Ctx; each input file has a Src.
+ * The steps, in order: md_src_init (read, repair) and md_front_matter for
+ * every input; per input, cmark-gfm -> model (markdown.c) and
+ * md_split_chapters; then md_number_footnotes, md_resolve_tree (links,
+ * images) and md_finish_meta over the whole book.
+ */
+#ifndef OCTAVO_FRONT_H
+#define OCTAVO_FRONT_H
+
+#include "markdown.h"
+
+/* ---- metadata layers (meta.c) ---- */
+
+enum {
+  K_TITLE,
+  K_SUBTITLE,
+  K_DATE,
+  K_LANG,
+  K_IDENTIFIER,
+  K_PUBLISHER,
+  K_DESCRIPTION,
+  K_RIGHTS,
+  K_SOURCE,
+  K_COVER,
+  K_NSCALAR
+};
+
+/* One source of metadata; NULL fields are not set by it. */
+typedef struct {
+  char *v[K_NSCALAR];
+  GPtrArray *authors;  /* char *, or NULL when this layer names none */
+  GPtrArray *subjects; /* char *, or NULL */
+} MetaLayer;
+
+/* ---- per-input and per-run state ---- */
+
+typedef struct {
+  const char *file; /* interned display name */
+  char *canon;      /* canonical absolute path, or NULL for standard input */
+  char *dir;        /* directory that relative paths start from */
+  char *realdir;    /* realpath(dir), or NULL */
+  char *text;       /* repaired text, front matter blanked to newlines */
+  gsize len;
+  MetaLayer fm;       /* front matter */
+  BookNode *root;     /* the converted tree before chapter splitting */
+  GPtrArray *notes;   /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
+  GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */
+  BookChapter *first; /* the file's first chapter, or NULL when it has none */
+  GArray *lines;      /* gsize offset of each line's start in text */
+} Src;
+
+typedef struct {
+  Book *book;
+  const OctavoOptions *opts;
+  Src *srcs;
+  int n;
+  GPtrArray *pending;        /* BookFootnote * not yet numbered (owned; NULL slots) */
+  GHashTable *anchors;       /* id -> BookChapter * for headings and HTML ids */
+  GHashTable *res_by_path;   /* realpath -> BookResource * */
+  bool title_known;          /* front matter or -M gives the title: the first H1 stays */
+  bool first_h1_seen, chapter_heading_seen;
+  MetaLayer doc;             /* title heading and byline */
+  char *realres;             /* realpath(opts->resource_path), or NULL */
+} Ctx;
+
+/* ---- input.c ---- */
+
+/* Set up s for input `in`: its interned display name, directories, the
+ * text with invalid UTF-8 repaired (reported) and its line index. */
+void md_src_init(Ctx *c, Src *s, const MdSource *in);
+/* Free what s owns (not s itself). */
+void md_src_free(Src *s);
+
+/* ---- meta.c ---- */
+
+void md_layer_clear(MetaLayer *l);
+void md_layer_set(MetaLayer *l, int k, const char *value);
+/* Add a trimmed, non-empty value to *list (created on first use). */
+void md_list_add(GPtrArray **list, const char *value);
+/* Read YAML front matter at the top of s->text into s->fm and blank it
+ * (keeping newlines). False when it was invalid YAML (an error recorded). */
+bool md_front_matter(Book *b, Src *s);
+/* When para is a byline ("By NAME, YYYY-MM-DD"), record its authors and
+ * date in c->doc and return true. */
+bool md_byline(Ctx *c, const BookNode *para);
+/* True when -M sets the title. */
+bool md_options_give_title(const OctavoOptions *o);
+/* The book's metadata from its layers: title heading and byline < front
+ * matter (later files win) < --lang < -M; a title and a language always. */
+void md_finish_meta(Ctx *c);
+
+/* ---- chapters.c ---- */
+
+/* Plain text of a node with runs of white space collapsed. Caller frees. */
+char *md_plain_text(const BookNode *n);
+/* Move s->root's blocks into chapters (title heading, byline, split
+ * headings) and give every heading and raw-HTML id a unique id. */
+void md_split_chapters(Ctx *c, Src *s, bool first_src);
+/* Number footnotes in order of first reference; free the unreferenced. */
+void md_number_footnotes(Ctx *c);
+
+/* ---- resolve.c ---- */
+
+/* path without a document extension (.md, .html, ...). Caller frees. */
+char *md_strip_doc_ext(const char *path);
+/* Resolve the links and images of one tree (ch: where its links start) and
+ * remove dropped-content markers. */
+void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch);
+
+#endif

@@ -1,0 +1,151 @@
+/* input.c: reading the inputs.
+ *
+ * What it does: reads files and standard input whole, repairs invalid
+ * UTF-8 (reported with line:col) and NUL bytes, converts UTF-16 with a BOM,
+ * strips a UTF-8 BOM, and indexes the lines (cmark-gfm's positions are
+ * checked against it).  What it does not do: parse anything.
+ */
+#include "front.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Replace invalid UTF-8 with U+FFFD (reported with line:col) and NUL bytes
+ * with U+FFFD (silently, as cmark would); drop a leading BOM. */
+static char *repair_utf8(Book *b, const char *file, const char *text, gsize len, gsize *out_len) {
+  /* A UTF-16 file (with its BOM) is text too: convert it (g_convert keeps
+   * the BOM as U+FEFF, dropped below). */
+  if (len >= 2 && (((guchar)text[0] == 0xFF && (guchar)text[1] == 0xFE) ||
+                   ((guchar)text[0] == 0xFE && (guchar)text[1] == 0xFF))) {
+    gsize got = 0;
+    char *u8 = g_convert(text, (gssize)len, "UTF-8", (guchar)text[0] == 0xFF ? "UTF-16LE" : "UTF-16BE", NULL, &got,
+                         NULL);
+    if (u8) {
+      char *r = repair_utf8(b, file, u8, got, out_len);
+      g_free(u8);
+      return r;
+    }
+  }
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    text += 3;
+    len -= 3;
+  }
+  GString *o = g_string_sized_new(len + 1);
+  const char *p = text, *end = text + len;
+  int line = 1;
+  const char *line_start = text;
+  int reported = 0, bad = 0;
+  while (p < end) {
+    const char *valid_end;
+    g_utf8_validate_len(p, (gsize)(end - p), &valid_end);
+    for (const char *q = p; q < valid_end; q++)
+      if (*q == '\n') {
+        line++;
+        line_start = q + 1;
+      }
+    g_string_append_len(o, p, valid_end - p);
+    p = valid_end;
+    if (p >= end)
+      break;
+    if (*p != '\0') {
+      bad++;
+      if (reported < 10) {
+        BookPos pos = {file, line, (int)(p - line_start) + 1};
+        book_diag(b, BOOK_WARNING, &pos, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD", (guchar)*p);
+        reported++;
+      }
+    }
+    g_string_append(o, "\xEF\xBF\xBD");
+    p++;
+  }
+  if (bad > reported) {
+    BookPos pos = {file, 0, 0};
+    book_diag(b, BOOK_WARNING, &pos, "%d more invalid UTF-8 bytes replaced with U+FFFD", bad - reported);
+  }
+  *out_len = o->len;
+  return g_string_free(o, FALSE);
+}
+
+void md_src_init(Ctx *c, Src *s, const MdSource *in) {
+  bool is_stdin = !in->name || strcmp(in->name, "-") == 0;
+  s->file = book_intern(c->book, is_stdin ? "<stdin>" : in->name);
+  char *cwd = g_get_current_dir();
+  if (is_stdin) {
+    s->dir = g_strdup(cwd);
+  } else {
+    s->canon = g_canonicalize_filename(in->name, cwd);
+    s->dir = g_path_get_dirname(s->canon);
+  }
+  g_free(cwd);
+  s->realdir = realpath(s->dir, NULL);
+  s->notes = g_ptr_array_new();
+  s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  s->text = repair_utf8(c->book, s->file, in->text ? in->text : "", in->text ? in->len : 0, &s->len);
+  s->lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(s->lines, zero);
+  for (gsize i = 0; i < s->len; i++)
+    if (s->text[i] == '\n') {
+      gsize next = i + 1;
+      g_array_append_val(s->lines, next);
+    }
+}
+
+void md_src_free(Src *s) {
+  g_free(s->canon);
+  g_free(s->dir);
+  free(s->realdir);
+  g_free(s->text);
+  md_layer_clear(&s->fm);
+  book_node_free(s->root);
+  g_ptr_array_free(s->notes, TRUE);
+  g_hash_table_destroy(s->slugs);
+  g_array_free(s->lines, TRUE);
+}
+
+static char *read_stream(FILE *f, gsize *len) {
+  GString *s = g_string_new(NULL);
+  char buf[65536];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+    g_string_append_len(s, buf, (gssize)got);
+  if (ferror(f)) {
+    int e = errno;
+    g_string_free(s, TRUE);
+    errno = e ? e : EIO;
+    return NULL;
+  }
+  *len = s->len;
+  return g_string_free(s, FALSE);
+}
+
+bool md_parse_files(Book *book, const char *const *files, int n, const OctavoOptions *opts) {
+  MdSource *srcs = g_new0(MdSource, n > 0 ? n : 1);
+  char **texts = g_new0(char *, n > 0 ? n : 1);
+  bool ok = true;
+  for (int i = 0; i < n; i++) {
+    bool is_stdin = strcmp(files[i], "-") == 0;
+    errno = 0;
+    FILE *f = is_stdin ? stdin : fopen(files[i], "rb");
+    gsize len = 0;
+    char *text = f ? read_stream(f, &len) : NULL;
+    int err = errno;
+    if (!text) {
+      BookPos pos = {book_intern(book, is_stdin ? "<stdin>" : files[i]), 0, 0};
+      book_diag(book, BOOK_ERROR, &pos, "cannot read: %s", g_strerror(err ? err : EIO));
+      ok = false;
+    }
+    if (f && !is_stdin)
+      fclose(f);
+    texts[i] = text;
+    srcs[i] = (MdSource){files[i], text, len};
+  }
+  if (ok)
+    ok = md_parse_sources(book, srcs, n, opts);
+  for (int i = 0; i < n; i++)
+    g_free(texts[i]);
+  g_free(texts);
+  g_free(srcs);
+  return ok;
+}

@@ -1,0 +1,287 @@
+/* resolve.c: links and resources, across all inputs.
+ *
+ * What it does: makes hrefs valid URIs, keeps external links whose scheme
+ * is allowed, resolves internal links (#id, other.md, other.html#id) to a
+ * chapter and fragment, and turns local images into BookResources (inside
+ * the input's directory or --resource-path; type and size read once, here).
+ * What it does not do: read images beyond their headers.
+ */
+#include "front.h"
+
+#include "sanitize.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static Src *src_of(Ctx *c, const char *file) {
+  for (int i = 0; i < c->n; i++)
+    if (c->srcs[i].file == file)
+      return &c->srcs[i];
+  return c->n ? &c->srcs[0] : NULL;
+}
+
+static const char *const doc_exts[] = {".md", ".markdown", ".mdown", ".html", ".htm", ".xhtml", NULL};
+
+char *md_strip_doc_ext(const char *path) {
+  for (const char *const *e = doc_exts; *e; e++)
+    if (g_str_has_suffix(path, *e) && strlen(path) > strlen(*e))
+      return g_strndup(path, strlen(path) - strlen(*e));
+  return g_strdup(path);
+}
+
+/* The input that path (relative to from's directory) names, as ch02.md or
+ * ch02.html, or NULL. */
+static Src *find_input(Ctx *c, const Src *from, const char *path) {
+  char *target = g_canonicalize_filename(path, from->dir);
+  char *stem = md_strip_doc_ext(target);
+  Src *found = NULL;
+  for (int i = 0; i < c->n && !found; i++) {
+    Src *s = &c->srcs[i];
+    if (!s->canon)
+      continue;
+    if (strcmp(s->canon, target) == 0) {
+      found = s;
+    } else {
+      char *st = md_strip_doc_ext(s->canon);
+      if (strcmp(st, stem) == 0)
+        found = s;
+      g_free(st);
+    }
+  }
+  g_free(stem);
+  g_free(target);
+  return found;
+}
+
+static const char *find_anchor(Ctx *c, Src *s, const char *frag, BookChapter **ch) {
+  const char *id = s ? g_hash_table_lookup(s->slugs, frag) : NULL;
+  if (!id)
+    id = frag;
+  *ch = g_hash_table_lookup(c->anchors, id);
+  return *ch ? id : NULL;
+}
+
+/* href as a valid URI: percent-encode what RFC 3986 does not allow (white
+ * space, controls, non-ASCII, "<>\^`{|}", brackets outside the host, a
+ * second '#', a '%' that starts no escape).  cmark-gfm's autolinks can hold
+ * any of these. Caller frees. */
+static char *uri_escape(const char *href) {
+  GString *o = g_string_new(NULL);
+  const char *auth = strstr(href, "//");
+  const char *auth_end = auth ? auth + 2 + strcspn(auth + 2, "/?#") : NULL;
+  bool hash = false;
+  for (const char *p = href; *p; p++) {
+    guchar ch = (guchar)*p;
+    if (auth && auth[2] != '[' && p >= auth + 2 && p < auth_end && ch && strchr("[]^|\\", ch)) {
+      /* A character no host may hold, even percent-encoded (WHATWG's
+       * forbidden host code points): the host ends here (an autolink such
+       * as "www.x.org[1]") and the rest is the path. Others, such as '`',
+       * stay in the host escaped, as cmark-gfm writes them. */
+      g_string_append_c(o, '/');
+      auth_end = p;
+    }
+    bool in_host = auth && auth[2] == '[' && p >= auth && p < auth_end; /* an IPv6 literal */
+    bool bad = ch <= 0x20 || ch >= 0x7f || strchr("\"<>\\^`{|}", ch) || ((ch == '[' || ch == ']') && !in_host) ||
+               (ch == '#' && hash) ||
+               (ch == '%' && !(g_ascii_isxdigit(p[1]) && g_ascii_isxdigit(p[2])));
+    if (ch == '#')
+      hash = true;
+    if (bad)
+      g_string_append_printf(o, "%%%02X", ch);
+    else
+      g_string_append_c(o, (char)ch);
+  }
+  return g_string_free(o, FALSE);
+}
+
+static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
+  Book *b = c->book;
+  if (n->as.link.href) {
+    char *clean = uri_escape(n->as.link.href);
+    g_free(n->as.link.href);
+    n->as.link.href = clean;
+  }
+  const char *href = n->as.link.href ? n->as.link.href : "";
+  BookUrlKind kind = book_url_kind(href);
+  if (kind != BOOK_URL_RELATIVE) {
+    if (kind != BOOK_URL_WEB && kind != BOOK_URL_MAILTO) {
+      char *scheme = book_url_scheme(href);
+      book_diag(b, BOOK_WARNING, &n->pos, "link with a %s: URL dropped (its text is kept)", scheme);
+      g_free(scheme);
+      book_node_unwrap(n);
+    }
+    return;
+  }
+  if (!*href || g_str_has_prefix(href, "//")) {
+    book_diag(b, BOOK_WARNING, &n->pos, "%s link dropped (its text is kept)", *href ? "scheme-relative" : "empty");
+    book_node_unwrap(n);
+    return;
+  }
+  Src *from = src_of(c, n->pos.file);
+  const char *hash = strchr(href, '#');
+  char *path_part = g_strndup(href, hash ? (gsize)(hash - href) : strlen(href));
+  char *q = strchr(path_part, '?');
+  if (q)
+    *q = '\0';
+  char *path = g_uri_unescape_string(path_part, NULL);
+  if (!path)
+    path = g_strdup(path_part);
+  char *frag = hash && hash[1] ? g_uri_unescape_string(hash + 1, NULL) : NULL;
+  if (hash && hash[1] && !frag)
+    frag = g_strdup(hash + 1);
+  Src *target = *path ? find_input(c, from, path) : from;
+  BookChapter *tch = NULL;
+  const char *id = NULL;
+  if (!target) {
+    book_diag(b, BOOK_WARNING, &n->pos, "link to '%s' matches no input file", href);
+  } else if (!frag) {
+    tch = *path ? target->first : ch;
+    if (!tch)
+      book_diag(b, BOOK_WARNING, &n->pos, "link to '%s': that file has no text", href);
+  } else if ((id = find_anchor(c, target, frag, &tch))) {
+    /* resolved */
+  } else if (*path && target->first) {
+    book_diag(b, BOOK_WARNING, &n->pos, "link to '%s': no heading or id '%s' there; linking to the file's start",
+              href, frag);
+    tch = target->first;
+  } else {
+    book_diag(b, BOOK_WARNING, &n->pos, "link to '#%s' matches no heading or id", frag);
+  }
+  if (tch) {
+    n->as.link.internal = true;
+    n->as.link.chapter = tch;
+    n->as.link.fragment = g_strdup(id);
+  }
+  g_free(frag);
+  g_free(path);
+  g_free(path_part);
+}
+
+/* ---- images ---- */
+
+/* Images larger than this are refused (their decoded size). */
+enum { MAX_IMAGE_SIDE_PX = 20000 };
+#define MAX_IMAGE_PIXELS ((gint64)100 * 1000 * 1000)
+
+static bool inside(const char *real, const char *dir) {
+  if (!dir)
+    return false;
+  size_t n = strlen(dir);
+  if (n == 1 && dir[0] == '/')
+    return true;
+  return strncmp(real, dir, n) == 0 && real[n] == '/';
+}
+
+static void resolve_image(Ctx *c, BookNode *n) {
+  Book *b = c->book;
+  const char *src = n->as.image.src ? n->as.image.src : "";
+  BookUrlKind kind = book_url_kind(src);
+  if (kind == BOOK_URL_WEB) {
+    book_diag(b, BOOK_WARNING, &n->pos, "remote image %s is not fetched", src);
+    return;
+  } else if (kind == BOOK_URL_DATA) {
+    book_diag(b, BOOK_WARNING, &n->pos, "data: image is not embedded; only local files are");
+    return;
+  } else if (kind != BOOK_URL_RELATIVE) {
+    char *scheme = book_url_scheme(src);
+    book_diag(b, BOOK_WARNING, &n->pos, "image with a %s: URL refused", scheme);
+    g_free(scheme);
+    return;
+  }
+  if (!*src) {
+    book_diag(b, BOOK_WARNING, &n->pos, "image without a source");
+    return;
+  }
+  Src *s = src_of(c, n->pos.file);
+  char *raw = g_strndup(src, strcspn(src, "?#"));
+  char *path = g_uri_unescape_string(raw, NULL);
+  if (!path)
+    path = g_strdup(raw);
+  char *cand = g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(s->dir, path, NULL);
+  char *real = realpath(cand, NULL);
+  if (!real && c->opts->resource_path && !g_path_is_absolute(path)) {
+    char *cand2 = g_build_filename(c->opts->resource_path, path, NULL);
+    real = realpath(cand2, NULL);
+    g_free(cand2);
+  }
+  struct stat st;
+  if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+    book_diag(b, BOOK_WARNING, &n->pos, "image %s not found", src);
+  } else if (!inside(real, s->realdir) && !inside(real, c->realres)) {
+    book_diag(b, BOOK_WARNING, &n->pos, "image %s is outside the input's directory; refused (see --resource-path)",
+              src);
+  } else if ((n->as.image.res = g_hash_table_lookup(c->res_by_path, real))) {
+    /* already known */
+  } else {
+    int w, h;
+    BookImageKind kind = book_image_probe(real, &w, &h);
+    if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
+    } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
+      /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w, h);
+    } else {
+      BookResource *r = g_new0(BookResource, 1);
+      r->src = g_strdup(src);
+      r->path = g_strdup(real);
+      r->kind = kind;
+      r->media_type = g_strdup(book_image_media_type(kind));
+      r->href = g_strdup_printf("images/img-%u.%s", b->resources->len + 1, book_image_ext(kind));
+      r->width_px = w;
+      r->height_px = h;
+      g_ptr_array_add(b->resources, r);
+      g_hash_table_insert(c->res_by_path, r->path, r);
+      n->as.image.res = r;
+    }
+  }
+  free(real);
+  g_free(cand);
+  g_free(path);
+  g_free(raw);
+}
+
+static bool is_html_a(const BookNode *n) {
+  return n->type == BOOK_HTML_INLINE && strcmp(n->as.html.tag, "a") == 0;
+}
+
+/* Links, images and dropped-content markers of one tree. */
+void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
+  GPtrArray *todo = g_ptr_array_new();
+  GHashTable *nested = g_hash_table_new(NULL, NULL); /* links inside links (raw HTML makes them) */
+  int link_depth = 0;
+  BookIter it;
+  book_iter_init(&it, tree);
+  /* Collected on EXIT: document order, children before parents, so that
+   * unwrapping a link never frees a node still to do. */
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev == BOOK_ITER_ENTER && san_is_marker(n)) {
+      book_iter_skip_children(&it);
+    } else if ((n->type == BOOK_LINK || is_html_a(n)) && it.ev == BOOK_ITER_ENTER) {
+      if (link_depth++ > 0 && n->type == BOOK_LINK)
+        g_hash_table_add(nested, n);
+    } else if ((n->type == BOOK_LINK || is_html_a(n)) && it.ev == BOOK_ITER_EXIT) {
+      link_depth--;
+    }
+    if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
+      g_ptr_array_add(todo, n);
+  }
+  for (guint i = 0; i < todo->len; i++) {
+    BookNode *n = todo->pdata[i];
+    if (g_hash_table_contains(nested, n)) {
+      book_diag(c->book, BOOK_WARNING, &n->pos, "a link inside a link's text: the inner link dropped (its text is kept)");
+      book_node_unwrap(n);
+    } else if (san_is_marker(n)) {
+      book_node_unlink(n);
+      book_node_free(n);
+    } else if (n->type == BOOK_LINK) {
+      resolve_link(c, n, ch);
+    } else {
+      resolve_image(c, n);
+    }
+  }
+  g_ptr_array_free(todo, TRUE);
+  g_hash_table_destroy(nested);
+}
