@@ -6,49 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const CoverStyle defaults = {
-    .background = {0.965, 0.945, 0.906}, /* warm paper */
-    .ink = {0.11, 0.11, 0.12},
-    .accent = {0.64, 0.23, 0.13}, /* brick red */
-    .band = {0.17, 0.19, 0.24},   /* slate */
-};
-
-static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
-  char *v = g_key_file_get_string(kf, "cover", key, NULL);
-  unsigned r, g, b;
-  if (v && strlen(g_strstrip(v)) == 7 && sscanf(v, "#%02x%02x%02x", &r, &g, &b) == 3) {
-    rgb[0] = r / 255.0;
-    rgb[1] = g / 255.0;
-    rgb[2] = b / 255.0;
-  }
-  g_free(v);
-}
-
-void cover_style_load(CoverStyle *cs, const char *path) {
-  *cs = defaults;
-  cs->face = NULL;
-  GKeyFile *kf = g_key_file_new();
-  if (path && g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL)) {
-    parse_colour(kf, "background", cs->background);
-    parse_colour(kf, "ink", cs->ink);
-    parse_colour(kf, "accent", cs->accent);
-    parse_colour(kf, "band", cs->band);
-    char *face = g_key_file_get_string(kf, "cover", "face", NULL);
-    if (face && *g_strstrip(face))
-      cs->face = face;
-    else
-      g_free(face);
-  }
-  if (!cs->face)
-    cs->face = g_strdup("Charis SIL");
-  g_key_file_free(kf);
-}
-
-void cover_style_clear(CoverStyle *cs) {
-  g_free(cs->face);
-  cs->face = NULL;
-}
-
 /* Set text centred in a box of width w at y; returns the height used. */
 static double centred_text(cairo_t *cr, PangoContext *ctx, const CoverStyle *cs, const char *text,
                            double size_pt, PangoWeight weight, PangoStyle style, double x, double y,
@@ -98,7 +55,7 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
 
   double mx = w * 0.12, tw = w - 2 * mx;
   double y = h * 0.25;
-  y += centred_text(cr, ctx, cs, m->title ? m->title : "Untitled", w * 0.082, PANGO_WEIGHT_BOLD,
+  y += centred_text(cr, ctx, cs, m->title, w * 0.082, PANGO_WEIGHT_BOLD,
                     PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
   if (m->subtitle) {
     y += w * 0.03;

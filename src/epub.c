@@ -48,6 +48,8 @@ typedef struct {
 typedef struct {
   Book *book;
   const OctavoOptions *opts;
+  const Style *style; /* the print style: the cover's colours */
+  const Fonts *fonts; /* NULL: no fonts to embed, no generated cover */
   GArray *entries;  /* Entry, in container order after mimetype */
   GArray *items;    /* Item: the manifest */
   GPtrArray *spine; /* item ids (borrowed from items) */
@@ -415,7 +417,7 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   }
   END(w);
   START(w, "docTitle");
-  elem(w, "text", e->book->meta.title && *e->book->meta.title ? e->book->meta.title : "Untitled");
+  elem(w, "text", e->book->meta.title);
   END(w);
   /* The navMap was written by libxml2 (escaped): splice it in as is. */
   xmlTextWriterWriteRaw(w, xmlBufferContent(tbuf));
@@ -479,7 +481,7 @@ static char *opf_document(Epub *e) {
   ATTR(w, "id", "uid");
   TEXT(w, e->identifier);
   END(w);
-  elem(w, "dc:title", m->title && *m->title ? m->title : "Untitled");
+  elem(w, "dc:title", m->title);
   for (guint i = 0; i < m->authors->len; i++) {
     char id[32];
     g_snprintf(id, sizeof id, "creator-%u", i + 1);
@@ -669,19 +671,6 @@ static void code_codepoints(Book *b, GHashTable *set) {
   }
 }
 
-typedef struct {
-  const char *file, *family, *style, *weight;
-  bool mono;
-} FontFace;
-
-static const FontFace font_faces[] = {
-    {"CharisSIL-Regular.ttf", "Charis SIL", "normal", "400", false},
-    {"CharisSIL-Italic.ttf", "Charis SIL", "italic", "400", false},
-    {"CharisSIL-Bold.ttf", "Charis SIL", "normal", "700", false},
-    {"CharisSIL-BoldItalic.ttf", "Charis SIL", "italic", "700", false},
-    {"DejaVuSansMono.ttf", "DejaVu Sans Mono", "normal", "400", true},
-};
-
 /* Subset and add the fonts; append their @font-face rules to css. The text
  * set holds every character of the content documents. */
 static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
@@ -699,35 +688,36 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
   bool ok = true;
   GString *faces = g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
                                 "(SIL Open Font License; Bitstream Vera license). */\n");
-  for (size_t i = 0; i < G_N_ELEMENTS(font_faces) && ok; i++) {
-    const FontFace *f = &font_faces[i];
-    char *path = g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "fonts", f->file, NULL);
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-      book_diag(e->book, BOOK_WARNING, NULL, "font %s not found; the EPUB goes without it", path);
-      g_free(path);
+  /* Every face of the text, and the upright regular face of the code
+   * (code is set in it alone). */
+  const GArray *all = fonts_faces(e->fonts);
+  size_t n = 0;
+  for (guint i = 0; i < all->len && ok; i++) {
+    const FontsFace *f = &g_array_index(all, FontsFace, i);
+    if (f->mono && (f->italic || f->weight != 400))
       continue;
-    }
     GError *err = NULL;
-    GBytes *font = subset_font_file(path, f->mono ? mono_cps : text_cps, &err);
+    GBytes *font = subset_font_file(f->path, f->mono ? mono_cps : text_cps, &err);
     if (!font) {
       book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
       g_error_free(err);
       ok = false;
     } else {
-      char *name = g_strdup_printf("EPUB/fonts/%s", f->file);
-      char *href = g_strdup_printf("fonts/%s", f->file);
+      char *file = g_path_get_basename(f->path);
+      char *name = g_strdup_printf("EPUB/fonts/%s", file);
+      char *href = g_strdup_printf("fonts/%s", file);
       char id[32];
-      g_snprintf(id, sizeof id, "font-%zu", i + 1);
+      g_snprintf(id, sizeof id, "font-%zu", ++n);
       add_entry(e, name, font);
       add_item(e, id, href, "font/ttf", NULL);
       g_string_append_printf(faces,
-                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %s;\n"
+                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %d;\n"
                              "  src: url(\"../%s\") format(\"truetype\");\n}\n",
-                             f->family, f->style, f->weight, href);
+                             f->family, f->italic ? "italic" : "normal", f->weight, href);
       g_free(name);
       g_free(href);
+      g_free(file);
     }
-    g_free(path);
   }
   g_string_prepend(css, faces->str);
   g_string_free(faces, TRUE);
@@ -923,22 +913,13 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     if (bytes)
       return bytes;
   }
-  GError *err = NULL;
-  Fonts *fonts = fonts_load(e->opts->datadir ? e->opts->datadir : ".", &err);
-  if (!fonts) {
-    book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
-    g_error_free(err);
+  if (!e->fonts) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: no fonts to draw it");
     return NULL;
   }
-  char *style = e->opts->style ? g_strdup(e->opts->style)
-                               : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "print.ini", NULL);
-  CoverStyle cs;
-  cover_style_load(&cs, style);
+  GError *err = NULL;
   /* 1000 x 1500 pixels: a 2:3 face, sharp on phones and readers. */
-  GBytes *png = cover_png(b, fonts, &cs, 1000, 1500, &err);
-  cover_style_clear(&cs);
-  g_free(style);
-  fonts_free(fonts);
+  GBytes *png = cover_png(b, e->fonts, &e->style->cover, 1000, 1500, &err);
   if (!png) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
     g_error_free(err);
@@ -1046,8 +1027,7 @@ static bool write_zip(Epub *e, const char *path) {
 }
 
 static char *read_css(Epub *e) {
-  char *path = e->opts->css ? g_strdup(e->opts->css)
-                            : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "book.css", NULL);
+  char *path = octavo_css_path(e->opts);
   char *css = NULL;
   GError *err = NULL;
   if (!g_file_get_contents(path, &css, NULL, &err)) {
@@ -1058,9 +1038,12 @@ static char *read_css(Epub *e) {
   return css;
 }
 
-bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
+bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
+                const char *path) {
   Epub e = {0};
   e.book = book;
+  e.style = style;
+  e.fonts = fonts;
   e.opts = opts;
   e.entries = g_array_new(FALSE, TRUE, sizeof(Entry));
   e.items = g_array_new(FALSE, TRUE, sizeof(Item));
@@ -1157,7 +1140,9 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   guint css_index = e.entries->len - 1;
   add_item(&e, "css", CSS_HREF, "text/css", NULL);
   GString *sheet = g_string_new(css);
-  if (opts->embed_fonts && !add_fonts(&e, text_set, sheet))
+  if (opts->embed_fonts && !fonts)
+    book_diag(book, BOOK_WARNING, NULL, "no fonts to embed; the EPUB goes without them");
+  if (opts->embed_fonts && fonts && !add_fonts(&e, text_set, sheet))
     ok = false;
   g_array_index(e.entries, Entry, css_index).data = g_bytes_new(sheet->str, sheet->len);
   g_string_free(sheet, TRUE);

@@ -2580,9 +2580,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->book = book;
   c->opts = opts;
   GError *err = NULL;
-  char *style_path = opts->style ? g_strdup(opts->style)
-                                 : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
-                                                    "print.ini", NULL);
+  char *style_path = octavo_style_path(opts);
   bool ok = style_load(&c->st, style_path, opts->paper, opts->columns, &err);
   g_free(style_path);
   if (!ok) {
@@ -2606,12 +2604,12 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   lb_params_default(&c->lbp);
   c->lbp.emergency_stretch = c->st.body_size_pt * 1.5;
   c->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
-  c->mode = opts->linebreak && strcmp(opts->linebreak, "greedy") == 0 ? LB_GREEDY : LB_OPTIMAL;
+  c->mode = opts->linebreak == OCTAVO_BREAK_GREEDY ? LB_GREEDY : LB_OPTIMAL;
   c->ncols = opts->columns == 2 ? 2 : 1;
   c->text_w = c->st.paper_w_pt - c->st.margin_inner_pt - c->st.margin_outer_pt;
   c->text_h = c->st.paper_h_pt - c->st.margin_top_pt - c->st.margin_bottom_pt;
   c->col_w = (c->text_w - (c->ncols - 1) * c->st.column_gap_pt) / c->ncols;
-  c->chapter_level = opts->split_level > 0 ? opts->split_level : 2;
+  c->chapter_level = opts->split_level;
   c->body = font_desc(c->st.body_face, c->st.body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   c->pending = items_new();
   c->quote_x = g_array_new(FALSE, FALSE, sizeof(double));
@@ -2629,14 +2627,10 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   lay->page_h_pt = c->st.paper_h_pt;
   lay->pages = g_ptr_array_new_with_free_func((GDestroyNotify)page_free);
   lay->outline = g_array_new(FALSE, TRUE, sizeof(LayOutline));
-  const char *title = book->meta.title && *book->meta.title ? book->meta.title : NULL;
-  if (!title)
-    for (guint i = 0; i < book->chapters->len && !title; i++)
-      title = ((BookChapter *)book->chapters->pdata[i])->title;
-  lay->title = g_strdup(title ? title : "Untitled");
+  lay->title = g_strdup(book->meta.title); /* always set (book.h) */
 
   c->url_notes = g_ptr_array_new_with_free_func(url_note_free);
-  c->url_end = opts->link_notes && strcmp(opts->link_notes, "end") == 0;
+  c->url_end = opts->link_notes == OCTAVO_NOTES_END;
   c->targets = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < book->footnotes->len; i++)
     g_hash_table_add(c->targets, ((BookFootnote *)book->footnotes->pdata[i])->id);

@@ -1188,7 +1188,7 @@ static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href, c
   end_void(x);
   nl(x);
   start(x, "title");
-  text(x, title && *title ? title : "Untitled");
+  text(x, title);
   end(x);
   nl(x);
   if (css_href) {
@@ -1258,7 +1258,7 @@ static void write_title_block(XhtmlWriter *x) {
   nl(x);
   start(x, "h1");
   attr(x, "class", "title");
-  text(x, m->title && *m->title ? m->title : "Untitled");
+  text(x, m->title);
   end(x);
   nl(x);
   if (m->subtitle && *m->subtitle) {
@@ -1321,7 +1321,7 @@ char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img
   const char *lang = xhtml_book_lang(x->book, x->opts);
   GString *alt = g_string_new(xhtml_label(lang, XHTML_L_COVER));
   g_string_append(alt, ": ");
-  g_string_append(alt, m->title && *m->title ? m->title : "Untitled");
+  g_string_append(alt, m->title);
   for (guint i = 0; i < m->authors->len; i++)
     g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
   xmlBufferPtr buf = open_buffer(x);
