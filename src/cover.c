@@ -2,6 +2,8 @@
  * e-book and the PDF's title page are the same design at two sizes. */
 #include "cover.h"
 
+#include "labels.h"
+
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,15 +71,9 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
   cairo_fill(cr);
   y += w * 0.06;
   if (m->authors->len) {
-    GString *who = g_string_new(NULL);
-    for (guint i = 0; i < m->authors->len; i++) {
-      if (i)
-        g_string_append(who, i + 1 == m->authors->len ? " and " : ", ");
-      g_string_append(who, m->authors->pdata[i]);
-    }
-    centred_text(cr, ctx, cs, who->str, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
-                 cs->ink);
-    g_string_free(who, TRUE);
+    char *who = labels_join(m->lang, m->authors);
+    centred_text(cr, ctx, cs, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
+    g_free(who);
   }
   /* Date, and publisher or source, above the foot band. */
   GString *foot = g_string_new(NULL);
@@ -87,15 +83,9 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
     if (foot->len)
       g_string_append(foot, " · ");
     /* 2023-05-11 reads as 11 May 2023 on a cover; other forms stay as given. */
-    int y, mo, d;
-    GDateTime *dt = NULL;
-    if (sscanf(m->date, "%4d-%2d-%2d", &y, &mo, &d) == 3 && g_date_valid_dmy(d, mo, y))
-      dt = g_date_time_new_utc(y, mo, d, 0, 0, 0);
-    char *shown = dt ? g_date_time_format(dt, "%-d %B %Y") : NULL;
-    g_string_append(foot, shown ? shown : m->date);
+    char *shown = labels_date(m->lang, m->date);
+    g_string_append(foot, shown);
     g_free(shown);
-    if (dt)
-      g_date_time_unref(dt);
   }
   double fy = h - band - w * 0.13;
   centred_text(cr, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy, tw,

@@ -30,6 +30,8 @@
 
 #include "cover.h"
 #include "fonts.h"
+#include "labels.h"
+#include "outline.h"
 #include "subset.h"
 #include "util.h"
 #include "xhtml.h"
@@ -134,79 +136,25 @@ typedef struct {
   char *href;
 } TocEntry;
 
+/* The contents: the outline's entries at --toc-depth (outline.h), with
+ * their depth as the level to nest by. */
 static GArray *toc_entries(Epub *e) {
   GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  Book *b = e->book;
-  int depth = e->opts->toc_depth > 0 ? e->opts->toc_depth : 2;
-  for (guint i = 0; i < b->chapters->len; i++) {
-    BookChapter *c = b->chapters->pdata[i];
-    char *file = xhtml_chapter_href(c);
-    bool first_is_heading = c->root->first_child && c->root->first_child->type == BOOK_HEADING;
-    if (!first_is_heading) {
-      const char *label = c->title && *c->title ? c->title : b->meta.title && *b->meta.title ? b->meta.title : "Beginning";
-      /* A chapter without a heading of its own (the opening) stands at the
-       * level of the chapters. */
-      TocEntry t = {e->opts->split_level > 0 ? e->opts->split_level : 2, g_strdup(label), g_strdup(file)};
-      g_array_append_val(toc, t);
-    }
-    /* Headings are blocks of the root (or of block containers): walk
-     * without recursion, skipping inline content. */
-    BookIter it;
-    book_iter_init(&it, c->root);
-    BookIterEvent ev;
-    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-      if (ev != BOOK_ITER_ENTER)
-        continue;
-      BookNode *n = it.cur;
-      if (n->type == BOOK_HEADING) {
-        book_iter_skip_children(&it);
-        if (!n->as.heading.id)
-          continue;
-        GString *s = g_string_new(NULL);
-        book_node_text(n, s);
-        g_strstrip(s->str);
-        if (!*s->str)
-          g_string_assign(s, "Untitled section");
-        TocEntry t = {n->as.heading.level, g_string_free(s, FALSE),
-                      g_strdup_printf("%s#%s", file, n->as.heading.id)};
-        if (n == c->root->first_child) {
-          g_free(t.href);
-          t.href = g_strdup(file);
-        }
-        g_array_append_val(toc, t);
-      } else if (book_node_is_inline(n->type) || n->type == BOOK_CODE_BLOCK || n->type == BOOK_TABLE) {
-        book_iter_skip_children(&it);
-      }
-    }
+  const char *lang = xhtml_book_lang(e->book, e->opts);
+  Outline *o = outline_new(e->book, e->opts->split_level, e->opts->toc_depth,
+                           labels_get(lang, LABEL_UNTITLED_SECTION));
+  for (guint i = 0; i < o->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(o, i);
+    if (!oe->in_toc)
+      continue;
+    char *file = xhtml_chapter_href(oe->chapter);
+    TocEntry t = {oe->depth, g_strdup(oe->title),
+                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id)};
+    g_array_append_val(toc, t);
     g_free(file);
   }
-  /* --toc-depth counts levels of the contents' nesting, not heading
-   * levels: a book whose chapters are h2 and sections h3 shows both at 2.
-   * Nest by heading level as write_toc_tree does, keep what is shallow
-   * enough, and store the depth as the level. */
-  GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
-  GArray *kept = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  for (guint i = 0; i < toc->len; i++) {
-    TocEntry *t = &g_array_index(toc, TocEntry, i);
-    int top = stack->len ? g_array_index(stack, int, stack->len - 1) : 0;
-    if (!stack->len || t->level > top) {
-      g_array_append_val(stack, t->level);
-    } else {
-      while (stack->len >= 2 && g_array_index(stack, int, stack->len - 2) >= t->level)
-        g_array_set_size(stack, stack->len - 1);
-      g_array_index(stack, int, stack->len - 1) = t->level;
-    }
-    if ((int)stack->len <= depth) {
-      t->level = (int)stack->len;
-      g_array_append_val(kept, *t);
-    } else {
-      g_free(t->label);
-      g_free(t->href);
-    }
-  }
-  g_array_free(stack, TRUE);
-  g_array_free(toc, TRUE);
-  return kept;
+  outline_free(o);
+  return toc;
 }
 
 static void toc_free(GArray *toc) {
@@ -294,7 +242,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
   START(w, "meta");
   ATTR(w, "charset", "utf-8");
   END(w);
-  const char *contents = xhtml_label(lang, XHTML_L_CONTENTS);
+  const char *contents = labels_get(lang, LABEL_CONTENTS);
   elem(w, "title", contents);
   START(w, "link");
   ATTR(w, "rel", "stylesheet");
@@ -319,13 +267,13 @@ static char *nav_document(Epub *e, const GArray *toc) {
 
   START(w, "nav");
   ATTR(w, "epub:type", "landmarks");
-  ATTR(w, "aria-label", "Landmarks");
+  ATTR(w, "aria-label", labels_get(lang, LABEL_LANDMARKS));
   ATTR(w, "hidden", "hidden");
   START(w, "ol");
-  const char *marks[][3] = {{"cover", e->cover_href, xhtml_label(lang, XHTML_L_COVER)},
-                            {"titlepage", "title.xhtml", xhtml_label(lang, XHTML_L_TITLEPAGE)},
+  const char *marks[][3] = {{"cover", e->cover_href, labels_get(lang, LABEL_COVER)},
+                            {"titlepage", "title.xhtml", labels_get(lang, LABEL_TITLEPAGE)},
                             {"toc", "nav.xhtml#toc", contents},
-                            {"bodymatter", e->first_chapter_href, xhtml_label(lang, XHTML_L_START)}};
+                            {"bodymatter", e->first_chapter_href, labels_get(lang, LABEL_START)}};
   for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
     if (!marks[i][1])
       continue;
@@ -344,7 +292,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
   if (pages->len) {
     START(w, "nav");
     ATTR(w, "epub:type", "page-list");
-    ATTR(w, "aria-label", "Print pages");
+    ATTR(w, "aria-label", labels_get(lang, LABEL_PRINT_PAGES));
     ATTR(w, "hidden", "hidden");
     START(w, "ol");
     for (guint i = 0; i < pages->len; i++) {
@@ -424,7 +372,7 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   if (pages->len) {
     START(w, "pageList");
     START(w, "navLabel");
-    elem(w, "text", "Print pages");
+    elem(w, "text", labels_get(xhtml_book_lang(e->book, e->opts), LABEL_PRINT_PAGES));
     END(w);
     for (guint i = 0; i < pages->len; i++) {
       const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
@@ -1100,8 +1048,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
     add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
-  for (int l = 0; l < XHTML_L_COUNT; l++)
-    add_codepoints(text_set, xhtml_label(xhtml_book_lang(book, opts), (XhtmlLabel)l));
+  for (int l = 0; l < LABEL_COUNT; l++)
+    add_codepoints(text_set, labels_get(xhtml_book_lang(book, opts), (LabelId)l));
 
   /* Manifest and entries in a fixed order. */
   add_entry_str(&e, "META-INF/container.xml", container_document());

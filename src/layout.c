@@ -22,6 +22,7 @@
 
 #include "fonts.h"
 #include "hyphenate.h"
+#include "labels.h"
 #include "linebreak.h"
 #include "shape.h"
 #include "style.h"
@@ -1917,7 +1918,7 @@ static void url_notes_end(Ctx *c) {
                                       PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   Para p;
   para_init(&p);
-  para_text(&p, NULL, "Links", 0);
+  para_text(&p, NULL, labels_get(c->lang, LABEL_LINKS), 0);
   ParaStyle ps = para_style(c, d, ceil(c->st.heading_size_pt[3] * 1.25));
   ps.hyphenate = false;
   want_space(c, c->st.heading_before_pt * 1.5);
@@ -2328,17 +2329,12 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
   PangoFontDescription *db = font_desc(c->st.body_face, c->st.byline_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
   if (m->authors && m->authors->len) {
-    GString *a = g_string_new(NULL);
-    for (guint i = 0; i < m->authors->len; i++) {
-      if (i)
-        g_string_append(a, i + 1 == m->authors->len ? " and " : ", ");
-      g_string_append(a, m->authors->pdata[i]);
-    }
+    char *a = labels_join(c->lang, m->authors);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, db, a->str, y, c->st.byline_size_pt * 1.4);
+    y = centered(c, it, db, a, y, c->st.byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
     y += c->st.byline_size_pt * 0.4;
-    g_string_free(a, TRUE);
+    g_free(a);
   }
   if (m->date) {
     add_tag(it, LAY_TAG_BEGIN, "P");
@@ -2385,7 +2381,7 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
     add_dest(items, "contents", 0, 0);
     add_tag(items, LAY_TAG_BEGIN, "H1");
     double lh = c->st.heading_size_pt[0] * 1.25;
-    shape_label(c, items, dh, "Contents", 0, baseline(c, dh, lh) + c->st.chapter_drop_pt, 0);
+    shape_label(c, items, dh, labels_get(c->lang, LABEL_CONTENTS), 0, baseline(c, dh, lh) + c->st.chapter_drop_pt, 0);
     add_tag(items, LAY_TAG_END, "H1");
     VItem *v = emit_line(c, items, lh + c->st.chapter_drop_pt + c->st.heading_after_pt * 2.5, 0);
     v->trace = g_strdup("Contents");
