@@ -143,7 +143,7 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)", "LANG"},
       {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
-      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Heading levels in the contents (default 2)", "N"},
+      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)", "N"},
       {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
        "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
        NULL},
