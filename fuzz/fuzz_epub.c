@@ -50,7 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     xhtml_fragment(book, &opts, html);
     g_string_free(html, TRUE);
     Layout *lay = opts.page_list ? lay_book(book, &opts) : NULL;
-    epub_write(book, &opts, out);
+    static Style style; /* the defaults: the cover is a given PNG */
+    if (!style.body_face)
+      style_load(&style, NULL, OCTAVO_PAPER_STYLE, 1, NULL);
+    epub_write(book, &style, NULL, &opts, out);
     lay_free(lay);
   }
   book_free(book);

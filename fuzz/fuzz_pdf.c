@@ -14,6 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char *datadir, *out;
+  static Style style;
   if (!datadir) {
     datadir = util_find_datadir(NULL);
     out = g_build_filename(g_get_tmp_dir(), "octavo-fuzz-pdf.pdf", NULL);
@@ -26,9 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 0 && data[0] < 0x20 && data[0] != '\t' && data[0] != '\n' && data[0] != '\r') {
     opts.number_sections = data[0] & 1;
     opts.columns = data[0] & 2 ? 2 : 1;
-    opts.paper = data[0] & 4 ? "a5" : "a4";
-    opts.linebreak = data[0] & 8 ? "greedy" : "optimal";
-    opts.link_notes = data[0] & 16 ? "end" : "foot";
+    opts.paper = data[0] & 4 ? OCTAVO_PAPER_A5 : OCTAVO_PAPER_A4;
+    opts.linebreak = data[0] & 8 ? OCTAVO_BREAK_GREEDY : OCTAVO_BREAK_OPTIMAL;
+    opts.link_notes = data[0] & 16 ? OCTAVO_NOTES_END : OCTAVO_NOTES_FOOT;
     data++;
     size--;
   }
@@ -36,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MdSource src = {"fuzz.md", (const char *)data, size};
   if (md_parse_sources(book, &src, 1, &opts)) {
     Layout *lay = lay_book(book, &opts);
-    if (lay)
-      pdf_write(book, lay, &opts, out);
+    if (lay && (style.body_face || style_load(&style, NULL, OCTAVO_PAPER_A4, 1, NULL)))
+      pdf_write(book, lay, &style, &opts, out); /* the cover's colours: the defaults */
     lay_free(lay);
   }
   book_free(book);

@@ -164,11 +164,15 @@ struct BookResource {
   BookImageKind kind;
 };
 
+/* The book's metadata. After a successful parse (md_parse_files,
+ * md_parse_sources) title and lang are always set and not empty (the
+ * parser falls back to the first input's name, with a warning, and to
+ * "en"): writers use them as they are. */
 typedef struct {
-  char *title, *subtitle;
+  char *title, *subtitle; /* title: never NULL after parsing */
   GPtrArray *authors;  /* char *, owned */
   char *date;          /* YYYY-MM-DD or as given */
-  char *lang;          /* BCP 47 */
+  char *lang;          /* BCP 47; never NULL after parsing */
   char *identifier;
   char *publisher, *description;
   GPtrArray *subjects; /* char *, owned */
@@ -206,6 +210,14 @@ typedef struct {
   GHashTable *id_next;   /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
 } Book;
+
+/* Invariants of a parsed book, which every writer may rely on:
+ * - meta.title and meta.lang are set (BookMeta);
+ * - every chapter's headings at or above the chapter level (the options'
+ *   split_level, always 1..6) start chapters, and every heading has an id;
+ * - the book is read-only for the writers: the layout's page marks are
+ *   the one exception (book->page_marks, filled by lay_book).
+ * Books built by hand (tests) must keep them too. */
 
 /* Create an empty book. Never returns NULL (allocation failure aborts). */
 Book *book_new(void);

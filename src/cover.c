@@ -2,52 +2,11 @@
  * e-book and the PDF's title page are the same design at two sizes. */
 #include "cover.h"
 
+#include "labels.h"
+
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <string.h>
-
-static const CoverStyle defaults = {
-    .background = {0.965, 0.945, 0.906}, /* warm paper */
-    .ink = {0.11, 0.11, 0.12},
-    .accent = {0.64, 0.23, 0.13}, /* brick red */
-    .band = {0.17, 0.19, 0.24},   /* slate */
-};
-
-static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
-  char *v = g_key_file_get_string(kf, "cover", key, NULL);
-  unsigned r, g, b;
-  if (v && strlen(g_strstrip(v)) == 7 && sscanf(v, "#%02x%02x%02x", &r, &g, &b) == 3) {
-    rgb[0] = r / 255.0;
-    rgb[1] = g / 255.0;
-    rgb[2] = b / 255.0;
-  }
-  g_free(v);
-}
-
-void cover_style_load(CoverStyle *cs, const char *path) {
-  *cs = defaults;
-  cs->face = NULL;
-  GKeyFile *kf = g_key_file_new();
-  if (path && g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL)) {
-    parse_colour(kf, "background", cs->background);
-    parse_colour(kf, "ink", cs->ink);
-    parse_colour(kf, "accent", cs->accent);
-    parse_colour(kf, "band", cs->band);
-    char *face = g_key_file_get_string(kf, "cover", "face", NULL);
-    if (face && *g_strstrip(face))
-      cs->face = face;
-    else
-      g_free(face);
-  }
-  if (!cs->face)
-    cs->face = g_strdup("Charis SIL");
-  g_key_file_free(kf);
-}
-
-void cover_style_clear(CoverStyle *cs) {
-  g_free(cs->face);
-  cs->face = NULL;
-}
 
 /* Set text centred in a box of width w at y; returns the height used. */
 static double centred_text(cairo_t *cr, PangoContext *ctx, const CoverStyle *cs, const char *text,
@@ -98,7 +57,7 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
 
   double mx = w * 0.12, tw = w - 2 * mx;
   double y = h * 0.25;
-  y += centred_text(cr, ctx, cs, m->title ? m->title : "Untitled", w * 0.082, PANGO_WEIGHT_BOLD,
+  y += centred_text(cr, ctx, cs, m->title, w * 0.082, PANGO_WEIGHT_BOLD,
                     PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
   if (m->subtitle) {
     y += w * 0.03;
@@ -112,15 +71,9 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
   cairo_fill(cr);
   y += w * 0.06;
   if (m->authors->len) {
-    GString *who = g_string_new(NULL);
-    for (guint i = 0; i < m->authors->len; i++) {
-      if (i)
-        g_string_append(who, i + 1 == m->authors->len ? " and " : ", ");
-      g_string_append(who, m->authors->pdata[i]);
-    }
-    centred_text(cr, ctx, cs, who->str, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
-                 cs->ink);
-    g_string_free(who, TRUE);
+    char *who = labels_join(m->lang, m->authors);
+    centred_text(cr, ctx, cs, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
+    g_free(who);
   }
   /* Date, and publisher or source, above the foot band. */
   GString *foot = g_string_new(NULL);
@@ -130,15 +83,9 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
     if (foot->len)
       g_string_append(foot, " · ");
     /* 2023-05-11 reads as 11 May 2023 on a cover; other forms stay as given. */
-    int y, mo, d;
-    GDateTime *dt = NULL;
-    if (sscanf(m->date, "%4d-%2d-%2d", &y, &mo, &d) == 3 && g_date_valid_dmy(d, mo, y))
-      dt = g_date_time_new_utc(y, mo, d, 0, 0, 0);
-    char *shown = dt ? g_date_time_format(dt, "%-d %B %Y") : NULL;
-    g_string_append(foot, shown ? shown : m->date);
+    char *shown = labels_date(m->lang, m->date);
+    g_string_append(foot, shown);
     g_free(shown);
-    if (dt)
-      g_date_time_unref(dt);
   }
   double fy = h - band - w * 0.13;
   centred_text(cr, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy, tw,

@@ -2,7 +2,7 @@
  * authors, date, publisher) drawn with cairo and pango; the EPUB carries it
  * as its cover image (a PNG) and the PDF uses it as its title page, so both
  * books open on the same face. Colours come from the [cover] group of the
- * print style. */
+ * print style (Style.cover, read by style_load). */
 #ifndef OCTAVO_COVER_H
 #define OCTAVO_COVER_H
 
@@ -12,16 +12,7 @@
 
 #include "book.h"
 #include "fonts.h"
-
-typedef struct {
-  double background[3], ink[3], accent[3], band[3]; /* RGB 0..1 */
-  char *face;                                       /* fontconfig family of the cover */
-} CoverStyle;
-
-/* Read the [cover] group of the style file at path (NULL or missing keys:
- * the defaults). Never fails; free with cover_style_clear(). */
-void cover_style_load(CoverStyle *cs, const char *path);
-void cover_style_clear(CoverStyle *cs);
+#include "style.h"
 
 /* Draw the cover of book into the rectangle (0, 0, w_pt, h_pt) of cr, text
  * through pango (extractable in a PDF). ctx must be a pango context of the

@@ -30,6 +30,8 @@
 
 #include "cover.h"
 #include "fonts.h"
+#include "labels.h"
+#include "outline.h"
 #include "subset.h"
 #include "util.h"
 #include "xhtml.h"
@@ -48,6 +50,8 @@ typedef struct {
 typedef struct {
   Book *book;
   const OctavoOptions *opts;
+  const Style *style; /* the print style: the cover's colours */
+  const Fonts *fonts; /* NULL: no fonts to embed, no generated cover */
   GArray *entries;  /* Entry, in container order after mimetype */
   GArray *items;    /* Item: the manifest */
   GPtrArray *spine; /* item ids (borrowed from items) */
@@ -132,79 +136,25 @@ typedef struct {
   char *href;
 } TocEntry;
 
+/* The contents: the outline's entries at --toc-depth (outline.h), with
+ * their depth as the level to nest by. */
 static GArray *toc_entries(Epub *e) {
   GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  Book *b = e->book;
-  int depth = e->opts->toc_depth > 0 ? e->opts->toc_depth : 2;
-  for (guint i = 0; i < b->chapters->len; i++) {
-    BookChapter *c = b->chapters->pdata[i];
-    char *file = xhtml_chapter_href(c);
-    bool first_is_heading = c->root->first_child && c->root->first_child->type == BOOK_HEADING;
-    if (!first_is_heading) {
-      const char *label = c->title && *c->title ? c->title : b->meta.title && *b->meta.title ? b->meta.title : "Beginning";
-      /* A chapter without a heading of its own (the opening) stands at the
-       * level of the chapters. */
-      TocEntry t = {e->opts->split_level > 0 ? e->opts->split_level : 2, g_strdup(label), g_strdup(file)};
-      g_array_append_val(toc, t);
-    }
-    /* Headings are blocks of the root (or of block containers): walk
-     * without recursion, skipping inline content. */
-    BookIter it;
-    book_iter_init(&it, c->root);
-    BookIterEvent ev;
-    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-      if (ev != BOOK_ITER_ENTER)
-        continue;
-      BookNode *n = it.cur;
-      if (n->type == BOOK_HEADING) {
-        book_iter_skip_children(&it);
-        if (!n->as.heading.id)
-          continue;
-        GString *s = g_string_new(NULL);
-        book_node_text(n, s);
-        g_strstrip(s->str);
-        if (!*s->str)
-          g_string_assign(s, "Untitled section");
-        TocEntry t = {n->as.heading.level, g_string_free(s, FALSE),
-                      g_strdup_printf("%s#%s", file, n->as.heading.id)};
-        if (n == c->root->first_child) {
-          g_free(t.href);
-          t.href = g_strdup(file);
-        }
-        g_array_append_val(toc, t);
-      } else if (book_node_is_inline(n->type) || n->type == BOOK_CODE_BLOCK || n->type == BOOK_TABLE) {
-        book_iter_skip_children(&it);
-      }
-    }
+  const char *lang = xhtml_book_lang(e->book, e->opts);
+  Outline *o = outline_new(e->book, e->opts->split_level, e->opts->toc_depth,
+                           labels_get(lang, LABEL_UNTITLED_SECTION));
+  for (guint i = 0; i < o->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(o, i);
+    if (!oe->in_toc)
+      continue;
+    char *file = xhtml_chapter_href(oe->chapter);
+    TocEntry t = {oe->depth, g_strdup(oe->title),
+                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id)};
+    g_array_append_val(toc, t);
     g_free(file);
   }
-  /* --toc-depth counts levels of the contents' nesting, not heading
-   * levels: a book whose chapters are h2 and sections h3 shows both at 2.
-   * Nest by heading level as write_toc_tree does, keep what is shallow
-   * enough, and store the depth as the level. */
-  GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
-  GArray *kept = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  for (guint i = 0; i < toc->len; i++) {
-    TocEntry *t = &g_array_index(toc, TocEntry, i);
-    int top = stack->len ? g_array_index(stack, int, stack->len - 1) : 0;
-    if (!stack->len || t->level > top) {
-      g_array_append_val(stack, t->level);
-    } else {
-      while (stack->len >= 2 && g_array_index(stack, int, stack->len - 2) >= t->level)
-        g_array_set_size(stack, stack->len - 1);
-      g_array_index(stack, int, stack->len - 1) = t->level;
-    }
-    if ((int)stack->len <= depth) {
-      t->level = (int)stack->len;
-      g_array_append_val(kept, *t);
-    } else {
-      g_free(t->label);
-      g_free(t->href);
-    }
-  }
-  g_array_free(stack, TRUE);
-  g_array_free(toc, TRUE);
-  return kept;
+  outline_free(o);
+  return toc;
 }
 
 static void toc_free(GArray *toc) {
@@ -292,7 +242,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
   START(w, "meta");
   ATTR(w, "charset", "utf-8");
   END(w);
-  const char *contents = xhtml_label(lang, XHTML_L_CONTENTS);
+  const char *contents = labels_get(lang, LABEL_CONTENTS);
   elem(w, "title", contents);
   START(w, "link");
   ATTR(w, "rel", "stylesheet");
@@ -317,13 +267,13 @@ static char *nav_document(Epub *e, const GArray *toc) {
 
   START(w, "nav");
   ATTR(w, "epub:type", "landmarks");
-  ATTR(w, "aria-label", "Landmarks");
+  ATTR(w, "aria-label", labels_get(lang, LABEL_LANDMARKS));
   ATTR(w, "hidden", "hidden");
   START(w, "ol");
-  const char *marks[][3] = {{"cover", e->cover_href, xhtml_label(lang, XHTML_L_COVER)},
-                            {"titlepage", "title.xhtml", xhtml_label(lang, XHTML_L_TITLEPAGE)},
+  const char *marks[][3] = {{"cover", e->cover_href, labels_get(lang, LABEL_COVER)},
+                            {"titlepage", "title.xhtml", labels_get(lang, LABEL_TITLEPAGE)},
                             {"toc", "nav.xhtml#toc", contents},
-                            {"bodymatter", e->first_chapter_href, xhtml_label(lang, XHTML_L_START)}};
+                            {"bodymatter", e->first_chapter_href, labels_get(lang, LABEL_START)}};
   for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
     if (!marks[i][1])
       continue;
@@ -342,7 +292,7 @@ static char *nav_document(Epub *e, const GArray *toc) {
   if (pages->len) {
     START(w, "nav");
     ATTR(w, "epub:type", "page-list");
-    ATTR(w, "aria-label", "Print pages");
+    ATTR(w, "aria-label", labels_get(lang, LABEL_PRINT_PAGES));
     ATTR(w, "hidden", "hidden");
     START(w, "ol");
     for (guint i = 0; i < pages->len; i++) {
@@ -415,14 +365,14 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   }
   END(w);
   START(w, "docTitle");
-  elem(w, "text", e->book->meta.title && *e->book->meta.title ? e->book->meta.title : "Untitled");
+  elem(w, "text", e->book->meta.title);
   END(w);
   /* The navMap was written by libxml2 (escaped): splice it in as is. */
   xmlTextWriterWriteRaw(w, xmlBufferContent(tbuf));
   if (pages->len) {
     START(w, "pageList");
     START(w, "navLabel");
-    elem(w, "text", "Print pages");
+    elem(w, "text", labels_get(xhtml_book_lang(e->book, e->opts), LABEL_PRINT_PAGES));
     END(w);
     for (guint i = 0; i < pages->len; i++) {
       const XhtmlPage *p = &g_array_index(pages, XhtmlPage, i);
@@ -479,7 +429,7 @@ static char *opf_document(Epub *e) {
   ATTR(w, "id", "uid");
   TEXT(w, e->identifier);
   END(w);
-  elem(w, "dc:title", m->title && *m->title ? m->title : "Untitled");
+  elem(w, "dc:title", m->title);
   for (guint i = 0; i < m->authors->len; i++) {
     char id[32];
     g_snprintf(id, sizeof id, "creator-%u", i + 1);
@@ -669,19 +619,6 @@ static void code_codepoints(Book *b, GHashTable *set) {
   }
 }
 
-typedef struct {
-  const char *file, *family, *style, *weight;
-  bool mono;
-} FontFace;
-
-static const FontFace font_faces[] = {
-    {"CharisSIL-Regular.ttf", "Charis SIL", "normal", "400", false},
-    {"CharisSIL-Italic.ttf", "Charis SIL", "italic", "400", false},
-    {"CharisSIL-Bold.ttf", "Charis SIL", "normal", "700", false},
-    {"CharisSIL-BoldItalic.ttf", "Charis SIL", "italic", "700", false},
-    {"DejaVuSansMono.ttf", "DejaVu Sans Mono", "normal", "400", true},
-};
-
 /* Subset and add the fonts; append their @font-face rules to css. The text
  * set holds every character of the content documents. */
 static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
@@ -699,35 +636,36 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
   bool ok = true;
   GString *faces = g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
                                 "(SIL Open Font License; Bitstream Vera license). */\n");
-  for (size_t i = 0; i < G_N_ELEMENTS(font_faces) && ok; i++) {
-    const FontFace *f = &font_faces[i];
-    char *path = g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "fonts", f->file, NULL);
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-      book_diag(e->book, BOOK_WARNING, NULL, "font %s not found; the EPUB goes without it", path);
-      g_free(path);
+  /* Every face of the text, and the upright regular face of the code
+   * (code is set in it alone). */
+  const GArray *all = fonts_faces(e->fonts);
+  size_t n = 0;
+  for (guint i = 0; i < all->len && ok; i++) {
+    const FontsFace *f = &g_array_index(all, FontsFace, i);
+    if (f->mono && (f->italic || f->weight != 400))
       continue;
-    }
     GError *err = NULL;
-    GBytes *font = subset_font_file(path, f->mono ? mono_cps : text_cps, &err);
+    GBytes *font = subset_font_file(f->path, f->mono ? mono_cps : text_cps, &err);
     if (!font) {
       book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
       g_error_free(err);
       ok = false;
     } else {
-      char *name = g_strdup_printf("EPUB/fonts/%s", f->file);
-      char *href = g_strdup_printf("fonts/%s", f->file);
+      char *file = g_path_get_basename(f->path);
+      char *name = g_strdup_printf("EPUB/fonts/%s", file);
+      char *href = g_strdup_printf("fonts/%s", file);
       char id[32];
-      g_snprintf(id, sizeof id, "font-%zu", i + 1);
+      g_snprintf(id, sizeof id, "font-%zu", ++n);
       add_entry(e, name, font);
       add_item(e, id, href, "font/ttf", NULL);
       g_string_append_printf(faces,
-                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %s;\n"
+                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %d;\n"
                              "  src: url(\"../%s\") format(\"truetype\");\n}\n",
-                             f->family, f->style, f->weight, href);
+                             f->family, f->italic ? "italic" : "normal", f->weight, href);
       g_free(name);
       g_free(href);
+      g_free(file);
     }
-    g_free(path);
   }
   g_string_prepend(css, faces->str);
   g_string_free(faces, TRUE);
@@ -923,22 +861,13 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     if (bytes)
       return bytes;
   }
-  GError *err = NULL;
-  Fonts *fonts = fonts_load(e->opts->datadir ? e->opts->datadir : ".", &err);
-  if (!fonts) {
-    book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
-    g_error_free(err);
+  if (!e->fonts) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: no fonts to draw it");
     return NULL;
   }
-  char *style = e->opts->style ? g_strdup(e->opts->style)
-                               : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "print.ini", NULL);
-  CoverStyle cs;
-  cover_style_load(&cs, style);
+  GError *err = NULL;
   /* 1000 x 1500 pixels: a 2:3 face, sharp on phones and readers. */
-  GBytes *png = cover_png(b, fonts, &cs, 1000, 1500, &err);
-  cover_style_clear(&cs);
-  g_free(style);
-  fonts_free(fonts);
+  GBytes *png = cover_png(b, e->fonts, &e->style->cover, 1000, 1500, &err);
   if (!png) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
     g_error_free(err);
@@ -1046,8 +975,7 @@ static bool write_zip(Epub *e, const char *path) {
 }
 
 static char *read_css(Epub *e) {
-  char *path = e->opts->css ? g_strdup(e->opts->css)
-                            : g_build_filename(e->opts->datadir ? e->opts->datadir : ".", "styles", "book.css", NULL);
+  char *path = octavo_css_path(e->opts);
   char *css = NULL;
   GError *err = NULL;
   if (!g_file_get_contents(path, &css, NULL, &err)) {
@@ -1058,9 +986,12 @@ static char *read_css(Epub *e) {
   return css;
 }
 
-bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
+bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
+                const char *path) {
   Epub e = {0};
   e.book = book;
+  e.style = style;
+  e.fonts = fonts;
   e.opts = opts;
   e.entries = g_array_new(FALSE, TRUE, sizeof(Entry));
   e.items = g_array_new(FALSE, TRUE, sizeof(Item));
@@ -1117,8 +1048,8 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
     add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
-  for (int l = 0; l < XHTML_L_COUNT; l++)
-    add_codepoints(text_set, xhtml_label(xhtml_book_lang(book, opts), (XhtmlLabel)l));
+  for (int l = 0; l < LABEL_COUNT; l++)
+    add_codepoints(text_set, labels_get(xhtml_book_lang(book, opts), (LabelId)l));
 
   /* Manifest and entries in a fixed order. */
   add_entry_str(&e, "META-INF/container.xml", container_document());
@@ -1157,7 +1088,9 @@ bool epub_write(Book *book, const OctavoOptions *opts, const char *path) {
   guint css_index = e.entries->len - 1;
   add_item(&e, "css", CSS_HREF, "text/css", NULL);
   GString *sheet = g_string_new(css);
-  if (opts->embed_fonts && !add_fonts(&e, text_set, sheet))
+  if (opts->embed_fonts && !fonts)
+    book_diag(book, BOOK_WARNING, NULL, "no fonts to embed; the EPUB goes without them");
+  if (opts->embed_fonts && fonts && !add_fonts(&e, text_set, sheet))
     ok = false;
   g_array_index(e.entries, Entry, css_index).data = g_bytes_new(sheet->str, sheet->len);
   g_string_free(sheet, TRUE);

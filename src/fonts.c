@@ -13,7 +13,46 @@ struct Fonts {
   FcConfig *config;
   PangoFontMap *map;
   GPtrArray *files;
+  GArray *faces;        /* FontsFace */
+  GStringChunk *names;  /* the faces' family names */
 };
+
+static gint cmp_face(gconstpointer pa, gconstpointer pb) {
+  const FontsFace *a = pa, *b = pb;
+  if (a->mono != b->mono)
+    return a->mono - b->mono;
+  if (a->weight != b->weight)
+    return a->weight - b->weight;
+  if (a->italic != b->italic)
+    return a->italic - b->italic;
+  return strcmp(a->path, b->path);
+}
+
+/* The faces of the files, read from fontconfig's patterns. */
+static void read_faces(Fonts *f, FcFontSet *set) {
+  f->faces = g_array_new(FALSE, TRUE, sizeof(FontsFace));
+  f->names = g_string_chunk_new(256);
+  for (guint k = 0; k < f->files->len; k++) {
+    const char *path = f->files->pdata[k];
+    for (int i = 0; set && i < set->nfont; i++) {
+      FcChar8 *file = NULL, *family = NULL;
+      int slant = FC_SLANT_ROMAN, spacing = FC_PROPORTIONAL;
+      double weight = FC_WEIGHT_REGULAR;
+      if (FcPatternGetString(set->fonts[i], FC_FILE, 0, &file) != FcResultMatch ||
+          strcmp((const char *)file, path) != 0)
+        continue;
+      FcPatternGetString(set->fonts[i], FC_FAMILY, 0, &family);
+      FcPatternGetInteger(set->fonts[i], FC_SLANT, 0, &slant);
+      FcPatternGetInteger(set->fonts[i], FC_SPACING, 0, &spacing);
+      FcPatternGetDouble(set->fonts[i], FC_WEIGHT, 0, &weight);
+      FontsFace face = {path, g_string_chunk_insert_const(f->names, family ? (const char *)family : ""),
+                        (int)FcWeightToOpenTypeDouble(weight), slant != FC_SLANT_ROMAN, spacing == FC_MONO};
+      g_array_append_val(f->faces, face);
+      break;
+    }
+  }
+  g_array_sort(f->faces, cmp_face);
+}
 
 static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -54,6 +93,7 @@ Fonts *fonts_load(const char *datadir, GError **err) {
     goto fail;
   }
   g_ptr_array_sort(f->files, cmp_str);
+  read_faces(f, set);
   f->config = config;
   f->map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
   pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(f->map), config);
@@ -73,12 +113,16 @@ void fonts_free(Fonts *f) {
   g_object_unref(f->map);
   FcConfigDestroy(f->config);
   g_ptr_array_free(f->files, TRUE);
+  g_array_free(f->faces, TRUE);
+  g_string_chunk_free(f->names);
   g_free(f);
 }
 
 PangoFontMap *fonts_font_map(const Fonts *f) { return f->map; }
 
 const GPtrArray *fonts_files(const Fonts *f) { return f->files; }
+
+const GArray *fonts_faces(const Fonts *f) { return f->faces; }
 
 PangoContext *fonts_context(const Fonts *f) {
   PangoContext *ctx = pango_font_map_create_context(f->map);

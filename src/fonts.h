@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <pango/pango.h>
+#include <stdbool.h>
 
 typedef struct Fonts Fonts;
 
@@ -25,5 +26,19 @@ PangoFontMap *fonts_font_map(const Fonts *fonts);
 PangoContext *fonts_context(const Fonts *fonts);
 /* The font files loaded (char *, absolute paths, sorted; owned by fonts). */
 const GPtrArray *fonts_files(const Fonts *fonts);
+
+/* One face of the set, as fontconfig reads it from the file. */
+typedef struct {
+  const char *path;   /* absolute (owned by fonts) */
+  const char *family; /* the first family name: "Charis SIL" (owned by fonts) */
+  int weight;         /* CSS/OpenType weight: 400 regular, 700 bold */
+  bool italic;        /* italic or oblique */
+  bool mono;          /* a monospace face */
+} FontsFace;
+
+/* The faces loaded (FontsFace; owned by fonts), in the order proportional
+ * before monospace, then by weight, then upright before italic, then by
+ * path: a stable order for the EPUB's manifest and @font-face rules. */
+const GArray *fonts_faces(const Fonts *fonts);
 
 #endif

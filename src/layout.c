@@ -22,6 +22,7 @@
 
 #include "fonts.h"
 #include "hyphenate.h"
+#include "labels.h"
 #include "linebreak.h"
 #include "shape.h"
 #include "style.h"
@@ -1917,7 +1918,7 @@ static void url_notes_end(Ctx *c) {
                                       PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   Para p;
   para_init(&p);
-  para_text(&p, NULL, "Links", 0);
+  para_text(&p, NULL, labels_get(c->lang, LABEL_LINKS), 0);
   ParaStyle ps = para_style(c, d, ceil(c->st.heading_size_pt[3] * 1.25));
   ps.hyphenate = false;
   want_space(c, c->st.heading_before_pt * 1.5);
@@ -2328,17 +2329,12 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
   PangoFontDescription *db = font_desc(c->st.body_face, c->st.byline_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
   if (m->authors && m->authors->len) {
-    GString *a = g_string_new(NULL);
-    for (guint i = 0; i < m->authors->len; i++) {
-      if (i)
-        g_string_append(a, i + 1 == m->authors->len ? " and " : ", ");
-      g_string_append(a, m->authors->pdata[i]);
-    }
+    char *a = labels_join(c->lang, m->authors);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, db, a->str, y, c->st.byline_size_pt * 1.4);
+    y = centered(c, it, db, a, y, c->st.byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
     y += c->st.byline_size_pt * 0.4;
-    g_string_free(a, TRUE);
+    g_free(a);
   }
   if (m->date) {
     add_tag(it, LAY_TAG_BEGIN, "P");
@@ -2385,7 +2381,7 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
     add_dest(items, "contents", 0, 0);
     add_tag(items, LAY_TAG_BEGIN, "H1");
     double lh = c->st.heading_size_pt[0] * 1.25;
-    shape_label(c, items, dh, "Contents", 0, baseline(c, dh, lh) + c->st.chapter_drop_pt, 0);
+    shape_label(c, items, dh, labels_get(c->lang, LABEL_CONTENTS), 0, baseline(c, dh, lh) + c->st.chapter_drop_pt, 0);
     add_tag(items, LAY_TAG_END, "H1");
     VItem *v = emit_line(c, items, lh + c->st.chapter_drop_pt + c->st.heading_after_pt * 2.5, 0);
     v->trace = g_strdup("Contents");
@@ -2580,9 +2576,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->book = book;
   c->opts = opts;
   GError *err = NULL;
-  char *style_path = opts->style ? g_strdup(opts->style)
-                                 : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
-                                                    "print.ini", NULL);
+  char *style_path = octavo_style_path(opts);
   bool ok = style_load(&c->st, style_path, opts->paper, opts->columns, &err);
   g_free(style_path);
   if (!ok) {
@@ -2606,12 +2600,12 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   lb_params_default(&c->lbp);
   c->lbp.emergency_stretch = c->st.body_size_pt * 1.5;
   c->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
-  c->mode = opts->linebreak && strcmp(opts->linebreak, "greedy") == 0 ? LB_GREEDY : LB_OPTIMAL;
+  c->mode = opts->linebreak == OCTAVO_BREAK_GREEDY ? LB_GREEDY : LB_OPTIMAL;
   c->ncols = opts->columns == 2 ? 2 : 1;
   c->text_w = c->st.paper_w_pt - c->st.margin_inner_pt - c->st.margin_outer_pt;
   c->text_h = c->st.paper_h_pt - c->st.margin_top_pt - c->st.margin_bottom_pt;
   c->col_w = (c->text_w - (c->ncols - 1) * c->st.column_gap_pt) / c->ncols;
-  c->chapter_level = opts->split_level > 0 ? opts->split_level : 2;
+  c->chapter_level = opts->split_level;
   c->body = font_desc(c->st.body_face, c->st.body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   c->pending = items_new();
   c->quote_x = g_array_new(FALSE, FALSE, sizeof(double));
@@ -2629,14 +2623,10 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   lay->page_h_pt = c->st.paper_h_pt;
   lay->pages = g_ptr_array_new_with_free_func((GDestroyNotify)page_free);
   lay->outline = g_array_new(FALSE, TRUE, sizeof(LayOutline));
-  const char *title = book->meta.title && *book->meta.title ? book->meta.title : NULL;
-  if (!title)
-    for (guint i = 0; i < book->chapters->len && !title; i++)
-      title = ((BookChapter *)book->chapters->pdata[i])->title;
-  lay->title = g_strdup(title ? title : "Untitled");
+  lay->title = g_strdup(book->meta.title); /* always set (book.h) */
 
   c->url_notes = g_ptr_array_new_with_free_func(url_note_free);
-  c->url_end = opts->link_notes && strcmp(opts->link_notes, "end") == 0;
+  c->url_end = opts->link_notes == OCTAVO_NOTES_END;
   c->targets = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < book->footnotes->len; i++)
     g_hash_table_add(c->targets, ((BookFootnote *)book->footnotes->pdata[i])->id);

@@ -5,6 +5,7 @@
  * 2 a usage error. */
 #include <locale.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
+#include "style.h"
 #include "util.h"
 #include "version.h"
 #include "xhtml.h"
@@ -100,12 +102,21 @@ static bool same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static bool write_output(Book *book, const Layout *lay, const OctavoOptions *opts, const Output *out) {
+/* What the stages share, loaded once: the print style (with the cover's
+ * colours) and the fonts. */
+typedef struct {
+  Style style;
+  bool style_ok; /* the style file was read (else style holds the defaults) */
+  Fonts *fonts;  /* NULL when fonts/ is unreadable */
+} Loaded;
+
+static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
+                         const Output *out) {
   switch (out->format) {
   case FMT_EPUB:
-    return epub_write(book, opts, out->path);
+    return epub_write(book, &ld->style, ld->fonts, opts, out->path);
   case FMT_PDF:
-    return pdf_write(book, lay, opts, out->path);
+    return pdf_write(book, lay, &ld->style, opts, out->path);
   case FMT_XHTML:
     return xhtml_write_file(book, opts, out->path);
   case FMT_HTML:
@@ -133,13 +144,14 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)", "LANG"},
       {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
-      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Heading levels in the contents (default 2)", "N"},
+      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)", "N"},
       {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
        "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
        NULL},
       {"number-sections", 'N', 0, G_OPTION_ARG_NONE, &a->number_sections,
        "Number chapters and sections (1, 1.1, ...) in both books", NULL},
-      {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper, "PDF paper: a4 (default), letter, a5", "SIZE"},
+      {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper,
+       "PDF paper: a4, letter, a5 (default: the style's [page] paper, else a4)", "SIZE"},
       {"columns", 0, 0, G_OPTION_ARG_INT, &a->columns, "PDF text columns: 1 (default) or 2", "N"},
       {"linebreak", 0, 0, G_OPTION_ARG_STRING, &a->linebreak,
        "PDF line breaking: optimal (default) or greedy", "MODE"},
@@ -184,12 +196,19 @@ static int parse_args(Args *a, int argc, char **argv) {
     return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
   if (a->columns < 1 || a->columns > 2)
     return usage_error("--columns must be 1 or 2, not %d", a->columns);
-  if (a->paper && strcmp(a->paper, "a4") && strcmp(a->paper, "letter") && strcmp(a->paper, "a5"))
-    return usage_error("unknown paper '%s' (a4, letter, a5)", a->paper);
-  if (a->linebreak && strcmp(a->linebreak, "optimal") && strcmp(a->linebreak, "greedy"))
-    return usage_error("unknown line breaking '%s' (optimal, greedy)", a->linebreak);
-  if (a->link_notes && strcmp(a->link_notes, "foot") && strcmp(a->link_notes, "end"))
-    return usage_error("unknown --link-notes '%s' (foot, end)", a->link_notes);
+  static const struct {
+    OctavoEnum which;
+    const char *what;
+    size_t offset;
+  } enums[] = {{OCTAVO_ENUM_PAPER, "paper", offsetof(Args, paper)},
+               {OCTAVO_ENUM_LINEBREAK, "line breaking", offsetof(Args, linebreak)},
+               {OCTAVO_ENUM_LINK_NOTES, "--link-notes", offsetof(Args, link_notes)}};
+  for (size_t i = 0; i < G_N_ELEMENTS(enums); i++) {
+    const char *name = *(char **)((char *)a + enums[i].offset);
+    int v;
+    if (name && !octavo_enum_parse(enums[i].which, name, &v))
+      return usage_error("unknown %s '%s' (%s)", enums[i].what, name, octavo_enum_choices(enums[i].which));
+  }
   Format forced = FMT_NONE;
   if (a->to && (forced = format_from_name(a->to)) == FMT_NONE)
     return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
@@ -225,6 +244,33 @@ static int parse_args(Args *a, int argc, char **argv) {
   return EXIT_OK;
 }
 
+/* Load the print style and the fonts for the book writers. The PDF needs
+ * both (false with an error); the EPUB goes on without the print page list
+ * (a warning) and with the default cover colours when the style is
+ * unreadable, and without embedded fonts when they are. */
+static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool need_pdf) {
+  GError *err = NULL;
+  char *path = octavo_style_path(opts);
+  ld->style_ok = style_load(&ld->style, path, opts->paper, opts->columns, &err);
+  g_free(path);
+  if (!ld->style_ok) {
+    book_diag(book, need_pdf ? BOOK_ERROR : BOOK_WARNING, NULL, "%s%s", err->message,
+              need_pdf || !opts->page_list ? "" : "; the EPUB has no print page list");
+    g_clear_error(&err);
+    style_clear(&ld->style);
+    style_load(&ld->style, NULL, opts->paper, opts->columns, NULL); /* the defaults */
+    if (need_pdf)
+      return false;
+  }
+  ld->fonts = fonts_load(opts->datadir, &err);
+  if (!ld->fonts) {
+    book_diag(book, need_pdf ? BOOK_ERROR : BOOK_WARNING, NULL, "%s", err->message);
+    g_clear_error(&err);
+    return !need_pdf;
+  }
+  return true;
+}
+
 static int run(Args *a, const char *argv0) {
   GArray *outs = a->outs;
   char **inputs = a->inputs;
@@ -236,10 +282,14 @@ static int run(Args *a, const char *argv0) {
   opts.number_sections = a->number_sections;
   opts.smart = a->smart;
   opts.lang = a->lang;
-  opts.paper = a->paper ? a->paper : "a4";
+  int v;
+  if (octavo_enum_parse(OCTAVO_ENUM_PAPER, a->paper, &v))
+    opts.paper = (OctavoPaper)v; /* else the style file's, else a4 */
   opts.columns = a->columns;
-  opts.linebreak = a->linebreak ? a->linebreak : "optimal";
-  opts.link_notes = a->link_notes ? a->link_notes : "foot";
+  if (octavo_enum_parse(OCTAVO_ENUM_LINEBREAK, a->linebreak, &v))
+    opts.linebreak = (OctavoLinebreak)v;
+  if (octavo_enum_parse(OCTAVO_ENUM_LINK_NOTES, a->link_notes, &v))
+    opts.link_notes = (OctavoLinkNotes)v;
   opts.embed_fonts = !a->no_fonts;
   opts.page_list = !a->no_page_list;
   opts.resource_path = a->resource_path;
@@ -288,6 +338,7 @@ static int run(Args *a, const char *argv0) {
   }
 
   Layout *lay = NULL;
+  Loaded ld = {0};
   if (rc == EXIT_OK) {
     bool need_pdf = false, need_epub = false;
     for (guint i = 0; i < outs->len; i++) {
@@ -295,7 +346,9 @@ static int run(Args *a, const char *argv0) {
       need_pdf |= f == FMT_PDF;
       need_epub |= f == FMT_EPUB;
     }
-    if (need_pdf || (need_epub && opts.page_list)) {
+    if ((need_pdf || need_epub) && !load_shared(book, &ld, &opts, need_pdf))
+      rc = EXIT_INPUT;
+    if (rc == EXIT_OK && ld.style_ok && ld.fonts && (need_pdf || (need_epub && opts.page_list))) {
       lay = lay_book(book, &opts);
       if (!lay && need_pdf)
         rc = EXIT_INPUT;
@@ -303,7 +356,7 @@ static int run(Args *a, const char *argv0) {
   }
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);
-    if (!write_output(book, lay, &opts, o))
+    if (!write_output(book, lay, &ld, &opts, o))
       rc = EXIT_INPUT;
     else if (verbose)
       fprintf(stderr, "octavo: wrote %s\n", o->path);
@@ -315,6 +368,8 @@ static int run(Args *a, const char *argv0) {
     rc = EXIT_INPUT;
 
   lay_free(lay);
+  style_clear(&ld.style);
+  fonts_free(ld.fonts);
   book_free(book);
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);

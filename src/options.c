@@ -1,5 +1,6 @@
 /* options.c: the defaults of every option, for main.c and for programs
- * (tests, fuzzers) that drive the stages without the command line. */
+ * (tests, fuzzers) that drive the stages without the command line; the
+ * names of the enumerated options; the paths of the style files. */
 #include "options.h"
 
 #include <string.h>
@@ -10,8 +11,55 @@ void octavo_options_init(OctavoOptions *o) {
   o->toc_depth = 2;
   o->embed_fonts = true;
   o->page_list = true;
-  o->paper = "a4";
+  o->paper = OCTAVO_PAPER_STYLE;
   o->columns = 1;
-  o->linebreak = "optimal";
-  o->link_notes = "foot";
+  o->linebreak = OCTAVO_BREAK_OPTIMAL;
+  o->link_notes = OCTAVO_NOTES_FOOT;
 }
+
+typedef struct {
+  int value;
+  const char *name;
+} Name;
+
+static const Name papers[] = {{OCTAVO_PAPER_A4, "a4"}, {OCTAVO_PAPER_LETTER, "letter"}, {OCTAVO_PAPER_A5, "a5"}};
+static const Name breaks[] = {{OCTAVO_BREAK_OPTIMAL, "optimal"}, {OCTAVO_BREAK_GREEDY, "greedy"}};
+static const Name notes[] = {{OCTAVO_NOTES_FOOT, "foot"}, {OCTAVO_NOTES_END, "end"}};
+
+static const struct {
+  const Name *names;
+  size_t n;
+  const char *choices;
+} tables[] = {
+    [OCTAVO_ENUM_PAPER] = {papers, G_N_ELEMENTS(papers), "a4, letter, a5"},
+    [OCTAVO_ENUM_LINEBREAK] = {breaks, G_N_ELEMENTS(breaks), "optimal, greedy"},
+    [OCTAVO_ENUM_LINK_NOTES] = {notes, G_N_ELEMENTS(notes), "foot, end"},
+};
+
+bool octavo_enum_parse(OctavoEnum which, const char *name, int *value) {
+  for (size_t i = 0; name && i < tables[which].n; i++)
+    if (g_ascii_strcasecmp(name, tables[which].names[i].name) == 0) {
+      *value = tables[which].names[i].value;
+      return true;
+    }
+  return false;
+}
+
+const char *octavo_enum_name(OctavoEnum which, int value) {
+  for (size_t i = 0; i < tables[which].n; i++)
+    if (tables[which].names[i].value == value)
+      return tables[which].names[i].name;
+  return NULL;
+}
+
+const char *octavo_enum_choices(OctavoEnum which) { return tables[which].choices; }
+
+static char *data_file(const OctavoOptions *opts, const char *given, const char *name) {
+  if (given)
+    return g_strdup(given);
+  return g_build_filename(opts->datadir ? opts->datadir : ".", "styles", name, NULL);
+}
+
+char *octavo_style_path(const OctavoOptions *opts) { return data_file(opts, opts->style, "print.ini"); }
+
+char *octavo_css_path(const OctavoOptions *opts) { return data_file(opts, opts->css, "book.css"); }

@@ -1,27 +1,45 @@
 /* options.h: the settings main.c gathers from the command line and hands to
- * every stage. Plain data; each stage reads the fields it needs. */
+ * every stage. Plain data; each stage reads the fields it needs.
+ *
+ * The one place for defaults is octavo_options_init(); the one table of the
+ * names of the enumerated options is in options.c (octavo_enum_parse and
+ * octavo_enum_name, for the command line, the style file and messages). */
 #ifndef OCTAVO_OPTIONS_H
 #define OCTAVO_OPTIONS_H
 
 #include <glib.h>
 #include <stdbool.h>
 
+/* Paper sizes. OCTAVO_PAPER_STYLE: none chosen on the command line, so the
+ * style file's [page] paper decides, else OCTAVO_PAPER_DEFAULT. */
+typedef enum { OCTAVO_PAPER_STYLE = -1, OCTAVO_PAPER_A4, OCTAVO_PAPER_LETTER, OCTAVO_PAPER_A5 } OctavoPaper;
+#define OCTAVO_PAPER_DEFAULT OCTAVO_PAPER_A4
+
+/* PDF line breaking: Knuth-Plass over the paragraph, or first fit. */
+typedef enum { OCTAVO_BREAK_OPTIMAL, OCTAVO_BREAK_GREEDY } OctavoLinebreak;
+
+/* Where the PDF prints the URLs of links: as footnotes, or at the chapter's end. */
+typedef enum { OCTAVO_NOTES_FOOT, OCTAVO_NOTES_END } OctavoLinkNotes;
+
+/* The enumerated options, for the one table of names. */
+typedef enum { OCTAVO_ENUM_PAPER, OCTAVO_ENUM_LINEBREAK, OCTAVO_ENUM_LINK_NOTES } OctavoEnum;
+
 typedef struct {
   /* parsing */
-  int split_level;           /* headings at or above this level start a chapter (2) */
+  int split_level;           /* headings at or above this level start a chapter (2); always 1..6 */
   const char *lang;          /* --lang, or NULL */
   GPtrArray *metadata;       /* "KEY=VALUE" from -M, applied last; may be NULL */
   const char *resource_path; /* another directory resources may come from, or NULL */
   bool smart;                /* typographic punctuation: "" '' -- --- ... (false, as GFM) */
   /* output */
-  int toc_depth;             /* heading levels in the contents (2) */
+  int toc_depth;             /* entries in the contents, in outline depths (2): outline.h */
   bool number_sections;      /* number chapters and sections (false): book_number_headings */
   bool embed_fonts;          /* EPUB: embed subset fonts (true) */
   bool page_list;            /* EPUB: print page numbers from the layout (true) */
-  const char *paper;         /* "a4", "letter", "a5" */
+  OctavoPaper paper;         /* OCTAVO_PAPER_STYLE: the style file's, else a4 */
   int columns;               /* 1 or 2 */
-  const char *linebreak;     /* "optimal" or "greedy" */
-  const char *link_notes;    /* "foot" or "end" */
+  OctavoLinebreak linebreak; /* optimal */
+  OctavoLinkNotes link_notes;/* foot */
   const char *datadir;       /* holds fonts/ and styles/ */
   const char *style;         /* print style file, or NULL for datadir/styles/print.ini */
   const char *css;           /* e-book stylesheet, or NULL for datadir/styles/book.css */
@@ -30,5 +48,19 @@ typedef struct {
 
 /* Fill opts with the defaults above (datadir left NULL). */
 void octavo_options_init(OctavoOptions *opts);
+
+/* The value named `name` (ASCII case ignored) of option `which` in *value;
+ * false when there is none. */
+bool octavo_enum_parse(OctavoEnum which, const char *name, int *value);
+/* The name of `value` of option `which` ("a4", "greedy", "end"), or NULL. */
+const char *octavo_enum_name(OctavoEnum which, int value);
+/* The names of option `which` for a message: "a4, letter, a5". Static. */
+const char *octavo_enum_choices(OctavoEnum which);
+
+/* The print style file (opts->style, else DATADIR/styles/print.ini) and
+ * the e-book stylesheet (opts->css, else DATADIR/styles/book.css), DATADIR
+ * being opts->datadir or ".". Caller frees. */
+char *octavo_style_path(const OctavoOptions *opts);
+char *octavo_css_path(const OctavoOptions *opts);
 
 #endif

@@ -232,8 +232,7 @@ static cairo_status_t out_write(void *closure, const unsigned char *data, unsign
 
 /* Draw every page into a PDF at tmp; with `structure`, the structure tags
  * too. Returns cairo's status after finishing the surface. */
-static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions *opts,
-                             const char *tmp, bool structure, int *write_errno) {
+static cairo_status_t render(Book *book, const Layout *lay, const Style *style, const char *tmp, bool structure, int *write_errno) {
   PdfOut out = {fopen(tmp, "wb"), 0};
   if (!out.f) {
     *write_errno = errno;
@@ -263,12 +262,6 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   Drift drift = {.units = g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy,
                                                 drift_font_free)};
   /* the title page is the generated cover, the same design as the e-book's */
-  char *style = opts->style ? g_strdup(opts->style)
-                            : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
-                                               "print.ini", NULL);
-  CoverStyle cs;
-  cover_style_load(&cs, style);
-  g_free(style);
   PangoContext *pctx = lay->fonts ? fonts_context(lay->fonts) : NULL;
   if (structure)
     cairo_tag_begin(cr, "Document", "");
@@ -280,7 +273,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
     if (cover) {
       /* untagged (inside Document only): in cairo 1.16 a Sect around it
        * failed the whole file with a tag error on Letter paper */
-      cover_draw(cr, pctx, book, &cs, lay->page_w_pt, lay->page_h_pt);
+      cover_draw(cr, pctx, book, &style->cover, lay->page_w_pt, lay->page_h_pt);
     }
     drift.in_text = false;
     for (guint k = 0; k < p->items->len; k++) {
@@ -344,7 +337,6 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   g_free(ids);
   if (pctx)
     g_object_unref(pctx);
-  cover_style_clear(&cs);
   cairo_destroy(cr);
   cairo_surface_finish(surf);
   cairo_status_t st = cairo_surface_status(surf);
@@ -364,7 +356,8 @@ static cairo_status_t render(Book *book, const Layout *lay, const OctavoOptions 
   return st;
 }
 
-bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path) {
+bool pdf_write(Book *book, const Layout *lay, const Style *style, const OctavoOptions *opts,
+               const char *path) {
   if (!lay) {
     book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
     return false;
@@ -377,13 +370,13 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     return false;
   }
   int werr = 0;
-  cairo_status_t st = render(book, lay, opts, tmp, true, &werr);
+  cairo_status_t st = render(book, lay, style, tmp, true, &werr);
   if (st == CAIRO_STATUS_TAG_ERROR) {
     /* cairo 1.16 refuses some tag trees it should take: a PDF without
      * structure is better than none */
     book_diag(book, BOOK_WARNING, NULL, "%s: cairo refused the structure tags; written untagged",
               path);
-    st = render(book, lay, opts, tmp, false, &werr);
+    st = render(book, lay, style, tmp, false, &werr);
   }
   if (werr) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,

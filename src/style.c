@@ -2,20 +2,54 @@
  * they mean is the layout's business. */
 #include "style.h"
 
+#include <stdio.h>
 #include <string.h>
 
-bool style_paper_size(const char *paper, double *w, double *h) {
+bool style_paper_size(OctavoPaper paper, double *w, double *h) {
   static const struct {
-    const char *name;
+    OctavoPaper paper;
     double w, h;
-  } sizes[] = {{"a4", 595.276, 841.890}, {"letter", 612.0, 792.0}, {"a5", 419.528, 595.276}};
+  } sizes[] = {{OCTAVO_PAPER_A4, 595.276, 841.890}, {OCTAVO_PAPER_LETTER, 612.0, 792.0},
+               {OCTAVO_PAPER_A5, 419.528, 595.276}};
   for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++)
-    if (paper && g_ascii_strcasecmp(paper, sizes[i].name) == 0) {
+    if (paper == sizes[i].paper) {
       *w = sizes[i].w;
       *h = sizes[i].h;
       return true;
     }
   return false;
+}
+
+static const CoverStyle cover_defaults = {
+    .background = {0.965, 0.945, 0.906}, /* warm paper */
+    .ink = {0.11, 0.11, 0.12},
+    .accent = {0.64, 0.23, 0.13}, /* brick red */
+    .band = {0.17, 0.19, 0.24},   /* slate */
+};
+
+static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
+  char *v = g_key_file_get_string(kf, "cover", key, NULL);
+  unsigned r, g, b;
+  if (v && strlen(g_strstrip(v)) == 7 && sscanf(v, "#%02x%02x%02x", &r, &g, &b) == 3) {
+    rgb[0] = r / 255.0;
+    rgb[1] = g / 255.0;
+    rgb[2] = b / 255.0;
+  }
+  g_free(v);
+}
+
+/* The [cover] group over the defaults cs holds. */
+static void cover_load(CoverStyle *cs, GKeyFile *kf) {
+  parse_colour(kf, "background", cs->background);
+  parse_colour(kf, "ink", cs->ink);
+  parse_colour(kf, "accent", cs->accent);
+  parse_colour(kf, "band", cs->band);
+  char *face = g_key_file_get_string(kf, "cover", "face", NULL);
+  if (face && *g_strstrip(face)) {
+    g_free(cs->face);
+    cs->face = face;
+  } else
+    g_free(face);
 }
 
 static void defaults(Style *st) {
@@ -107,9 +141,11 @@ static void str(GKeyFile *kf, const char *group, const char *key, const char *pa
     g_free(v);
 }
 
-bool style_load(Style *st, const char *path, const char *paper, int columns, GError **err) {
+bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err) {
   defaults(st);
   bool cols = columns == 2;
+  st->cover = cover_defaults;
+  st->cover.face = g_strdup("Charis SIL");
   st->body_face = g_strdup("Charis SIL");
   st->heading_face = g_strdup("Charis SIL");
   st->code_face = g_strdup("DejaVu Sans Mono");
@@ -119,16 +155,27 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
     g_key_file_free(kf);
     return false;
   }
-  char *file_paper = path ? value(kf, "page", "paper", "-", false) : NULL;
-  st->paper = g_ascii_strdown(paper ? paper : file_paper ? file_paper : "a4", -1);
-  g_free(file_paper);
+  cover_load(&st->cover, kf);
+  st->paper = paper;
+  if (paper == OCTAVO_PAPER_STYLE) {
+    char *file_paper = value(kf, "page", "paper", "-", false);
+    int v = OCTAVO_PAPER_DEFAULT;
+    if (file_paper && !octavo_enum_parse(OCTAVO_ENUM_PAPER, file_paper, &v)) {
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper '%s' (%s)",
+                  path ? path : "style", file_paper, octavo_enum_choices(OCTAVO_ENUM_PAPER));
+      g_free(file_paper);
+      g_key_file_free(kf);
+      return false;
+    }
+    g_free(file_paper);
+    st->paper = (OctavoPaper)v;
+  }
   if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
-    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                "%s: unknown paper '%s' (a4, letter, a5)", path ? path : "style", st->paper);
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper", path ? path : "style");
     g_key_file_free(kf);
     return false;
   }
-  const char *p = st->paper;
+  const char *p = octavo_enum_name(OCTAVO_ENUM_PAPER, st->paper);
   const char *f = path ? path : "style";
   struct {
     const char *group, *key;
@@ -207,7 +254,7 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
     double texth = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
     if (ok && (textw < 72 || texth < 144)) {
       g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                  "%s: margins leave too small a text block for %s", f, st->paper);
+                  "%s: margins leave too small a text block for %s", f, p);
       ok = false;
     }
   }
@@ -216,9 +263,9 @@ bool style_load(Style *st, const char *path, const char *paper, int columns, GEr
 }
 
 void style_clear(Style *st) {
-  g_free(st->paper);
   g_free(st->body_face);
   g_free(st->heading_face);
   g_free(st->code_face);
-  st->paper = st->body_face = st->heading_face = st->code_face = NULL;
+  g_free(st->cover.face);
+  st->body_face = st->heading_face = st->code_face = st->cover.face = NULL;
 }

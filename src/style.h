@@ -7,8 +7,16 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "options.h"
+
+/* The generated cover's colours and face: the [cover] group. */
 typedef struct {
-  char *paper;                       /* "a4", "letter", "a5" */
+  double background[3], ink[3], accent[3], band[3]; /* RGB 0..1 */
+  char *face;                                       /* fontconfig family of the cover */
+} CoverStyle;
+
+typedef struct {
+  OctavoPaper paper;                 /* never OCTAVO_PAPER_STYLE once loaded */
   double paper_w_pt, paper_h_pt;
   double margin_top_pt, margin_bottom_pt, margin_inner_pt, margin_outer_pt;
   double column_gap_pt;
@@ -43,18 +51,19 @@ typedef struct {
   double folio_gap_pt;               /* folio baseline below the text block (chapter openings) */
   double title_size_pt, subtitle_size_pt, byline_size_pt;
   double toc_size_pt, toc_leading_pt;
+  CoverStyle cover;                  /* [cover]: a colour that is not #rrggbb keeps its default */
 } Style;
 
 /* Read the style file at path (NULL: built-in defaults only) for `paper`
- * (NULL: the file's [page] paper, else a4) and `columns` (with 2, a group
+ * (OCTAVO_PAPER_STYLE: the file's [page] paper, else OCTAVO_PAPER_DEFAULT) and `columns` (with 2, a group
  * [G.columns] overrides [G.PAPER] and [G]). Unknown keys are ignored;
  * missing keys keep the defaults. Returns false with *err set when the file
  * cannot be read or parsed, or the paper is unknown. Free with
  * style_clear(). */
-bool style_load(Style *st, const char *path, const char *paper, int columns, GError **err);
-/* Free the strings of a style. */
+bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err);
+/* Free the strings of a style. Accepts a style never loaded if zeroed. */
 void style_clear(Style *st);
-/* Paper size in points for "a4", "letter", "a5"; false when unknown. */
-bool style_paper_size(const char *paper, double *w_pt, double *h_pt);
+/* Paper size in points; false for OCTAVO_PAPER_STYLE or an unknown value. */
+bool style_paper_size(OctavoPaper paper, double *w_pt, double *h_pt);
 
 #endif

@@ -31,6 +31,7 @@
 #include <libxml/xmlwriter.h>
 #include <string.h>
 
+#include "labels.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -148,28 +149,6 @@ char *xhtml_chapter_href(const BookChapter *c) {
   if (c->id && *c->id)
     return g_strdup_printf("%s.xhtml", c->id);
   return g_strdup_printf("chapter-%d.xhtml", c->index + 1);
-}
-
-const char *xhtml_label(const char *lang, XhtmlLabel which) {
-  static const struct {
-    const char *lang;
-    const char *l[XHTML_L_COUNT];
-  } labels[] = {
-      {"en", {"Contents", "By", "and", "Cover", "Title page", "Start of content", "Back to reference"}},
-      {"fr", {"Table des matières", "Par", "et", "Couverture", "Page de titre", "Début du texte", "Retour à l’appel"}},
-      {"de", {"Inhalt", "Von", "und", "Umschlag", "Titelseite", "Textbeginn", "Zurück zum Verweis"}},
-      {"es", {"Índice", "Por", "y", "Cubierta", "Portada", "Inicio del texto", "Volver a la referencia"}},
-      {"it", {"Indice", "Di", "e", "Copertina", "Frontespizio", "Inizio del testo", "Torna al richiamo"}},
-      {"pt", {"Sumário", "Por", "e", "Capa", "Folha de rosto", "Início do texto", "Voltar à referência"}},
-      {"nl", {"Inhoud", "Door", "en", "Omslag", "Titelpagina", "Begin van de tekst", "Terug naar de verwijzing"}},
-  };
-  size_t n = 0;
-  while (lang && lang[n] && lang[n] != '-' && lang[n] != '_')
-    n++;
-  for (size_t i = 0; i < G_N_ELEMENTS(labels); i++)
-    if (n == strlen(labels[i].lang) && g_ascii_strncasecmp(lang, labels[i].lang, n) == 0)
-      return labels[i].l[which];
-  return labels[0].l[which];
 }
 
 const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts) {
@@ -516,7 +495,7 @@ static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
   char id[48], num[24], label[64];
   fnref_id(x, f->number, 1, id, sizeof id);
   g_snprintf(num, sizeof num, "%d.", f->number);
-  g_snprintf(label, sizeof label, "%s %d", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_BACK),
+  g_snprintf(label, sizeof label, "%s %d", labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK),
              f->number);
   BookChapter *c = ref_chapter(x, id);
   char *href = c ? internal_href(x, c, id) : NULL;
@@ -542,7 +521,7 @@ static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
   for (int k = 2; k <= f->nrefs; k++) {
     char id[48], label[64];
     fnref_id(x, f->number, k, id, sizeof id);
-    g_snprintf(label, sizeof label, "%s %d (%d)", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_BACK),
+    g_snprintf(label, sizeof label, "%s %d (%d)", labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK),
                f->number, k);
     /* A reference may stand in another chapter than the note. */
     BookChapter *c = ref_chapter(x, id);
@@ -1176,7 +1155,7 @@ static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href, c
   end_void(x);
   nl(x);
   start(x, "title");
-  text(x, title && *title ? title : "Untitled");
+  text(x, title);
   end(x);
   nl(x);
   if (css_href) {
@@ -1242,11 +1221,11 @@ static void write_title_block(XhtmlWriter *x) {
   start(x, "section");
   attr(x, "epub:type", "titlepage");
   attr(x, "class", "titlepage");
-  attr(x, "aria-label", xhtml_label(xhtml_book_lang(x->book, x->opts), XHTML_L_TITLEPAGE));
+  attr(x, "aria-label", labels_get(xhtml_book_lang(x->book, x->opts), LABEL_TITLEPAGE));
   nl(x);
   start(x, "h1");
   attr(x, "class", "title");
-  text(x, m->title && *m->title ? m->title : "Untitled");
+  text(x, m->title);
   end(x);
   nl(x);
   if (m->subtitle && *m->subtitle) {
@@ -1257,23 +1236,13 @@ static void write_title_block(XhtmlWriter *x) {
     nl(x);
   }
   if (m->authors->len) {
-    const char *lang = xhtml_book_lang(x->book, x->opts);
-    bool en = strcmp(xhtml_label(lang, XHTML_L_AND), "and") == 0;
-    GString *s = g_string_new(xhtml_label(lang, XHTML_L_BY));
-    g_string_append_c(s, ' ');
-    for (guint i = 0; i < m->authors->len; i++) {
-      if (i && i + 1 == m->authors->len)
-        g_string_append_printf(s, "%s%s ", m->authors->len > 2 && en ? ", " : " ", xhtml_label(lang, XHTML_L_AND));
-      else if (i)
-        g_string_append(s, ", ");
-      g_string_append(s, m->authors->pdata[i]);
-    }
+    char *by = labels_byline(xhtml_book_lang(x->book, x->opts), m->authors);
     start(x, "p");
     attr(x, "class", "author");
-    text(x, s->str);
+    text(x, by);
     end(x);
     nl(x);
-    g_string_free(s, TRUE);
+    g_free(by);
   }
   const char *rest[][2] = {{"date", m->date}, {"publisher", m->publisher}, {"source", m->source}};
   for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
@@ -1307,17 +1276,17 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
 char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href) {
   const BookMeta *m = &x->book->meta;
   const char *lang = xhtml_book_lang(x->book, x->opts);
-  GString *alt = g_string_new(xhtml_label(lang, XHTML_L_COVER));
+  GString *alt = g_string_new(labels_get(lang, LABEL_COVER));
   g_string_append(alt, ": ");
-  g_string_append(alt, m->title && *m->title ? m->title : "Untitled");
+  g_string_append(alt, m->title);
   for (guint i = 0; i < m->authors->len; i++)
     g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
   xmlBufferPtr buf = open_buffer(x);
-  doc_begin(x, xhtml_label(lang, XHTML_L_COVER), css_href, NULL, "cover");
+  doc_begin(x, labels_get(lang, LABEL_COVER), css_href, NULL, "cover");
   start(x, "section");
   attr(x, "epub:type", "cover");
   attr(x, "class", "cover");
-  attr(x, "aria-label", xhtml_label(lang, XHTML_L_COVER));
+  attr(x, "aria-label", labels_get(lang, LABEL_COVER));
   nl(x);
   start(x, "img");
   attr(x, "src", img_href);

@@ -42,20 +42,6 @@ char *xhtml_chapter_href(const BookChapter *c);
  * U+FFFF; invalid UTF-8 becomes U+FFFD). Never NULL; caller frees. */
 char *xhtml_xml_text(const char *s);
 
-/* The words octavo itself puts in a book, in its language when known
- * (en, fr, de, es, it, pt, nl; else English). */
-typedef enum {
-  XHTML_L_CONTENTS,
-  XHTML_L_BY,     /* before the authors on the title page */
-  XHTML_L_AND,    /* between the last two authors */
-  XHTML_L_COVER,
-  XHTML_L_TITLEPAGE,
-  XHTML_L_START,  /* landmark: start of content */
-  XHTML_L_BACK,   /* "Back to reference" */
-  XHTML_L_COUNT
-} XhtmlLabel;
-const char *xhtml_label(const char *lang, XhtmlLabel which);
-
 /* The book's language: its metadata, else --lang, else "en". */
 const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts);
 

@@ -36,6 +36,23 @@ grep -q 'also an input' cli.err || fail "an output that is an input is refused"
 expect_rc 1 "$OCTAVO" in.md --style no-such.ini -o x.pdf
 grep -q 'no-such.ini' cli.err || fail "a missing print style is named"
 [ -e x.pdf ] && fail "a failed build left x.pdf"
+# An EPUB-only build does not need the print style: a broken one is a
+# warning and the EPUB goes without its print page list (issue 12).
+printf '[page]\nmargin-top = lots\n' > broken.ini
+expect_rc 0 "$OCTAVO" in.md --style broken.ini -o x.epub
+grep -q 'warning:.*broken.ini.*no print page list' cli.err || fail "a broken print style is a warning for the EPUB"
+unzip -p x.epub EPUB/nav.xhtml | grep -q 'page-list' && fail "an EPUB without layout has no page list"
+expect_rc 1 "$OCTAVO" in.md --style broken.ini -o x.pdf
+grep -q 'error:.*broken.ini' cli.err || fail "a broken print style is an error for the PDF"
+# The style's [page] paper takes effect unless --paper is given.
+printf '[page]\npaper = letter\n' > letter.ini
+expect_rc 0 "$OCTAVO" in.md --style letter.ini -o letter.pdf
+pdfinfo letter.pdf | grep -q 'Page size: *612 x 792' || fail "a style with paper = letter gives Letter pages"
+expect_rc 0 "$OCTAVO" in.md --style letter.ini --paper a5 -o a5.pdf
+pdfinfo a5.pdf | grep -q 'Page size: *419.5' || fail "--paper overrides the style's paper"
+printf '[page]\npaper = b5\n' > b5.ini
+expect_rc 1 "$OCTAVO" in.md --style b5.ini -o b5.pdf
+grep -q "unknown paper 'b5'" cli.err || fail "an unknown paper in the style is named"
 expect_rc 1 "$OCTAVO" in.md --css no-such.css -o x.epub
 grep -q 'no-such.css' cli.err || fail "a missing stylesheet is named"
 exit 0

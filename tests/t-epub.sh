@@ -75,6 +75,21 @@ unzip -p multi.epub EPUB/nav.xhtml | grep -q 'href="ch03.xhtml#lists"' || fail "
 "$OCTAVO" -q --toc-depth 1 "$TOP"/tests/books/multi/0*.md -o depth1.epub || fail "--toc-depth 1"
 unzip -p depth1.epub EPUB/nav.xhtml | grep -q '#lists"' && fail "--toc-depth 1 still lists sections"
 unzip -p depth1.epub EPUB/nav.xhtml | grep -q 'href="ch04.xhtml">Long material<' || fail "--toc-depth 1 lost a chapter"
+# One outline (issue 12): with a skipped level the nav and the NCX list
+# the same entries, and a skipped level does not use up a depth.
+printf -- '---\ntitle: Skip\n---\n## One\n\nText.\n\n#### Deep\n\nText.\n\n## Two\n\nText.\n' > skip.md
+"$OCTAVO" -q --toc-depth 2 skip.md -o skip.epub || fail "skip.md does not build"
+unzip -p skip.epub EPUB/nav.xhtml | sed -n '/epub:type="toc"/,/<\/nav>/p' | grep -o '<a href="[^"]*">[^<]*' | sed 's/<a href="//; s/">/ /' > skip.nav
+unzip -p skip.epub EPUB/toc.ncx | tr -d '\n' | sed 's/.*<navMap>//; s/<\/navMap>.*//' | grep -o '<text>[^<]*</text> *</navLabel> *<content src="[^"]*"' |
+  sed 's/<text>\([^<]*\)<\/text> *<\/navLabel> *<content src="\([^"]*\)"/\2 \1/' > skip.ncx
+printf 'ch01.xhtml One\nch01.xhtml#deep Deep\nch02.xhtml Two\n' > skip.want
+cmp -s skip.nav skip.want || { cat skip.nav; fail "--toc-depth 2: the nav is not the outline's One, Deep, Two"; }
+cmp -s skip.ncx skip.want || { cat skip.ncx; fail "--toc-depth 2: the NCX is not the nav"; }
+# octavo's own words in the book's language (labels.c).
+printf -- '---\ntitle: Livre\nauthor: [Ada, Charles]\n---\n## Un\n\nTexte.\n' > fr.md
+"$OCTAVO" -q --lang fr fr.md -o fr.epub || fail "fr.md does not build"
+unzip -p fr.epub EPUB/nav.xhtml | grep -q 'Table des matières' || fail "--lang fr: the nav is not 'Table des matières'"
+unzip -p fr.epub EPUB/title.xhtml | grep -q 'Par Ada et Charles' || fail "--lang fr: the byline is not 'Par Ada et Charles'"
 books="seed multi jumps notes ctl"
 if [ -f "$SPEC" ]; then
   "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }

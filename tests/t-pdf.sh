@@ -134,6 +134,14 @@ if [ -d "$TOP/tests/books/multi" ]; then
     { cat "$TMPROOT/num.out"; bad "numbering multi: nav, contents and bookmarks differ"; }
 fi
 
+# octavo's own words in the book's language, as in the EPUB (labels.c)
+printf -- '---\ntitle: Livre\nauthor: [Ada, Charles]\n---\n## Un\n\nTexte.\n' > "$TMPROOT/pdf-fr.md"
+if "$OCTAVO" -q --lang fr "$TMPROOT/pdf-fr.md" -o "$TMPROOT/pdf-fr.pdf"; then
+  pdftotext "$TMPROOT/pdf-fr.pdf" - | grep -q 'Table des matières' || bad "--lang fr: the PDF's contents are not 'Table des matières'"
+  pdftotext "$TMPROOT/pdf-fr.pdf" - | grep -q 'Ada et Charles' || bad "--lang fr: the PDF's title page is not 'Ada et Charles'"
+else
+  bad "--lang fr: no PDF"
+fi
 # a PDF to an unwritable place fails cleanly and leaves nothing behind
 if "$OCTAVO" -q "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/no/such/dir/x.pdf" 2>/dev/null; then
   bad "writing into a missing directory succeeded"

@@ -19,6 +19,8 @@
 #include "xhtml.h"
 
 static OctavoOptions opts;
+static Style style;  /* the default print style (the cover's colours) */
+static Fonts *fonts; /* octavo's fonts, loaded once as main.c does */
 
 static const char *top(void) {
   const char *t = getenv("TOP");
@@ -307,10 +309,10 @@ static void test_epub_container(void **state) {
   char *dir = tmp_dir();
   char *p1 = g_build_filename(dir, "a.epub", NULL), *p2 = g_build_filename(dir, "b.epub", NULL);
   Book *b = sample_book();
-  assert_true(epub_write(b, &opts, p1));
+  assert_true(epub_write(b, &style, fonts, &opts, p1));
   book_free(b);
   b = sample_book();
-  assert_true(epub_write(b, &opts, p2));
+  assert_true(epub_write(b, &style, fonts, &opts, p2));
   book_free(b);
   char *d1, *d2;
   gsize l1, l2;
@@ -342,7 +344,7 @@ static void test_epub_container(void **state) {
   OctavoOptions o2 = opts;
   o2.embed_fonts = false;
   b = sample_book();
-  assert_true(epub_write(b, &o2, p2));
+  assert_true(epub_write(b, &style, fonts, &o2, p2));
   book_free(b);
   za = zip_open(p2, ZIP_RDONLY, &zerr);
   assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) < 0);
@@ -354,7 +356,7 @@ static void test_epub_container(void **state) {
   BookResource *r = b->resources->pdata[0];
   g_free(r->path);
   r->path = g_strdup("/nonexistent/diagram.png");
-  assert_false(epub_write(b, &opts, p2));
+  assert_false(epub_write(b, &style, fonts, &opts, p2));
   assert_true(book_diag_count(b, BOOK_ERROR) > 0);
   book_free(b);
   za = zip_open(p2, ZIP_RDONLY, &zerr);
@@ -394,7 +396,7 @@ static void test_epub_page_list(void **state) {
                           {2, g_strdup("2"), c1->root->first_child->next->first_child, 3},
                           {3, g_strdup("3"), c2->heading, 0}};
   g_array_append_vals(b->page_marks, marks, 3);
-  assert_true(epub_write(b, &opts, path));
+  assert_true(epub_write(b, &style, fonts, &opts, path));
   book_free(b);
   int zerr = 0;
   zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
@@ -442,7 +444,7 @@ static void test_epub_svg_cleaned(void **state) {
   BookResource *r = b->resources->pdata[1];
   g_free(r->path);
   r->path = g_strdup(svg);
-  assert_true(epub_write(b, &opts, path));
+  assert_true(epub_write(b, &style, fonts, &opts, path));
   book_free(b);
   int zerr = 0;
   zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
@@ -636,14 +638,11 @@ static void test_page_marks_in_notes(void **state) {
 }
 
 int main(void) {
-  /* The defaults of main.c's octavo_options_init (not linked here). */
-  memset(&opts, 0, sizeof opts);
-  opts.split_level = 2;
-  opts.toc_depth = 2;
-  opts.embed_fonts = true;
-  opts.page_list = true;
+  octavo_options_init(&opts);
   char *datadir = g_strdup(top());
   opts.datadir = datadir;
+  style_load(&style, NULL, opts.paper, 1, NULL);
+  fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
@@ -653,6 +652,8 @@ int main(void) {
       cmocka_unit_test(test_page_marks_in_notes),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  fonts_free(fonts);
+  style_clear(&style);
   g_free(datadir);
   return rc;
 }
