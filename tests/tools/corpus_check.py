@@ -171,41 +171,70 @@ def squeeze(text):
     return "".join(c for c in unicodedata.normalize("NFC", text) if is_word_char(c)).casefold()
 
 
-def find_in_order(words, hay, window=6000, near=300):
+def squeeze_shy(text):
+    """squeeze(), and the positions in its result where the text had a soft
+    hyphen (a word hyphenated at a line end, as pdftotext writes it)."""
+    out, shy, n = [], set(), 0
+    for c in unicodedata.normalize("NFC", text):
+        if c == "\u00ad":
+            shy.add(n)
+        elif is_word_char(c):
+            out.append(c.casefold())
+            n += len(out[-1])
+    return "".join(out), shy
+
+
+def find_in_order(words, hay, window=6000, near=300, shy=frozenset()):
     """Find each word in hay after the previous one, within `window`
     characters; a word not found is counted missing and the search goes on
     from the same place. A match more than `near` characters ahead is
-    taken only when the next four words follow it closely (so that a
+    taken only when the next six words follow it closely (each within 40
+    characters of the one before) (so that a
     common word found far ahead cannot pull the search past the text it
-    should have matched). Returns the missing words with their index."""
+    should have matched). After a missing word, the next word may be
+    found farther ahead, if confirmed so, by as much as the lost words
+    could take (resynchronisation). Returns the
+    missing words with their index."""
     def confirm(i, q):
-        for w in words[i + 1:i + 5]:
-            k = hay.find(w, q, q + 200 + len(w))
+        for w in words[i + 1:i + 7]:
+            k = hay.find(w, q, q + 40 + len(w))
             if k < 0:
                 return False
             q = k + len(w)
         return True
     pos = 0
+    lost = 0
     missing = []
     for i, w in enumerate(words):
         end = pos + window + len(w)
         k = hay.find(w, pos, end)
         while k >= 0 and k - pos > near and not confirm(i, k + len(w)):
             k = hay.find(w, k + 1, end)
+        if k < 0 and lost:
+            # after a loss (a stretch of text missing, or replaced by hex
+            # boxes, up to 8 characters for one), resynchronise on a
+            # confirmed match no farther ahead than the lost text could
+            # have taken
+            end = pos + window + 8 * lost
+            k = hay.find(w, pos, end)
+            while k >= 0 and not confirm(i, k + len(w)):
+                k = hay.find(w, k + 1, end)
         if k < 0 and len(w) >= 6:
-            # a word hyphenated at a page end, with the page's link notes
-            # and the next page's running head between its two parts
+            # a word hyphenated (soft hyphen) at a page end, with the page's
+            # link notes and the next page's running head between its parts
             for j in range(3, len(w) - 2):
                 a = hay.find(w[:j], pos, pos + near)
-                if a >= 0:
+                if a >= 0 and a + j in shy:
                     b = hay.find(w[j:], a + j, a + j + 1500)
                     if b >= 0:
                         k = b + len(w[j:]) - len(w)
                         break
         if k < 0:
             missing.append((i, w))
+            lost += len(w) + 1
         else:
             pos = k + len(w)
+            lost = 0
     return missing
 
 
@@ -227,8 +256,8 @@ def check_words(bookdir, book):
         z_text = epub_plain_no_alt(book)
     else:
         z_text = pdf_plain(book)
-    hay = squeeze(z_text)
-    missing = find_in_order(words, hay)
+    hay, shy = squeeze_shy(z_text)
+    missing = find_in_order(words, hay, shy=shy)
     for i, w in missing[:15]:
         ctx = " ".join(words[max(0, i - 6):i + 6])
         print(f"  word {i + 1} {w!r} missing; source: {ctx}", file=sys.stderr)
@@ -383,6 +412,18 @@ def epub_docs(ep):
 
 
 # --- PDF access --------------------------------------------------------------
+
+def qpdf_objects(pdf):
+    """pdf_check.qpdf_objects, but a PDF that qpdf repairs with warnings
+    (exit 3) is still read: the damage is reported by run.sh's qpdf --check."""
+    r = subprocess.run(["qpdf", "--json=2", "--json-key=qpdf", pdf], capture_output=True, text=True)
+    if r.returncode not in (0, 3):
+        raise SystemExit(f"qpdf --json failed on {pdf}: {r.stderr.strip()[:300]}")
+    return json.loads(r.stdout)["qpdf"][1]
+
+
+pdf_check.qpdf_objects = qpdf_objects
+
 
 def qpdf_full(pdf):
     r = subprocess.run(["qpdf", "--json=2", "--json-stream-data=inline", "--decode-level=generalized",
@@ -730,11 +771,17 @@ def check_images(bookdir, epub, pdf):
     manifest = {ep.item_path(i) for i in ep.items.values()}
     e_imgs = 0
     for item, p in epub_docs(ep):
+        if re.search(r"cover|title", item.get("href"), re.I):
+            continue
         for src in p.images:
             if src and ep.path(src, ep.item_path(item)) in manifest:
                 e_imgs += 1
     hashes = {sha(ep.read(n)) for n in ep.z.namelist()}
-    want = {sha(open(p, "rb").read()) for p, _ in local if os.path.exists(p)}
+    # rasters byte for byte; an SVG is rewritten (sanitised), so counted
+    # among the EPUB's image/svg+xml items instead
+    want = {sha(open(p, "rb").read()) for p, k in local if os.path.exists(p) and k == "raster"}
+    e_svg = sum(1 for i in ep.items.values() if i.get("media-type") == "image/svg+xml")
+    n_svg_files = len({p for p, k in local if k == "svg"})
     absent = len(want - hashes)
     # PDF: raster draws (pdfimages) and Figure structure elements
     objs = pdf_check.qpdf_objects(pdf)
@@ -745,7 +792,9 @@ def check_images(bookdir, epub, pdf):
     if e_imgs < len(local):
         msgs.append(f"EPUB shows {e_imgs} of {len(local)} local images")
     if absent:
-        msgs.append(f"{absent} source image files not in the EPUB byte for byte")
+        msgs.append(f"{absent} source raster files not in the EPUB byte for byte")
+    if e_svg < n_svg_files:
+        msgs.append(f"{e_svg} SVG items in the EPUB for {n_svg_files} SVG files")
     if ras < n_ras:
         msgs.append(f"PDF draws {ras} rasters of {n_ras}")
     if figs < len(local):
@@ -756,7 +805,7 @@ def check_images(bookdir, epub, pdf):
         print("  " + m, file=sys.stderr)
     ok = not msgs
     print(f"source {len(local)} local images ({n_ras} raster, {n_svg} SVG) + {len(remote)} remote; "
-          f"EPUB {e_imgs} shown, {len(want) - absent}/{len(want)} files; "
+          f"EPUB {e_imgs} shown, {len(want) - absent}/{len(want)} raster files, {e_svg} SVG items; "
           f"PDF {ras} raster draws, {figs} Figure tags")
     return ok
 
@@ -949,15 +998,27 @@ def pdf_contents(pdf, objs):
                           pdf, "-"], check=True, capture_output=True, text=True).stdout
     entries = []
     pending = None
-    for pm in re.finditer(r"<page [^>]*>(.*?)</page>", out, re.S):
+    m = style_margins()
+    for k, pm in enumerate(re.finditer(r"<page [^>]*>(.*?)</page>", out, re.S)):
+        physical = front[0] + k + 1
+        left = m["margin-inner"] if physical % 2 else m["margin-outer"]
+        lines = []
+        for lm in re.finditer(r'<line xMin="([-\d.]+)" yMin="([-\d.]+)"[^>]*>(.*?)</line>', pm.group(1), re.S):
+            words = [html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", lm.group(3))]
+            lines.append((round(float(lm.group(2))), float(lm.group(1)) - left, " ".join(words)))
+        lines.sort()  # reading order: top to bottom, then left to right
+        merged = []   # pieces of one line (a title in another face, its dots, its number) joined
+        for y, x, text in lines:
+            if merged and abs(merged[-1][0] - y) <= 2:
+                merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + " " + text)
+            else:
+                merged.append((y, x, text))
+        lines = merged
         page_entries = []
-        for lm in re.finditer(r'<line xMin="([-\d.]+)"[^>]*>(.*?)</line>', pm.group(1), re.S):
-            x = float(lm.group(1))
-            words = [html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", lm.group(2))]
-            text = " ".join(words)
-            m = re.match(r"^(.*?)\s*(?:\.\s*){3,}([\divxlcdm]+)\s*$", text)
-            if m:
-                title = ((pending[1] + " ") if pending else "") + m.group(1)
+        for _, x, text in lines:
+            m2 = re.match(r"^(.*?)\s*(?:\.\s*){3,}([\divxlcdm]+)?\s*$", text)
+            if m2:
+                title = ((pending[1] + " ") if pending else "") + m2.group(1)
                 x0 = pending[0] if pending else x
                 page_entries.append((x0, " ".join(title.split())))
                 pending = None
