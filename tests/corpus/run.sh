@@ -78,7 +78,7 @@ check_words_pdf() { py_check words-pdf "$1" words "$CORPUS/$1" "$OUT/$1.pdf"; }
 check_images() { py_check images "$1" images "$CORPUS/$1" "$OUT/$1.epub" "$OUT/$1.pdf"; }
 check_glyphs() { py_check glyphs "$1" glyphs "$OUT/$1.pdf"; }
 check_blank() { py_check blank "$1" blank "$OUT/$1.pdf"; }
-check_chapters() { py_check chapters "$1" chapters "$OUT/$1.epub" "$OUT/$1.pdf"; }
+check_chapters() { py_check chapters "$1" chapters "$OUT/$1.epub" "$OUT/$1.pdf" "$CORPUS/$1"; }
 check_outline() { py_check outline "$1" outline "$OUT/$1.epub" "$OUT/$1.pdf"; }
 check_bbox() { py_check bbox "$1" bbox "$OUT/$1.pdf"; }
 

@@ -7,7 +7,7 @@
                                              EPUB and drawn in the PDF
   corpus_check.py glyphs  PDF                no .notdef glyph, no hex box ("tofu")
   corpus_check.py blank   PDF                no blank page but planned versos
-  corpus_check.py chapters EPUB PDF          every chapter has a heading and text
+  corpus_check.py chapters EPUB PDF [BOOKDIR] every chapter has a heading and text
   corpus_check.py outline EPUB PDF           nav, NCX, PDF contents, PDF bookmarks:
                                              the same entries at the same depths
   corpus_check.py bbox    PDF                no word box outside the text block
@@ -93,6 +93,7 @@ class SourceHTML(HTMLParser):
         self.headings = []    # (level, text)
         self.skip = 0
         self.heading = None
+        self.sections = []    # [heading text, words before the next heading]
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -110,6 +111,7 @@ class SourceHTML(HTMLParser):
             self.skip = max(0, self.skip - 1)
         if re.fullmatch(r"h[1-6]", tag) and self.heading:
             self.headings.append((self.heading[0], " ".join("".join(self.heading[1]).split())))
+            self.sections.append([self.headings[-1][1], 0])
             self.heading = None
         self.text.append(" ")
 
@@ -118,6 +120,8 @@ class SourceHTML(HTMLParser):
             self.text.append(data)
             if self.heading:
                 self.heading[1].append(data)
+            elif self.sections:
+                self.sections[-1][1] += len(words_of(data))
 
 
 def book_files(bookdir):
@@ -945,11 +949,14 @@ def check_bbox(pdf):
 
 # --- chapters ----------------------------------------------------------------
 
-def check_chapters(epub, pdf):
+def check_chapters(epub, pdf, bookdir=None):
     """EPUB: every spine document but the nav, the cover and the title page
     has a heading (h1..h6) and at least one word beyond it. PDF: every
     top-level bookmark's pages (to the next top-level bookmark) hold its
-    title and at least one word more."""
+    title and more than two words more (the folio is one), except a part
+    (a top-level entry followed by deeper ones), whose page may hold only
+    its title, and a heading the source follows with no text (BOOKDIR
+    given)."""
     ep = Epub(epub)
     bad_e = []
     docs = epub_docs(ep)
@@ -963,15 +970,31 @@ def check_chapters(epub, pdf):
     objs = pdf_check.qpdf_objects(pdf)
     ol = outline_pages(objs)
     n_pages = len(pdf_pages(objs))
-    top = [(t, p) for d, t, p in ol if d == 0 and p is not None]
+    # a top-level entry directly followed by a deeper one is a part (a
+    # '#' above '##' chapters): its page may hold its title alone
+    parts = {k for k in range(len(ol) - 1) if ol[k][0] == 0 and ol[k + 1][0] > 0}
+    top = [(t, p, k in parts) for k, (d, t, p) in enumerate(ol) if d == 0 and p is not None]
     bad_p = []
-    for k, (title, p) in enumerate(top):
+    n_parts = n_empty_src = 0
+    # headings the source itself follows with no text (another heading, or
+    # the file's end): their chapter may be a title alone
+    empty_in_source = set()
+    if bookdir:
+        for _, sp in parse_source(bookdir):
+            empty_in_source |= {squeeze(t) for t, n in sp.sections if n == 0}
+    for k, (title, p, part) in enumerate(top):
         end = top[k + 1][1] if k + 1 < len(top) else n_pages
         end = max(end, p + 1)
         text = pdf_check.pdf_text(pdf, p + 1, end)
         words = words_of(text)
         tw = words_of(title)
         rest = len(words) - len(tw)
+        if part and squeeze(title) in squeeze(text):
+            n_parts += 1
+            continue
+        if rest <= 2 and squeeze(title) in squeeze(text) and squeeze(title) in empty_in_source:
+            n_empty_src += 1
+            continue
         if squeeze(title) not in squeeze(text) or rest <= 2:
             bad_p.append(f"{title!r} p{p + 1}-{end} ({rest} words beyond the title)")
     for b in bad_e[:10]:
@@ -979,7 +1002,8 @@ def check_chapters(epub, pdf):
     for b in bad_p[:10]:
         print("  PDF: " + b, file=sys.stderr)
     print(f"EPUB {len(docs)} spine documents, {len(bad_e)} without heading or text; "
-          f"PDF {len(top)} chapters, {len(bad_p)} without heading or text")
+          f"PDF {len(top)} top-level entries ({n_parts} parts, {n_empty_src} empty in the source too), "
+          f"{len(bad_p)} without heading or text")
     return not bad_e and not bad_p
 
 
