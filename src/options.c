@@ -14,4 +14,6 @@ void octavo_options_init(OctavoOptions *o) {
   o->columns = 1;
   o->linebreak = "optimal";
   o->link_notes = "foot";
+  o->pdf_standard = "a-3u,ua-1";
+  o->attach_source = true;
 }
