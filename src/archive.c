@@ -673,6 +673,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   if (std.pdfa3u && !(icc = read_icc(book)))
     return false;
 
+  gint64 t0 = g_get_monotonic_time();
   bool ok = false;
   char *out = NULL, *xmp = NULL;
   char *vals[6] = {NULL}; /* Info's Title, Author, Subject, Keywords, Creator, Producer */
@@ -761,6 +762,8 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
     goto done;
   }
   ok = true;
+  if (opts->verbose)
+    fprintf(stderr, "octavo: archival pass on %s: %.0f ms\n", name, (g_get_monotonic_time() - t0) / 1000.0);
 done:
   if (out && !ok)
     unlink(out);
