@@ -14,12 +14,12 @@ BOOK      := lsfmm-bpf-2023
 # The one list of Debian packages: what the build needs, and what only the tests need.
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
-              libyaml-dev libhyphen-dev hyphen-en-us
+              libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
-              fontconfig yaml-0.1
+              fontconfig yaml-0.1 libqpdf
 
 CC       ?= cc
 CSTD     := -std=gnu11
@@ -69,7 +69,7 @@ define ensure_pkgs
 endef
 
 BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.h && \
-               test -f /usr/share/hyphen/hyph_en_US.dic && command -v cc
+               test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
                command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "archive.h"
 #include "book.h"
 #include "epub.h"
 #include "layout.h"
@@ -60,6 +61,8 @@ static Format format_from_path(const char *path) {
 typedef struct {
   char **outputs, **metadata, **inputs;
   char *to, *lang, *paper, *linebreak, *link_notes, *resource_path, *style, *css;
+  char *pdf_standard;
+  gboolean no_attach_source;
   int split_level, toc_depth, columns;
   gboolean number_sections, smart;
   gboolean quiet, verbose, version, dump, no_fonts, no_page_list;
@@ -83,6 +86,7 @@ static void args_clear(Args *a) {
   g_free(a->resource_path);
   g_free(a->style);
   g_free(a->css);
+  g_free(a->pdf_standard);
 }
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
@@ -157,6 +161,10 @@ static int parse_args(Args *a, int argc, char **argv) {
        "PDF line breaking: optimal (default) or greedy", "MODE"},
       {"link-notes", 0, 0, G_OPTION_ARG_STRING, &a->link_notes,
        "PDF: print URLs of links as footnotes (foot, default) or at the chapter's end (end)", "WHERE"},
+      {"pdf-standard", 0, 0, G_OPTION_ARG_STRING, &a->pdf_standard,
+       "PDF: archival standards, a-3u,ua-1 (default), one of them, or none", "LIST"},
+      {"no-attach-source", 0, 0, G_OPTION_ARG_NONE, &a->no_attach_source,
+       "PDF: do not attach the Markdown sources", NULL},
       {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &a->no_fonts, "EPUB: do not embed the fonts", NULL},
       {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &a->no_page_list, "EPUB: leave out the print page list",
        NULL},
@@ -209,6 +217,9 @@ static int parse_args(Args *a, int argc, char **argv) {
     if (name && !octavo_enum_parse(enums[i].which, name, &v))
       return usage_error("unknown %s '%s' (%s)", enums[i].what, name, octavo_enum_choices(enums[i].which));
   }
+  ArchiveStandard std;
+  if (!archive_standard_parse(a->pdf_standard, &std))
+    return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)", a->pdf_standard);
   Format forced = FMT_NONE;
   if (a->to && (forced = format_from_name(a->to)) == FMT_NONE)
     return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
@@ -295,6 +306,9 @@ static int run(Args *a, const char *argv0) {
   opts.resource_path = a->resource_path;
   opts.style = a->style;
   opts.css = a->css;
+  if (a->pdf_standard)
+    opts.pdf_standard = a->pdf_standard;
+  opts.attach_source = !a->no_attach_source;
   opts.quiet = quiet;
   opts.verbose = verbose;
   opts.metadata = g_ptr_array_new();

@@ -15,6 +15,8 @@ void octavo_options_init(OctavoOptions *o) {
   o->columns = 1;
   o->linebreak = OCTAVO_BREAK_OPTIMAL;
   o->link_notes = OCTAVO_NOTES_FOOT;
+  o->pdf_standard = "a-3u,ua-1";
+  o->attach_source = true;
 }
 
 typedef struct {

@@ -44,6 +44,9 @@ typedef struct {
   const char *style;         /* print style file, or NULL for datadir/styles/print.ini */
   const char *css;           /* e-book stylesheet, or NULL for datadir/styles/book.css */
   bool verbose, quiet;
+  /* archival PDF (archive.c) */
+  const char *pdf_standard;  /* "a-3u,ua-1" (default), a part of it, or "none" */
+  bool attach_source;        /* PDF: attach the Markdown sources (true) */
 } OctavoOptions;
 
 /* Fill opts with the defaults above (datadir left NULL). */

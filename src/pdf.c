@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cover.h"
 #include "util.h"
 
@@ -388,6 +389,11 @@ bool pdf_write(Book *book, const Layout *lay, const Style *style, const OctavoOp
   if (st != CAIRO_STATUS_SUCCESS) {
     book_diag(book, BOOK_ERROR, NULL, "%s: cairo could not write the PDF: %s", path,
               cairo_status_to_string(st));
+    unlink(tmp);
+    g_free(tmp);
+    return false;
+  }
+  if (!archive_pdf(book, lay, opts, tmp, path)) { /* XMP, /Lang, /Alt, sources...: archive.c */
     unlink(tmp);
     g_free(tmp);
     return false;

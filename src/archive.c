@@ -1,0 +1,779 @@
+/* archive.c: the archival post-pass (PDF/A-3u, PDF/UA-1) on cairo's PDF,
+ * with libqpdf's C API. cairo 1.16 writes the pages, fonts, links,
+ * outline, page labels and structure tree; this adds what it cannot:
+ *
+ *   - XMP metadata (libxml2's writer) matching the Info dictionary, whose
+ *     dates are rewritten from the same instant (SOURCE_DATE_EPOCH or the
+ *     book's date);
+ *   - on the catalog /Lang, /ViewerPreferences /DisplayDocTitle,
+ *     /MarkInfo /Marked, an sRGB /OutputIntents (an ICC profile read from
+ *     icc-profiles-free's or colord-data's installed file), the Markdown
+ *     sources as embedded files (/AF, /Names /EmbeddedFiles);
+ *   - /Tabs /S on every page, /F 4 (print) on every annotation, /Contents
+ *     on every link annotation, /Alt on every Figure structure element;
+ *   - a trailer /ID hashed from the content (qpdf's deterministic id).
+ *
+ * It only adds keys and objects: page content, annotations' targets, the
+ * outline, page labels and the structure tree stay as cairo wrote them.
+ * Streams are copied as they are (no decoding), which keeps it fast.
+ *
+ * Figure alt text: cairo 1.16 passes no attributes to structure elements,
+ * so the mapping is by order. cairo creates one StructElem per
+ * cairo_tag_begin, in the order pdf.c calls it, which is the layout's item
+ * order; a preorder walk of /StructTreeRoot meets the Figure elements in
+ * that order. The layout opens a Figure for each BOOK_FIGURE that holds an
+ * image, body figures in reading order and footnote figures (inside a Note
+ * element) in note order. So the n-th Figure tag of the layout outside a
+ * Note is the n-th body figure of the model, the n-th inside a Note the
+ * n-th figure of the notes; the image resource drawn inside the tag is
+ * checked against the model's, and on a mismatch the first unused figure
+ * with that resource is taken. The structure tree's Figures are then
+ * matched to the layout's Figure tags one to one. */
+#include "archive.h"
+
+#include <errno.h>
+#include <libxml/xmlwriter.h>
+#include <qpdf/qpdf-c.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* The sRGB profile, from the Debian packages the Makefile installs. */
+static const char *const icc_paths[] = {
+    "/usr/share/color/icc/sRGB.icc",        /* icc-profiles-free */
+    "/usr/share/color/icc/colord/sRGB.icc", /* colord-data */
+};
+
+bool archive_standard_parse(const char *spec, ArchiveStandard *out) {
+  *out = (ArchiveStandard){0};
+  if (!spec)
+    spec = "a-3u,ua-1";
+  if (!g_ascii_strcasecmp(spec, "none"))
+    return true;
+  char **parts = g_strsplit(spec, ",", -1);
+  bool ok = parts[0] != NULL;
+  for (char **p = parts; *p && ok; p++) {
+    char *t = g_strstrip(*p);
+    if (!g_ascii_strcasecmp(t, "a-3u") || !g_ascii_strcasecmp(t, "pdf/a-3u"))
+      out->pdfa3u = true;
+    else if (!g_ascii_strcasecmp(t, "ua-1") || !g_ascii_strcasecmp(t, "pdf/ua-1"))
+      out->pdfua1 = true;
+    else
+      ok = false;
+  }
+  g_strfreev(parts);
+  if (!ok)
+    *out = (ArchiveStandard){0};
+  return ok;
+}
+
+/* ---- dates ---- */
+
+/* t as a PDF date (D:YYYYMMDDHHmmSS+00'00') or an XMP date. */
+static char *date_str(gint64 t, bool xmp) {
+  GDateTime *dt = g_date_time_new_from_unix_utc(t);
+  if (!dt)
+    dt = g_date_time_new_from_unix_utc(0);
+  char *s = g_date_time_format(dt, xmp ? "%Y-%m-%dT%H:%M:%S+00:00" : "D:%Y%m%d%H%M%S+00'00'");
+  g_date_time_unref(dt);
+  return s;
+}
+
+/* ---- XMP ---- */
+
+typedef struct {
+  const char *title, *author, *subject, *keywords, *creator, *producer; /* as in Info */
+  char *xmp_date;
+} XmpValues;
+
+#define NS_RDF "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+static void xmp_lang_alt(xmlTextWriterPtr w, const char *prop, const char *value) {
+  xmlTextWriterStartElement(w, BAD_CAST prop);
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:Alt");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:li");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xml:lang", BAD_CAST "x-default");
+  xmlTextWriterWriteString(w, BAD_CAST value);
+  xmlTextWriterEndElement(w);
+  xmlTextWriterEndElement(w);
+  xmlTextWriterEndElement(w);
+}
+
+/* An rdf:Seq or rdf:Bag of n items (strings or a GPtrArray). */
+static void xmp_list(xmlTextWriterPtr w, const char *prop, const char *kind, const GPtrArray *items,
+                     const char *one) {
+  if ((!items || !items->len) && !one)
+    return;
+  xmlTextWriterStartElement(w, BAD_CAST prop);
+  xmlTextWriterStartElement(w, BAD_CAST kind);
+  guint n = items ? items->len : 1;
+  for (guint i = 0; i < n; i++)
+    xmlTextWriterWriteElement(w, BAD_CAST "rdf:li", BAD_CAST(items ? items->pdata[i] : one));
+  xmlTextWriterEndElement(w);
+  xmlTextWriterEndElement(w);
+}
+
+static void xmp_text(xmlTextWriterPtr w, const char *prop, const char *value) {
+  if (value && *value)
+    xmlTextWriterWriteElement(w, BAD_CAST prop, BAD_CAST value);
+}
+
+/* The pdfuaid schema is not one PDF/A predefines: it must be declared. */
+static void xmp_pdfua_extension(xmlTextWriterPtr w) {
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:Description");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "rdf:about", BAD_CAST "");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaExtension",
+                              BAD_CAST "http://www.aiim.org/pdfa/ns/extension/");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaSchema", BAD_CAST "http://www.aiim.org/pdfa/ns/schema#");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaProperty",
+                              BAD_CAST "http://www.aiim.org/pdfa/ns/property#");
+  xmlTextWriterStartElement(w, BAD_CAST "pdfaExtension:schemas");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:Bag");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:li");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "rdf:parseType", BAD_CAST "Resource");
+  xmp_text(w, "pdfaSchema:schema", "PDF/UA Universal Accessibility Schema");
+  xmp_text(w, "pdfaSchema:namespaceURI", "http://www.aiim.org/pdfua/ns/id/");
+  xmp_text(w, "pdfaSchema:prefix", "pdfuaid");
+  xmlTextWriterStartElement(w, BAD_CAST "pdfaSchema:property");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:Seq");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:li");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "rdf:parseType", BAD_CAST "Resource");
+  xmp_text(w, "pdfaProperty:name", "part");
+  xmp_text(w, "pdfaProperty:valueType", "Integer");
+  xmp_text(w, "pdfaProperty:category", "internal");
+  xmp_text(w, "pdfaProperty:description", "Indicates, which part of ISO 14289 standard is followed");
+  for (int i = 0; i < 6; i++)
+    xmlTextWriterEndElement(w);
+  xmlTextWriterEndElement(w); /* rdf:Description */
+}
+
+/* The XMP packet (caller frees with g_free; *len its length). */
+static char *xmp_packet(const Book *book, const XmpValues *v, const ArchiveStandard *std, gsize *len) {
+  const BookMeta *m = &book->meta;
+  xmlBufferPtr buf = xmlBufferCreate();
+  xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
+  xmlTextWriterSetIndent(w, 1);
+  xmlTextWriterSetIndentString(w, BAD_CAST " ");
+  xmlTextWriterWritePI(w, BAD_CAST "xpacket", BAD_CAST "begin=\"\xEF\xBB\xBF\" id=\"W5M0MpCehiHzreSzNTczkc9d\"");
+  xmlTextWriterStartElement(w, BAD_CAST "x:xmpmeta");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:x", BAD_CAST "adobe:ns:meta/");
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:RDF");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:rdf", BAD_CAST NS_RDF);
+
+  xmlTextWriterStartElement(w, BAD_CAST "rdf:Description");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "rdf:about", BAD_CAST "");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:dc", BAD_CAST "http://purl.org/dc/elements/1.1/");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:xmp", BAD_CAST "http://ns.adobe.com/xap/1.0/");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdf", BAD_CAST "http://ns.adobe.com/pdf/1.3/");
+  if (std->pdfa3u)
+    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaid", BAD_CAST "http://www.aiim.org/pdfa/ns/id/");
+  if (std->pdfua1)
+    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfuaid", BAD_CAST "http://www.aiim.org/pdfua/ns/id/");
+  xmlTextWriterWriteElement(w, BAD_CAST "dc:format", BAD_CAST "application/pdf");
+  if (v->title)
+    xmp_lang_alt(w, "dc:title", v->title);
+  xmp_list(w, "dc:creator", "rdf:Seq", m->authors, NULL);
+  if (v->subject)
+    xmp_lang_alt(w, "dc:description", v->subject);
+  xmp_list(w, "dc:subject", "rdf:Bag", m->subjects, NULL);
+  xmp_list(w, "dc:date", "rdf:Seq", NULL, v->xmp_date);
+  xmp_list(w, "dc:language", "rdf:Bag", NULL, m->lang && *m->lang ? m->lang : "en");
+  xmp_text(w, "dc:identifier", m->identifier);
+  if (m->publisher && *m->publisher)
+    xmp_list(w, "dc:publisher", "rdf:Bag", NULL, m->publisher);
+  if (m->rights && *m->rights)
+    xmp_lang_alt(w, "dc:rights", m->rights);
+  xmp_text(w, "dc:source", m->source);
+  xmp_text(w, "xmp:CreateDate", v->xmp_date);
+  xmp_text(w, "xmp:ModifyDate", v->xmp_date);
+  xmp_text(w, "xmp:MetadataDate", v->xmp_date);
+  xmp_text(w, "xmp:CreatorTool", v->creator);
+  xmp_text(w, "pdf:Producer", v->producer);
+  xmp_text(w, "pdf:Keywords", v->keywords);
+  if (std->pdfa3u) {
+    xmp_text(w, "pdfaid:part", "3");
+    xmp_text(w, "pdfaid:conformance", "U");
+  }
+  if (std->pdfua1)
+    xmp_text(w, "pdfuaid:part", "1");
+  xmlTextWriterEndElement(w); /* rdf:Description */
+  if (std->pdfua1 && std->pdfa3u)
+    xmp_pdfua_extension(w);
+  xmlTextWriterEndElement(w); /* rdf:RDF */
+  xmlTextWriterEndElement(w); /* x:xmpmeta */
+  xmlTextWriterWriteString(w, BAD_CAST "\n");
+  xmlTextWriterWritePI(w, BAD_CAST "xpacket", BAD_CAST "end=\"r\"");
+  xmlTextWriterFlush(w);
+  xmlFreeTextWriter(w);
+  *len = (gsize)xmlBufferLength(buf);
+  char *s = g_strndup((const char *)xmlBufferContent(buf), *len);
+  xmlBufferFree(buf);
+  return s;
+}
+
+/* ---- small qpdf helpers ---- */
+
+/* A string value of dict[key] as UTF-8 (owned by qpdf until the next
+ * call), or NULL. */
+static const char *dict_utf8(qpdf_data q, qpdf_oh dict, const char *key) {
+  if (!qpdf_oh_has_key(q, dict, key))
+    return NULL;
+  qpdf_oh v = qpdf_oh_get_key(q, dict, key);
+  const char *s = qpdf_oh_is_string(q, v) ? qpdf_oh_get_utf8_value(q, v) : NULL;
+  qpdf_oh_release(q, v);
+  return s;
+}
+
+static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value) {
+  qpdf_oh_replace_key(q, dict, key, value);
+  qpdf_oh_release(q, value);
+}
+
+/* dict[key] as a dictionary, created (direct) when absent. */
+static qpdf_oh sub_dict(qpdf_data q, qpdf_oh dict, const char *key) {
+  qpdf_oh d = qpdf_oh_get_key(q, dict, key);
+  if (!qpdf_oh_is_dictionary(q, d)) {
+    qpdf_oh_release(q, d);
+    qpdf_oh_replace_key(q, dict, key, qpdf_oh_new_dictionary(q));
+    d = qpdf_oh_get_key(q, dict, key);
+  }
+  return d;
+}
+
+/* A new indirect stream holding data, with dict_src (a PDF dictionary in
+ * PDF syntax) as its dictionary entries. */
+static qpdf_oh new_stream(qpdf_data q, const void *data, size_t len, const char *dict_src) {
+  qpdf_oh s = qpdf_oh_new_stream(q);
+  qpdf_oh null1 = qpdf_oh_new_null(q), null2 = qpdf_oh_new_null(q);
+  qpdf_oh_replace_stream_data(q, s, data, len, null1, null2);
+  qpdf_oh_release(q, null1);
+  qpdf_oh_release(q, null2);
+  if (dict_src) {
+    qpdf_oh extra = qpdf_oh_parse(q, dict_src), sd = qpdf_oh_get_dict(q, s);
+    qpdf_oh_begin_dict_key_iter(q, extra);
+    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
+    while (qpdf_oh_dict_more_keys(q))
+      g_ptr_array_add(keys, g_strdup(qpdf_oh_dict_next_key(q)));
+    for (guint i = 0; i < keys->len; i++)
+      set_key(q, sd, keys->pdata[i], qpdf_oh_get_key(q, extra, keys->pdata[i]));
+    g_ptr_array_free(keys, TRUE);
+    qpdf_oh_release(q, sd);
+    qpdf_oh_release(q, extra);
+  }
+  return s;
+}
+
+/* ---- link descriptions ---- */
+
+/* Destination name -> what a link there goes to (for /Contents). */
+static GHashTable *dest_texts(const Book *book) {
+  GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < book->chapters->len; i++) {
+    const BookChapter *ch = book->chapters->pdata[i];
+    if (ch->id)
+      g_hash_table_replace(t, g_strdup(ch->id),
+                           ch->title                           ? g_strdup(ch->title)
+                           : book->meta.title ? g_strdup(book->meta.title)
+                                              : g_strdup_printf("Chapter %u", i + 1));
+    BookIter it;
+    book_iter_init(&it, ch->root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER || it.cur->type != BOOK_HEADING)
+        continue;
+      if (it.cur->as.heading.id) {
+        GString *s = g_string_new(NULL);
+        book_node_text(it.cur, s);
+        g_hash_table_replace(t, g_strdup(it.cur->as.heading.id), g_string_free(s, FALSE));
+      }
+      book_iter_skip_children(&it);
+    }
+  }
+  for (guint i = 0; i < book->footnotes->len; i++) {
+    const BookFootnote *fn = book->footnotes->pdata[i];
+    g_hash_table_replace(t, g_strdup(fn->id), g_strdup_printf("Footnote %d", fn->number));
+    for (int k = 1; k <= fn->nrefs; k++)
+      g_hash_table_replace(t, g_strdup_printf("%s-ref-%d", fn->id, k),
+                           g_strdup_printf("Back to the reference to footnote %d", fn->number));
+  }
+  return t;
+}
+
+/* /Contents for a link annotation: its URI, or the destination's text. */
+static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests) {
+  char *out = NULL;
+  qpdf_oh a = qpdf_oh_get_key(q, annot, "/A");
+  if (qpdf_oh_is_dictionary(q, a)) {
+    const char *uri = dict_utf8(q, a, "/URI");
+    if (uri)
+      out = g_strdup(uri);
+  }
+  qpdf_oh_release(q, a);
+  if (!out) {
+    const char *dest = dict_utf8(q, annot, "/Dest");
+    const char *text = dest ? g_hash_table_lookup(dests, dest) : NULL;
+    out = text ? g_strdup_printf("Go to %s", text) : g_strdup("Go to another place in this book");
+  }
+  return out;
+}
+
+/* ---- figures ---- */
+
+typedef struct {
+  const BookNode *img; /* the figure's BOOK_IMAGE */
+  bool used;
+} FigNode;
+
+static void collect_figures(BookNode *root, GArray *out) {
+  BookIter it;
+  book_iter_init(&it, root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev != BOOK_ITER_ENTER || it.cur->type != BOOK_FIGURE)
+      continue;
+    const BookNode *img = it.cur->first_child;
+    while (img && img->type != BOOK_IMAGE)
+      img = img->next;
+    if (img) {
+      FigNode f = {img, false};
+      g_array_append_val(out, f);
+    }
+    book_iter_skip_children(&it);
+  }
+}
+
+static const BookNode *take_figure(GArray *figs, guint *next, const BookResource *res) {
+  if (*next < figs->len) {
+    FigNode *f = &g_array_index(figs, FigNode, *next);
+    if (!f->used && (!res || f->img->as.image.res == res)) {
+      f->used = true;
+      (*next)++;
+      return f->img;
+    }
+  }
+  for (guint i = 0; i < figs->len; i++) {
+    FigNode *f = &g_array_index(figs, FigNode, i);
+    if (!f->used && (!res || f->img->as.image.res == res)) {
+      f->used = true;
+      return f->img;
+    }
+  }
+  return NULL;
+}
+
+/* The alt text of every Figure tag of the layout, in drawing order. */
+static GPtrArray *figure_alts(const Book *book, const Layout *lay) {
+  GArray *body = g_array_new(FALSE, FALSE, sizeof(FigNode));
+  GArray *notes = g_array_new(FALSE, FALSE, sizeof(FigNode));
+  for (guint i = 0; i < book->chapters->len; i++)
+    collect_figures(((BookChapter *)book->chapters->pdata[i])->root, body);
+  for (guint i = 0; i < book->footnotes->len; i++) {
+    const BookFootnote *fn = book->footnotes->pdata[i];
+    if (fn->def && fn->nrefs > 0)
+      collect_figures(fn->def, notes);
+  }
+  GPtrArray *alts = g_ptr_array_new_with_free_func(g_free);
+  guint next_body = 0, next_note = 0;
+  int in_note = 0;
+  for (guint p = 0; p < lay->pages->len; p++) {
+    const LayPage *pg = lay->pages->pdata[p];
+    for (guint k = 0; k < pg->items->len; k++) {
+      const LayItem *it = &g_array_index(pg->items, LayItem, k);
+      if (it->kind == LAY_TAG_END && !strcmp(it->tag, "Note") && in_note > 0)
+        in_note--;
+      if (it->kind != LAY_TAG_BEGIN)
+        continue;
+      if (!strcmp(it->tag, "Note")) {
+        in_note++;
+        continue;
+      }
+      if (strcmp(it->tag, "Figure"))
+        continue;
+      const BookResource *res = NULL;
+      for (guint j = k + 1; j < pg->items->len; j++) {
+        const LayItem *in = &g_array_index(pg->items, LayItem, j);
+        if (in->kind == LAY_TAG_END && !strcmp(in->tag, "Figure"))
+          break;
+        if (in->kind == LAY_IMAGE) {
+          res = in->res;
+          break;
+        }
+      }
+      const BookNode *img = in_note ? take_figure(notes, &next_note, res) : take_figure(body, &next_body, res);
+      GString *alt = g_string_new(NULL);
+      if (img) {
+        book_node_text(img, alt);
+        if (!alt->len && img->as.image.title)
+          g_string_append(alt, img->as.image.title);
+        if (!alt->len && img->as.image.src) {
+          char *base = g_path_get_basename(img->as.image.src);
+          g_string_printf(alt, "Image %s", base);
+          g_free(base);
+        }
+      }
+      if (!alt->len)
+        g_string_append(alt, "Image");
+      g_ptr_array_add(alts, g_string_free(alt, FALSE));
+    }
+  }
+  g_array_free(body, TRUE);
+  g_array_free(notes, TRUE);
+  return alts;
+}
+
+/* /Alt on the Figure structure elements, in preorder, from alts. */
+static void set_figure_alts(qpdf_data q, qpdf_oh root, const GPtrArray *alts) {
+  qpdf_oh tree = qpdf_oh_get_key(q, root, "/StructTreeRoot");
+  if (!qpdf_oh_is_dictionary(q, tree)) {
+    qpdf_oh_release(q, tree);
+    return;
+  }
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
+  qpdf_oh k = qpdf_oh_get_key(q, tree, "/K");
+  g_array_append_val(stack, k);
+  guint n = 0;
+  while (stack->len) {
+    qpdf_oh o = g_array_index(stack, qpdf_oh, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    if (qpdf_oh_is_array(q, o)) {
+      for (int i = qpdf_oh_get_array_n_items(q, o) - 1; i >= 0; i--) {
+        qpdf_oh c = qpdf_oh_get_array_item(q, o, i);
+        g_array_append_val(stack, c);
+      }
+    } else if (qpdf_oh_is_dictionary(q, o) && qpdf_oh_has_key(q, o, "/S")) {
+      qpdf_oh s = qpdf_oh_get_key(q, o, "/S");
+      if (qpdf_oh_is_name_and_equals(q, s, "/Figure")) {
+        const char *alt = n < alts->len ? alts->pdata[n] : "Image";
+        n++;
+        set_key(q, o, "/Alt", qpdf_oh_new_unicode_string(q, alt));
+      }
+      qpdf_oh_release(q, s);
+      qpdf_oh c = qpdf_oh_get_key(q, o, "/K");
+      g_array_append_val(stack, c);
+    }
+    qpdf_oh_release(q, o);
+  }
+  g_array_free(stack, TRUE);
+  qpdf_oh_release(q, tree);
+}
+
+/* ---- pages and annotations ---- */
+
+static void fix_pages(qpdf_data q, const Book *book, bool ua) {
+  GHashTable *dests = ua ? dest_texts(book) : NULL;
+  int n = qpdf_get_num_pages(q);
+  for (int i = 0; i < n; i++) {
+    qpdf_oh page = qpdf_get_page_n(q, (size_t)i);
+    if (ua)
+      set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
+    qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
+    int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
+    for (int k = 0; k < na; k++) {
+      qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
+      if (qpdf_oh_is_dictionary(q, a)) {
+        set_key(q, a, "/F", qpdf_oh_new_integer(q, 4));
+        qpdf_oh sub = qpdf_oh_get_key(q, a, "/Subtype");
+        if (ua && qpdf_oh_is_name_and_equals(q, sub, "/Link") && !qpdf_oh_has_key(q, a, "/Contents")) {
+          char *c = link_contents(q, a, dests);
+          set_key(q, a, "/Contents", qpdf_oh_new_unicode_string(q, c));
+          g_free(c);
+        }
+        qpdf_oh_release(q, sub);
+      }
+      qpdf_oh_release(q, a);
+    }
+    qpdf_oh_release(q, annots);
+    qpdf_oh_release(q, page);
+  }
+  if (dests)
+    g_hash_table_destroy(dests);
+}
+
+/* ---- output intent ---- */
+
+/* The sRGB profile's bytes, checked (header size, 'acsp', RGB); NULL with
+ * a diagnostic when no usable profile is installed. */
+static GBytes *read_icc(Book *book) {
+  for (size_t i = 0; i < G_N_ELEMENTS(icc_paths); i++) {
+    gchar *data = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(icc_paths[i], &data, &len, NULL))
+      continue;
+    const guchar *d = (const guchar *)data;
+    guint32 size = len >= 128 ? (guint32)d[0] << 24 | (guint32)d[1] << 16 | (guint32)d[2] << 8 | d[3] : 0;
+    if (len >= 128 && size == len && !memcmp(d + 36, "acsp", 4) && !memcmp(d + 16, "RGB ", 4))
+      return g_bytes_new_take(data, len);
+    book_diag(book, BOOK_WARNING, NULL, "%s: not a valid RGB ICC profile", icc_paths[i]);
+    g_free(data);
+  }
+  book_diag(book, BOOK_ERROR, NULL,
+            "PDF/A needs an sRGB ICC profile: none at %s (Debian package icc-profiles-free) or %s "
+            "(colord-data); install one, or use --pdf-standard none",
+            icc_paths[0], icc_paths[1]);
+  return NULL;
+}
+
+static void add_output_intent(qpdf_data q, qpdf_oh root, GBytes *icc) {
+  gsize len = 0;
+  const void *data = g_bytes_get_data(icc, &len);
+  qpdf_oh prof = new_stream(q, data, len, "<< /N 3 >>");
+  qpdf_oh intent = qpdf_oh_parse(q, "<< /Type /OutputIntent /S /GTS_PDFA1 "
+                                    "/OutputConditionIdentifier (sRGB IEC61966-2.1) "
+                                    "/RegistryName (http://www.color.org) /Info (sRGB IEC61966-2.1) >>");
+  qpdf_oh_replace_key(q, intent, "/DestOutputProfile", prof);
+  qpdf_oh arr = qpdf_oh_new_array(q);
+  qpdf_oh_append_item(q, arr, intent);
+  set_key(q, root, "/OutputIntents", arr);
+  qpdf_oh_release(q, intent);
+  qpdf_oh_release(q, prof);
+}
+
+/* ---- attached sources ---- */
+
+typedef struct {
+  char *name, *path;
+} Source;
+
+static int source_cmp(const void *a, const void *b) {
+  return strcmp(((const Source *)a)->name, ((const Source *)b)->name);
+}
+
+/* The book's Markdown files (each once, readable files only: not stdin),
+ * with names unique among them, sorted by name (the name tree's order). */
+static GArray *book_sources(const Book *book) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(Source));
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < book->chapters->len; i++) {
+    const char *src = ((BookChapter *)book->chapters->pdata[i])->source;
+    if (!src || !strcmp(src, "-") || g_hash_table_contains(seen, src) ||
+        !g_file_test(src, G_FILE_TEST_IS_REGULAR))
+      continue;
+    g_hash_table_add(seen, (gpointer)src);
+    char *base = g_path_get_basename(src);
+    char *name = g_strdup(base);
+    for (int k = 2; g_hash_table_contains(names, name); k++) {
+      g_free(name);
+      name = g_strdup_printf("%d-%s", k, base);
+    }
+    g_free(base);
+    Source s = {name, g_strdup(src)};
+    g_array_append_val(out, s);
+    g_hash_table_add(names, name);
+  }
+  g_hash_table_destroy(seen);
+  g_hash_table_destroy(names);
+  g_array_sort(out, source_cmp);
+  return out;
+}
+
+static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
+  GArray *srcs = book_sources(book);
+  if (!srcs->len) {
+    g_array_free(srcs, TRUE);
+    return true;
+  }
+  const char *sde = g_getenv("SOURCE_DATE_EPOCH");
+  bool have_sde = sde && *sde;
+  qpdf_oh af = qpdf_oh_new_array(q), names = qpdf_oh_new_array(q);
+  bool ok = true;
+  for (guint i = 0; i < srcs->len && ok; i++) {
+    Source *s = &g_array_index(srcs, Source, i);
+    gchar *data = NULL;
+    gsize len = 0;
+    GError *err = NULL;
+    if (!g_file_get_contents(s->path, &data, &len, &err)) {
+      book_diag(book, BOOK_ERROR, NULL, "cannot attach %s: %s", s->path, err->message);
+      g_error_free(err);
+      ok = false;
+      break;
+    }
+    struct stat st;
+    gint64 t = have_sde || stat(s->path, &st) != 0 ? util_build_time(book->meta.date) : (gint64)st.st_mtime;
+    char *date = date_str(t, false);
+    guint8 md5[16];
+    gsize md5_len = sizeof md5;
+    GChecksum *sum = g_checksum_new(G_CHECKSUM_MD5);
+    g_checksum_update(sum, (const guchar *)data, (gssize)len);
+    g_checksum_get_digest(sum, md5, &md5_len);
+    g_checksum_free(sum);
+    GString *hex = g_string_new(NULL);
+    for (gsize k = 0; k < md5_len; k++)
+      g_string_append_printf(hex, "%02X", md5[k]);
+    char *dict = g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
+                                 "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
+                                 date, len, hex->str);
+    qpdf_oh ef = new_stream(q, data, len, dict);
+    qpdf_oh efi = qpdf_make_indirect_object(q, ef);
+    qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
+                                    "/Desc (The Markdown source of this book) >>");
+    set_key(q, spec, "/F", qpdf_oh_new_unicode_string(q, s->name));
+    set_key(q, spec, "/UF", qpdf_oh_new_unicode_string(q, s->name));
+    qpdf_oh efd = qpdf_oh_new_dictionary(q);
+    qpdf_oh_replace_key(q, efd, "/F", efi);
+    qpdf_oh_replace_key(q, efd, "/UF", efi);
+    set_key(q, spec, "/EF", efd);
+    qpdf_oh spec_i = qpdf_make_indirect_object(q, spec);
+    qpdf_oh_append_item(q, af, spec_i);
+    qpdf_oh key = qpdf_oh_new_unicode_string(q, s->name);
+    qpdf_oh_append_item(q, names, key);
+    qpdf_oh_append_item(q, names, spec_i);
+    qpdf_oh_release(q, key);
+    qpdf_oh_release(q, spec_i);
+    qpdf_oh_release(q, spec);
+    qpdf_oh_release(q, efi);
+    qpdf_oh_release(q, ef);
+    g_string_free(hex, TRUE);
+    g_free(dict);
+    g_free(date);
+    g_free(data);
+  }
+  if (ok) {
+    set_key(q, root, "/AF", af);
+    qpdf_oh nd = sub_dict(q, root, "/Names");
+    qpdf_oh tree = qpdf_oh_new_dictionary(q);
+    set_key(q, tree, "/Names", names);
+    set_key(q, nd, "/EmbeddedFiles", tree);
+    qpdf_oh_release(q, nd);
+  } else {
+    qpdf_oh_release(q, af);
+    qpdf_oh_release(q, names);
+  }
+  for (guint i = 0; i < srcs->len; i++) {
+    g_free(g_array_index(srcs, Source, i).name);
+    g_free(g_array_index(srcs, Source, i).path);
+  }
+  g_array_free(srcs, TRUE);
+  return ok;
+}
+
+/* ---- the pass ---- */
+
+static bool qpdf_failed(qpdf_data q, Book *book, const char *name, const char *what) {
+  if (!qpdf_has_error(q))
+    return false;
+  qpdf_error e = qpdf_get_error(q);
+  book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s: %s", name, what, qpdf_get_error_full_text(q, e));
+  return true;
+}
+
+bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const char *pdf,
+                 const char *name) {
+  ArchiveStandard std;
+  if (!archive_standard_parse(opts->pdf_standard, &std)) {
+    book_diag(book, BOOK_ERROR, NULL, "unknown --pdf-standard '%s' (a-3u, ua-1, none)", opts->pdf_standard);
+    return false;
+  }
+  if (!std.pdfa3u && !std.pdfua1)
+    return true;
+  GBytes *icc = NULL;
+  if (std.pdfa3u && !(icc = read_icc(book)))
+    return false;
+
+  gint64 t0 = g_get_monotonic_time();
+  bool ok = false;
+  char *out = NULL, *xmp = NULL;
+  char *vals[6] = {NULL}; /* Info's Title, Author, Subject, Keywords, Creator, Producer */
+  XmpValues v = {0};
+  qpdf_data q = qpdf_init();
+  qpdf_silence_errors(q);
+  qpdf_set_suppress_warnings(q, QPDF_TRUE);
+  if (qpdf_read(q, pdf, NULL) & QPDF_ERRORS) {
+    qpdf_failed(q, book, name, "cannot read cairo's output");
+    goto done;
+  }
+  qpdf_oh root = qpdf_get_root(q), trailer = qpdf_get_trailer(q);
+
+  /* Info: the dates from the one instant the XMP gives too */
+  qpdf_oh info = qpdf_oh_get_key(q, trailer, "/Info");
+  if (!qpdf_oh_is_dictionary(q, info)) {
+    qpdf_oh_release(q, info);
+    qpdf_oh nd = qpdf_oh_new_dictionary(q);
+    info = qpdf_make_indirect_object(q, nd);
+    qpdf_oh_release(q, nd);
+    qpdf_oh_replace_key(q, trailer, "/Info", info);
+  }
+  gint64 t = util_build_time(book->meta.date);
+  char *pdf_date = date_str(t, false);
+  set_key(q, info, "/CreationDate", qpdf_oh_new_string(q, pdf_date));
+  set_key(q, info, "/ModDate", qpdf_oh_new_string(q, pdf_date));
+  g_free(pdf_date);
+  if (!qpdf_oh_has_key(q, info, "/Producer"))
+    set_key(q, info, "/Producer", qpdf_oh_new_string(q, "octavo " OCTAVO_VERSION));
+  /* dict_utf8's strings live until the next qpdf call: copy */
+  const char *keys[6] = {"/Title", "/Author", "/Subject", "/Keywords", "/Creator", "/Producer"};
+  for (int i = 0; i < 6; i++)
+    vals[i] = g_strdup(dict_utf8(q, info, keys[i]));
+  v = (XmpValues){vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], date_str(t, true)};
+  gsize xmp_len = 0;
+  xmp = xmp_packet(book, &v, &std, &xmp_len);
+  qpdf_oh meta = new_stream(q, xmp, xmp_len, "<< /Type /Metadata /Subtype /XML >>");
+  set_key(q, root, "/Metadata", qpdf_make_indirect_object(q, meta));
+  qpdf_oh_release(q, meta);
+  qpdf_oh_release(q, info);
+
+  /* the catalog */
+  const char *lang = book->meta.lang && *book->meta.lang ? book->meta.lang : "en";
+  set_key(q, root, "/Lang", qpdf_oh_new_unicode_string(q, lang));
+  qpdf_oh mark = sub_dict(q, root, "/MarkInfo");
+  set_key(q, mark, "/Marked", qpdf_oh_new_bool(q, QPDF_TRUE));
+  qpdf_oh_release(q, mark);
+  if (std.pdfua1) {
+    qpdf_oh vp = sub_dict(q, root, "/ViewerPreferences");
+    set_key(q, vp, "/DisplayDocTitle", qpdf_oh_new_bool(q, QPDF_TRUE));
+    qpdf_oh_release(q, vp);
+    GPtrArray *alts = figure_alts(book, lay);
+    set_figure_alts(q, root, alts);
+    g_ptr_array_free(alts, TRUE);
+  }
+  fix_pages(q, book, std.pdfua1);
+  if (std.pdfa3u)
+    add_output_intent(q, root, icc);
+  if (std.pdfa3u && opts->attach_source && !attach_sources(q, root, book))
+    goto done;
+  if (qpdf_failed(q, book, name, "cannot edit the PDF"))
+    goto done;
+
+  GError *err = NULL;
+  out = util_temp_beside(pdf, &err);
+  if (!out) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    goto done;
+  }
+  if (qpdf_init_write(q, out) & QPDF_ERRORS) {
+    qpdf_failed(q, book, name, "cannot write");
+    goto done;
+  }
+  qpdf_set_deterministic_ID(q, QPDF_TRUE);
+  qpdf_set_object_stream_mode(q, qpdf_o_preserve);
+  qpdf_set_decode_level(q, qpdf_dl_none); /* copy cairo's streams as they are */
+  qpdf_set_compress_streams(q, QPDF_TRUE); /* flate the new ones (not the XMP) */
+  qpdf_set_minimum_pdf_version(q, "1.7"); /* PDF/A-3 and PDF/UA-1 are on ISO 32000-1 */
+  if (qpdf_write(q) & QPDF_ERRORS) {
+    qpdf_failed(q, book, name, "cannot write");
+    goto done;
+  }
+  if (rename(out, pdf) != 0) {
+    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", name, g_strerror(errno));
+    goto done;
+  }
+  ok = true;
+  if (opts->verbose)
+    fprintf(stderr, "octavo: archival pass on %s: %.0f ms\n", name, (g_get_monotonic_time() - t0) / 1000.0);
+done:
+  if (out && !ok)
+    unlink(out);
+  g_free(out);
+  g_free(xmp);
+  for (int i = 0; i < 6; i++)
+    g_free(vals[i]);
+  g_free(v.xmp_date);
+  qpdf_cleanup(&q);
+  if (icc)
+    g_bytes_unref(icc);
+  return ok;
+}

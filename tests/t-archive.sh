@@ -1,0 +1,78 @@
+#!/bin/sh
+# t-archive.sh: the archival PDF (src/archive.c: PDF/A-3u, PDF/UA-1 claims),
+# one check per claim, on the finished PDFs of the report and of
+# tests/books/multi (tests/tools/pdfa_check.py says what each checks):
+# qpdf --check clean; XMP present, parsed and consistent with Info
+# (pdfinfo: "Metadata Stream: yes"); /Lang; MarkInfo, DisplayDocTitle;
+# /Tabs /S; an sRGB output intent with a valid ICC profile; /Alt on every
+# Figure; /Contents and the print flag on annotations; the sources
+# attached (pdfdetach -list) with AFRelationship; nothing forbidden; fonts
+# embedded with ToUnicode; links, outline, page labels and structure tree
+# as with --pdf-standard none; two builds byte-identical; --pdf-standard
+# none gives the PDF without the pass; --no-attach-source; bad values.
+set -u
+for t in qpdf pdfinfo pdfdetach python3; do
+  command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
+done
+[ -f /usr/share/color/icc/sRGB.icc ] || [ -f /usr/share/color/icc/colord/sRGB.icc ] ||
+  { echo "SKIP: no sRGB ICC profile (icc-profiles-free)"; exit 77; }
+tool="$TOP/tests/tools/pdfa_check.py"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+export SOURCE_DATE_EPOCH=1700000000
+
+check_book() { # name lang nfiles inputs...
+  name=$1 lang=$2 nfiles=$3; shift 3
+  pdf="$TMPROOT/arch-$name.pdf" plain="$TMPROOT/arch-$name-none.pdf"
+  "$OCTAVO" -q "$@" -o "$pdf" || { bad "$name: octavo failed"; return; }
+  "$OCTAVO" -q --pdf-standard none "$@" -o "$plain" || { bad "$name: --pdf-standard none failed"; return; }
+  qpdf --check "$pdf" > "$TMPROOT/arch-$name.qpdf" 2>&1 || { bad "$name: qpdf --check"; cat "$TMPROOT/arch-$name.qpdf"; }
+  grep -q "No syntax or stream encoding errors" "$TMPROOT/arch-$name.qpdf" || bad "$name: qpdf found errors"
+  pdfinfo "$pdf" | grep -q "^Metadata Stream: *yes" || bad "$name: pdfinfo shows no metadata stream"
+  pdfinfo "$pdf" | grep -q "^Tagged: *yes" || bad "$name: not tagged"
+  for c in xmp catalog tabs intent figures annots forbidden fonts; do
+    python3 "$tool" $c "$pdf" || bad "$name: $c"
+  done
+  python3 "$tool" lang "$pdf" "$lang" || bad "$name: lang"
+  python3 "$tool" attach "$pdf" "$nfiles" || bad "$name: attachments"
+  n=$(pdfdetach -list "$pdf" | grep -c '\.md$')
+  [ "$n" = "$nfiles" ] || bad "$name: pdfdetach lists $n .md files, not $nfiles"
+  # the attached bytes are the source's
+  first=; for a in "$@"; do case $a in *.md) first=$a; break;; esac; done
+  pdfdetach -save 1 -o "$TMPROOT/arch-$name-att.md" "$pdf" >/dev/null 2>&1 &&
+    cmp -s "$TMPROOT/arch-$name-att.md" "$first" || bad "$name: the first attachment is not $first"
+  # the pass undoes nothing
+  python3 "$tool" same "$plain" "$pdf" || bad "$name: links, outline, labels or structure changed"
+  # reproducible
+  "$OCTAVO" -q "$@" -o "$TMPROOT/arch-$name-2.pdf" || bad "$name: second build failed"
+  cmp -s "$pdf" "$TMPROOT/arch-$name-2.pdf" || bad "$name: two builds differ"
+  # --pdf-standard none: cairo's PDF as it was, without a trace of the pass
+  if pdfinfo "$plain" | grep -q "^Metadata Stream: *yes" || grep -aq '/OutputIntents\|/AFRelationship' "$plain"; then
+    bad "$name: --pdf-standard none still archives"
+  fi
+  # --no-attach-source
+  "$OCTAVO" -q --no-attach-source "$@" -o "$TMPROOT/arch-$name-noatt.pdf" || bad "$name: --no-attach-source failed"
+  [ "$(pdfdetach -list "$TMPROOT/arch-$name-noatt.pdf" | head -1)" = "0 embedded files" ] ||
+    bad "$name: --no-attach-source attached files"
+  python3 "$tool" xmp "$TMPROOT/arch-$name-noatt.pdf" || bad "$name: --no-attach-source: xmp"
+}
+
+check_book report en 1 --smart "$TOP/content/lsfmm-bpf-2023.md"
+check_book multi en 3 "$TOP"/tests/books/multi/*.md
+# a language from the command line reaches /Lang and dc:language
+check_book lang de 1 --lang de "$TOP/tests/books/multi/01-intro.md"
+
+# --pdf-standard: one of the two; a bad value is a usage error
+"$OCTAVO" -q --pdf-standard ua-1 "$TOP/tests/books/multi/01-intro.md" -o "$TMPROOT/arch-ua.pdf" ||
+  bad "--pdf-standard ua-1 failed"
+python3 "$tool" figures "$TMPROOT/arch-ua.pdf" >/dev/null || bad "ua-1: figures"
+grep -aq '/OutputIntents' "$TMPROOT/arch-ua.pdf" && bad "ua-1 alone wrote an output intent"
+"$OCTAVO" -q --pdf-standard a-4 "$TOP/tests/books/multi/01-intro.md" -o "$TMPROOT/arch-bad.pdf" 2>/dev/null
+[ $? -eq 2 ] || bad "--pdf-standard a-4 is not a usage error"
+[ -e "$TMPROOT/arch-bad.pdf" ] && bad "--pdf-standard a-4 wrote a file"
+
+# stdin: nothing to attach, still archival
+"$OCTAVO" -q -t pdf -o "$TMPROOT/arch-stdin.pdf" - < "$TOP/tests/books/multi/01-intro.md" || bad "stdin failed"
+python3 "$tool" xmp "$TMPROOT/arch-stdin.pdf" || bad "stdin: xmp"
+
+exit $fail
