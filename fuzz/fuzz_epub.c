@@ -9,15 +9,21 @@
 #include <unistd.h>
 
 #include "epub.h"
+#include "fonts.h"
 #include "layout.h"
 #include "markdown.h"
+#include "style.h"
 #include "util.h"
 #include "xhtml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char *datadir, *out;
+  static Fonts *fonts; /* loaded once, as main.c does for a run */
   if (!datadir) {
     datadir = util_find_datadir(NULL);
+    fonts = fonts_load(datadir, NULL);
+    if (!fonts)
+      abort();
     out = g_build_filename(g_get_tmp_dir(), "octavo-fuzz-epub.epub", NULL);
   }
   OctavoOptions opts;
@@ -49,9 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     GString *html = g_string_new(NULL);
     xhtml_fragment(book, &opts, html);
     g_string_free(html, TRUE);
-    Layout *lay = opts.page_list ? lay_book(book, &opts) : NULL;
-    epub_write(book, &opts, out);
+    Layout *lay = NULL;
+    Style st = {0};
+    char *style = g_build_filename(datadir, "styles", "print.ini", NULL);
+    if (opts.page_list && style_load(&st, style, opts.paper, opts.columns, NULL))
+      lay = lay_book(book, &opts, &st, fonts);
+    epub_write(book, &opts, lay ? lay->page_marks : NULL, out);
     lay_free(lay);
+    style_clear(&st);
+    g_free(style);
   }
   book_free(book);
   return 0;

@@ -6,9 +6,10 @@
 #include "options.h"
 
 /* Write the book as an EPUB 3 to path ("-" = stdout), under a temporary
- * name renamed at the end. Uses book->page_marks when opts->page_list and
- * marks exist. Returns false with a diagnostic in book on failure; no file
- * is left behind then. */
-bool epub_write(Book *book, const OctavoOptions *opts, const char *path);
+ * name renamed at the end. With opts->page_list, page_marks (BookPageMark:
+ * the print layout's lay->page_marks; NULL: none) become the page list.
+ * Returns false with a diagnostic in book on failure; no file is left
+ * behind then. */
+bool epub_write(Book *book, const OctavoOptions *opts, const GArray *page_marks, const char *path);
 
 #endif

@@ -155,10 +155,9 @@ typedef struct {
 } ParaStyle;
 
 typedef struct {
-  Book *book;
+  const Book *book;
   const OctavoOptions *opts;
-  Style st;
-  Fonts *fonts;
+  const Style *st;
   PangoContext *pctx;
   PangoLanguage *plang;
   const char *lang;
@@ -235,7 +234,7 @@ static ParaStyle para_style(Ctx *c, const PangoFontDescription *d, double leadin
   ps.base_pt = baseline(c, d, leading);
   ps.left_pt = left_of(c);
   ps.width_pt = c->col_w - ps.left_pt;
-  ps.justify = c->st.justify;
+  ps.justify = c->st->justify;
   ps.hyphenate = c->hyph;
   return ps;
 }
@@ -365,7 +364,7 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
         break;
       case BOOK_CODE:
         para_text(p, n, n->text, 0);
-        attr_add(p, pango_attr_family_new(c->st.code_face), len, p->text->len);
+        attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
         attr_add(p, pango_attr_scale_new(0.86), len, p->text->len);
         span_add(p, SPAN_CODE, len, p->text->len, n);
         break;
@@ -383,7 +382,7 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
         g_snprintf(num, sizeof num, "%d", fn->number);
         g_string_append(p->text, num);
         attr_add(p, pango_attr_scale_new(0.68), len, p->text->len);
-        attr_add(p, pango_attr_rise_new((int)(c->st.body_size_pt * 0.36 * PANGO_SCALE)), len,
+        attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), len,
                  p->text->len);
         span_add(p, SPAN_FNREF, len, p->text->len, n);
         Span *s = &g_array_index(p->spans, Span, p->spans->len - 1);
@@ -451,7 +450,7 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
           g_string_append(p->text, u->label);
           attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
           attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
-          attr_add(p, pango_attr_rise_new((int)(c->st.body_size_pt * 0.36 * PANGO_SCALE)), m0,
+          attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), m0,
                    p->text->len);
           span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
           Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
@@ -486,12 +485,12 @@ static void para_inlines(Ctx *c, Para *p, BookNode *parent) {
       else if (!strcmp(t, "strong") || !strcmp(t, "b"))
         attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
       else if (!strcmp(t, "code") || !strcmp(t, "kbd") || !strcmp(t, "samp") || !strcmp(t, "tt")) {
-        attr_add(p, pango_attr_family_new(c->st.code_face), s, len);
+        attr_add(p, pango_attr_family_new(c->st->code_face), s, len);
         attr_add(p, pango_attr_scale_new(0.86), s, len);
         span_add(p, SPAN_CODE, s, len, n);
       } else if (!strcmp(t, "sup") || !strcmp(t, "sub")) {
         attr_add(p, pango_attr_scale_new(0.7), s, len);
-        double r = (!strcmp(t, "sup") ? 0.36 : -0.18) * c->st.body_size_pt;
+        double r = (!strcmp(t, "sup") ? 0.36 : -0.18) * c->st->body_size_pt;
         attr_add(p, pango_attr_rise_new((int)(r * PANGO_SCALE)), s, len);
       } else if (!strcmp(t, "s") || !strcmp(t, "del") || !strcmp(t, "strike"))
         span_add(p, SPAN_STRIKE, s, len, n);
@@ -882,7 +881,7 @@ static double line_tracking(const Ctx *c, const ParaStyle *ps, const GArray *ite
                             const GArray *meta, size_t s, size_t e, const GArray *slices,
                             const guint8 *flags, size_t flen, double ratio, double *track) {
   *track = 0;
-  if (c->st.track_max_em <= 0 || c->st.track_from < 1) /* style.c: 0 (off) or >= 1 */
+  if (c->st->track_max_em <= 0 || c->st->track_from < 1) /* style.c: 0 (off) or >= 1 */
     return ratio;
   double nat = 0, str = 0;
   for (size_t i = s; i < e; i++) {
@@ -892,7 +891,7 @@ static double line_tracking(const Ctx *c, const ParaStyle *ps, const GArray *ite
       str += it->stretch;
     }
   }
-  double slack = ratio * str, keep = (c->st.track_from - 1) * nat;
+  double slack = ratio * str, keep = (c->st->track_from - 1) * nat;
   if (str <= 0 || slack <= keep)
     return ratio;
   size_t gaps = 0, gk = s;
@@ -906,7 +905,7 @@ static double line_tracking(const Ctx *c, const ParaStyle *ps, const GArray *ite
   }
   if (gaps == 0)
     return ratio;
-  double letters = MIN(slack - keep, gaps * c->st.track_max_em * ps->size_pt);
+  double letters = MIN(slack - keep, gaps * c->st->track_max_em * ps->size_pt);
   *track = letters / gaps;
   return (slack - letters) / str;
 }
@@ -1109,25 +1108,24 @@ static void emit_dest_pending(Ctx *c, const char *name) {
   g_hash_table_add(c->dests, g_strdup(name));
 }
 
-static void do_heading(Ctx *c, BookNode *n, bool chapter_title) {
-  Para p;
-  para_init(&p);
-  para_inlines(c, &p, n);
-  int rel = chapter_title ? 1 : CLAMP(n->as.heading.level - c->chapter_level + 1, 2, 6);
-  double size = c->note_mode ? c->st.note_size_pt : c->st.heading_size_pt[rel - 1];
+/* A heading of source level `level` whose text is p: block is its node
+ * (NULL: a title the layout made), id its destination. */
+static void set_heading(Ctx *c, Para *p, int level, const char *id, BookNode *block,
+                        bool chapter_title) {
+  int rel = chapter_title ? 1 : CLAMP(level - c->chapter_level + 1, 2, 6);
+  double size = c->note_mode ? c->st->note_size_pt : c->st->heading_size_pt[rel - 1];
   PangoFontDescription *d =
-      font_desc(c->st.heading_face, size, rel >= 4 ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL,
+      font_desc(c->st->heading_face, size, rel >= 4 ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL,
                 rel >= 4 ? PANGO_WEIGHT_NORMAL : PANGO_WEIGHT_BOLD);
   ParaStyle ps = para_style(c, d, ceil(size * 1.25));
   ps.hyphenate = false;
   if (!c->first_block)
-    want_space(c, c->st.heading_before_pt * (rel <= 2 ? 1.5 : 1));
-  emit_dest_pending(c, n->as.heading.id);
+    want_space(c, c->st->heading_before_pt * (rel <= 2 ? 1.5 : 1));
+  emit_dest_pending(c, id);
   int before = (int)c->vl->len;
   c->keep = 0;
   /* the tag never skips a level (book_outline_level); the type keeps the source's */
-  set_para(c, &p, &ps, true, heading_tag(book_outline_level(&c->heads, n->as.heading.level)), n,
-           NULL);
+  set_para(c, p, &ps, true, heading_tag(book_outline_level(&c->heads, level)), block, NULL);
   /* no page break inside the heading */
   for (guint i = (guint)before + 1; i < c->vl->len; i++) {
     VItem *v = &g_array_index(c->vl, VItem, i);
@@ -1137,9 +1135,16 @@ static void do_heading(Ctx *c, BookNode *n, bool chapter_title) {
       v->nobreak = true;
   }
   c->keep = 2;
-  c->space = chapter_title ? c->st.heading_after_pt * 2.5 : c->st.heading_after_pt;
+  c->space = chapter_title ? c->st->heading_after_pt * 2.5 : c->st->heading_after_pt;
   c->after_par = false;
   pango_font_description_free(d);
+}
+
+static void do_heading(Ctx *c, BookNode *n, bool chapter_title) {
+  Para p;
+  para_init(&p);
+  para_inlines(c, &p, n);
+  set_heading(c, &p, n->as.heading.level, n->as.heading.id, n, chapter_title);
   para_clear(&p);
 }
 
@@ -1151,18 +1156,18 @@ static void do_paragraph(Ctx *c, BookNode *n, const char *tag) {
     para_clear(&p);
     return;
   }
-  double size = c->note_mode ? c->st.note_size_pt : c->st.body_size_pt;
-  double leading = c->note_mode ? c->st.note_leading_pt : c->st.leading_pt;
-  PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
+  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   ParaStyle ps = para_style(c, d, leading);
   bool in_item = n->parent && n->parent->type == BOOK_ITEM;
-  if (c->after_par && c->st.indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
+  if (c->after_par && c->st->indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
       c->pending->len == 0 && !c->note_mode)
-    ps.indent_pt = c->st.indent_pt;
+    ps.indent_pt = c->st->indent_pt;
   else if (!c->first_block && !in_item)
-    want_space(c, c->st.par_space_pt > 0 ? c->st.par_space_pt : (c->after_par ? 0 : c->st.block_space_pt));
-  if (c->after_par && c->st.par_space_pt > 0)
-    want_space(c, c->st.par_space_pt);
+    want_space(c, c->st->par_space_pt > 0 ? c->st->par_space_pt : (c->after_par ? 0 : c->st->block_space_pt));
+  if (c->after_par && c->st->par_space_pt > 0)
+    want_space(c, c->st->par_space_pt);
   set_para(c, &p, &ps, false, tag, n, NULL);
   c->after_par = !in_item;
   pango_font_description_free(d);
@@ -1197,19 +1202,19 @@ static void do_code(Ctx *c, BookNode *n) {
   }
   while (t->len && t->str[t->len - 1] == '\n')
     g_string_truncate(t, t->len - 1);
-  double size = c->note_mode ? c->st.note_size_pt * 0.92 : c->st.code_size_pt;
-  double leading = c->note_mode ? c->st.note_leading_pt : c->st.code_leading_pt;
-  PangoFontDescription *d = font_desc(c->st.code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
+  PangoFontDescription *d = font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   pango_context_set_font_description(c->pctx, d);
   Shaped *sh = shape_text(c->pctx, t->str, t->len, NULL, c->plang);
-  double pad = c->st.code_pad_pt;
+  double pad = c->st->code_pad_pt;
   double left = left_of(c), width = c->col_w - left_of(c);
   double base = baseline(c, d, leading);
   PangoFont *mf = NULL;
   PangoGlyphString *mark = shape_extra(sh, 0, "\xE2\x86\xAA", &mf); /* ↪ */
   double markw = pango_glyph_string_get_width(mark) / (double)PANGO_SCALE + 2;
   double avail = width - 2 * pad;
-  want_space(c, c->st.block_space_pt);
+  want_space(c, c->st->block_space_pt);
   c->after_par = false;
   open_tag(c, "Code");
   /* The lines: [a, b) byte ranges, with a flag for continuations. */
@@ -1262,7 +1267,7 @@ static void do_code(Ctx *c, BookNode *n) {
     bool first = i == 0, lastl = i + 1 == cl->len;
     double top = first ? pad : 0, h = leading + top + (lastl ? pad : 0);
     GArray *items = items_new();
-    add_rule(items, LAY_RULE, left, 0, width, h, c->st.code_gray);
+    add_rule(items, LAY_RULE, left, 0, width, h, c->st->code_gray);
     double x = left + pad;
     if (l->cont && mf) {
       PangoGlyphString *g = pango_glyph_string_copy(mark);
@@ -1302,18 +1307,18 @@ static void do_code(Ctx *c, BookNode *n) {
   shape_free(sh);
   pango_font_description_free(d);
   g_string_free(t, TRUE);
-  want_space(c, c->st.block_space_pt);
+  want_space(c, c->st->block_space_pt);
 }
 
 static void do_rule(Ctx *c, BookNode *n) {
   GArray *items = items_new();
   double w = c->col_w - left_of(c);
-  add_rule(items, LAY_RULE, left_of(c) + w * 0.35, c->st.leading_pt - 0.25, w * 0.3, 0.5, 0);
-  want_space(c, c->st.block_space_pt);
-  VItem *v = emit_line(c, items, 2 * c->st.leading_pt, 0);
+  add_rule(items, LAY_RULE, left_of(c) + w * 0.35, c->st->leading_pt - 0.25, w * 0.3, 0.5, 0);
+  want_space(c, c->st->block_space_pt);
+  VItem *v = emit_line(c, items, 2 * c->st->leading_pt, 0);
   v->mark_node = n;
   c->after_par = false;
-  want_space(c, c->st.block_space_pt);
+  want_space(c, c->st->block_space_pt);
 }
 
 bool lay_image_size(const BookResource *r, int *w, int *h) {
@@ -1376,7 +1381,7 @@ static void do_figure(Ctx *c, BookNode *n) {
   const BookResource *r = img->as.image.res;
   double w = c->col_w - left_of(c);
   int pw = 0, ph = 0;
-  want_space(c, c->st.block_space_pt * 1.5);
+  want_space(c, c->st->block_space_pt * 1.5);
   c->after_par = false;
   open_tag(c, "Figure");
   GArray *items = items_new();
@@ -1394,14 +1399,14 @@ static void do_figure(Ctx *c, BookNode *n) {
     h = ih;
   } else {
     /* no image to draw (missing, remote, SVG): its alt text in a frame */
-    PangoFontDescription *d = font_desc(c->st.body_face, c->st.body_size_pt * 0.9,
+    PangoFontDescription *d = font_desc(c->st->body_face, c->st->body_size_pt * 0.9,
                                         PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     const char *label = alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image");
     double lw = MIN(label_width(c, d, label), w - 24);
     double fw = lw + 24;
-    h = 3 * c->st.leading_pt;
+    h = 3 * c->st->leading_pt;
     add_rule(items, LAY_FRAME, left_of(c) + (w - fw) / 2, 0, fw, h, 0.3);
-    shape_label(c, items, d, label, left_of(c) + (w - lw) / 2, h / 2 + c->st.body_size_pt * 0.3, 0.2);
+    shape_label(c, items, d, label, left_of(c) + (w - lw) / 2, h / 2 + c->st->body_size_pt * 0.3, 0.2);
     pango_font_description_free(d);
   }
   VItem *v = emit_line(c, items, h, 0);
@@ -1414,9 +1419,9 @@ static void do_figure(Ctx *c, BookNode *n) {
     Para p;
     para_init(&p);
     para_text(&p, img, cap, 0);
-    PangoFontDescription *d = font_desc(c->st.body_face, c->st.note_size_pt + 0.5,
+    PangoFontDescription *d = font_desc(c->st->body_face, c->st->note_size_pt + 0.5,
                                         PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
-    ParaStyle ps = para_style(c, d, c->st.note_leading_pt + 1);
+    ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
     ps.hyphenate = false;
     double cw = label_width(c, d, cap);
     if (cw < ps.width_pt)
@@ -1428,7 +1433,7 @@ static void do_figure(Ctx *c, BookNode *n) {
     para_clear(&p);
   }
   close_tag(c, "Figure");
-  want_space(c, c->st.block_space_pt * 1.5);
+  want_space(c, c->st->block_space_pt * 1.5);
   g_string_free(alt, TRUE);
 }
 
@@ -1446,10 +1451,10 @@ static void do_table(Ctx *c, BookNode *n) {
     }
   if (ncols <= 0)
     return;
-  double pad = c->st.cell_pad_pt;
-  double size = c->st.table_size_pt, leading = c->st.table_leading_pt;
-  PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *db = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
+  double pad = c->st->cell_pad_pt;
+  double size = c->st->table_size_pt, leading = c->st->table_leading_pt;
+  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *db = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
   double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols), *cw = g_new0(double, ncols);
   /* measure: the natural width of each cell and its widest word */
   c->measuring = true;
@@ -1493,7 +1498,7 @@ static void do_table(Ctx *c, BookNode *n) {
   double tw = 0;
   for (int k = 0; k < ncols; k++)
     tw += cw[k];
-  want_space(c, c->st.block_space_pt * 1.5);
+  want_space(c, c->st->block_space_pt * 1.5);
   c->after_par = false;
   open_tag(c, "Table");
   int header_idx = -1;
@@ -1618,7 +1623,7 @@ static void do_table(Ctx *c, BookNode *n) {
     else if (!hdr)
       v->header = header_idx;
   }
-  want_space(c, c->st.block_space_pt * 1.5);
+  want_space(c, c->st->block_space_pt * 1.5);
   g_free(nat);
   g_free(minw);
   g_free(cw);
@@ -1635,21 +1640,21 @@ typedef struct {
 } ListCtx;
 
 static void list_label(Ctx *c, ListCtx *l, BookNode *item) {
-  double size = c->note_mode ? c->st.note_size_pt : c->st.body_size_pt;
-  double leading = c->note_mode ? c->st.note_leading_pt : c->st.leading_pt;
+  double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
   double base = baseline(c, c->body, leading);
   open_tag(c, "Lbl");
   char buf[32];
   if (l->ordered) {
     g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
-    PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c, d, buf);
     shape_label(c, c->pending, d, buf, left_of(c) - 5 - w, base, 0);
     pango_font_description_free(d);
   } else {
     static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xE2\x97\xA6"};
     const char *b = bullets[l->depth % 3];
-    PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c, d, b);
     shape_label(c, c->pending, d, b, left_of(c) - 6 - w, base, 0);
     pango_font_description_free(d);
@@ -1671,7 +1676,7 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
-  const double task_w = c->st.body_size_pt * 1.2;
+  const double task_w = c->st->body_size_pt * 1.2;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
     if (ev == BOOK_ITER_ENTER) {
@@ -1714,16 +1719,16 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
                      (int)lists->len};
         g_array_append_val(lists, l);
         if (lists->len == 1 || !n->parent || n->parent->type != BOOK_ITEM)
-          want_space(c, c->st.block_space_pt);
+          want_space(c, c->st->block_space_pt);
         open_tag(c, "L");
-        c->left += c->st.list_indent_pt;
+        c->left += c->st->list_indent_pt;
         c->after_par = false;
         break;
       }
       case BOOK_ITEM: {
         ListCtx *l = lists->len ? &g_array_index(lists, ListCtx, lists->len - 1) : NULL;
         if (l && !l->tight && n->prev)
-          want_space(c, c->st.block_space_pt * 0.6);
+          want_space(c, c->st->block_space_pt * 0.6);
         open_tag(c, "LI");
         if (l)
           list_label(c, l, n);
@@ -1735,11 +1740,11 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
         break;
       }
       case BOOK_BLOCKQUOTE: {
-        want_space(c, c->st.block_space_pt);
+        want_space(c, c->st->block_space_pt);
         open_tag(c, "BlockQuote");
         double x = left_of(c) + 2;
         g_array_append_val(c->quote_x, x);
-        c->left += c->st.quote_indent_pt;
+        c->left += c->st->quote_indent_pt;
         c->after_par = false;
         break;
       }
@@ -1752,11 +1757,11 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
     }
     switch (n->type) { /* EXIT */
     case BOOK_LIST:
-      c->left -= c->st.list_indent_pt;
+      c->left -= c->st->list_indent_pt;
       if (lists->len)
         g_array_set_size(lists, lists->len - 1);
       close_tag(c, "L");
-      want_space(c, c->st.block_space_pt);
+      want_space(c, c->st->block_space_pt);
       c->after_par = false;
       break;
     case BOOK_ITEM:
@@ -1771,11 +1776,11 @@ static void walk_blocks(Ctx *c, BookNode *root, BookNode *skip_heading) {
       c->after_par = false;
       break;
     case BOOK_BLOCKQUOTE:
-      c->left -= c->st.quote_indent_pt;
+      c->left -= c->st->quote_indent_pt;
       if (c->quote_x->len)
         g_array_set_size(c->quote_x, c->quote_x->len - 1);
       close_tag(c, "BlockQuote");
-      want_space(c, c->st.block_space_pt);
+      want_space(c, c->st->block_space_pt);
       c->after_par = false;
       break;
     default:
@@ -1825,14 +1830,14 @@ static double vl_height(const GArray *vl) {
 static void layout_notes(Ctx *c) {
   c->note_mode = true;
   PangoFontDescription *d =
-      font_desc(c->st.body_face, c->st.note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  double base = baseline(c, d, c->st.note_leading_pt);
+      font_desc(c->st->body_face, c->st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  double base = baseline(c, d, c->st->note_leading_pt);
   for (guint i = 0; i < c->book->footnotes->len; i++) {
     BookFootnote *fn = c->book->footnotes->pdata[i];
     if (!fn->def || fn->nrefs == 0)
       continue;
     GArray *old = vl_begin(c);
-    c->left = c->st.body_size_pt * 1.4;
+    c->left = c->st->body_size_pt * 1.4;
     open_tag(c, "Note");
     emit_dest_pending(c, fn->id);
     char num[24];
@@ -1841,7 +1846,7 @@ static void layout_notes(Ctx *c) {
     double lx = c->left - 4 - w;
     shape_label(c, c->pending, d, num, lx, base, 0);
     char *back = g_strdup_printf("%s-ref-1", fn->id);
-    add_link(c->pending, lx, 0, w, c->st.note_leading_pt, back, NULL);
+    add_link(c->pending, lx, 0, w, c->st->note_leading_pt, back, NULL);
     g_free(back);
     c->note_kids = g_ptr_array_new();
     walk_blocks(c, fn->def, NULL);
@@ -1870,8 +1875,8 @@ static void layout_notes(Ctx *c) {
 /* One printed URL: its letter hanging in the margin, the URL (a live link)
  * broken anywhere it must, with its destination. */
 static void url_entry(Ctx *c, UrlNote *u, double size, double leading) {
-  PangoFontDescription *d = font_desc(c->st.body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *di = font_desc(c->st.body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *di = font_desc(c->st->body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   emit_dest_pending(c, u->id);
   double w = label_width(c, di, u->label);
   shape_label(c, c->pending, di, u->label, left_of(c) - 4 - w, baseline(c, d, leading), 0);
@@ -1895,9 +1900,9 @@ static void url_notes_foot(Ctx *c) {
     UrlNote *u = c->url_notes->pdata[k];
     GArray *old = vl_begin(c);
     c->note_mode = true;
-    c->left = c->st.body_size_pt * 1.4;
+    c->left = c->st->body_size_pt * 1.4;
     open_tag(c, "Note");
-    url_entry(c, u, c->st.note_size_pt, c->st.note_leading_pt);
+    url_entry(c, u, c->st->note_size_pt, c->st->note_leading_pt);
     close_tag(c, "Note");
     vl_end(c);
     double *h = g_new(double, 1);
@@ -1913,24 +1918,24 @@ static void url_notes_foot(Ctx *c) {
 static void url_notes_end(Ctx *c) {
   if (c->url_first >= c->url_notes->len)
     return;
-  PangoFontDescription *d = font_desc(c->st.heading_face, c->st.heading_size_pt[3],
+  PangoFontDescription *d = font_desc(c->st->heading_face, c->st->heading_size_pt[3],
                                       PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   Para p;
   para_init(&p);
   para_text(&p, NULL, "Links", 0);
-  ParaStyle ps = para_style(c, d, ceil(c->st.heading_size_pt[3] * 1.25));
+  ParaStyle ps = para_style(c, d, ceil(c->st->heading_size_pt[3] * 1.25));
   ps.hyphenate = false;
-  want_space(c, c->st.heading_before_pt * 1.5);
+  want_space(c, c->st->heading_before_pt * 1.5);
   c->keep = 0;
   set_para(c, &p, &ps, true, "H3", NULL, NULL);
   c->keep = 2;
-  c->space = c->st.heading_after_pt;
+  c->space = c->st->heading_after_pt;
   para_clear(&p);
   pango_font_description_free(d);
   double save = c->left;
-  c->left = c->st.list_indent_pt;
+  c->left = c->st->list_indent_pt;
   for (guint k = c->url_first; k < c->url_notes->len; k++)
-    url_entry(c, c->url_notes->pdata[k], c->st.note_size_pt + 0.5, c->st.note_leading_pt + 1);
+    url_entry(c, c->url_notes->pdata[k], c->st->note_size_pt + 0.5, c->st->note_leading_pt + 1);
   c->left = save;
 }
 
@@ -1972,7 +1977,7 @@ static void page_free(LayPage *p) {
 
 /* Left edge of the text block of body page `folio` (odd = recto). */
 static double block_x(Ctx *c, int folio) {
-  return folio % 2 ? c->st.margin_inner_pt : c->st.margin_outer_pt;
+  return folio % 2 ? c->st->margin_inner_pt : c->st->margin_outer_pt;
 }
 
 static Frame *frame_next(Ctx *c, Body *b, bool new_page, BookChapter *ch) {
@@ -1987,7 +1992,7 @@ static Frame *frame_next(Ctx *c, Body *b, bool new_page, BookChapter *ch) {
     /* pad the frames of a page left incomplete */
     while (b->frames->len % (guint)c->ncols) {
       Frame f = *last;
-      f.x += c->col_w + c->st.column_gap_pt;
+      f.x += c->col_w + c->st->column_gap_pt;
       g_array_append_val(b->frames, f);
       last = &g_array_index(b->frames, Frame, b->frames->len - 1);
     }
@@ -1998,8 +2003,8 @@ static Frame *frame_next(Ctx *c, Body *b, bool new_page, BookChapter *ch) {
   }
   Frame f = {0};
   f.page = b->pages->pdata[b->pages->len - 1];
-  f.x = block_x(c, f.page->folio) + col * (c->col_w + c->st.column_gap_pt);
-  f.y = c->st.margin_top_pt;
+  f.x = block_x(c, f.page->folio) + col * (c->col_w + c->st->column_gap_pt);
+  f.y = c->st->margin_top_pt;
   f.w = c->col_w;
   f.h = c->text_h;
   f.chapter = ch;
@@ -2290,7 +2295,7 @@ static double centered(Ctx *c, GArray *items, const PangoFontDescription *d, con
       if (g->kind == LAY_GLYPHS)
         lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
     }
-    items_append(items, ln, c->st.margin_inner_pt + (c->text_w - lw) / 2, y, false);
+    items_append(items, ln, c->st->margin_inner_pt + (c->text_w - lw) / 2, y, false);
     items_free(ln);
     y += leading;
   }
@@ -2304,28 +2309,28 @@ static double centered(Ctx *c, GArray *items, const PangoFontDescription *d, con
 static void title_page(Ctx *c, Layout *lay, const char *title) {
   LayPage *p = page_new();
   p->cover = !c->book->meta.cover; /* a given cover image stays the e-book's */
-  BookMeta *m = &c->book->meta;
+  const BookMeta *m = &c->book->meta;
   GArray *it = p->items;
   add_tag(it, LAY_TAG_BEGIN, "Sect");
   add_dest(it, "title-page", 0, 0);
-  double y = c->st.margin_top_pt + c->text_h * 0.22;
-  PangoFontDescription *dt = font_desc(c->st.heading_face, c->st.title_size_pt, PANGO_STYLE_NORMAL,
+  double y = c->st->margin_top_pt + c->text_h * 0.22;
+  PangoFontDescription *dt = font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_BOLD);
   add_tag(it, LAY_TAG_BEGIN, "H1");
-  y = centered(c, it, dt, title, y, c->st.title_size_pt * 1.2);
+  y = centered(c, it, dt, title, y, c->st->title_size_pt * 1.2);
   add_tag(it, LAY_TAG_END, "H1");
   if (m->subtitle) {
-    PangoFontDescription *ds = font_desc(c->st.heading_face, c->st.subtitle_size_pt,
+    PangoFontDescription *ds = font_desc(c->st->heading_face, c->st->subtitle_size_pt,
                                          PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, ds, m->subtitle, y + 4, c->st.subtitle_size_pt * 1.3);
+    y = centered(c, it, ds, m->subtitle, y + 4, c->st->subtitle_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
     pango_font_description_free(ds);
   }
   y += 6;
-  add_rule(it, LAY_RULE, c->st.margin_inner_pt + c->text_w / 2 - 30, y, 60, 0.6, 0);
+  add_rule(it, LAY_RULE, c->st->margin_inner_pt + c->text_w / 2 - 30, y, 60, 0.6, 0);
   y += 36;
-  PangoFontDescription *db = font_desc(c->st.body_face, c->st.byline_size_pt, PANGO_STYLE_NORMAL,
+  PangoFontDescription *db = font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
   if (m->authors && m->authors->len) {
     GString *a = g_string_new(NULL);
@@ -2335,23 +2340,23 @@ static void title_page(Ctx *c, Layout *lay, const char *title) {
       g_string_append(a, m->authors->pdata[i]);
     }
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, db, a->str, y, c->st.byline_size_pt * 1.4);
+    y = centered(c, it, db, a->str, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
-    y += c->st.byline_size_pt * 0.4;
+    y += c->st->byline_size_pt * 0.4;
     g_string_free(a, TRUE);
   }
   if (m->date) {
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, m->date, y, c->st.byline_size_pt * 1.4);
+    centered(c, it, db, m->date, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
   }
   const char *pub = m->publisher ? m->publisher : m->source;
   if (pub) {
-    PangoFontDescription *dp = font_desc(c->st.body_face, c->st.body_size_pt, PANGO_STYLE_ITALIC,
+    PangoFontDescription *dp = font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC,
                                          PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, dp, pub, c->st.margin_top_pt + c->text_h - c->st.body_size_pt,
-             c->st.body_size_pt * 1.3);
+    centered(c, it, dp, pub, c->st->margin_top_pt + c->text_h - c->st->body_size_pt,
+             c->st->body_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
     pango_font_description_free(dp);
   }
@@ -2373,21 +2378,21 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
   GArray *old = vl_begin(c);
   double save_w = c->col_w;
   c->col_w = c->text_w;
-  PangoFontDescription *dh = font_desc(c->st.heading_face, c->st.heading_size_pt[0],
+  PangoFontDescription *dh = font_desc(c->st->heading_face, c->st->heading_size_pt[0],
                                        PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
-  PangoFontDescription *d1 = font_desc(c->st.body_face, c->st.toc_size_pt, PANGO_STYLE_NORMAL,
+  PangoFontDescription *d1 = font_desc(c->st->body_face, c->st->toc_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *d2 = font_desc(c->st.body_face, c->st.toc_size_pt * 0.95,
+  PangoFontDescription *d2 = font_desc(c->st->body_face, c->st->toc_size_pt * 0.95,
                                        PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   {
     GArray *items = items_new();
     add_tag(items, LAY_TAG_BEGIN, "TOC");
     add_dest(items, "contents", 0, 0);
     add_tag(items, LAY_TAG_BEGIN, "H1");
-    double lh = c->st.heading_size_pt[0] * 1.25;
-    shape_label(c, items, dh, "Contents", 0, baseline(c, dh, lh) + c->st.chapter_drop_pt, 0);
+    double lh = c->st->heading_size_pt[0] * 1.25;
+    shape_label(c, items, dh, "Contents", 0, baseline(c, dh, lh) + c->st->chapter_drop_pt, 0);
     add_tag(items, LAY_TAG_END, "H1");
-    VItem *v = emit_line(c, items, lh + c->st.chapter_drop_pt + c->st.heading_after_pt * 2.5, 0);
+    VItem *v = emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
     v->trace = g_strdup("Contents");
   }
   double numw = label_width(c, d1, "0000");
@@ -2399,7 +2404,7 @@ static void contents(Ctx *c, Layout *lay, GArray *entries, GHashTable *dest_foli
     char num[24];
     g_snprintf(num, sizeof num, "%d", folio ? *folio : 0);
     PangoFontDescription *d = e->depth == 1 ? d1 : d2;
-    double leading = e->depth == 1 ? c->st.toc_leading_pt : c->st.toc_leading_pt * 0.85;
+    double leading = e->depth == 1 ? c->st->toc_leading_pt : c->st->toc_leading_pt * 0.85;
     double indent = (e->depth - 1) * 18;
     Para p;
     para_init(&p);
@@ -2486,9 +2491,9 @@ static const char *chapter_title(const BookChapter *ch, const char *book_title) 
 }
 
 static void running_heads(Ctx *c, Body *b, const char *book_title) {
-  PangoFontDescription *d = font_desc(c->st.body_face, c->st.head_size_pt, PANGO_STYLE_ITALIC,
+  PangoFontDescription *d = font_desc(c->st->body_face, c->st->head_size_pt, PANGO_STYLE_ITALIC,
                                       PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *dn = font_desc(c->st.body_face, c->st.head_size_pt + 0.5,
+  PangoFontDescription *dn = font_desc(c->st->body_face, c->st->head_size_pt + 0.5,
                                        PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   for (guint i = 0; i < b->frames->len; i += (guint)c->ncols) {
     Frame *f = &g_array_index(b->frames, Frame, i);
@@ -2500,10 +2505,10 @@ static void running_heads(Ctx *c, Body *b, const char *book_title) {
       /* a chapter's first page: the folio centred at the foot */
       double w = label_width(c, dn, num);
       shape_label(c, p->items, dn, num, x0 + (c->text_w - w) / 2,
-                  c->st.margin_top_pt + c->text_h + c->st.folio_gap_pt, 0);
+                  c->st->margin_top_pt + c->text_h + c->st->folio_gap_pt, 0);
       continue;
     }
-    double y = c->st.margin_top_pt - c->st.head_gap_pt;
+    double y = c->st->margin_top_pt - c->st->head_gap_pt;
     bool recto = p->folio % 2 == 1;
     const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(c, dn, num);
@@ -2571,48 +2576,28 @@ static void ctx_free(Ctx *c) {
       pango_font_description_free(ds[i]);
   if (c->pctx)
     g_object_unref(c->pctx);
-  fonts_free(c->fonts); /* NULL once the layout owns it */
-  style_clear(&c->st);
 }
 
-Layout *lay_book(Book *book, const OctavoOptions *opts) {
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts) {
   Ctx cx = {0}, *c = &cx;
   c->book = book;
   c->opts = opts;
-  GError *err = NULL;
-  char *style_path = opts->style ? g_strdup(opts->style)
-                                 : g_build_filename(opts->datadir ? opts->datadir : ".", "styles",
-                                                    "print.ini", NULL);
-  bool ok = style_load(&c->st, style_path, opts->paper, opts->columns, &err);
-  g_free(style_path);
-  if (!ok) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-    g_error_free(err);
-    style_clear(&c->st);
-    return NULL;
-  }
-  c->fonts = fonts_load(opts->datadir, &err);
-  if (!c->fonts) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-    g_error_free(err);
-    style_clear(&c->st);
-    return NULL;
-  }
-  c->pctx = fonts_context(c->fonts);
+  c->st = st;
+  c->pctx = fonts_context(fonts);
   c->lang = book->meta.lang ? book->meta.lang : (opts->lang ? opts->lang : "en");
   c->plang = pango_language_from_string(c->lang);
   pango_context_set_language(c->pctx, c->plang);
   c->hyph = hyphen_has_language(c->lang);
   lb_params_default(&c->lbp);
-  c->lbp.emergency_stretch = c->st.body_size_pt * 1.5;
+  c->lbp.emergency_stretch = c->st->body_size_pt * 1.5;
   c->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
   c->mode = opts->linebreak && strcmp(opts->linebreak, "greedy") == 0 ? LB_GREEDY : LB_OPTIMAL;
   c->ncols = opts->columns == 2 ? 2 : 1;
-  c->text_w = c->st.paper_w_pt - c->st.margin_inner_pt - c->st.margin_outer_pt;
-  c->text_h = c->st.paper_h_pt - c->st.margin_top_pt - c->st.margin_bottom_pt;
-  c->col_w = (c->text_w - (c->ncols - 1) * c->st.column_gap_pt) / c->ncols;
+  c->text_w = c->st->paper_w_pt - c->st->margin_inner_pt - c->st->margin_outer_pt;
+  c->text_h = c->st->paper_h_pt - c->st->margin_top_pt - c->st->margin_bottom_pt;
+  c->col_w = (c->text_w - (c->ncols - 1) * c->st->column_gap_pt) / c->ncols;
   c->chapter_level = opts->split_level > 0 ? opts->split_level : 2;
-  c->body = font_desc(c->st.body_face, c->st.body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  c->body = font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   c->pending = items_new();
   c->quote_x = g_array_new(FALSE, FALSE, sizeof(double));
   c->notes = g_hash_table_new(NULL, NULL);
@@ -2625,10 +2610,11 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   c->vl = g_array_new(FALSE, TRUE, sizeof(VItem));
 
   Layout *lay = g_new0(Layout, 1);
-  lay->page_w_pt = c->st.paper_w_pt;
-  lay->page_h_pt = c->st.paper_h_pt;
+  lay->page_w_pt = c->st->paper_w_pt;
+  lay->page_h_pt = c->st->paper_h_pt;
   lay->pages = g_ptr_array_new_with_free_func((GDestroyNotify)page_free);
   lay->outline = g_array_new(FALSE, TRUE, sizeof(LayOutline));
+  lay->page_marks = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
   const char *title = book->meta.title && *book->meta.title ? book->meta.title : NULL;
   if (!title)
     for (guint i = 0; i < book->chapters->len && !title; i++)
@@ -2663,7 +2649,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     open_tag(c, "Sect");
     emit_dest_pending(c, ch->id);
     GArray *drop = items_new();
-    VItem *v = emit_line(c, drop, c->st.chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
+    VItem *v = emit_line(c, drop, c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
     v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
     c->keep = 3;
     c->first_block = true;
@@ -2673,19 +2659,13 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     if (ch->heading)
       do_heading(c, ch->heading, true);
     else if (ci == 0) {
-      /* the opening chapter: the book's title heads its first page */
-      BookNode *h = book_node_new(book, BOOK_HEADING, NULL);
-      h->as.heading.level = 1;
-      BookNode *t = book_node_new(book, BOOK_TEXT, NULL);
-      t->text = g_strdup(lay->title);
-      book_node_append(h, t);
-      do_heading(c, h, true);
-      for (guint k = 0; k < c->vl->len; k++) { /* no page mark on a node freed here */
-        VItem *hv = &g_array_index(c->vl, VItem, k);
-        if (hv->mark_node == h || hv->mark_node == t)
-          hv->mark_node = NULL;
-      }
-      book_node_free(h);
+      /* the opening chapter: the book's title heads its first page (a
+       * level 1 heading without a node: no page mark, no destination) */
+      Para p;
+      para_init(&p);
+      para_text(&p, NULL, lay->title, 0);
+      set_heading(c, &p, 1, NULL, NULL, true);
+      para_clear(&p);
     } else
       c->keep = 0;
     c->col_w = col_w;
@@ -2765,7 +2745,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
     PageMark *pm = &g_array_index(b.marks, PageMark, i);
     if (pm->node) {
       BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), pm->node, pm->off};
-      g_array_append_val(book->page_marks, m);
+      g_array_append_val(lay->page_marks, m);
     }
   }
   /* the outline: every chapter and section, nested by depth */
@@ -2816,8 +2796,7 @@ Layout *lay_book(Book *book, const OctavoOptions *opts) {
   g_ptr_array_free(b.pages, TRUE);
   g_array_free(b.frames, TRUE);
   g_array_free(b.marks, TRUE);
-  lay->fonts = c->fonts; /* the glyph runs' fonts must outlive the context */
-  c->fonts = NULL;
+  lay->fonts = fonts;
   ctx_free(c);
   return lay;
 }
@@ -2833,7 +2812,9 @@ void lay_free(Layout *lay) {
   }
   g_array_free(lay->outline, TRUE);
   g_free(lay->title);
-  fonts_free(lay->fonts);
+  for (guint i = 0; i < lay->page_marks->len; i++)
+    g_free(g_array_index(lay->page_marks, BookPageMark, i).label);
+  g_array_free(lay->page_marks, TRUE);
   g_free(lay);
 }
 

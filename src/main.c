@@ -11,10 +11,12 @@
 
 #include "book.h"
 #include "epub.h"
+#include "fonts.h"
 #include "layout.h"
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
+#include "style.h"
 #include "util.h"
 #include "xhtml.h"
 
@@ -59,7 +61,7 @@ typedef struct {
   char *to, *lang, *paper, *linebreak, *link_notes, *resource_path, *style, *css;
   int split_level, toc_depth, columns;
   gboolean number_sections, smart;
-  gboolean quiet, verbose, version, dump, no_fonts, no_page_list;
+  gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   GArray *outs; /* Output */
 } Args;
 
@@ -102,7 +104,7 @@ static bool same_file(const char *a, const char *b) {
 static bool write_output(Book *book, const Layout *lay, const OctavoOptions *opts, const Output *out) {
   switch (out->format) {
   case FMT_EPUB:
-    return epub_write(book, opts, out->path);
+    return epub_write(book, opts, lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF:
     return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML:
@@ -153,6 +155,8 @@ static int parse_args(Args *a, int argc, char **argv) {
        "FILE"},
       {"css", 0, 0, G_OPTION_ARG_FILENAME, &a->css, "E-book stylesheet (default styles/book.css)", "FILE"},
       {"dump-model", 0, 0, G_OPTION_ARG_NONE, &a->dump, "Print the document model as a tree", NULL},
+      {"dump-layout", 0, 0, G_OPTION_ARG_NONE, &a->dump_layout,
+       "Print the print layout's lines and page breaks (lay_trace)", NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &a->version, "Print the version and exit", NULL},
@@ -205,7 +209,7 @@ static int parse_args(Args *a, int argc, char **argv) {
       out.path = g_strdup(*o);
       g_array_append_val(a->outs, out);
     }
-  } else if (!a->dump) {
+  } else if (!a->dump && !a->dump_layout) {
     const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
     char *base = g_path_get_basename(first);
     char *dot = strrchr(base, '.');
@@ -222,6 +226,23 @@ static int parse_args(Args *a, int argc, char **argv) {
     g_free(base);
   }
   return EXIT_OK;
+}
+
+/* The print style and the fonts, loaded once for the layout and the PDF.
+ * False with a diagnostic in book when either cannot be read. */
+static bool print_load(Book *book, const OctavoOptions *opts, Style *st, Fonts **fonts) {
+  GError *err = NULL;
+  char *path = opts->style ? g_strdup(opts->style)
+                           : g_build_filename(opts->datadir ? opts->datadir : ".", "styles", "print.ini", NULL);
+  bool ok = style_load(st, path, opts->paper, opts->columns, &err);
+  g_free(path);
+  if (ok && !(*fonts = fonts_load(opts->datadir, &err)))
+    ok = false;
+  if (!ok) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+  }
+  return ok;
 }
 
 static int run(Args *a, const char *argv0) {
@@ -287,6 +308,8 @@ static int run(Args *a, const char *argv0) {
   }
 
   Layout *lay = NULL;
+  Style st = {0};
+  Fonts *fonts = NULL;
   if (rc == EXIT_OK) {
     bool need_pdf = false, need_epub = false;
     for (guint i = 0; i < outs->len; i++) {
@@ -294,11 +317,17 @@ static int run(Args *a, const char *argv0) {
       need_pdf |= f == FMT_PDF;
       need_epub |= f == FMT_EPUB;
     }
-    if (need_pdf || (need_epub && opts.page_list)) {
-      lay = lay_book(book, &opts);
-      if (!lay && need_pdf)
+    if (need_pdf || (need_epub && opts.page_list) || a->dump_layout) {
+      if (print_load(book, &opts, &st, &fonts))
+        lay = lay_book(book, &opts, &st, fonts);
+      if (!lay && (need_pdf || a->dump_layout))
         rc = EXIT_INPUT;
     }
+  }
+  if (lay && a->dump_layout) {
+    char *t = lay_trace(lay);
+    fputs(t, stdout);
+    g_free(t);
   }
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);
@@ -314,6 +343,8 @@ static int run(Args *a, const char *argv0) {
     rc = EXIT_INPUT;
 
   lay_free(lay);
+  fonts_free(fonts);
+  style_clear(&st);
   book_free(book);
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
