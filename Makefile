@@ -32,7 +32,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 
-SRCS     := $(wildcard src/*.c)
+SRCS     := $(wildcard src/*.c src/layout/*.c)
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -83,7 +83,7 @@ $(BUILD)/octavo: $(OBJS)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -92,7 +92,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
 	  $(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null) $(LDFLAGS)
 
-$(BUILD)/obj $(BUILD)/tests out:
+$(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
