@@ -212,26 +212,170 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
   return (slack - letters) / str;
 }
 
+/* A paragraph being set: shaped once, its break items, and per line the
+ * slices of its glyphs and where each byte landed. */
+typedef struct {
+  Para *p;
+  const ParaStyle *ps;
+  bool ragged;
+  Shaped *sh;
+  GArray *items;  /* LbItem */
+  GArray *meta;   /* Meta, one per item */
+  guint8 *flags;  /* span_flags(p) */
+  GArray *slices; /* ShapeSlice: the current line's glyphs */
+  GArray *xs;     /* XPos: the current line's glyph positions */
+} Setting;
+
+/* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
+ * its glue stretched or shrunk by ratio and its letters spaced when
+ * justified, a hyphen at an automatic hyphenation point. Returns the x
+ * after the line. */
+static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_t e, size_t a,
+                         size_t b, double x, GArray *li_items) {
+  const ParaStyle *ps = S->ps;
+  GArray *slices = S->slices, *meta = S->meta;
+  double y = ps->base_pt;
+  double ratio = (!S->ragged && ps->justify) ? ln->ratio : 0;
+  if (ratio < -1)
+    ratio = -1;
+  g_array_set_size(slices, 0);
+  g_array_set_size(S->xs, 0);
+  if (a < b)
+    shape_slices(S->sh, a, b, slices);
+  double track = 0; /* letter spacing of this line, points per gap */
+  size_t flen = S->p->text->len;
+  if (ratio > 0)
+    ratio = line_tracking(c, ps, S->items, meta, s, e, slices, S->flags, flen, ratio, &track);
+  size_t gk = s; /* glue cursor in items */
+  for (guint k = 0; k < slices->len; k++) {
+    ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+    PangoGlyphString *g = sl->glyphs;
+    double x0 = x;
+    for (int gi = 0; gi < g->num_glyphs; gi++) {
+      size_t byte = sl->start + (size_t)g->log_clusters[gi];
+      XPos xp = {byte, x};
+      g_array_append_val(S->xs, xp);
+      bool glue = glyph_in_glue(meta, &gk, e, byte);
+      double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      if (glue) {
+        if (ratio != 0) {
+          const LbItem *gl = &g_array_index(S->items, LbItem, gk);
+          double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
+          if (gl->width > 0)
+            w += delta * (w / gl->width);
+          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+        }
+      } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, S->flags, flen)) {
+        w += track;
+        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      }
+      x += w;
+    }
+    LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
+                  .glyphs = g, .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+    g_array_append_val(li_items, it);
+    sl->font = NULL;
+    sl->glyphs = NULL;
+  }
+  XPos xend = {b, x};
+  g_array_append_val(S->xs, xend);
+  /* a hyphen at an automatic hyphenation point: the only re-shaping */
+  if (ln->hyphen && e < meta->len && g_array_index(meta, Meta, e).hyphen && b > 0) {
+    PangoFont *f = NULL;
+    PangoGlyphString *hg = shape_extra(S->sh, b - 1, "-", &f);
+    if (f) {
+      for (int gi = 0; gi < hg->num_glyphs; gi++)
+        hg->log_clusters[gi] = 0;
+      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y, .font = f, .glyphs = hg,
+                    .text = g_strdup("\xC2\xAD")};
+      g_array_append_val(li_items, it);
+      x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+    } else
+      pango_glyph_string_free(hg);
+  }
+  return x;
+}
+
+static void note_add(GPtrArray **notes, gpointer note) {
+  if (!*notes)
+    *notes = g_ptr_array_new();
+  g_ptr_array_add(*notes, note);
+}
+
+/* The links, strike-outs and footnote references of the line of bytes
+ * [a, b) into li_items (*span0: the first span that may reach it; spans are
+ * sorted by start). Returns the notes first referenced on it, or NULL. */
+static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *span0,
+                             GArray *li_items) {
+  const ParaStyle *ps = S->ps;
+  GArray *spans = S->p->spans;
+  GPtrArray *notes = NULL;
+  while (*span0 < spans->len && g_array_index(spans, Span, *span0).b <= a)
+    (*span0)++;
+  for (guint k = *span0; k < spans->len; k++) {
+    Span *sp = &g_array_index(spans, Span, k);
+    if (sp->a >= b)
+      break;
+    if (sp->b <= a)
+      continue;
+    double x0 = x_at(S->xs, MAX(sp->a, a)), x1 = x_at(S->xs, MIN(sp->b, b));
+    switch (sp->kind) {
+    case SPAN_LINK:
+      if (sp->dest || sp->href)
+        add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, sp->href);
+      break;
+    case SPAN_STRIKE:
+      add_rule(li_items, LAY_RULE, x0, ps->base_pt - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
+      break;
+    case SPAN_URLNOTE:
+      add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
+      if (!c->env->url_end && !c->note_mode)
+        note_add(&notes, sp->key);
+      break;
+    case SPAN_FNREF:
+      add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
+      if (!g_hash_table_contains(c->store->dests, sp->self)) {
+        add_dest(li_items, sp->self, x0, 0);
+        g_hash_table_add(c->store->dests, g_strdup(sp->self));
+      }
+      if (sp->node->as.fnref.ref_index == 1 && !c->note_mode)
+        note_add(&notes, sp->node->as.fnref.note);
+      else if (sp->node->as.fnref.ref_index == 1 && c->note_kids) {
+        /* a note first referenced inside a note: it goes to the same
+         * foot, after the note that calls it */
+        g_ptr_array_add(c->note_kids, sp->node->as.fnref.note);
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  return notes;
+}
+
 /* Shape p once, break it, and either emit its lines into c->vl (out ==
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
 SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char *tag,
-                        BookNode *block, GPtrArray *out) {
+                 BookNode *block, GPtrArray *out) {
   SetInfo info = {0};
+  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
-  Shaped *sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
-  GArray *items = g_array_new(FALSE, TRUE, sizeof(LbItem));
-  GArray *meta = g_array_new(FALSE, TRUE, sizeof(Meta));
-  guint8 *flags = span_flags(p); /* for the items and the letter spacing */
-  build_items(c, p, sh, ps, ragged, flags, items, meta);
+  S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
+  S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
+  S.flags = span_flags(p); /* for the items and the letter spacing */
+  build_items(c, p, S.sh, ps, ragged, S.flags, S.items, S.meta);
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
-  lb_break((const LbItem *)items->data, items->len, widths, 2, &c->env->lbp, ragged ? LB_GREEDY : c->env->mode,
-           lines);
+  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &c->env->lbp,
+           ragged ? LB_GREEDY : c->env->mode, lines);
   if (tag && !out)
     open_tag(c, tag);
-  GArray *slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
-  GArray *xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  S.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  S.xs = g_array_new(FALSE, FALSE, sizeof(XPos));
   int nl = (int)lines->len;
   info.nlines = nl;
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
@@ -239,126 +383,20 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   for (int li = 0; li < nl; li++) {
     const LbLine *ln = &g_array_index(lines, LbLine, li);
     size_t s = ln->start, e = ln->end;
-    while (s < e && g_array_index(meta, Meta, s).kind != M_BOX)
+    while (s < e && g_array_index(S.meta, Meta, s).kind != M_BOX)
       s++;
     size_t last = e;
-    while (last > s && g_array_index(meta, Meta, last - 1).kind != M_BOX)
+    while (last > s && g_array_index(S.meta, Meta, last - 1).kind != M_BOX)
       last--;
-    size_t a = s < e ? g_array_index(meta, Meta, s).a : 0;
-    size_t b = last > s ? g_array_index(meta, Meta, last - 1).b : a;
-    double ratio = (!ragged && ps->justify) ? ln->ratio : 0;
-    if (ratio < -1)
-      ratio = -1;
+    size_t a = s < e ? g_array_index(S.meta, Meta, s).a : 0;
+    size_t b = last > s ? g_array_index(S.meta, Meta, last - 1).b : a;
     GArray *li_items = items_new();
-    double x = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-    double y = ps->base_pt;
-    g_array_set_size(slices, 0);
-    g_array_set_size(xs, 0);
-    if (a < b)
-      shape_slices(sh, a, b, slices);
-    double track = 0; /* letter spacing of this line, points per gap */
-    if (ratio > 0)
-      ratio = line_tracking(c, ps, items, meta, s, e, slices, flags, p->text->len, ratio, &track);
-    size_t gk = s; /* glue cursor in items */
-    for (guint k = 0; k < slices->len; k++) {
-      ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
-      PangoGlyphString *g = sl->glyphs;
-      double x0 = x;
-      for (int gi = 0; gi < g->num_glyphs; gi++) {
-        size_t byte = sl->start + (size_t)g->log_clusters[gi];
-        XPos xp = {byte, x};
-        g_array_append_val(xs, xp);
-        bool glue = glyph_in_glue(meta, &gk, e, byte);
-        double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        if (glue) {
-          if (ratio != 0) {
-            const LbItem *gl = &g_array_index(items, LbItem, gk);
-            double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
-            if (gl->width > 0)
-              w += delta * (w / gl->width);
-            g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-            w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-          }
-        } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, flags, p->text->len)) {
-          w += track;
-          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        }
-        x += w;
-      }
-      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
-                    .glyphs = g, .text = g_strndup(sh->text + sl->start, sl->end - sl->start)};
-      g_array_append_val(li_items, it);
-      sl->font = NULL;
-      sl->glyphs = NULL;
-    }
-    XPos xend = {b, x};
-    g_array_append_val(xs, xend);
-    /* a hyphen at an automatic hyphenation point: the only re-shaping */
-    if (ln->hyphen && e < meta->len && g_array_index(meta, Meta, e).hyphen && b > 0) {
-      PangoFont *f = NULL;
-      PangoGlyphString *hg = shape_extra(sh, b - 1, "-", &f);
-      if (f) {
-        for (int gi = 0; gi < hg->num_glyphs; gi++)
-          hg->log_clusters[gi] = 0;
-        LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y, .font = f, .glyphs = hg,
-                      .text = g_strdup("\xC2\xAD")};
-        g_array_append_val(li_items, it);
-        x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
-      } else
-        pango_glyph_string_free(hg);
-    }
-    double lw = x - ps->left_pt;
+    double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
+    double lw = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items) - ps->left_pt;
     if (lw > info.max_w)
       info.max_w = lw;
     info.last_w = lw;
-    /* links, strike-outs, footnote references on this line */
-    GPtrArray *notes = NULL;
-    while (span0 < p->spans->len && g_array_index(p->spans, Span, span0).b <= a)
-      span0++;
-    for (guint k = span0; k < p->spans->len; k++) {
-      Span *sp = &g_array_index(p->spans, Span, k);
-      if (sp->a >= b)
-        break;
-      if (sp->b <= a)
-        continue;
-      double x0 = x_at(xs, MAX(sp->a, a)), x1 = x_at(xs, MIN(sp->b, b));
-      switch (sp->kind) {
-      case SPAN_LINK:
-        if (sp->dest || sp->href)
-          add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, sp->href);
-        break;
-      case SPAN_STRIKE:
-        add_rule(li_items, LAY_RULE, x0, y - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
-        break;
-      case SPAN_URLNOTE:
-        add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
-        if (!c->env->url_end && !c->note_mode) {
-          if (!notes)
-            notes = g_ptr_array_new();
-          g_ptr_array_add(notes, sp->key);
-        }
-        break;
-      case SPAN_FNREF:
-        add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
-        if (!g_hash_table_contains(c->store->dests, sp->self)) {
-          add_dest(li_items, sp->self, x0, 0);
-          g_hash_table_add(c->store->dests, g_strdup(sp->self));
-        }
-        if (sp->node->as.fnref.ref_index == 1 && !c->note_mode) {
-          if (!notes)
-            notes = g_ptr_array_new();
-          g_ptr_array_add(notes, sp->node->as.fnref.note);
-        } else if (sp->node->as.fnref.ref_index == 1 && c->note_kids) {
-          /* a note first referenced inside a note: it goes to the same
-           * foot, after the note that calls it */
-          g_ptr_array_add(c->note_kids, sp->node->as.fnref.note);
-        }
-        break;
-      default:
-        break;
-      }
-    }
+    GPtrArray *notes = line_spans(c, &S, a, b, &span0, li_items);
     if (out) {
       g_ptr_array_add(out, li_items);
       for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)
@@ -379,18 +417,18 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
       para_mark(p, a, &v->mark_node, &v->mark_off);
     if (!v->mark_node)
       v->mark_node = block;
-    v->trace = g_strndup(sh->text + a, b - a);
+    v->trace = g_strndup(S.sh->text + a, b - a);
   }
   if (nl == 0 && tag && !out)
     g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */
-  for (guint k = 0; k < slices->len; k++)
-    shape_slice_clear(&g_array_index(slices, ShapeSlice, k));
-  g_array_free(slices, TRUE);
-  g_array_free(xs, TRUE);
-  g_free(flags);
+  for (guint k = 0; k < S.slices->len; k++)
+    shape_slice_clear(&g_array_index(S.slices, ShapeSlice, k));
+  g_array_free(S.slices, TRUE);
+  g_array_free(S.xs, TRUE);
+  g_free(S.flags);
   g_array_free(lines, TRUE);
-  g_array_free(items, TRUE);
-  g_array_free(meta, TRUE);
-  shape_free(sh);
+  g_array_free(S.items, TRUE);
+  g_array_free(S.meta, TRUE);
+  shape_free(S.sh);
   return info;
 }
