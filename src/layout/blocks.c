@@ -379,124 +379,140 @@ static void list_label(Build *c, ListCtx *l, BookNode *item) {
   }
 }
 
+/* The open lists and task items of a walk. */
+typedef struct {
+  GArray *lists;     /* ListCtx */
+  GArray *item_task; /* double: left shift of each open item (task items: their box) */
+} Walk;
+
+/* Entering block n: a leaf block is set whole (its children skipped); a
+ * container opens its tags and indent. */
+static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *skip_heading) {
+  GArray *lists = w->lists, *item_task = w->item_task;
+  const double task_w = c->st->body_size_pt * 1.2;
+  switch (n->type) {
+  case BOOK_HEADING:
+    if (n != skip_heading)
+      do_heading(c, n, false);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_PARAGRAPH:
+    do_paragraph(c, n, "P");
+    book_iter_skip_children(it);
+    break;
+  case BOOK_FIGURE:
+    do_figure(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_CODE_BLOCK:
+    do_code(c, n);
+    break;
+  case BOOK_THEMATIC_BREAK:
+    do_rule(c, n);
+    break;
+  case BOOK_TABLE:
+    do_table(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_HTML_BLOCK: {
+    bool blocks = false; /* a container of blocks, or a paragraph of inlines */
+    for (BookNode *k = n->first_child; k && !blocks; k = k->next)
+      blocks = !book_node_is_inline(k->type);
+    if (!blocks && n->first_child) {
+      do_paragraph(c, n, "P");
+      book_iter_skip_children(it);
+    }
+    break;
+  }
+  case BOOK_LIST: {
+    ListCtx l = {n->as.list.ordered, n->as.list.start, n->as.list.delim, n->as.list.tight,
+                 (int)lists->len};
+    g_array_append_val(lists, l);
+    if (lists->len == 1 || !n->parent || n->parent->type != BOOK_ITEM)
+      want_space(c, c->st->block_space_pt);
+    open_tag(c, "L");
+    c->left += c->st->list_indent_pt;
+    c->after_par = false;
+    break;
+  }
+  case BOOK_ITEM: {
+    ListCtx *l = lists->len ? &g_array_index(lists, ListCtx, lists->len - 1) : NULL;
+    if (l && !l->tight && n->prev)
+      want_space(c, c->st->block_space_pt * 0.6);
+    open_tag(c, "LI");
+    if (l)
+      list_label(c, l, n);
+    double shift = n->as.item.task != BOOK_TASK_NONE ? task_w : 0;
+    g_array_append_val(item_task, shift);
+    c->left += shift;
+    open_tag(c, "LBody");
+    c->after_par = false;
+    break;
+  }
+  case BOOK_BLOCKQUOTE: {
+    want_space(c, c->st->block_space_pt);
+    open_tag(c, "BlockQuote");
+    double x = left_of(c) + 2;
+    g_array_append_val(c->quote_x, x);
+    c->left += c->st->quote_indent_pt;
+    c->after_par = false;
+    break;
+  }
+  default:
+    if (book_node_is_inline(n->type))
+      book_iter_skip_children(it);
+    break;
+  }
+}
+
+/* Leaving a container block: its indent and tags closed. */
+static void block_exit(Build *c, Walk *w, BookNode *n) {
+  GArray *lists = w->lists, *item_task = w->item_task;
+  switch (n->type) {
+  case BOOK_LIST:
+    c->left -= c->st->list_indent_pt;
+    if (lists->len)
+      g_array_set_size(lists, lists->len - 1);
+    close_tag(c, "L");
+    want_space(c, c->st->block_space_pt);
+    c->after_par = false;
+    break;
+  case BOOK_ITEM:
+    close_tag(c, "LBody");
+    close_tag(c, "LI");
+    if (item_task->len) {
+      c->left -= g_array_index(item_task, double, item_task->len - 1);
+      g_array_set_size(item_task, item_task->len - 1);
+    }
+    if (lists->len)
+      g_array_index(lists, ListCtx, lists->len - 1).number++;
+    c->after_par = false;
+    break;
+  case BOOK_BLOCKQUOTE:
+    c->left -= c->st->quote_indent_pt;
+    if (c->quote_x->len)
+      g_array_set_size(c->quote_x, c->quote_x->len - 1);
+    close_tag(c, "BlockQuote");
+    want_space(c, c->st->block_space_pt);
+    c->after_par = false;
+    break;
+  default:
+    break;
+  }
+}
+
 /* Walk the blocks under root into c->vl. */
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading) {
-  GArray *lists = g_array_new(FALSE, TRUE, sizeof(ListCtx));
-  GArray *item_task = g_array_new(FALSE, FALSE, sizeof(double)); /* left shift of task items */
+  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double))};
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
-  const double task_w = c->st->body_size_pt * 1.2;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-    BookNode *n = it.cur;
-    if (ev == BOOK_ITER_ENTER) {
-      switch (n->type) {
-      case BOOK_HEADING:
-        if (n != skip_heading)
-          do_heading(c, n, false);
-        book_iter_skip_children(&it);
-        break;
-      case BOOK_PARAGRAPH:
-        do_paragraph(c, n, "P");
-        book_iter_skip_children(&it);
-        break;
-      case BOOK_FIGURE:
-        do_figure(c, n);
-        book_iter_skip_children(&it);
-        break;
-      case BOOK_CODE_BLOCK:
-        do_code(c, n);
-        break;
-      case BOOK_THEMATIC_BREAK:
-        do_rule(c, n);
-        break;
-      case BOOK_TABLE:
-        do_table(c, n);
-        book_iter_skip_children(&it);
-        break;
-      case BOOK_HTML_BLOCK: {
-        bool blocks = false; /* a container of blocks, or a paragraph of inlines */
-        for (BookNode *k = n->first_child; k && !blocks; k = k->next)
-          blocks = !book_node_is_inline(k->type);
-        if (!blocks && n->first_child) {
-          do_paragraph(c, n, "P");
-          book_iter_skip_children(&it);
-        }
-        break;
-      }
-      case BOOK_LIST: {
-        ListCtx l = {n->as.list.ordered, n->as.list.start, n->as.list.delim, n->as.list.tight,
-                     (int)lists->len};
-        g_array_append_val(lists, l);
-        if (lists->len == 1 || !n->parent || n->parent->type != BOOK_ITEM)
-          want_space(c, c->st->block_space_pt);
-        open_tag(c, "L");
-        c->left += c->st->list_indent_pt;
-        c->after_par = false;
-        break;
-      }
-      case BOOK_ITEM: {
-        ListCtx *l = lists->len ? &g_array_index(lists, ListCtx, lists->len - 1) : NULL;
-        if (l && !l->tight && n->prev)
-          want_space(c, c->st->block_space_pt * 0.6);
-        open_tag(c, "LI");
-        if (l)
-          list_label(c, l, n);
-        double shift = n->as.item.task != BOOK_TASK_NONE ? task_w : 0;
-        g_array_append_val(item_task, shift);
-        c->left += shift;
-        open_tag(c, "LBody");
-        c->after_par = false;
-        break;
-      }
-      case BOOK_BLOCKQUOTE: {
-        want_space(c, c->st->block_space_pt);
-        open_tag(c, "BlockQuote");
-        double x = left_of(c) + 2;
-        g_array_append_val(c->quote_x, x);
-        c->left += c->st->quote_indent_pt;
-        c->after_par = false;
-        break;
-      }
-      default:
-        if (book_node_is_inline(n->type))
-          book_iter_skip_children(&it);
-        break;
-      }
-      continue;
-    }
-    switch (n->type) { /* EXIT */
-    case BOOK_LIST:
-      c->left -= c->st->list_indent_pt;
-      if (lists->len)
-        g_array_set_size(lists, lists->len - 1);
-      close_tag(c, "L");
-      want_space(c, c->st->block_space_pt);
-      c->after_par = false;
-      break;
-    case BOOK_ITEM:
-      close_tag(c, "LBody");
-      close_tag(c, "LI");
-      if (item_task->len) {
-        c->left -= g_array_index(item_task, double, item_task->len - 1);
-        g_array_set_size(item_task, item_task->len - 1);
-      }
-      if (lists->len)
-        g_array_index(lists, ListCtx, lists->len - 1).number++;
-      c->after_par = false;
-      break;
-    case BOOK_BLOCKQUOTE:
-      c->left -= c->st->quote_indent_pt;
-      if (c->quote_x->len)
-        g_array_set_size(c->quote_x, c->quote_x->len - 1);
-      close_tag(c, "BlockQuote");
-      want_space(c, c->st->block_space_pt);
-      c->after_par = false;
-      break;
-    default:
-      break;
-    }
+    if (ev == BOOK_ITER_ENTER)
+      block_enter(c, &w, &it, it.cur, skip_heading);
+    else
+      block_exit(c, &w, it.cur);
   }
-  g_array_free(lists, TRUE);
-  g_array_free(item_task, TRUE);
+  g_array_free(w.lists, TRUE);
+  g_array_free(w.item_task, TRUE);
 }
