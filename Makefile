@@ -34,7 +34,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 
-SRCS     := $(wildcard src/*.c)
+SRCS     := $(wildcard src/*.c src/layout/*.c)
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -85,7 +85,7 @@ $(BUILD)/octavo: $(OBJS)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -94,7 +94,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
 	  $(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null) $(LDFLAGS)
 
-$(BUILD)/obj $(BUILD)/tests out:
+$(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
@@ -164,7 +164,7 @@ clean:
 	rm -rf build build-asan build-fuzz out
 
 format:
-	clang-format -i src/*.c src/*.h tests/unit/*.c
+	clang-format -i src/*.c src/*.h src/layout/*.c src/layout/*.h tests/unit/*.c
 
 # --- benchmark (outside CI): time and memory as ratios to the libraries' floor --
 bench: $(BUILD)/octavo $(BUILD)/obj/fonts.o

@@ -9,15 +9,21 @@
 #include <unistd.h>
 
 #include "epub.h"
+#include "fonts.h"
 #include "layout.h"
 #include "markdown.h"
+#include "style.h"
 #include "util.h"
 #include "xhtml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char *datadir, *out;
+  static Fonts *fonts; /* loaded once, as main.c does for a run */
   if (!datadir) {
     datadir = util_find_datadir(NULL);
+    fonts = fonts_load(datadir, NULL);
+    if (!fonts)
+      abort();
     out = g_build_filename(g_get_tmp_dir(), "octavo-fuzz-epub.epub", NULL);
   }
   OctavoOptions opts;
@@ -49,12 +55,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     GString *html = g_string_new(NULL);
     xhtml_fragment(book, &opts, html);
     g_string_free(html, TRUE);
-    Layout *lay = opts.page_list ? lay_book(book, &opts) : NULL;
-    static Style style; /* the defaults: the cover is a given PNG */
-    if (!style.body_face)
-      style_load(&style, NULL, OCTAVO_PAPER_STYLE, 1, NULL);
-    epub_write(book, &style, NULL, &opts, out);
+    Layout *lay = NULL;
+    Style st = {0};
+    char *style = g_build_filename(datadir, "styles", "print.ini", NULL);
+    if (style_load(&st, style, opts.paper, opts.columns, NULL)) {
+      if (opts.page_list)
+        lay = lay_book(book, &opts, &st, fonts);
+    } else {
+      style_clear(&st);
+      style_load(&st, NULL, opts.paper, opts.columns, NULL); /* the defaults */
+    }
+    epub_write(book, &st, NULL, &opts, lay ? lay->page_marks : NULL, out); /* no fonts: see above */
     lay_free(lay);
+    style_clear(&st);
+    g_free(style);
   }
   book_free(book);
   return 0;

@@ -7,16 +7,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fonts.h"
 #include "layout.h"
 #include "markdown.h"
 #include "pdf.h"
+#include "style.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char *datadir, *out;
-  static Style style;
+  static Fonts *fonts; /* loaded once, as main.c does for a run */
   if (!datadir) {
     datadir = util_find_datadir(NULL);
+    fonts = fonts_load(datadir, NULL);
+    if (!fonts)
+      abort();
     out = g_build_filename(g_get_tmp_dir(), "octavo-fuzz-pdf.pdf", NULL);
   }
   if (size > 64 * 1024) /* keep each run short: size is the markdown fuzzer's job */
@@ -36,10 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Book *book = book_new();
   MdSource src = {"fuzz.md", (const char *)data, size};
   if (md_parse_sources(book, &src, 1, &opts)) {
-    Layout *lay = lay_book(book, &opts);
-    if (lay && (style.body_face || style_load(&style, NULL, OCTAVO_PAPER_A4, 1, NULL)))
-      pdf_write(book, lay, &style, &opts, out); /* the cover's colours: the defaults */
-    lay_free(lay);
+    Style st = {0};
+    char *style = g_build_filename(datadir, "styles", "print.ini", NULL);
+    if (style_load(&st, style, opts.paper, opts.columns, NULL)) {
+      Layout *lay = lay_book(book, &opts, &st, fonts);
+      if (lay)
+        pdf_write(book, lay, &st, &opts, out);
+      lay_free(lay);
+    }
+    style_clear(&st);
+    g_free(style);
   }
   book_free(book);
   return 0;

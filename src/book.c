@@ -63,7 +63,6 @@ Book *book_new(void) {
   b->footnotes = g_ptr_array_new();
   b->resources = g_ptr_array_new();
   b->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  b->page_marks = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
   b->names = g_string_chunk_new(256);
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -157,8 +156,6 @@ void book_free(Book *b) {
   }
   for (guint i = 0; i < b->diags->len; i++)
     g_free(g_array_index(b->diags, BookDiag, i).message);
-  for (guint i = 0; i < b->page_marks->len; i++)
-    g_free(g_array_index(b->page_marks, BookPageMark, i).label);
   BookMeta *m = &b->meta;
   g_free(m->title);
   g_free(m->subtitle);
@@ -176,7 +173,6 @@ void book_free(Book *b) {
   g_ptr_array_free(b->footnotes, TRUE);
   g_ptr_array_free(b->resources, TRUE);
   g_array_free(b->diags, TRUE);
-  g_array_free(b->page_marks, TRUE);
   g_string_chunk_free(b->names);
   g_hash_table_destroy(b->ids);
   g_hash_table_destroy(b->id_next);

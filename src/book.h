@@ -190,7 +190,8 @@ typedef struct {
 
 /* Where a printed page starts in the source: page N begins at byte offset
  * `offset` of the text of `node` (a TEXT or CODE or CODE_BLOCK node), or at
- * the start of block `node` when offset is 0. Filled by the layout. */
+ * the start of block `node` when offset is 0. Made by the print layout
+ * (Layout.page_marks), read by the EPUB's page list. */
 typedef struct {
   int page;        /* 1-based physical page number */
   char *label;     /* the printed folio ("1", "iv") */
@@ -204,7 +205,6 @@ typedef struct {
   GPtrArray *footnotes;  /* BookFootnote *, owned, by number */
   GPtrArray *resources;  /* BookResource *, owned */
   GArray *diags;         /* BookDiag */
-  GArray *page_marks;    /* BookPageMark, by page */
   GStringChunk *names;   /* interned file names */
   GHashTable *ids;       /* every id in use -> NULL (keys owned by the table) */
   GHashTable *id_next;   /* id stem -> next suffix to try (book_id_reserve) */

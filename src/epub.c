@@ -987,7 +987,7 @@ static char *read_css(Epub *e) {
 }
 
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                const char *path) {
+                const GArray *page_marks, const char *path) {
   Epub e = {0};
   e.book = book;
   e.style = style;
@@ -996,7 +996,7 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   e.entries = g_array_new(FALSE, TRUE, sizeof(Entry));
   e.items = g_array_new(FALSE, TRUE, sizeof(Item));
   e.spine = g_ptr_array_new();
-  e.x = xhtml_writer_new(book, opts, opts->page_list);
+  e.x = xhtml_writer_new(book, opts, opts->page_list ? page_marks : NULL);
   e.content_sum = g_checksum_new(G_CHECKSUM_SHA1);
   e.time = util_build_time(book->meta.date);
   bool ok = true;

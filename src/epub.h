@@ -10,10 +10,11 @@
 /* Write the book as an EPUB 3 to path ("-" = stdout), under a temporary
  * name renamed at the end. style: the loaded print style (the cover's
  * colours); fonts: the loaded font set (embedded as subsets, and drawing
- * the cover), or NULL to go without both, with a warning. Uses book->page_marks when opts->page_list and
- * marks exist. Returns false with a diagnostic in book on failure; no file
- * is left behind then. */
+ * the cover), or NULL to go without both, with a warning. With
+ * opts->page_list, page_marks (BookPageMark: the print layout's
+ * lay->page_marks; NULL: none) become the page list. Returns false with a
+ * diagnostic in book on failure; no file is left behind then. */
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                const char *path);
+                const GArray *page_marks, const char *path);
 
 #endif

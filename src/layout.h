@@ -1,6 +1,8 @@
 /* layout.h: document model -> pages of positioned glyph runs, rules, images,
  * links and destinations. Plain data: no cairo calls. pdf.c draws it; the
- * EPUB reads the page marks it leaves in book->page_marks.
+ * EPUB's page list takes its page marks (Layout.page_marks). The book is
+ * only read. The implementation is in src/layout/ (layout/layout.c: the
+ * driver).
  *
  * Coordinates are points from the page's top-left corner, y downwards. */
 #ifndef OCTAVO_LAYOUT_H
@@ -11,6 +13,7 @@
 #include "book.h"
 #include "fonts.h"
 #include "options.h"
+#include "style.h"
 
 typedef enum {
   LAY_GLYPHS,    /* font, glyphs, text at baseline origin (x_pt, y_pt) */
@@ -58,16 +61,20 @@ typedef struct Layout {
   GArray *outline;     /* LayOutline, in reading order */
   int front_pages;     /* the first front_pages pages are front matter */
   char *title;         /* the book's title as printed (owned) */
-  Fonts *fonts;        /* the font set the glyph runs' fonts come from (owned; for
-                        * drawing more with the same fonts, e.g. a cover) */
+  GArray *page_marks;  /* BookPageMark (labels owned): where each body page
+                        * starts in the source (page = physical page number,
+                        * label = folio); front matter pages have none */
+  const Fonts *fonts;  /* the font set the glyph runs' fonts come from (the
+                        * caller's, not owned; for drawing more with the same
+                        * fonts, e.g. a cover) */
 } Layout;
 
-/* Lay out the book for print (paper, columns, style, toc_depth, linebreak
- * from opts). Records where each body page starts in book->page_marks
- * (page = physical page number, label = folio; front matter pages have no
- * mark). Returns NULL with a diagnostic in book on failure (fonts or style
- * unreadable). The layout keeps pointers into book: free it first. */
-Layout *lay_book(Book *book, const OctavoOptions *opts);
+/* Lay out the book for print with the loaded style st (its paper and
+ * columns) and fonts (columns, toc_depth, linebreak, link_notes, lang and
+ * split_level from opts). Only reads book, st and fonts. Never returns NULL
+ * (allocation failure aborts); free with lay_free(). The layout keeps
+ * pointers into book and fonts: free it first. */
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts);
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
 
@@ -76,9 +83,6 @@ void lay_free(Layout *lay);
  * 0.1 pt. For golden-file tests. Caller frees. */
 char *lay_trace(const Layout *lay);
 
-/* An image's size in pixels: the resource's, else read from its PNG or JPEG
- * header. False when unknown. */
-bool lay_image_size(const BookResource *res, int *w_px, int *h_px);
 
 /* Deep copy and clear of one item (references and strings). */
 void lay_item_copy(LayItem *dst, const LayItem *src);

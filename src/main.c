@@ -13,6 +13,7 @@
 #include "archive.h"
 #include "book.h"
 #include "epub.h"
+#include "fonts.h"
 #include "layout.h"
 #include "markdown.h"
 #include "options.h"
@@ -65,7 +66,7 @@ typedef struct {
   gboolean no_attach_source;
   int split_level, toc_depth, columns;
   gboolean number_sections, smart;
-  gboolean quiet, verbose, version, dump, no_fonts, no_page_list;
+  gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   GArray *outs; /* Output */
 } Args;
 
@@ -118,7 +119,7 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
                          const Output *out) {
   switch (out->format) {
   case FMT_EPUB:
-    return epub_write(book, &ld->style, ld->fonts, opts, out->path);
+    return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF:
     return pdf_write(book, lay, &ld->style, opts, out->path);
   case FMT_XHTML:
@@ -174,6 +175,8 @@ static int parse_args(Args *a, int argc, char **argv) {
        "FILE"},
       {"css", 0, 0, G_OPTION_ARG_FILENAME, &a->css, "E-book stylesheet (default styles/book.css)", "FILE"},
       {"dump-model", 0, 0, G_OPTION_ARG_NONE, &a->dump, "Print the document model as a tree", NULL},
+      {"dump-layout", 0, 0, G_OPTION_ARG_NONE, &a->dump_layout,
+       "Print the print layout's lines and page breaks (lay_trace)", NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &a->version, "Print the version and exit", NULL},
@@ -236,7 +239,7 @@ static int parse_args(Args *a, int argc, char **argv) {
       out.path = g_strdup(*o);
       g_array_append_val(a->outs, out);
     }
-  } else if (!a->dump) {
+  } else if (!a->dump && !a->dump_layout) {
     const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
     char *base = g_path_get_basename(first);
     char *dot = strrchr(base, '.');
@@ -360,13 +363,19 @@ static int run(Args *a, const char *argv0) {
       need_pdf |= f == FMT_PDF;
       need_epub |= f == FMT_EPUB;
     }
-    if ((need_pdf || need_epub) && !load_shared(book, &ld, &opts, need_pdf))
+    bool need_lay = need_pdf || (need_epub && opts.page_list) || a->dump_layout;
+    if ((need_lay || need_epub) && !load_shared(book, &ld, &opts, need_pdf || a->dump_layout))
       rc = EXIT_INPUT;
-    if (rc == EXIT_OK && ld.style_ok && ld.fonts && (need_pdf || (need_epub && opts.page_list))) {
-      lay = lay_book(book, &opts);
-      if (!lay && need_pdf)
+    if (rc == EXIT_OK && ld.style_ok && ld.fonts && need_lay) {
+      lay = lay_book(book, &opts, &ld.style, ld.fonts);
+      if (!lay && (need_pdf || a->dump_layout))
         rc = EXIT_INPUT;
     }
+  }
+  if (lay && a->dump_layout) {
+    char *t = lay_trace(lay);
+    fputs(t, stdout);
+    g_free(t);
   }
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);

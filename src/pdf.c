@@ -127,17 +127,16 @@ static cairo_surface_t *load_image(const BookResource *r, GHashTable *cache) {
   cairo_surface_t *s = g_hash_table_lookup(cache, r);
   if (s)
     return s;
-  if (!r->path || !r->media_type)
+  if (!r->path)
     return NULL;
-  if (!strcmp(r->media_type, "image/png")) {
+  if (r->kind == BOOK_IMAGE_PNG) {
     s = cairo_image_surface_create_from_png(r->path);
-  } else if (!strcmp(r->media_type, "image/jpeg")) {
+  } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
     /* cairo embeds JPEG data as it is; the surface only gives the size */
     gchar *data = NULL;
     gsize len = 0;
-    int w = 0, h = 0;
-    if (lay_image_size(r, &w, &h) && g_file_get_contents(r->path, &data, &len, NULL)) {
-      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    if (g_file_get_contents(r->path, &data, &len, NULL)) {
+      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, r->width_px, r->height_px);
       cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free, data);
     } else
       g_free(data);

@@ -41,7 +41,8 @@ struct XhtmlWriter {
   Book *book;
   const OctavoOptions *opts;
   Mode mode;
-  GHashTable *marks; /* BookNode * -> GArray of guint (indices into book->page_marks) */
+  const GArray *page_marks; /* BookPageMark, from the print layout (not owned), or NULL */
+  GHashTable *marks; /* BookNode * -> GArray of guint (indices into page_marks) */
   guint8 *mark_done; /* per page mark: already written */
   guint8 *mark_moved; /* per page mark: moved from inside a note to its reference */
   GHashTable *refs;   /* footnote reference id -> BookChapter *, see ref_chapter */
@@ -244,7 +245,7 @@ static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
   if (x->mark_done[mark_index])
     return;
   x->mark_done[mark_index] = 1;
-  const BookPageMark *m = &g_array_index(x->book->page_marks, BookPageMark, mark_index);
+  const BookPageMark *m = &g_array_index(x->page_marks, BookPageMark, mark_index);
   /* The page list follows the reading order: a page break that would come
    * after a later page's (in a note written at the chapter's end, say) is
    * left out rather than listed out of order. */
@@ -275,7 +276,7 @@ static void write_marks_at_start(XhtmlWriter *x, const BookNode *n) {
   GArray *a = marks_of(x, n);
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
-    if (g_array_index(x->book->page_marks, BookPageMark, mi).offset == 0 || x->mark_moved[mi])
+    if (g_array_index(x->page_marks, BookPageMark, mi).offset == 0 || x->mark_moved[mi])
       write_pagebreak(x, mi);
   }
 }
@@ -288,7 +289,7 @@ static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
   GArray *a = marks_of(x, n);
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
-    size_t off = g_array_index(x->book->page_marks, BookPageMark, mi).offset;
+    size_t off = g_array_index(x->page_marks, BookPageMark, mi).offset;
     if (off == 0 || x->mark_moved[mi])
       continue; /* written by write_marks_at_start */
     if (off > len)
@@ -1020,14 +1021,15 @@ static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode)
   return x;
 }
 
-XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_marks) {
+XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArray *page_marks) {
   XhtmlWriter *x = writer_new(book, opts, MODE_EPUB);
-  if (page_marks && book->page_marks && book->page_marks->len) {
+  x->page_marks = page_marks;
+  if (page_marks && page_marks->len) {
     x->marks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_array);
-    x->mark_done = g_new0(guint8, book->page_marks->len);
-    x->mark_moved = g_new0(guint8, book->page_marks->len);
-    for (guint i = 0; i < book->page_marks->len; i++) {
-      BookPageMark *m = &g_array_index(book->page_marks, BookPageMark, i);
+    x->mark_done = g_new0(guint8, page_marks->len);
+    x->mark_moved = g_new0(guint8, page_marks->len);
+    for (guint i = 0; i < page_marks->len; i++) {
+      const BookPageMark *m = &g_array_index(page_marks, BookPageMark, i);
       if (!m->node)
         continue;
       GArray *a = g_hash_table_lookup(x->marks, m->node);
@@ -1095,7 +1097,7 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_m
       if (!g_hash_table_contains(seen, k))
         g_hash_table_iter_remove(&hi);
       else
-        g_array_sort_with_data(v, cmp_mark_offset, book->page_marks);
+        g_array_sort_with_data(v, cmp_mark_offset, (gpointer)page_marks);
     }
     g_hash_table_destroy(seen);
   }

@@ -21,17 +21,18 @@ bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char
 /* A print page whose page break the writer placed in a chapter document. */
 typedef struct {
   int page;             /* BookPageMark.page */
-  const char *label;    /* BookPageMark.label (owned by the book) */
+  const char *label;    /* BookPageMark.label (owned by the page marks' owner) */
   BookChapter *chapter; /* the document it was placed in */
   char id[48];          /* the id of its pagebreak span there */
 } XhtmlPage;
 
 typedef struct XhtmlWriter XhtmlWriter;
 
-/* A writer of EPUB chapter documents for book. With page_marks, the
- * book's page marks become epub:type="pagebreak" spans. Free with
+/* A writer of EPUB chapter documents for book. With page_marks (BookPageMark,
+ * from the print layout; NULL: none), those marks become
+ * epub:type="pagebreak" spans; the array must outlive the writer. Free with
  * xhtml_writer_free (accepts NULL). */
-XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, bool page_marks);
+XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArray *page_marks);
 void xhtml_writer_free(XhtmlWriter *x);
 
 /* The file name of a chapter's document inside the EPUB ("chapter-1.xhtml").

@@ -17,6 +17,7 @@
 #include "layout.h"
 #include "markdown.h"
 #include "options.h"
+#include "style.h"
 
 static const char *top(void) {
   const char *t = g_getenv("TOP");
@@ -27,6 +28,32 @@ static void opts_init(OctavoOptions *o) {
   octavo_options_init(o);
   o->paper = OCTAVO_PAPER_A4;
   o->datadir = top();
+}
+
+/* The fonts, loaded once for every test (as main.c does for a run). */
+static Fonts *fonts;
+
+/* As main.c: the style (o->style, else styles/print.ini) for o->paper and
+ * o->columns, then the layout. NULL with an error in b when the style is
+ * unreadable. */
+static Layout *layout(Book *b, const OctavoOptions *o) {
+  Style st = {0};
+  GError *err = NULL;
+  char *path = o->style ? g_strdup(o->style) : g_build_filename(top(), "styles", "print.ini", NULL);
+  bool ok = style_load(&st, path, o->paper, o->columns, &err);
+  g_free(path);
+  if (!ok) {
+    book_diag(b, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    style_clear(&st);
+    return NULL;
+  }
+  if (!fonts)
+    fonts = fonts_load(top(), NULL);
+  assert_non_null(fonts);
+  Layout *lay = lay_book(b, o, &st, fonts);
+  style_clear(&st);
+  return lay;
 }
 
 static BookNode *add(Book *b, BookNode *parent, BookNodeType t, const char *text) {
@@ -152,7 +179,7 @@ static void test_trace_golden(void **state) {
   Book *b = sample();
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_non_null(lay);
   char *t = lay_trace(lay);
   check_golden("sample-a4", t);
@@ -175,7 +202,7 @@ static void test_seed_golden(void **state) {
     char *path = g_build_filename(top(), "content", "lsfmm-bpf-2023.md", NULL);
     const char *files[] = {path};
     assert_true(md_parse_files(b, files, 1, &o));
-    Layout *lay = lay_book(b, &o);
+    Layout *lay = layout(b, &o);
     assert_non_null(lay);
     char *t = lay_trace(lay);
     char *name = g_strdup_printf("seed-%s", octavo_enum_name(OCTAVO_ENUM_PAPER, papers[i]));
@@ -193,7 +220,7 @@ static void test_pages_labels_marks(void **state) {
   Book *b = sample();
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_non_null(lay);
   assert_true(lay->front_pages >= 2 && lay->front_pages % 2 == 0);
   assert_true(lay->pages->len > (guint)lay->front_pages + 3);
@@ -203,9 +230,9 @@ static void test_pages_labels_marks(void **state) {
   LayPage *p1 = lay->pages->pdata[lay->front_pages];
   assert_string_equal(p1->label, "1");
   /* a mark for every body page, in order, on text */
-  assert_int_equal(b->page_marks->len, lay->pages->len - (guint)lay->front_pages);
-  for (guint i = 0; i < b->page_marks->len; i++) {
-    BookPageMark *m = &g_array_index(b->page_marks, BookPageMark, i);
+  assert_int_equal(lay->page_marks->len, lay->pages->len - (guint)lay->front_pages);
+  for (guint i = 0; i < lay->page_marks->len; i++) {
+    BookPageMark *m = &g_array_index(lay->page_marks, BookPageMark, i);
     assert_int_equal(m->page, lay->front_pages + (int)i + 1);
     assert_non_null(m->node);
     char num[16];
@@ -216,8 +243,8 @@ static void test_pages_labels_marks(void **state) {
   }
   /* the long chapter starts on a new page and its later pages start mid-paragraph */
   bool mid = false;
-  for (guint i = 0; i < b->page_marks->len; i++) {
-    BookPageMark *m = &g_array_index(b->page_marks, BookPageMark, i);
+  for (guint i = 0; i < lay->page_marks->len; i++) {
+    BookPageMark *m = &g_array_index(lay->page_marks, BookPageMark, i);
     if (m->node->type == BOOK_TEXT && m->offset > 0)
       mid = true;
   }
@@ -241,7 +268,7 @@ static void test_margins_links(void **state) {
     OctavoOptions o;
     opts_init(&o);
     o.paper = papers[pi];
-    Layout *lay = lay_book(b, &o);
+    Layout *lay = layout(b, &o);
     assert_non_null(lay);
     GHashTable *dests = g_hash_table_new(g_str_hash, g_str_equal);
     double maxr = 0;
@@ -284,7 +311,7 @@ static void test_table_header_repeats(void **state) {
   Book *b = sample();
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   int pages_with_header = 0;
   for (guint i = 0; i < lay->pages->len; i++) {
     LayPage *p = lay->pages->pdata[i];
@@ -311,7 +338,7 @@ static void test_deterministic(void **state) {
     OctavoOptions o;
     opts_init(&o);
     o.columns = 2;
-    Layout *lay = lay_book(b, &o);
+    Layout *lay = layout(b, &o);
     t[i] = lay_trace(lay);
     lay_free(lay);
     book_free(b);
@@ -329,7 +356,7 @@ static void test_bad_style(void **state) {
   OctavoOptions o;
   opts_init(&o);
   o.style = path;
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_null(lay);
   assert_int_equal(book_diag_count(b, BOOK_ERROR), 1);
   book_free(b);
@@ -346,7 +373,7 @@ static void test_empty_book(void **state) {
   add(b, c->root, BOOK_PARAGRAPH, NULL); /* no text at all */
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_non_null(lay);
   assert_true(lay->pages->len >= 3);
   lay_free(lay);
@@ -373,7 +400,7 @@ static void test_tall_row(void **state) {
   }
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_non_null(lay);
   int words = 0;
   for (guint i = 0; i < lay->pages->len; i++) {
@@ -410,7 +437,7 @@ static void test_deep_nesting(void **state) {
   para(b, parent, "At the bottom.");
   OctavoOptions o;
   opts_init(&o);
-  Layout *lay = lay_book(b, &o);
+  Layout *lay = layout(b, &o);
   assert_non_null(lay);
   lay_free(lay);
   book_free(b);
@@ -425,5 +452,7 @@ int main(void) {
       cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_tall_row),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  fonts_free(fonts);
+  return rc;
 }

@@ -233,7 +233,7 @@ static void test_fragment_elements(void **state) {
 static void test_chapter_document(void **state) {
   (void)state;
   Book *b = sample_book();
-  XhtmlWriter *x = xhtml_writer_new(b, &opts, false);
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, NULL);
   char *doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
   assert_true(g_str_has_prefix(doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>"));
   assert_non_null(strstr(doc, "xmlns:epub=\"http://www.idpf.org/2007/ops\" xml:lang=\"en\" lang=\"en\""));
@@ -258,11 +258,12 @@ static void test_page_marks(void **state) {
   Book *b = sample_book();
   BookChapter *c2 = b->chapters->pdata[2];
   BookNode *t = c2->root->last_child->first_child; /* "The end." */
-  BookPageMark m = {.page = 7, .label = g_strdup("7"), .node = t, .offset = 4};
-  g_array_append_val(b->page_marks, m);
-  BookPageMark m2 = {.page = 6, .label = g_strdup("vi"), .node = c2->heading, .offset = 0};
-  g_array_append_val(b->page_marks, m2);
-  XhtmlWriter *x = xhtml_writer_new(b, &opts, true);
+  GArray *pm = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  BookPageMark m = {.page = 7, .label = "7", .node = t, .offset = 4};
+  g_array_append_val(pm, m);
+  BookPageMark m2 = {.page = 6, .label = "vi", .node = c2->heading, .offset = 0};
+  g_array_append_val(pm, m2);
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, pm);
   char *doc = xhtml_chapter_document(x, c2, "styles/book.css");
   assert_non_null(strstr(doc, "<p>The <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-7\" "
                               "aria-label=\"7\"></span>end.</p>"));
@@ -270,6 +271,7 @@ static void test_page_marks(void **state) {
   assert_int_equal(xhtml_writer_pages(x)->len, 2);
   g_free(doc);
   xhtml_writer_free(x);
+  g_array_free(pm, TRUE);
   book_free(b);
 }
 
@@ -309,10 +311,10 @@ static void test_epub_container(void **state) {
   char *dir = tmp_dir();
   char *p1 = g_build_filename(dir, "a.epub", NULL), *p2 = g_build_filename(dir, "b.epub", NULL);
   Book *b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &opts, p1));
+  assert_true(epub_write(b, &style, fonts, &opts, NULL, p1));
   book_free(b);
   b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &opts, p2));
+  assert_true(epub_write(b, &style, fonts, &opts, NULL, p2));
   book_free(b);
   char *d1, *d2;
   gsize l1, l2;
@@ -344,7 +346,7 @@ static void test_epub_container(void **state) {
   OctavoOptions o2 = opts;
   o2.embed_fonts = false;
   b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &o2, p2));
+  assert_true(epub_write(b, &style, fonts, &o2, NULL, p2));
   book_free(b);
   za = zip_open(p2, ZIP_RDONLY, &zerr);
   assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) < 0);
@@ -356,7 +358,7 @@ static void test_epub_container(void **state) {
   BookResource *r = b->resources->pdata[0];
   g_free(r->path);
   r->path = g_strdup("/nonexistent/diagram.png");
-  assert_false(epub_write(b, &style, fonts, &opts, p2));
+  assert_false(epub_write(b, &style, fonts, &opts, NULL, p2));
   assert_true(book_diag_count(b, BOOK_ERROR) > 0);
   book_free(b);
   za = zip_open(p2, ZIP_RDONLY, &zerr);
@@ -392,11 +394,13 @@ static void test_epub_page_list(void **state) {
   char *path = g_build_filename(dir, "pages.epub", NULL);
   Book *b = sample_book();
   BookChapter *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
-  BookPageMark marks[] = {{1, g_strdup("1"), ((BookChapter *)b->chapters->pdata[0])->root->first_child, 0},
-                          {2, g_strdup("2"), c1->root->first_child->next->first_child, 3},
-                          {3, g_strdup("3"), c2->heading, 0}};
-  g_array_append_vals(b->page_marks, marks, 3);
-  assert_true(epub_write(b, &style, fonts, &opts, path));
+  BookPageMark marks[] = {{1, "1", ((BookChapter *)b->chapters->pdata[0])->root->first_child, 0},
+                          {2, "2", c1->root->first_child->next->first_child, 3},
+                          {3, "3", c2->heading, 0}};
+  GArray *pm = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  g_array_append_vals(pm, marks, 3);
+  assert_true(epub_write(b, &style, fonts, &opts, pm, path));
+  g_array_free(pm, TRUE);
   book_free(b);
   int zerr = 0;
   zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
@@ -444,7 +448,7 @@ static void test_epub_svg_cleaned(void **state) {
   BookResource *r = b->resources->pdata[1];
   g_free(r->path);
   r->path = g_strdup(svg);
-  assert_true(epub_write(b, &style, fonts, &opts, path));
+  assert_true(epub_write(b, &style, fonts, &opts, NULL, path));
   book_free(b);
   int zerr = 0;
   zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
@@ -615,12 +619,13 @@ static void test_page_marks_in_notes(void **state) {
   BookNode *p2 = para(b, c->root, "Later text ");
   noteref(b, p2, f2);
   BookNode *p3 = para(b, c->root, "Last page.");
-  BookPageMark marks[] = {{2, g_strdup("2"), p1->first_child, 0},
-                          {3, g_strdup("3"), f1->def->first_child->first_child, 5},
-                          {4, g_strdup("4"), p3->first_child, 0},
-                          {1, g_strdup("1"), f2->def->first_child->first_child, 0}};
-  g_array_append_vals(b->page_marks, marks, 4);
-  XhtmlWriter *x = xhtml_writer_new(b, &opts, true);
+  BookPageMark marks[] = {{2, "2", p1->first_child, 0},
+                          {3, "3", f1->def->first_child->first_child, 5},
+                          {4, "4", p3->first_child, 0},
+                          {1, "1", f2->def->first_child->first_child, 0}};
+  GArray *pm = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  g_array_append_vals(pm, marks, 4);
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, pm);
   char *doc = xhtml_chapter_document(x, c, "styles/book.css");
   assert_non_null(strstr(doc, "First page <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-3\" "
                               "aria-label=\"3\"></span><sup class=\"footnote-ref\">"));
@@ -634,6 +639,7 @@ static void test_page_marks_in_notes(void **state) {
     assert_int_equal(g_array_index(pages, XhtmlPage, i).page, (int)i + 2);
   g_free(doc);
   xhtml_writer_free(x);
+  g_array_free(pm, TRUE);
   book_free(b);
 }
 

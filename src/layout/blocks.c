@@ -1,0 +1,479 @@
+/* layout/blocks.c: the block walker and the blocks other than tables:
+ * headings, paragraphs, code, rules, figures, lists and block quotes, into
+ * a Build's vertical list. No recursion on input depth: BookIter. */
+#include "layout/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *heading_tag(int level) {
+  static const char *const tags[] = {"H1", "H2", "H3", "H4", "H5", "H6"};
+  return tags[CLAMP(level, 1, 6) - 1];
+}
+
+/* A heading of source level `level` whose text is p: block is its node
+ * (NULL: a title the layout made), id its destination. */
+void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block,
+                        bool chapter_title) {
+  int rel = chapter_title ? 1 : CLAMP(level - c->env->chapter_level + 1, 2, 6);
+  double size = c->note_mode ? c->st->note_size_pt : c->st->heading_size_pt[rel - 1];
+  PangoFontDescription *d =
+      font_desc(c->st->heading_face, size, rel >= 4 ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL,
+                rel >= 4 ? PANGO_WEIGHT_NORMAL : PANGO_WEIGHT_BOLD);
+  ParaStyle ps = para_style(c, d, ceil(size * 1.25));
+  ps.hyphenate = false;
+  if (!c->first_block)
+    want_space(c, c->st->heading_before_pt * (rel <= 2 ? 1.5 : 1));
+  emit_dest_pending(c, id);
+  int before = (int)c->vl->len;
+  c->keep = 0;
+  /* the tag never skips a level (book_outline_level); the type keeps the source's */
+  set_para(c, p, &ps, true, heading_tag(book_outline_level(&c->heads, level)), block, NULL);
+  /* no page break inside the heading */
+  for (guint i = (guint)before + 1; i < c->vl->len; i++) {
+    VItem *v = &g_array_index(c->vl, VItem, i);
+    if (v->kind == V_PENALTY)
+      v->penalty = LB_INFINITY;
+    else if (v->kind == V_GLUE)
+      v->nobreak = true;
+  }
+  c->keep = 2;
+  c->space = chapter_title ? c->st->heading_after_pt * 2.5 : c->st->heading_after_pt;
+  c->after_par = false;
+  pango_font_description_free(d);
+}
+
+void do_heading(Build *c, BookNode *n, bool chapter_title) {
+  Para p;
+  para_init(&p);
+  para_inlines(c, &p, n);
+  set_heading(c, &p, n->as.heading.level, n->as.heading.id, n, chapter_title);
+  para_clear(&p);
+}
+
+void do_paragraph(Build *c, BookNode *n, const char *tag) {
+  Para p;
+  para_init(&p);
+  para_inlines(c, &p, n);
+  if (p.text->len == 0) {
+    para_clear(&p);
+    return;
+  }
+  double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
+  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  ParaStyle ps = para_style(c, d, leading);
+  bool in_item = n->parent && n->parent->type == BOOK_ITEM;
+  if (c->after_par && c->st->indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
+      c->pending->len == 0 && !c->note_mode)
+    ps.indent_pt = c->st->indent_pt;
+  else if (!c->first_block && !in_item)
+    want_space(c, c->st->par_space_pt > 0 ? c->st->par_space_pt : (c->after_par ? 0 : c->st->block_space_pt));
+  if (c->after_par && c->st->par_space_pt > 0)
+    want_space(c, c->st->par_space_pt);
+  set_para(c, &p, &ps, false, tag, n, NULL);
+  c->after_par = !in_item;
+  pango_font_description_free(d);
+  para_clear(&p);
+}
+
+/* A code block: monospace, ragged, shaped once; a line longer than the
+ * measure wraps with a continuation mark; a tinted band behind it. */
+static void do_code(Build *c, BookNode *n) {
+  const char *src = n->text ? n->text : "";
+  GString *t = g_string_new(NULL);
+  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
+  size_t col = 0;
+  for (const char *q = src; *q; q++) { /* tabs to 4-column stops */
+    size_t o = (size_t)(q - src);
+    if (*q == '\t') {
+      for (size_t k = 4 - col % 4; k > 0; k--, col++) {
+        g_string_append_c(t, ' ');
+        g_array_append_val(orig, o);
+      }
+      continue;
+    }
+    g_string_append_c(t, (unsigned char)*q < 0x20 && *q != '\n' ? ' ' : *q);
+    g_array_append_val(orig, o);
+    col = *q == '\n' ? 0 : col + 1;
+  }
+  if (!g_utf8_validate(t->str, (gssize)t->len, NULL)) {
+    char *v = g_utf8_make_valid(t->str, (gssize)t->len);
+    g_string_assign(t, v);
+    g_free(v);
+    g_array_set_size(orig, 0); /* offsets no longer map: marks fall back to the line start */
+  }
+  while (t->len && t->str[t->len - 1] == '\n')
+    g_string_truncate(t, t->len - 1);
+  double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
+  PangoFontDescription *d = font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  pango_context_set_font_description(c->shp->pctx, d);
+  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, NULL, c->shp->plang);
+  double pad = c->st->code_pad_pt;
+  double left = left_of(c), width = c->measure - left_of(c);
+  double base = baseline(c->shp, d, leading);
+  PangoFont *mf = NULL;
+  PangoGlyphString *mark = shape_extra(sh, 0, "\xE2\x86\xAA", &mf); /* ↪ */
+  double markw = pango_glyph_string_get_width(mark) / (double)PANGO_SCALE + 2;
+  double avail = width - 2 * pad;
+  want_space(c, c->st->block_space_pt);
+  c->after_par = false;
+  open_tag(c, "Code");
+  /* The lines: [a, b) byte ranges, with a flag for continuations. */
+  typedef struct {
+    size_t a, b;
+    bool cont;
+  } CLine;
+  GArray *cl = g_array_new(FALSE, FALSE, sizeof(CLine));
+  size_t ls = 0;
+  int ci = 0; /* char index of ls */
+  while (ls <= t->len) {
+    const char *nl = memchr(t->str + ls, '\n', t->len - ls);
+    size_t le = nl ? (size_t)(nl - t->str) : t->len;
+    bool cont = false;
+    size_t a = ls;
+    int ca = ci;
+    for (;;) {
+      double lim = avail - (cont ? markw : 0);
+      if (shape_width_pt(sh, a, le) <= lim || a >= le) {
+        CLine l = {a, le, cont};
+        g_array_append_val(cl, l);
+        break;
+      }
+      /* the last break opportunity that fits, else the last character */
+      int k = ca + 1, best = -1, lastfit = ca + 1;
+      while (sh->char_byte[k] < (int)le && shape_width_pt(sh, a, (size_t)sh->char_byte[k]) <= lim) {
+        if (sh->log[k].is_cursor_position)
+          lastfit = k;
+        if (sh->log[k].is_line_break)
+          best = k;
+        k++;
+      }
+      int cut = best > ca + (k - ca) / 2 ? best : lastfit;
+      CLine l = {a, (size_t)sh->char_byte[cut], cont};
+      g_array_append_val(cl, l);
+      a = (size_t)sh->char_byte[cut];
+      ca = cut;
+      cont = true;
+    }
+    /* advance ci to the char after le */
+    while (ci < sh->nchars && sh->char_byte[ci] <= (int)le)
+      ci++;
+    if (!nl)
+      break;
+    ls = le + 1;
+  }
+  GArray *slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  for (guint i = 0; i < cl->len; i++) {
+    CLine *l = &g_array_index(cl, CLine, i);
+    bool first = i == 0, lastl = i + 1 == cl->len;
+    double top = first ? pad : 0, h = leading + top + (lastl ? pad : 0);
+    GArray *items = items_new();
+    add_rule(items, LAY_RULE, left, 0, width, h, c->st->code_gray);
+    double x = left + pad;
+    if (l->cont && mf) {
+      PangoGlyphString *g = pango_glyph_string_copy(mark);
+      for (int gi = 0; gi < g->num_glyphs; gi++)
+        g->log_clusters[gi] = 0;
+      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = top + base, .gray = 0.45,
+                    .font = g_object_ref(mf), .glyphs = g, .text = g_strdup("\xE2\x86\xAA")};
+      g_array_append_val(items, it);
+      x += markw;
+    }
+    g_array_set_size(slices, 0);
+    shape_slices(sh, l->a, l->b, slices);
+    for (guint k = 0; k < slices->len; k++) {
+      ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = top + base - sl->rise_pt,
+                    .font = sl->font, .glyphs = sl->glyphs,
+                    .text = g_strndup(sh->text + sl->start, sl->end - sl->start)};
+      g_array_append_val(items, it);
+      x += sl->width_pt;
+      sl->font = NULL;
+      sl->glyphs = NULL;
+    }
+    if (lastl)
+      add_tag(items, LAY_TAG_END, "Code");
+    double pen = (i == 1 || (i > 0 && i + 1 == cl->len)) ? LB_INFINITY : 0;
+    VItem *v = emit_line(c, items, h, pen);
+    v->mark_node = n;
+    v->mark_off = l->a < orig->len ? g_array_index(orig, size_t, l->a) : 0;
+    v->trace = g_strndup(t->str + l->a, l->b - l->a);
+  }
+  g_array_free(slices, TRUE);
+  g_array_free(cl, TRUE);
+  g_array_free(orig, TRUE);
+  pango_glyph_string_free(mark);
+  if (mf)
+    g_object_unref(mf);
+  shape_free(sh);
+  pango_font_description_free(d);
+  g_string_free(t, TRUE);
+  want_space(c, c->st->block_space_pt);
+}
+
+static void do_rule(Build *c, BookNode *n) {
+  GArray *items = items_new();
+  double w = c->measure - left_of(c);
+  add_rule(items, LAY_RULE, left_of(c) + w * 0.35, c->st->leading_pt - 0.25, w * 0.3, 0.5, 0);
+  want_space(c, c->st->block_space_pt);
+  VItem *v = emit_line(c, items, 2 * c->st->leading_pt, 0);
+  v->mark_node = n;
+  c->after_par = false;
+  want_space(c, c->st->block_space_pt);
+}
+
+/* The PDF draws PNG and JPEG images whose size the model knows. */
+static bool drawable_image(const BookResource *r) {
+  return r && (r->kind == BOOK_IMAGE_PNG || r->kind == BOOK_IMAGE_JPEG) && r->width_px > 0 &&
+         r->height_px > 0;
+}
+
+static void do_figure(Build *c, BookNode *n) {
+  BookNode *img = n->first_child;
+  while (img && img->type != BOOK_IMAGE)
+    img = img->next;
+  if (!img) {
+    do_paragraph(c, n, "P");
+    return;
+  }
+  GString *alt = g_string_new(NULL);
+  book_node_text(img, alt);
+  const BookResource *r = img->as.image.res;
+  double w = c->measure - left_of(c);
+  int pw = 0, ph = 0;
+  want_space(c, c->st->block_space_pt * 1.5);
+  c->after_par = false;
+  open_tag(c, "Figure");
+  GArray *items = items_new();
+  double h;
+  bool drawn = drawable_image(r);
+  if (drawn) {
+    pw = r->width_px;
+    ph = r->height_px;
+    double iw = pw * 0.75, ih = ph * 0.75; /* 96 px to the inch */
+    double maxh = c->env->text_h * 0.6;
+    double s = MIN(1.0, MIN(w / iw, maxh / ih));
+    iw *= s;
+    ih *= s;
+    LayItem it = {.kind = LAY_IMAGE, .x_pt = left_of(c) + (w - iw) / 2, .y_pt = 0, .w_pt = iw,
+                  .h_pt = ih, .res = r};
+    g_array_append_val(items, it);
+    h = ih;
+  } else {
+    /* no image to draw (missing, remote, SVG): its alt text in a frame */
+    PangoFontDescription *d = font_desc(c->st->body_face, c->st->body_size_pt * 0.9,
+                                        PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+    const char *label = alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image");
+    double lw = MIN(label_width(c->shp, d, label), w - 24);
+    double fw = lw + 24;
+    h = 3 * c->st->leading_pt;
+    add_rule(items, LAY_FRAME, left_of(c) + (w - fw) / 2, 0, fw, h, 0.3);
+    shape_label(c->shp, items, d, label, left_of(c) + (w - lw) / 2, h / 2 + c->st->body_size_pt * 0.3, 0.2);
+    pango_font_description_free(d);
+  }
+  VItem *v = emit_line(c, items, h, 0);
+  v->mark_node = n;
+  v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
+  /* caption: the title, else the alt text */
+  const char *cap = img->as.image.title && *img->as.image.title ? img->as.image.title
+                    : drawn ? alt->str : NULL;
+  if (cap && *cap) {
+    Para p;
+    para_init(&p);
+    para_text(&p, img, cap, 0);
+    PangoFontDescription *d = font_desc(c->st->body_face, c->st->note_size_pt + 0.5,
+                                        PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+    ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
+    ps.hyphenate = false;
+    double cw = label_width(c->shp, d, cap);
+    if (cw < ps.width_pt)
+      ps.left_pt += (ps.width_pt - cw) / 2;
+    c->space = 4;
+    c->keep = 1;
+    set_para(c, &p, &ps, true, NULL, n, NULL);
+    pango_font_description_free(d);
+    para_clear(&p);
+  }
+  close_tag(c, "Figure");
+  want_space(c, c->st->block_space_pt * 1.5);
+  g_string_free(alt, TRUE);
+}
+
+typedef struct {
+  bool ordered;
+  int number;
+  char delim;
+  bool tight;
+  int depth;
+} ListCtx;
+
+static void list_label(Build *c, ListCtx *l, BookNode *item) {
+  double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
+  double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
+  double base = baseline(c->shp, c->env->body, leading);
+  open_tag(c, "Lbl");
+  char buf[32];
+  if (l->ordered) {
+    g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
+    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    double w = label_width(c->shp, d, buf);
+    shape_label(c->shp, c->pending, d, buf, left_of(c) - 5 - w, base, 0);
+    pango_font_description_free(d);
+  } else {
+    static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xE2\x97\xA6"};
+    const char *b = bullets[l->depth % 3];
+    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    double w = label_width(c->shp, d, b);
+    shape_label(c->shp, c->pending, d, b, left_of(c) - 6 - w, base, 0);
+    pango_font_description_free(d);
+  }
+  close_tag(c, "Lbl");
+  if (item->as.item.task != BOOK_TASK_NONE) {
+    /* the task box sits at the start of the body */
+    double bs = size * 0.72, bx = left_of(c), by = base - bs;
+    add_rule(c->pending, LAY_FRAME, bx, by, bs, bs, 0);
+    if (item->as.item.task == BOOK_TASK_DONE)
+      add_rule(c->pending, LAY_RULE, bx + 1.6, by + 1.6, bs - 3.2, bs - 3.2, 0);
+  }
+}
+
+/* The open lists and task items of a walk. */
+typedef struct {
+  GArray *lists;     /* ListCtx */
+  GArray *item_task; /* double: left shift of each open item (task items: their box) */
+} Walk;
+
+/* Entering block n: a leaf block is set whole (its children skipped); a
+ * container opens its tags and indent. */
+static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *skip_heading) {
+  GArray *lists = w->lists, *item_task = w->item_task;
+  const double task_w = c->st->body_size_pt * 1.2;
+  switch (n->type) {
+  case BOOK_HEADING:
+    if (n != skip_heading)
+      do_heading(c, n, false);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_PARAGRAPH:
+    do_paragraph(c, n, "P");
+    book_iter_skip_children(it);
+    break;
+  case BOOK_FIGURE:
+    do_figure(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_CODE_BLOCK:
+    do_code(c, n);
+    break;
+  case BOOK_THEMATIC_BREAK:
+    do_rule(c, n);
+    break;
+  case BOOK_TABLE:
+    do_table(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_HTML_BLOCK: {
+    bool blocks = false; /* a container of blocks, or a paragraph of inlines */
+    for (BookNode *k = n->first_child; k && !blocks; k = k->next)
+      blocks = !book_node_is_inline(k->type);
+    if (!blocks && n->first_child) {
+      do_paragraph(c, n, "P");
+      book_iter_skip_children(it);
+    }
+    break;
+  }
+  case BOOK_LIST: {
+    ListCtx l = {n->as.list.ordered, n->as.list.start, n->as.list.delim, n->as.list.tight,
+                 (int)lists->len};
+    g_array_append_val(lists, l);
+    if (lists->len == 1 || !n->parent || n->parent->type != BOOK_ITEM)
+      want_space(c, c->st->block_space_pt);
+    open_tag(c, "L");
+    c->left += c->st->list_indent_pt;
+    c->after_par = false;
+    break;
+  }
+  case BOOK_ITEM: {
+    ListCtx *l = lists->len ? &g_array_index(lists, ListCtx, lists->len - 1) : NULL;
+    if (l && !l->tight && n->prev)
+      want_space(c, c->st->block_space_pt * 0.6);
+    open_tag(c, "LI");
+    if (l)
+      list_label(c, l, n);
+    double shift = n->as.item.task != BOOK_TASK_NONE ? task_w : 0;
+    g_array_append_val(item_task, shift);
+    c->left += shift;
+    open_tag(c, "LBody");
+    c->after_par = false;
+    break;
+  }
+  case BOOK_BLOCKQUOTE: {
+    want_space(c, c->st->block_space_pt);
+    open_tag(c, "BlockQuote");
+    double x = left_of(c) + 2;
+    g_array_append_val(c->quote_x, x);
+    c->left += c->st->quote_indent_pt;
+    c->after_par = false;
+    break;
+  }
+  default:
+    if (book_node_is_inline(n->type))
+      book_iter_skip_children(it);
+    break;
+  }
+}
+
+/* Leaving a container block: its indent and tags closed. */
+static void block_exit(Build *c, Walk *w, BookNode *n) {
+  GArray *lists = w->lists, *item_task = w->item_task;
+  switch (n->type) {
+  case BOOK_LIST:
+    c->left -= c->st->list_indent_pt;
+    if (lists->len)
+      g_array_set_size(lists, lists->len - 1);
+    close_tag(c, "L");
+    want_space(c, c->st->block_space_pt);
+    c->after_par = false;
+    break;
+  case BOOK_ITEM:
+    close_tag(c, "LBody");
+    close_tag(c, "LI");
+    if (item_task->len) {
+      c->left -= g_array_index(item_task, double, item_task->len - 1);
+      g_array_set_size(item_task, item_task->len - 1);
+    }
+    if (lists->len)
+      g_array_index(lists, ListCtx, lists->len - 1).number++;
+    c->after_par = false;
+    break;
+  case BOOK_BLOCKQUOTE:
+    c->left -= c->st->quote_indent_pt;
+    if (c->quote_x->len)
+      g_array_set_size(c->quote_x, c->quote_x->len - 1);
+    close_tag(c, "BlockQuote");
+    want_space(c, c->st->block_space_pt);
+    c->after_par = false;
+    break;
+  default:
+    break;
+  }
+}
+
+/* Walk the blocks under root into c->vl. */
+void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading) {
+  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double))};
+  BookIter it;
+  book_iter_init(&it, root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER)
+      block_enter(c, &w, &it, it.cur, skip_heading);
+    else
+      block_exit(c, &w, it.cur);
+  }
+  g_array_free(w.lists, TRUE);
+  g_array_free(w.item_task, TRUE);
+}

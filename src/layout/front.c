@@ -1,0 +1,291 @@
+/* layout/front.c: the title page, the contents (with the page numbers
+ * pagination found), and the running heads and folios of the body. */
+#include "layout/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+char *roman(int n) {
+  static const struct {
+    int v;
+    const char *s;
+  } r[] = {{1000, "m"}, {900, "cm"}, {500, "d"}, {400, "cd"}, {100, "c"}, {90, "xc"}, {50, "l"},
+           {40, "xl"},  {10, "x"},   {9, "ix"},  {5, "v"},    {4, "iv"},  {1, "i"}};
+  GString *s = g_string_new(NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(r) && n > 0; i++)
+    while (n >= r[i].v) {
+      g_string_append(s, r[i].s);
+      n -= r[i].v;
+    }
+  return g_string_free(s, FALSE);
+}
+
+/* Lines of text broken ragged to the text width and centred on it, the
+ * first baseline at y; returns the baseline after the last line. */
+static double centered(Build *c, GArray *items, const PangoFontDescription *d, const char *text,
+                       double y, double leading) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, text, 0);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.left_pt = 0;
+  ps.width_pt = c->env->text_w;
+  ps.base_pt = 0;
+  ps.hyphenate = false;
+  GPtrArray *lines = g_ptr_array_new();
+  set_para(c, &p, &ps, true, NULL, NULL, lines);
+  for (guint i = 0; i < lines->len; i++) {
+    GArray *ln = lines->pdata[i];
+    double lw = 0;
+    for (guint q = 0; q < ln->len; q++) {
+      LayItem *g = &g_array_index(ln, LayItem, q);
+      if (g->kind == LAY_GLYPHS)
+        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
+    }
+    items_append(items, ln, c->st->margin_inner_pt + (c->env->text_w - lw) / 2, y, false);
+    items_free(ln);
+    y += leading;
+  }
+  g_ptr_array_free(lines, TRUE);
+  para_clear(&p);
+  return y;
+}
+
+/* A title page: the title, subtitle, a short rule, the authors and the
+ * date; the publisher (or source) at the foot. */
+void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
+                const char *title) {
+  Build cb, *c = &cb;
+  build_init(c, env, shp, store, env->text_w);
+  LayPage *p = page_new();
+  p->cover = !c->env->book->meta.cover; /* a given cover image stays the e-book's */
+  const BookMeta *m = &c->env->book->meta;
+  GArray *it = p->items;
+  add_tag(it, LAY_TAG_BEGIN, "Sect");
+  add_dest(it, "title-page", 0, 0);
+  double y = c->st->margin_top_pt + c->env->text_h * 0.22;
+  PangoFontDescription *dt = font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL,
+                                       PANGO_WEIGHT_BOLD);
+  add_tag(it, LAY_TAG_BEGIN, "H1");
+  y = centered(c, it, dt, title, y, c->st->title_size_pt * 1.2);
+  add_tag(it, LAY_TAG_END, "H1");
+  if (m->subtitle) {
+    PangoFontDescription *ds = font_desc(c->st->heading_face, c->st->subtitle_size_pt,
+                                         PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+    add_tag(it, LAY_TAG_BEGIN, "P");
+    y = centered(c, it, ds, m->subtitle, y + 4, c->st->subtitle_size_pt * 1.3);
+    add_tag(it, LAY_TAG_END, "P");
+    pango_font_description_free(ds);
+  }
+  y += 6;
+  add_rule(it, LAY_RULE, c->st->margin_inner_pt + c->env->text_w / 2 - 30, y, 60, 0.6, 0);
+  y += 36;
+  PangoFontDescription *db = font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL,
+                                       PANGO_WEIGHT_NORMAL);
+  if (m->authors && m->authors->len) {
+    char *a = labels_join(c->env->book->meta.lang, m->authors);
+    add_tag(it, LAY_TAG_BEGIN, "P");
+    y = centered(c, it, db, a, y, c->st->byline_size_pt * 1.4);
+    add_tag(it, LAY_TAG_END, "P");
+    y += c->st->byline_size_pt * 0.4;
+    g_free(a);
+  }
+  if (m->date) {
+    add_tag(it, LAY_TAG_BEGIN, "P");
+    centered(c, it, db, m->date, y, c->st->byline_size_pt * 1.4);
+    add_tag(it, LAY_TAG_END, "P");
+  }
+  const char *pub = m->publisher ? m->publisher : m->source;
+  if (pub) {
+    PangoFontDescription *dp = font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC,
+                                         PANGO_WEIGHT_NORMAL);
+    add_tag(it, LAY_TAG_BEGIN, "P");
+    centered(c, it, dp, pub, c->st->margin_top_pt + c->env->text_h - c->st->body_size_pt,
+             c->st->body_size_pt * 1.3);
+    add_tag(it, LAY_TAG_END, "P");
+    pango_font_description_free(dp);
+  }
+  add_tag(it, LAY_TAG_END, "Sect");
+  pango_font_description_free(db);
+  pango_font_description_free(dt);
+  g_ptr_array_add(lay->pages, p);
+  build_clear(c);
+}
+
+/* The contents' heading line. */
+static void contents_head(Build *c) {
+  PangoFontDescription *dh = font_desc(c->st->heading_face, c->st->heading_size_pt[0],
+                                       PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
+  GArray *items = items_new();
+  add_tag(items, LAY_TAG_BEGIN, "TOC");
+  add_dest(items, "contents", 0, 0);
+  add_tag(items, LAY_TAG_BEGIN, "H1");
+  double lh = c->st->heading_size_pt[0] * 1.25;
+  shape_label(c->shp, items, dh, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0, baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
+  add_tag(items, LAY_TAG_END, "H1");
+  VItem *v = emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
+  v->trace = g_strdup("Contents");
+  pango_font_description_free(dh);
+}
+
+/* The fonts and measures of the contents' entries. */
+typedef struct {
+  PangoFontDescription *d1, *d2; /* chapters, sections */
+  double numw;                   /* room for a page number */
+  double pitch;                  /* of the dot leaders */
+} TocLook;
+
+/* The last line of an entry: dot leaders from lw, the page number num at the right. */
+static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontDescription *d,
+                       const char *num, double lw, double base) {
+  double nw = label_width(c->shp, d, num);
+  double nx = c->measure - nw;
+  /* leaders at a fixed pitch so that they align down the page */
+  double x0 = ceil((lw + 6) / k->pitch) * k->pitch, x1 = nx - 6;
+  int ndots = x1 > x0 ? (int)((x1 - x0) / k->pitch) : 0;
+  if (ndots > 0) {
+    GString *dots = g_string_new(NULL);
+    for (int q = 0; q < ndots; q++)
+      g_string_append(dots, ". ");
+    g_string_truncate(dots, dots->len - 1);
+    shape_label(c->shp, all, k->d1, dots->str, x0, base, 0.35);
+    g_string_free(dots, TRUE);
+  }
+  shape_label(c->shp, all, d, num, nx, base, 0);
+}
+
+/* One entry: its title broken ragged, linked, the page number on its last line. */
+static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) {
+  char num[24];
+  g_snprintf(num, sizeof num, "%d", folio);
+  PangoFontDescription *d = e->depth == 1 ? k->d1 : k->d2;
+  double leading = e->depth == 1 ? c->st->toc_leading_pt : c->st->toc_leading_pt * 0.85;
+  double indent = (e->depth - 1) * 18;
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, e->title, 0);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.left_pt = indent;
+  ps.width_pt = c->measure - indent - k->numw - 12;
+  ps.hyphenate = false;
+  GPtrArray *lines = g_ptr_array_new();
+  set_para(c, &p, &ps, true, NULL, NULL, lines);
+  for (guint li = 0; li < lines->len; li++) {
+    GArray *items = lines->pdata[li];
+    bool lastl = li + 1 == lines->len;
+    GArray *all = items_new();
+    if (li == 0)
+      add_tag(all, LAY_TAG_BEGIN, "TOCI");
+    double lw = indent;
+    for (guint q = 0; q < items->len; q++) {
+      LayItem *g = &g_array_index(items, LayItem, q);
+      if (g->kind == LAY_GLYPHS)
+        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
+    }
+    g_array_append_vals(all, items->data, items->len);
+    g_array_free(items, TRUE);
+    if (lastl)
+      toc_number(c, k, all, d, num, lw, ps.base_pt);
+    add_link(all, indent, 0, c->measure - indent, leading, e->dest, NULL);
+    if (lastl)
+      add_tag(all, LAY_TAG_END, "TOCI");
+    VItem *v = emit_line(c, all, leading, li > 0 ? LB_INFINITY : 0);
+    v->trace = g_strdup_printf("%s%s%s", e->title, lastl ? " ... " : "", lastl ? num : "");
+  }
+  g_ptr_array_free(lines, TRUE);
+  para_clear(&p);
+}
+
+/* The contents: one linked line per entry, dot leaders, the page number at
+ * the right; set to the text block's width and paginated in one column on
+ * front pages appended to lay. */
+void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
+              GArray *entries, GHashTable *dest_folio) {
+  const Style *st = env->st;
+  Build cb, *c = &cb;
+  build_init(c, env, shp, store, env->text_w);
+  contents_head(c);
+  TocLook k;
+  k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.numw = label_width(shp, k.d1, "0000");
+  k.pitch = label_width(shp, k.d1, ". ");
+  for (guint i = 0; i < entries->len; i++) {
+    TocEntry *e = &g_array_index(entries, TocEntry, i);
+    int *folio = g_hash_table_lookup(dest_folio, e->dest);
+    toc_entry(c, &k, e, folio ? *folio : 0);
+  }
+  close_tag(c, "TOC");
+  vl_end(c);
+  Body fb;
+  body_init(&fb);
+  const Columns one = {1, env->text_w, st->column_gap_pt};
+  paginate(env, store, &one, &fb, c->vl, NULL, 0);
+  for (guint i = 0; i < fb.frames->len; i++) {
+    Frame *f = &g_array_index(fb.frames, Frame, i);
+    /* front page parity follows the physical page */
+    double dx = block_x(st, (int)lay->pages->len + 1 + (int)i) - block_x(st, f->page->folio);
+    for (guint q = 0; q < f->page->items->len; q++)
+      g_array_index(f->page->items, LayItem, q).x_pt += dx;
+  }
+  for (guint i = 0; i < fb.pages->len; i++)
+    g_ptr_array_add(lay->pages, fb.pages->pdata[i]);
+  body_clear(&fb);
+  build_clear(c);
+  pango_font_description_free(k.d1);
+  pango_font_description_free(k.d2);
+}
+
+const char *chapter_title(const BookChapter *ch, const char *book_title) {
+  return ch->title && *ch->title ? ch->title : book_title;
+}
+
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_title) {
+  const Style *st = env->st;
+  PangoFontDescription *d = font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC,
+                                      PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *dn = font_desc(st->body_face, st->head_size_pt + 0.5,
+                                       PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  for (guint i = 0; i < b->frames->len; i += (guint)env->cols.n) {
+    Frame *f = &g_array_index(b->frames, Frame, i);
+    LayPage *p = f->page;
+    char num[24];
+    g_snprintf(num, sizeof num, "%d", p->folio);
+    double x0 = block_x(st, p->folio), x1 = x0 + env->text_w;
+    if (f->opening) {
+      /* a chapter's first page: the folio centred at the foot */
+      double w = label_width(shp, dn, num);
+      shape_label(shp, p->items, dn, num, x0 + (env->text_w - w) / 2,
+                  st->margin_top_pt + env->text_h + st->folio_gap_pt, 0);
+      continue;
+    }
+    double y = st->margin_top_pt - st->head_gap_pt;
+    bool recto = p->folio % 2 == 1;
+    const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
+    double nw = label_width(shp, dn, num);
+    /* a title too long for the head loses words at its end */
+    char *text = g_strdup(full);
+    double tw = label_width(shp, d, text);
+    while (tw > env->text_w - nw - 24) {
+      char *sp = strrchr(text, ' ');
+      if (!sp)
+        break;
+      char *tail = g_strndup(text, (size_t)(sp - text));
+      g_free(text);
+      text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
+      g_free(tail);
+      tw = label_width(shp, d, text);
+    }
+    if (recto) {
+      shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
+      shape_label(shp, p->items, d, text, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
+    } else {
+      shape_label(shp, p->items, dn, num, x0, y, 0);
+      shape_label(shp, p->items, d, text, x0 + nw + 18, y, 0.2);
+    }
+    add_rule(p->items, LAY_RULE, x0, y + 5, env->text_w, 0.3, 0.4);
+    g_free(text);
+  }
+  pango_font_description_free(d);
+  pango_font_description_free(dn);
+}

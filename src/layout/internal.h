@@ -1,0 +1,291 @@
+/* layout/internal.h: what the files of the print layout share, and nothing
+ * outside src/layout/ includes.
+ *
+ * The data, by lifetime:
+ *  - LayEnv: the read-only environment (book, options, style, geometry,
+ *    language, line-breaking parameters), set up once by lay_book;
+ *  - LayShaper: shaping and its caches (font metrics, label widths,
+ *    hyphenation points): a cache changes, a result does not;
+ *  - LayStore: what one step leaves for a later one (the notes laid out
+ *    before the chapters and placed by pagination, the URL notes, the
+ *    destinations already emitted);
+ *  - Build: the state of one vertical list being built (a chapter, a note,
+ *    the contents), with the measure its lines are set to;
+ *  - Body: the pages and frames pagination fills.
+ * Geometry a step needs is passed to it (a Build's measure, the Columns of
+ * paginate) rather than set and restored in shared state. */
+#ifndef OCTAVO_LAYOUT_INTERNAL_H
+#define OCTAVO_LAYOUT_INTERNAL_H
+
+#include <pango/pango.h>
+
+#include "book.h"
+#include "labels.h"
+#include "layout.h"
+#include "linebreak.h"
+#include "options.h"
+#include "shape.h"
+#include "style.h"
+
+/* ------------------------------------------------------------------------ */
+/* The environment and the shared state                                     */
+
+/* The columns a vertical list is broken into. */
+typedef struct {
+  int n;           /* 1 or 2 */
+  double w_pt;     /* width of one column */
+  double gap_pt;   /* between columns */
+} Columns;
+
+typedef struct {
+  const Book *book;
+  const OctavoOptions *opts;
+  const Style *st;
+  bool hyph;                /* the language has hyphenation patterns */
+  LbParams lbp;
+  LbMode mode;
+  bool url_end;             /* --link-notes=end: the URLs listed at the chapter's end */
+  int chapter_level;        /* the source level of a chapter heading */
+  double text_w, text_h;    /* the text block */
+  Columns cols;             /* the body's columns */
+  PangoFontDescription *body; /* the body font (owned) */
+  GHashTable *targets;      /* ids a link may land on: chapters, headings, notes (owned) */
+} LayEnv;
+
+typedef struct {
+  PangoContext *pctx;     /* owned */
+  PangoLanguage *plang;
+  const char *lang;
+  GHashTable *metrics;    /* font description string -> double[2] ascent, descent; and
+                           * font + "\x1f" + label -> double[2] its width */
+  GHashTable *hyph_cache; /* word -> GArray of size_t: its hyphenation points */
+  GHashTable *hyph_w;     /* PangoFont * (a reference) -> double *: a hyphen's advance */
+} LayShaper;
+
+typedef struct {
+  GHashTable *notes;      /* BookFootnote * or UrlNote * -> GArray * vertical list (owned) */
+  GHashTable *note_h;     /* the same keys -> double * height */
+  GHashTable *kids;       /* BookFootnote * -> GPtrArray * of the notes it first references */
+  GPtrArray *url_notes;   /* UrlNote, owned, in order */
+  guint url_first;        /* the first of the current chapter */
+  GHashTable *dests;      /* names of emitted destinations */
+} LayStore;
+
+/* ------------------------------------------------------------------------ */
+/* The vertical list                                                        */
+
+typedef enum { V_LINE, V_GLUE, V_PENALTY } VKind;
+
+typedef struct {
+  VKind kind;
+  double h_pt;         /* LINE: height; GLUE: space */
+  double penalty;      /* PENALTY: < LB_INFINITY allows a page break here */
+  bool nobreak;        /* GLUE: not a legal page break */
+  GArray *items;       /* LINE: LayItem relative to (frame left, line top) */
+  BookNode *mark_node; /* LINE: where its text starts in the source */
+  size_t mark_off;
+  GPtrArray *notes;    /* LINE: BookFootnote * first referenced on it, or NULL */
+  int header;          /* LINE: index of the table header row to repeat on a new page, or -1 */
+  bool shared;         /* LINE: drawn more than once (a table header): copied, not moved */
+  char *trace;         /* LINE: its text, for lay_trace (owned) */
+} VItem;
+
+/* One vertical list being built, and the block walker's state for it. */
+typedef struct {
+  const LayEnv *env;
+  const Style *st;      /* env->st */
+  LayShaper *shp;
+  LayStore *store;
+  double measure;       /* the width its lines are set to: a column, or the text block */
+  GArray *vl;           /* VItem: the vertical list (owned until taken) */
+  GArray *pending;      /* items for the start of the next line (tags, labels) */
+  double space;         /* space wanted before the next block */
+  bool first_block;     /* nothing emitted yet in this vertical list */
+  BookOutlineLevels heads; /* the headings so far, for their tags' levels */
+  int keep;             /* lines after a heading that must stay with it */
+  bool after_par;       /* the last block was a running paragraph (indent the next) */
+  double left;          /* current left indent */
+  GArray *quote_x;      /* double: x of the rule of each open block quote */
+  bool note_mode;       /* laying out a footnote */
+  GPtrArray *note_kids; /* notes first referenced in the note being set, or NULL */
+  GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
+  bool measuring;       /* shaping to measure only (table cells): no new URL notes */
+} Build;
+
+/* vlist.c */
+GArray *items_new(void);
+void items_free(GArray *items);
+void add_tag(GArray *items, LayKind kind, const char *tag);
+void add_rule(GArray *items, LayKind kind, double x, double y, double w, double h, double gray);
+void add_dest(GArray *items, const char *name, double x, double y);
+void add_link(GArray *items, double x, double y, double w, double h, const char *dest,
+              const char *uri);
+void items_append(GArray *dst, const GArray *src, double dx, double dy, bool plain);
+void items_move(GArray *dst, GArray *src, double dx, double dy);
+void vlist_free(GArray *vl);
+/* A new, empty vertical list set to `measure` points; build_clear frees
+ * what build_take did not take. */
+void build_init(Build *c, const LayEnv *env, LayShaper *shp, LayStore *store, double measure);
+GArray *build_take(Build *c);
+void build_clear(Build *c);
+VItem *emit_line(Build *c, GArray *items, double h, double pen);
+void want_space(Build *c, double s);
+void open_tag(Build *c, const char *tag);
+void close_tag(Build *c, const char *tag);
+void emit_dest_pending(Build *c, const char *name);
+void vl_end(Build *c);
+double vl_height(const GArray *vl);
+
+/* ------------------------------------------------------------------------ */
+/* Shaping (shaper.c)                                                       */
+
+void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang);
+void shaper_clear(LayShaper *shp);
+PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
+                                PangoWeight weight);
+double baseline(LayShaper *shp, const PangoFontDescription *d, double leading);
+double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d, const char *str,
+                   double x, double y, double gray);
+double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str);
+void word_points(LayShaper *shp, const char *w, size_t len, GArray *out);
+double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at);
+
+/* ------------------------------------------------------------------------ */
+/* Paragraph text (para.c)                                                  */
+
+typedef struct {
+  PangoFontDescription *desc; /* base font of the paragraph */
+  double size_pt, leading_pt, base_pt; /* base_pt: baseline below the line top */
+  double left_pt, width_pt;   /* measure, from the frame's left edge */
+  double indent_pt;           /* first line */
+  bool justify;
+  bool hyphenate;
+} ParaStyle;
+
+typedef enum { SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH, SPAN_URLNOTE } SpanKind;
+
+/* A link's URL printed for paper (issue 6): a lettered note at the foot of
+ * the page, or in a list at the chapter's end (--link-notes=end). */
+typedef struct {
+  char *id;    /* its destination */
+  char *label; /* "a", "b", ... "aa", per chapter */
+  char *uri;
+} UrlNote;
+
+typedef struct {
+  size_t start, len;
+  BookNode *node;
+  size_t node_off;
+} Src;
+
+typedef struct {
+  SpanKind kind;
+  size_t a, b;
+  BookNode *node;
+  char *href; /* LINK to an external URI (owned), or NULL */
+  char *dest; /* LINK internal, FNREF: the note's destination (owned) */
+  char *self; /* FNREF: the reference's own destination (owned) */
+  gpointer key; /* FNREF: the BookFootnote; URLNOTE: the UrlNote */
+} Span;
+
+typedef struct {
+  GString *text;
+  PangoAttrList *attrs;
+  GArray *srcs;  /* Src */
+  GArray *spans; /* Span */
+} Para;
+
+/* Per-byte flags of the spans that change how text breaks (span_flags). */
+enum { F_CODE = 1, F_NOHYPH = 2 };
+
+double left_of(const Build *c);
+ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading);
+void url_note_free(gpointer p);
+void para_init(Para *p);
+void para_clear(Para *p);
+void para_text(Para *p, BookNode *node, const char *t, size_t node_off);
+void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node);
+void para_inlines(Build *c, Para *p, BookNode *parent);
+void para_mark(const Para *p, size_t at, BookNode **node, size_t *off);
+guint8 *span_flags(const Para *p);
+gint cmp_span(gconstpointer a, gconstpointer b);
+
+/* ------------------------------------------------------------------------ */
+/* Setting lines (lines.c)                                                  */
+
+typedef struct {
+  int nlines;
+  double last_w;     /* width of the last line */
+  double max_w;      /* widest line */
+} SetInfo;
+
+SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char *tag,
+                 BookNode *block, GPtrArray *out);
+
+/* ------------------------------------------------------------------------ */
+/* Blocks (blocks.c, table.c)                                               */
+
+void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block, bool chapter_title);
+void do_heading(Build *c, BookNode *n, bool chapter_title);
+void do_paragraph(Build *c, BookNode *n, const char *tag);
+void do_table(Build *c, BookNode *n);
+void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
+
+/* ------------------------------------------------------------------------ */
+/* Notes (notes.c)                                                          */
+
+void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store);
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store);
+void url_notes_end(Build *c);
+double notes_height(const LayStore *store, GPtrArray *notes);
+double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit);
+
+/* ------------------------------------------------------------------------ */
+/* Pages (paginate.c)                                                       */
+
+typedef struct {
+  LayPage *page;
+  double x, y, w, h; /* the frame (a column of the text block) */
+  BookChapter *chapter;
+  bool opening;      /* a chapter starts on this page */
+  bool mark_set;
+} Frame;
+
+typedef struct {
+  GPtrArray *pages; /* LayPage * */
+  GArray *frames;   /* Frame, one per column of each page */
+  GArray *marks;    /* PageMark per page: where its first line with a source starts */
+} Body;
+
+typedef struct {
+  BookNode *node; /* NULL: none yet */
+  size_t off;
+} PageMark;
+
+LayPage *page_new(void);
+void page_free(LayPage *p);
+void body_init(Body *b);
+void body_clear(Body *b);
+double block_x(const Style *st, int folio);
+void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
+void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
+              BookChapter *ch, guint span_end);
+
+/* ------------------------------------------------------------------------ */
+/* Front matter and running heads (front.c)                                 */
+
+typedef struct {
+  int depth; /* 1 = chapter */
+  char *title;
+  char *dest;
+} TocEntry;
+
+const char *chapter_title(const BookChapter *ch, const char *book_title);
+char *roman(int n);
+void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
+                const char *title);
+void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
+              GArray *entries, GHashTable *dest_folio);
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_title);
+
+#endif

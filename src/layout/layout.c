@@ -1,0 +1,352 @@
+/* layout/layout.c: the driver. lay_book runs the steps of the print layout
+ * in order, each a function of its own file:
+ *
+ *  1. the footnotes, each as its own vertical list (notes.c);
+ *  2. each chapter from a new page: its blocks -> a vertical list (lines,
+ *     glue and penalties, as in TeX: blocks.c, para.c, lines.c, table.c),
+ *     broken into pages and columns with its notes at the page foot
+ *     (paginate.c);
+ *  3. the running heads and folios, the title page and the contents with
+ *     the page numbers step 2 found (front.c);
+ *  4. page labels, the page marks for the EPUB, the outline, and links to
+ *     destinations never placed dropped.
+ *
+ * No cairo calls: pdf.c draws what this produces. The book, the style and
+ * the fonts are only read. */
+#include "layout/internal.h"
+
+#include <string.h>
+
+#include "fonts.h"
+#include "hyphenate.h"
+
+/* Everything one lay_book call owns until it returns. */
+typedef struct {
+  LayEnv env;
+  LayShaper shp;
+  LayStore store;
+  Body body;              /* the body's pages, frames and page marks */
+  GArray *toc;            /* TocEntry: every chapter and section, in reading order */
+  GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
+} Run;
+
+static void ptr_array_free(gpointer a) { g_ptr_array_free(a, TRUE); }
+
+/* ------------------------------------------------------------------------ */
+/* Set-up                                                                   */
+
+/* The ids a link may land on: notes, chapters, headings. */
+static GHashTable *link_targets(const Book *book) {
+  GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < book->footnotes->len; i++)
+    g_hash_table_add(t, ((BookFootnote *)book->footnotes->pdata[i])->id);
+  for (guint i = 0; i < book->chapters->len; i++) {
+    BookChapter *ch = book->chapters->pdata[i];
+    if (ch->id)
+      g_hash_table_add(t, ch->id);
+    BookIter it;
+    book_iter_init(&it, ch->root);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_HEADING && it.cur->as.heading.id)
+        g_hash_table_add(t, it.cur->as.heading.id);
+  }
+  return t;
+}
+
+static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, const Style *st,
+                     const char *lang) {
+  memset(env, 0, sizeof *env);
+  env->book = book;
+  env->opts = opts;
+  env->st = st;
+  env->hyph = hyphen_has_language(lang);
+  lb_params_default(&env->lbp);
+  env->lbp.emergency_stretch = st->body_size_pt * 1.5;
+  env->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
+  env->mode = opts->linebreak == OCTAVO_BREAK_GREEDY ? LB_GREEDY : LB_OPTIMAL;
+  env->url_end = opts->link_notes == OCTAVO_NOTES_END;
+  env->chapter_level = opts->split_level;
+  env->text_w = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;
+  env->text_h = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
+  env->cols.n = opts->columns == 2 ? 2 : 1;
+  env->cols.w_pt = (env->text_w - (env->cols.n - 1) * st->column_gap_pt) / env->cols.n;
+  env->cols.gap_pt = st->column_gap_pt;
+  env->body = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  env->targets = link_targets(book);
+}
+
+static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
+                     const Fonts *fonts) {
+  memset(r, 0, sizeof *r);
+  const char *lang = book->meta.lang; /* always set (book.h) */
+  shaper_init(&r->shp, fonts, lang);
+  env_init(&r->env, book, opts, st, lang);
+  r->store.notes = g_hash_table_new(NULL, NULL);
+  r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
+  r->store.dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
+  body_init(&r->body);
+  r->toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void run_clear(Run *r) {
+  GHashTableIter hi;
+  gpointer k, v;
+  g_hash_table_iter_init(&hi, r->store.notes);
+  while (g_hash_table_iter_next(&hi, &k, &v))
+    vlist_free(v);
+  g_hash_table_destroy(r->store.notes);
+  g_hash_table_destroy(r->store.note_h);
+  g_hash_table_destroy(r->store.kids);
+  g_hash_table_destroy(r->store.dests);
+  g_ptr_array_free(r->store.url_notes, TRUE);
+  g_hash_table_destroy(r->env.targets);
+  pango_font_description_free(r->env.body);
+  shaper_clear(&r->shp);
+  body_clear(&r->body);
+  g_array_free(r->toc, TRUE); /* its strings went to the outline or were freed */
+  g_hash_table_destroy(r->dest_folio);
+}
+
+/* An empty layout of the style's paper, with the book's title as printed. */
+static Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts) {
+  Layout *lay = g_new0(Layout, 1);
+  lay->page_w_pt = st->paper_w_pt;
+  lay->page_h_pt = st->paper_h_pt;
+  lay->pages = g_ptr_array_new_with_free_func((GDestroyNotify)page_free);
+  lay->outline = g_array_new(FALSE, TRUE, sizeof(LayOutline));
+  lay->page_marks = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  lay->title = g_strdup(book->meta.title); /* always set (book.h) */
+  lay->fonts = fonts;
+  return lay;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The chapters                                                             */
+
+/* A chapter's vertical list: its opening (section tag, destination, the
+ * drop, the title) set to the text block's width, so that with two columns
+ * it spans them; then its blocks at a column's width, and with
+ * --link-notes=end its URL list. *span_end: the items of the opening. */
+static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book_title,
+                             guint *span_end) {
+  Build cb, *c = &cb;
+  build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
+  open_tag(c, "Sect");
+  emit_dest_pending(c, ch->id);
+  VItem *v = emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
+  v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
+  c->keep = 3;
+  c->first_block = true;
+  if (ch->heading)
+    do_heading(c, ch->heading, true);
+  else if (ci == 0) {
+    /* the opening chapter: the book's title heads its first page (a
+     * level 1 heading without a node: no page mark, no destination) */
+    Para p;
+    para_init(&p);
+    para_text(&p, NULL, book_title, 0);
+    set_heading(c, &p, 1, NULL, NULL, true);
+    para_clear(&p);
+  } else
+    c->keep = 0;
+  *span_end = c->vl->len;
+  c->measure = r->env.cols.w_pt; /* below the title: a column */
+  walk_blocks(c, ch->root, ch->heading);
+  if (r->env.url_end)
+    url_notes_end(c);
+  close_tag(c, "Sect");
+  vl_end(c);
+  GArray *vl = build_take(c);
+  build_clear(c);
+  return vl;
+}
+
+/* The chapter's entries for the contents and the outline: the chapter,
+ * then its headings (not inside tables, figures, ...). */
+static void toc_add_chapter(Run *r, const BookChapter *ch, const char *book_title) {
+  const char *cdest = ch->heading && ch->heading->as.heading.id ? ch->heading->as.heading.id : ch->id;
+  if (ch->title || ch->index == 0) {
+    TocEntry e = {1, g_strdup(chapter_title(ch, book_title)), g_strdup(cdest ? cdest : ch->id)};
+    g_array_append_val(r->toc, e);
+  }
+  BookIter it;
+  book_iter_init(&it, ch->root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (ev != BOOK_ITER_ENTER)
+      continue;
+    if (n->type == BOOK_HEADING && n != ch->heading && n->as.heading.id) {
+      int depth = CLAMP(n->as.heading.level - r->env.chapter_level + 1, 2, 6);
+      GString *s = g_string_new(NULL);
+      book_node_text(n, s);
+      TocEntry e = {depth, g_string_free(s, FALSE), g_strdup(n->as.heading.id)};
+      g_array_append_val(r->toc, e);
+    }
+    if (!book_node_is_inline(n->type) && n->type != BOOK_ROOT && n->type != BOOK_BLOCKQUOTE &&
+        n->type != BOOK_LIST && n->type != BOOK_ITEM && n->type != BOOK_HTML_BLOCK)
+      book_iter_skip_children(&it);
+  }
+}
+
+/* Each chapter from a new page: set, its URL notes laid out, paginated. */
+static void lay_chapters(Run *r, const char *book_title) {
+  const Book *book = r->env.book;
+  for (guint ci = 0; ci < book->chapters->len; ci++) {
+    BookChapter *ch = book->chapters->pdata[ci];
+    guint span_end;
+    GArray *vl = chapter_vlist(r, ch, ci, book_title, &span_end);
+    if (!r->env.url_end)
+      url_notes_foot(&r->env, &r->shp, &r->store);
+    r->store.url_first = r->store.url_notes->len;
+    paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
+    vlist_free(vl);
+    toc_add_chapter(r, ch, book_title);
+  }
+}
+
+/* Where every destination landed: the folio of its first body page. */
+static void find_dest_folios(Run *r) {
+  for (guint i = 0; i < r->body.pages->len; i++) {
+    LayPage *p = r->body.pages->pdata[i];
+    for (guint k = 0; k < p->items->len; k++) {
+      LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (it->kind == LAY_DEST && !g_hash_table_contains(r->dest_folio, it->dest)) {
+        int *f = g_new(int, 1);
+        *f = p->folio;
+        g_hash_table_insert(r->dest_folio, g_strdup(it->dest), f);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Front matter, pages, outline                                             */
+
+/* The title page and the contents (entries to --toc-depth that landed on a
+ * page), padded to an even count so that the body starts on a recto; their
+ * labels are roman. */
+static void lay_front(Run *r, Layout *lay) {
+  title_page(&r->env, &r->shp, &r->store, lay, lay->title);
+  GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  for (guint i = 0; i < r->toc->len; i++) {
+    TocEntry *e = &g_array_index(r->toc, TocEntry, i);
+    if (e->depth <= MAX(1, r->env.opts->toc_depth) && g_hash_table_contains(r->dest_folio, e->dest))
+      g_array_append_val(shown, *e);
+  }
+  contents(&r->env, &r->shp, &r->store, lay, shown, r->dest_folio);
+  g_array_free(shown, TRUE);
+  if (lay->pages->len % 2) /* the body starts on a recto */
+    g_ptr_array_add(lay->pages, page_new());
+  lay->front_pages = (int)lay->pages->len;
+  for (int i = 0; i < lay->front_pages; i++) {
+    LayPage *p = lay->pages->pdata[i];
+    p->front = true;
+    p->folio = i + 1;
+    p->label = roman(i + 1);
+  }
+}
+
+/* The body pages after the front matter, labelled by folio, and a page
+ * mark for each that has a line from the source. */
+static void add_body(Run *r, Layout *lay) {
+  for (guint i = 0; i < r->body.pages->len; i++) {
+    LayPage *p = r->body.pages->pdata[i];
+    p->label = g_strdup_printf("%d", p->folio);
+    g_ptr_array_add(lay->pages, p);
+    PageMark *pm = &g_array_index(r->body.marks, PageMark, i);
+    if (pm->node) {
+      BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), pm->node, pm->off};
+      g_array_append_val(lay->page_marks, m);
+    }
+  }
+}
+
+/* The outline: every chapter and section that landed on a page, nested by
+ * depth. Takes the entries' strings. */
+static void build_outline(Run *r, Layout *lay) {
+  int stack[8];
+  int depth_of[8];
+  int sp = 0;
+  for (guint i = 0; i < r->toc->len; i++) {
+    TocEntry *e = &g_array_index(r->toc, TocEntry, i);
+    if (!g_hash_table_contains(r->dest_folio, e->dest)) {
+      g_free(e->title);
+      g_free(e->dest);
+      continue;
+    }
+    while (sp > 0 && depth_of[sp - 1] >= e->depth)
+      sp--;
+    LayOutline o = {e->depth, sp > 0 ? stack[sp - 1] : -1, e->title, e->dest};
+    g_array_append_val(lay->outline, o);
+    if (sp < 8) {
+      stack[sp] = (int)lay->outline->len - 1;
+      depth_of[sp] = e->depth;
+      sp++;
+    }
+  }
+}
+
+/* Links to destinations that were never placed are dropped. */
+static void drop_dead_links(Layout *lay) {
+  GHashTable *all = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < lay->pages->len; i++) {
+    LayPage *p = lay->pages->pdata[i];
+    for (guint k = 0; k < p->items->len; k++) {
+      LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (it->kind == LAY_DEST)
+        g_hash_table_add(all, it->dest);
+    }
+  }
+  for (guint i = 0; i < lay->pages->len; i++) {
+    LayPage *p = lay->pages->pdata[i];
+    for (guint k = 0; k < p->items->len;) {
+      LayItem *it = &g_array_index(p->items, LayItem, k);
+      if (it->kind == LAY_LINK && !it->uri && (!it->dest || !g_hash_table_contains(all, it->dest))) {
+        lay_item_clear(it);
+        g_array_remove_index(p->items, k);
+      } else
+        k++;
+    }
+  }
+  g_hash_table_destroy(all);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The driver                                                               */
+
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts) {
+  Run r;
+  run_init(&r, book, opts, st, fonts);
+  Layout *lay = layout_new(book, st, fonts);
+  layout_notes(&r.env, &r.shp, &r.store);
+  lay_chapters(&r, lay->title);
+  find_dest_folios(&r);
+  running_heads(&r.env, &r.shp, &r.body, lay->title);
+  lay_front(&r, lay);
+  add_body(&r, lay);
+  build_outline(&r, lay);
+  drop_dead_links(lay);
+  run_clear(&r);
+  return lay;
+}
+
+void lay_free(Layout *lay) {
+  if (!lay)
+    return;
+  g_ptr_array_free(lay->pages, TRUE);
+  for (guint i = 0; i < lay->outline->len; i++) {
+    LayOutline *o = &g_array_index(lay->outline, LayOutline, i);
+    g_free(o->title);
+    g_free(o->dest);
+  }
+  g_array_free(lay->outline, TRUE);
+  g_free(lay->title);
+  for (guint i = 0; i < lay->page_marks->len; i++)
+    g_free(g_array_index(lay->page_marks, BookPageMark, i).label);
+  g_array_free(lay->page_marks, TRUE);
+  g_free(lay);
+}

@@ -1,0 +1,434 @@
+/* layout/lines.c: setting a paragraph: shaped once (shape.c), cut into
+ * boxes, glue and penalties at its break opportunities (with hyphenation
+ * points), broken by lb_break() (linebreak.c), and set line by line from
+ * slices of the same glyphs, justified with word and letter spacing. */
+#include "layout/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum { M_BOX, M_GLUE, M_PEN } MetaKind;
+
+typedef struct {
+  size_t a, b; /* bytes */
+  MetaKind kind;
+  bool hyphen; /* PEN: draws a hyphen when broken */
+} Meta;
+
+static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, MetaKind k, bool hy) {
+  g_array_append_val(items, it);
+  Meta m = {a, b, k, hy};
+  g_array_append_val(meta, m);
+}
+
+static bool is_dash(gunichar ch) {
+  return ch == '-' || ch == 0x2010 || ch == 0x2013 || ch == 0x2014;
+}
+
+/* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
+static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
+                        const guint8 *flags, GArray *items, GArray *meta) {
+  const char *t = sh->text;
+  int n = sh->nchars;
+  GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
+  for (int i = 0; i < n;) {
+    size_t b0 = (size_t)sh->char_byte[i];
+    gunichar ch = g_utf8_get_char(t + b0);
+    if (ch == '\n') {
+      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, false);
+      push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, b0, b0 + 1, M_PEN,
+           false);
+      i++;
+      continue;
+    }
+    bool white = sh->log[i].is_white && ch != 0xA0 && ch != 0x202F;
+    if (white) {
+      int j = i;
+      while (j < n && sh->log[j].is_white && t[sh->char_byte[j]] != '\n' &&
+             g_utf8_get_char(t + sh->char_byte[j]) != 0xA0)
+        j++;
+      size_t b1 = (size_t)sh->char_byte[j];
+      double w = shape_width_pt(sh, b0, b1);
+      bool code = b0 < p->text->len && (flags[b0] & F_CODE);
+      LbItem g = {.type = LB_GLUE, .width = w};
+      if (ragged)
+        g.stretch = 3 * ps->size_pt;
+      else if (!code) {
+        g.stretch = w * 0.5;
+        g.shrink = w * 0.4; /* linebreak.h: TeX's 1/3 starves narrow measures */
+      }
+      push(items, meta, g, b0, b1, M_GLUE, false);
+      i = j;
+      continue;
+    }
+    int j = i + 1;
+    while (j < n && !sh->log[j].is_line_break &&
+           !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0))
+      j++;
+    size_t b1 = (size_t)sh->char_byte[j];
+    double w = shape_width_pt(sh, b0, b1);
+    /* Hyphenation points of a word (not code, not URLs). */
+    g_array_set_size(hp, 0);
+    if (ps->hyphenate && !ragged && j - i >= 5 && b0 < p->text->len &&
+        !(flags[b0] & (F_CODE | F_NOHYPH)))
+      word_points(c->shp, t + b0, b1 - b0, hp);
+    bool emergency = j - i >= 8 || w > ps->width_pt * 0.3;
+    size_t from = b0;
+    if (hp->len) {
+      double hw = hyphen_width(c->shp, sh, b0);
+      for (guint k = 0; k < hp->len; k++) {
+        size_t at = b0 + g_array_index(hp, size_t, k);
+        push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
+             M_BOX, false);
+        push(items, meta,
+             (LbItem){.type = LB_PENALTY, .width = hw, .penalty = c->env->lbp.hyphen_penalty,
+                      .flagged = true, .hyphenation = true},
+             at, at, M_PEN, true);
+        from = at;
+      }
+    } else if (emergency) {
+      /* a long word or URL: last-resort breaks between characters */
+      for (int k = i + 1; k < j; k++) {
+        if (!sh->log[k].is_cursor_position)
+          continue;
+        size_t at = (size_t)sh->char_byte[k];
+        char prev = t[at - 1];
+        bool soft = prev == '/' || prev == '+' || prev == '_' || prev == '.';
+        push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
+             M_BOX, false);
+        push(items, meta,
+             (LbItem){.type = LB_PENALTY, .penalty = soft ? 500 : c->env->lbp.emergency_penalty,
+                      .emergency = true},
+             at, at, M_PEN, false);
+        from = at;
+      }
+    }
+    push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
+         M_BOX, false);
+    if (j < n && sh->log[j].is_line_break && !sh->log[j].is_white) {
+      gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
+      bool dash = is_dash(prev);
+      push(items, meta,
+           (LbItem){.type = LB_PENALTY, .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
+                    .flagged = dash},
+           b1, b1, M_PEN, false);
+    }
+    i = j;
+  }
+  g_array_free(hp, TRUE);
+  /* TeX's ending: no break before the finishing glue, then a forced break */
+  while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
+    g_array_set_size(items, items->len - 1);
+    g_array_set_size(meta, meta->len - 1);
+  }
+  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY}, sh->len, sh->len, M_PEN,
+       false);
+  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, sh->len, sh->len, M_GLUE, false);
+  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, sh->len, sh->len, M_PEN,
+       false);
+}
+
+typedef struct {
+  size_t byte;
+  double x;
+} XPos;
+
+static double x_at(const GArray *xs, size_t byte) {
+  for (guint i = 0; i < xs->len; i++)
+    if (g_array_index(xs, XPos, i).byte >= byte)
+      return g_array_index(xs, XPos, i).x;
+  return xs->len ? g_array_index(xs, XPos, xs->len - 1).x : 0;
+}
+
+/* Does the glyph at `byte` belong to a glue item (a word space) of the line
+ * ending at item e? *gk is a cursor over the items, moved forward only. */
+static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte) {
+  while (*gk < e && g_array_index(meta, Meta, *gk).b <= byte)
+    (*gk)++;
+  return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
+         byte >= g_array_index(meta, Meta, *gk).a;
+}
+
+/* Is there a gap between letters after glyph gi of slice k: the glyph ends a
+ * cluster, is not code, and the next glyph of the line starts another
+ * cluster of the same word (not a word space, not the end of the line)?
+ * gk: the glue cursor at glyph gi. */
+static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta,
+                             size_t gk, size_t e, const guint8 *flags, size_t flen) {
+  const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+  const PangoGlyphString *g = sl->glyphs;
+  size_t byte = sl->start + (size_t)g->log_clusters[gi];
+  if (byte >= flen || (flags[byte] & F_CODE))
+    return false;
+  size_t next;
+  if (gi + 1 < g->num_glyphs)
+    next = sl->start + (size_t)g->log_clusters[gi + 1];
+  else if (k + 1 < slices->len) {
+    const ShapeSlice *n = &g_array_index(slices, ShapeSlice, k + 1);
+    if (n->glyphs->num_glyphs == 0)
+      return false;
+    next = n->start + (size_t)n->glyphs->log_clusters[0];
+  } else
+    return false;
+  if (next <= byte || next >= flen || (flags[next] & F_CODE))
+    return false; /* the same cluster (a mark), or right to left */
+  return !glyph_in_glue(meta, &gk, e, next);
+}
+
+/* The letter spacing of a justified line stretched by `ratio`: the part of
+ * its stretch beyond what brings the word spaces to st.track_from times
+ * their width goes between letters, up to st.track_max_em per gap (style.h).
+ * Returns the glue ratio that remains, and the spacing per gap in *track. */
+static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *items,
+                            const GArray *meta, size_t s, size_t e, const GArray *slices,
+                            const guint8 *flags, size_t flen, double ratio, double *track) {
+  *track = 0;
+  if (c->st->track_max_em <= 0 || c->st->track_from < 1) /* style.c: 0 (off) or >= 1 */
+    return ratio;
+  double nat = 0, str = 0;
+  for (size_t i = s; i < e; i++) {
+    const LbItem *it = &g_array_index(items, LbItem, i);
+    if (it->type == LB_GLUE && it->stretch < LB_FIL) {
+      nat += it->width;
+      str += it->stretch;
+    }
+  }
+  double slack = ratio * str, keep = (c->st->track_from - 1) * nat;
+  if (str <= 0 || slack <= keep)
+    return ratio;
+  size_t gaps = 0, gk = s;
+  for (guint k = 0; k < slices->len; k++) {
+    const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+    for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
+      size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
+      if (!glyph_in_glue(meta, &gk, e, byte) && letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
+        gaps++;
+    }
+  }
+  if (gaps == 0)
+    return ratio;
+  double letters = MIN(slack - keep, gaps * c->st->track_max_em * ps->size_pt);
+  *track = letters / gaps;
+  return (slack - letters) / str;
+}
+
+/* A paragraph being set: shaped once, its break items, and per line the
+ * slices of its glyphs and where each byte landed. */
+typedef struct {
+  Para *p;
+  const ParaStyle *ps;
+  bool ragged;
+  Shaped *sh;
+  GArray *items;  /* LbItem */
+  GArray *meta;   /* Meta, one per item */
+  guint8 *flags;  /* span_flags(p) */
+  GArray *slices; /* ShapeSlice: the current line's glyphs */
+  GArray *xs;     /* XPos: the current line's glyph positions */
+} Setting;
+
+/* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
+ * its glue stretched or shrunk by ratio and its letters spaced when
+ * justified, a hyphen at an automatic hyphenation point. Returns the x
+ * after the line. */
+static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_t e, size_t a,
+                         size_t b, double x, GArray *li_items) {
+  const ParaStyle *ps = S->ps;
+  GArray *slices = S->slices, *meta = S->meta;
+  double y = ps->base_pt;
+  double ratio = (!S->ragged && ps->justify) ? ln->ratio : 0;
+  if (ratio < -1)
+    ratio = -1;
+  g_array_set_size(slices, 0);
+  g_array_set_size(S->xs, 0);
+  if (a < b)
+    shape_slices(S->sh, a, b, slices);
+  double track = 0; /* letter spacing of this line, points per gap */
+  size_t flen = S->p->text->len;
+  if (ratio > 0)
+    ratio = line_tracking(c, ps, S->items, meta, s, e, slices, S->flags, flen, ratio, &track);
+  size_t gk = s; /* glue cursor in items */
+  for (guint k = 0; k < slices->len; k++) {
+    ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+    PangoGlyphString *g = sl->glyphs;
+    double x0 = x;
+    for (int gi = 0; gi < g->num_glyphs; gi++) {
+      size_t byte = sl->start + (size_t)g->log_clusters[gi];
+      XPos xp = {byte, x};
+      g_array_append_val(S->xs, xp);
+      bool glue = glyph_in_glue(meta, &gk, e, byte);
+      double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      if (glue) {
+        if (ratio != 0) {
+          const LbItem *gl = &g_array_index(S->items, LbItem, gk);
+          double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
+          if (gl->width > 0)
+            w += delta * (w / gl->width);
+          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+        }
+      } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, S->flags, flen)) {
+        w += track;
+        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      }
+      x += w;
+    }
+    LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
+                  .glyphs = g, .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+    g_array_append_val(li_items, it);
+    sl->font = NULL;
+    sl->glyphs = NULL;
+  }
+  XPos xend = {b, x};
+  g_array_append_val(S->xs, xend);
+  /* a hyphen at an automatic hyphenation point: the only re-shaping */
+  if (ln->hyphen && e < meta->len && g_array_index(meta, Meta, e).hyphen && b > 0) {
+    PangoFont *f = NULL;
+    PangoGlyphString *hg = shape_extra(S->sh, b - 1, "-", &f);
+    if (f) {
+      for (int gi = 0; gi < hg->num_glyphs; gi++)
+        hg->log_clusters[gi] = 0;
+      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y, .font = f, .glyphs = hg,
+                    .text = g_strdup("\xC2\xAD")};
+      g_array_append_val(li_items, it);
+      x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+    } else
+      pango_glyph_string_free(hg);
+  }
+  return x;
+}
+
+static void note_add(GPtrArray **notes, gpointer note) {
+  if (!*notes)
+    *notes = g_ptr_array_new();
+  g_ptr_array_add(*notes, note);
+}
+
+/* The links, strike-outs and footnote references of the line of bytes
+ * [a, b) into li_items (*span0: the first span that may reach it; spans are
+ * sorted by start). Returns the notes first referenced on it, or NULL. */
+static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *span0,
+                             GArray *li_items) {
+  const ParaStyle *ps = S->ps;
+  GArray *spans = S->p->spans;
+  GPtrArray *notes = NULL;
+  while (*span0 < spans->len && g_array_index(spans, Span, *span0).b <= a)
+    (*span0)++;
+  for (guint k = *span0; k < spans->len; k++) {
+    Span *sp = &g_array_index(spans, Span, k);
+    if (sp->a >= b)
+      break;
+    if (sp->b <= a)
+      continue;
+    double x0 = x_at(S->xs, MAX(sp->a, a)), x1 = x_at(S->xs, MIN(sp->b, b));
+    switch (sp->kind) {
+    case SPAN_LINK:
+      if (sp->dest || sp->href)
+        add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, sp->href);
+      break;
+    case SPAN_STRIKE:
+      add_rule(li_items, LAY_RULE, x0, ps->base_pt - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
+      break;
+    case SPAN_URLNOTE:
+      add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
+      if (!c->env->url_end && !c->note_mode)
+        note_add(&notes, sp->key);
+      break;
+    case SPAN_FNREF:
+      add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
+      if (!g_hash_table_contains(c->store->dests, sp->self)) {
+        add_dest(li_items, sp->self, x0, 0);
+        g_hash_table_add(c->store->dests, g_strdup(sp->self));
+      }
+      if (sp->node->as.fnref.ref_index == 1 && !c->note_mode)
+        note_add(&notes, sp->node->as.fnref.note);
+      else if (sp->node->as.fnref.ref_index == 1 && c->note_kids) {
+        /* a note first referenced inside a note: it goes to the same
+         * foot, after the note that calls it */
+        g_ptr_array_add(c->note_kids, sp->node->as.fnref.note);
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  return notes;
+}
+
+/* Shape p once, break it, and either emit its lines into c->vl (out ==
+ * NULL) or append them to `out` (cells: items relative to the cell, one
+ * GArray of items per line). `tag` wraps the lines (NULL: none). */
+SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char *tag,
+                 BookNode *block, GPtrArray *out) {
+  SetInfo info = {0};
+  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL};
+  pango_context_set_font_description(c->shp->pctx, ps->desc);
+  S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
+  S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
+  S.flags = span_flags(p); /* for the items and the letter spacing */
+  build_items(c, p, S.sh, ps, ragged, S.flags, S.items, S.meta);
+  double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
+  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
+  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &c->env->lbp,
+           ragged ? LB_GREEDY : c->env->mode, lines);
+  if (tag && !out)
+    open_tag(c, tag);
+  S.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  S.xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  int nl = (int)lines->len;
+  info.nlines = nl;
+  g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
+  guint span0 = 0;
+  for (int li = 0; li < nl; li++) {
+    const LbLine *ln = &g_array_index(lines, LbLine, li);
+    size_t s = ln->start, e = ln->end;
+    while (s < e && g_array_index(S.meta, Meta, s).kind != M_BOX)
+      s++;
+    size_t last = e;
+    while (last > s && g_array_index(S.meta, Meta, last - 1).kind != M_BOX)
+      last--;
+    size_t a = s < e ? g_array_index(S.meta, Meta, s).a : 0;
+    size_t b = last > s ? g_array_index(S.meta, Meta, last - 1).b : a;
+    GArray *li_items = items_new();
+    double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
+    double lw = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items) - ps->left_pt;
+    if (lw > info.max_w)
+      info.max_w = lw;
+    info.last_w = lw;
+    GPtrArray *notes = line_spans(c, &S, a, b, &span0, li_items);
+    if (out) {
+      g_ptr_array_add(out, li_items);
+      for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)
+        g_ptr_array_add(c->cell_notes, notes->pdata[k]);
+      if (notes)
+        g_ptr_array_free(notes, TRUE);
+      continue;
+    }
+    if (li == nl - 1 && tag)
+      add_tag(li_items, LAY_TAG_END, tag);
+    /* orphans and widows: no page break after the first or before the last line */
+    double pen = 0;
+    if (li > 0 && (li == 1 || li == nl - 1))
+      pen = LB_INFINITY;
+    VItem *v = emit_line(c, li_items, ps->leading_pt, pen);
+    v->notes = notes;
+    if (a < b)
+      para_mark(p, a, &v->mark_node, &v->mark_off);
+    if (!v->mark_node)
+      v->mark_node = block;
+    v->trace = g_strndup(S.sh->text + a, b - a);
+  }
+  if (nl == 0 && tag && !out)
+    g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */
+  for (guint k = 0; k < S.slices->len; k++)
+    shape_slice_clear(&g_array_index(S.slices, ShapeSlice, k));
+  g_array_free(S.slices, TRUE);
+  g_array_free(S.xs, TRUE);
+  g_free(S.flags);
+  g_array_free(lines, TRUE);
+  g_array_free(S.items, TRUE);
+  g_array_free(S.meta, TRUE);
+  shape_free(S.sh);
+  return info;
+}

@@ -1,0 +1,192 @@
+/* layout/notes.c: footnotes and URL notes, each laid out once as its own
+ * vertical list at the foot measure, and how much of a page foot they
+ * take; paginate places them. */
+#include "layout/internal.h"
+
+#include <math.h>
+
+/* Note fn into its own vertical list: its number hanging in the margin
+ * (a link back to its first reference), its blocks, kept whole. */
+static GArray *note_vlist(Build *c, BookFootnote *fn, const PangoFontDescription *d, double base) {
+  c->note_mode = true;
+  c->left = c->st->body_size_pt * 1.4;
+  open_tag(c, "Note");
+  emit_dest_pending(c, fn->id);
+  char num[24];
+  g_snprintf(num, sizeof num, "%d", fn->number);
+  double w = label_width(c->shp, d, num);
+  double lx = c->left - 4 - w;
+  shape_label(c->shp, c->pending, d, num, lx, base, 0);
+  char *back = g_strdup_printf("%s-ref-1", fn->id);
+  add_link(c->pending, lx, 0, w, c->st->note_leading_pt, back, NULL);
+  g_free(back);
+  c->note_kids = g_ptr_array_new();
+  walk_blocks(c, fn->def, NULL);
+  if (c->note_kids->len)
+    g_hash_table_insert(c->store->kids, fn, c->note_kids);
+  else
+    g_ptr_array_free(c->note_kids, TRUE);
+  c->note_kids = NULL;
+  close_tag(c, "Note");
+  vl_end(c);
+  /* a note is kept whole */
+  for (guint k = 0; k < c->vl->len; k++) {
+    VItem *v = &g_array_index(c->vl, VItem, k);
+    v->notes = NULL;
+  }
+  return build_take(c);
+}
+
+static void store_note(LayStore *store, gpointer key, GArray *vl) {
+  double *h = g_new(double, 1);
+  *h = vl_height(vl);
+  g_hash_table_insert(store->notes, key, vl);
+  g_hash_table_insert(store->note_h, key, h);
+}
+
+/* Every footnote laid out at the foot measure (a body column), before the
+ * chapters. The heading levels of the tags carry from note to note. */
+void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store) {
+  const Style *st = env->st;
+  PangoFontDescription *d =
+      font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  double base = baseline(shp, d, st->note_leading_pt);
+  BookOutlineLevels heads = {0};
+  for (guint i = 0; i < env->book->footnotes->len; i++) {
+    BookFootnote *fn = env->book->footnotes->pdata[i];
+    if (!fn->def || fn->nrefs == 0)
+      continue;
+    Build c;
+    build_init(&c, env, shp, store, env->cols.w_pt);
+    c.heads = heads;
+    store_note(store, fn, note_vlist(&c, fn, d, base));
+    heads = c.heads;
+    build_clear(&c);
+  }
+  pango_font_description_free(d);
+}
+
+/* One printed URL: its letter hanging in the margin, the URL (a live link)
+ * broken anywhere it must, with its destination. */
+static void url_entry(Build *c, UrlNote *u, double size, double leading) {
+  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *di = font_desc(c->st->body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  emit_dest_pending(c, u->id);
+  double w = label_width(c->shp, di, u->label);
+  shape_label(c->shp, c->pending, di, u->label, left_of(c) - 4 - w, baseline(c->shp, d, leading), 0);
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, u->uri, 0);
+  span_add(&p, SPAN_NOHYPH, 0, p.text->len, NULL);
+  span_add(&p, SPAN_LINK, 0, p.text->len, NULL);
+  g_array_index(p.spans, Span, p.spans->len - 1).href = g_strdup(u->uri);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.hyphenate = false;
+  set_para(c, &p, &ps, true, "P", NULL, NULL);
+  para_clear(&p);
+  pango_font_description_free(d);
+  pango_font_description_free(di);
+}
+
+/* The current chapter's URL notes, each laid out as a footnote (at the
+ * foot measure, a body column). */
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store) {
+  for (guint k = store->url_first; k < store->url_notes->len; k++) {
+    UrlNote *u = store->url_notes->pdata[k];
+    Build c;
+    build_init(&c, env, shp, store, env->cols.w_pt);
+    c.note_mode = true;
+    c.left = c.st->body_size_pt * 1.4;
+    open_tag(&c, "Note");
+    url_entry(&c, u, c.st->note_size_pt, c.st->note_leading_pt);
+    close_tag(&c, "Note");
+    vl_end(&c);
+    store_note(store, u, build_take(&c));
+    build_clear(&c);
+  }
+}
+
+/* The current chapter's URL notes as a list after its text. */
+void url_notes_end(Build *c) {
+  if (c->store->url_first >= c->store->url_notes->len)
+    return;
+  PangoFontDescription *d = font_desc(c->st->heading_face, c->st->heading_size_pt[3],
+                                      PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, labels_get(c->env->book->meta.lang, LABEL_LINKS), 0);
+  ParaStyle ps = para_style(c, d, ceil(c->st->heading_size_pt[3] * 1.25));
+  ps.hyphenate = false;
+  want_space(c, c->st->heading_before_pt * 1.5);
+  c->keep = 0;
+  set_para(c, &p, &ps, true, "H3", NULL, NULL);
+  c->keep = 2;
+  c->space = c->st->heading_after_pt;
+  para_clear(&p);
+  pango_font_description_free(d);
+  /* the chapter's last blocks: indented as a list (nothing after them
+   * reads the indent) */
+  c->left = c->st->list_indent_pt;
+  for (guint k = c->store->url_first; k < c->store->url_notes->len; k++)
+    url_entry(c, c->store->url_notes->pdata[k], c->st->note_size_pt + 0.5, c->st->note_leading_pt + 1);
+}
+
+double notes_height(const LayStore *store, GPtrArray *notes) {
+  if (!notes || !notes->len)
+    return 0;
+  double h = 10; /* the separator */
+  for (guint i = 0; i < notes->len; i++) {
+    double *nh = g_hash_table_lookup(store->note_h, notes->pdata[i]);
+    h += nh ? *nh + 2 : 0;
+  }
+  return h;
+}
+
+/* The footnotes of a line not yet on this page, appended to page_notes;
+ * returns the height they add. */
+double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit) {
+  if (!v->notes)
+    return 0;
+  double before = notes_height(store, page_notes);
+  guint n0 = page_notes->len;
+  for (guint i = 0; i < v->notes->len; i++)
+    if (g_hash_table_contains(store->notes, v->notes->pdata[i]))
+      g_ptr_array_add(page_notes, v->notes->pdata[i]);
+  /* and the notes those notes call, each after its caller's group, once
+   * (a note of a note of a note, ... without recursion; cycles stop at a
+   * note already there) */
+  for (guint j = n0; j < page_notes->len; j++) {
+    GPtrArray *kids = g_hash_table_lookup(store->kids, page_notes->pdata[j]);
+    for (guint k = 0; kids && k < kids->len; k++) {
+      gpointer kid = kids->pdata[k];
+      bool have = !g_hash_table_contains(store->notes, kid);
+      for (guint q = 0; !have && q < page_notes->len; q++)
+        have = page_notes->pdata[q] == kid;
+      if (!have)
+        g_ptr_array_add(page_notes, kid);
+    }
+  }
+  double after = notes_height(store, page_notes);
+  if (!commit)
+    g_ptr_array_set_size(page_notes, n0);
+  return after - before;
+}
+
+void place_notes(LayStore *store, Frame *f, GPtrArray *notes) {
+  if (!notes->len)
+    return;
+  double y = f->y + f->h - notes_height(store, notes);
+  add_rule(f->page->items, LAY_RULE, f->x, y + 4, 72, 0.4, 0);
+  y += 10;
+  for (guint i = 0; i < notes->len; i++) {
+    GArray *vl = g_hash_table_lookup(store->notes, notes->pdata[i]);
+    for (guint k = 0; k < vl->len; k++) {
+      VItem *v = &g_array_index(vl, VItem, k);
+      if (v->kind == V_LINE)
+        items_move(f->page->items, v->items, f->x, y); /* a note is placed once */
+      if (v->kind != V_PENALTY)
+        y += v->h_pt;
+    }
+    y += 2;
+  }
+}

@@ -1,0 +1,279 @@
+/* layout/para.c: a paragraph's text as one string with pango attributes
+ * and spans (links, strike-outs, footnote and URL-note references, code),
+ * from the model's inline nodes, remembering where each byte came from. */
+#include "layout/internal.h"
+
+#include <string.h>
+
+/* The left indent, clamped so that deep nesting keeps half the column. */
+double left_of(const Build *c) { return MIN(c->left, c->measure * 0.5); }
+
+ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading) {
+  ParaStyle ps = {0};
+  ps.desc = (PangoFontDescription *)d;
+  ps.size_pt = pango_font_description_get_size(d) / (double)PANGO_SCALE;
+  ps.leading_pt = leading;
+  ps.base_pt = baseline(c->shp, d, leading);
+  ps.left_pt = left_of(c);
+  ps.width_pt = c->measure - ps.left_pt;
+  ps.justify = c->st->justify;
+  ps.hyphenate = c->env->hyph;
+  return ps;
+}
+
+void url_note_free(gpointer p) {
+  UrlNote *u = p;
+  g_free(u->id);
+  g_free(u->label);
+  g_free(u->uri);
+  g_free(u);
+}
+
+void para_init(Para *p) {
+  p->text = g_string_new(NULL);
+  p->attrs = pango_attr_list_new();
+  p->srcs = g_array_new(FALSE, TRUE, sizeof(Src));
+  p->spans = g_array_new(FALSE, TRUE, sizeof(Span));
+}
+
+void para_clear(Para *p) {
+  g_string_free(p->text, TRUE);
+  pango_attr_list_unref(p->attrs);
+  g_array_free(p->srcs, TRUE);
+  for (guint i = 0; i < p->spans->len; i++) {
+    Span *s = &g_array_index(p->spans, Span, i);
+    g_free(s->href);
+    g_free(s->dest);
+    g_free(s->self);
+  }
+  g_array_free(p->spans, TRUE);
+}
+
+static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end) {
+  a->start_index = (guint)start;
+  a->end_index = (guint)end;
+  pango_attr_list_insert(p->attrs, a);
+}
+
+/* Append source text, keeping where it came from; control characters
+ * become spaces (pango would draw them as boxes). */
+void para_text(Para *p, BookNode *node, const char *t, size_t node_off) {
+  if (!t || !*t)
+    return;
+  Src s = {p->text->len, strlen(t), node, node_off};
+  g_array_append_val(p->srcs, s);
+  size_t at = p->text->len;
+  if (g_utf8_validate(t, -1, NULL))
+    g_string_append(p->text, t);
+  else {
+    char *v = g_utf8_make_valid(t, -1);
+    g_string_append(p->text, v);
+    g_free(v);
+  }
+  for (size_t i = at; i < p->text->len; i++)
+    if ((unsigned char)p->text->str[i] < 0x20)
+      p->text->str[i] = ' ';
+}
+
+void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node) {
+  Span s = {kind, a, b, node, NULL, NULL, NULL, NULL};
+  g_array_append_val(p->spans, s);
+}
+
+static const char *html_attr(const BookNode *n, const char *name) {
+  for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+    if (strcmp(a[0], name) == 0)
+      return a[1];
+  return NULL;
+}
+
+/* The text and attributes of `parent`'s inline children. */
+void para_inlines(Build *c, Para *p, BookNode *parent) {
+  GArray *starts = g_array_new(FALSE, FALSE, sizeof(size_t));
+  BookIter it;
+  book_iter_init(&it, parent);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (n == parent)
+      continue;
+    size_t len = p->text->len;
+    if (ev == BOOK_ITER_ENTER) {
+      switch (n->type) {
+      case BOOK_TEXT:
+        para_text(p, n, n->text, 0);
+        break;
+      case BOOK_CODE:
+        para_text(p, n, n->text, 0);
+        attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
+        attr_add(p, pango_attr_scale_new(0.86), len, p->text->len);
+        span_add(p, SPAN_CODE, len, p->text->len, n);
+        break;
+      case BOOK_SOFTBREAK:
+        g_string_append_c(p->text, ' ');
+        break;
+      case BOOK_LINEBREAK:
+        g_string_append_c(p->text, '\n');
+        break;
+      case BOOK_FOOTNOTE_REF: {
+        BookFootnote *fn = n->as.fnref.note;
+        if (!fn)
+          break;
+        char num[24];
+        g_snprintf(num, sizeof num, "%d", fn->number);
+        g_string_append(p->text, num);
+        attr_add(p, pango_attr_scale_new(0.68), len, p->text->len);
+        attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), len,
+                 p->text->len);
+        span_add(p, SPAN_FNREF, len, p->text->len, n);
+        Span *s = &g_array_index(p->spans, Span, p->spans->len - 1);
+        s->dest = g_strdup(fn->id);
+        s->self = g_strdup_printf("%s-ref-%d", fn->id, n->as.fnref.ref_index);
+        break;
+      }
+      default:
+        if (!book_node_is_inline(n->type))
+          book_iter_skip_children(&it);
+        g_array_append_val(starts, len);
+        break;
+      }
+      continue;
+    }
+    /* EXIT of an inline container */
+    size_t s = len;
+    if (starts->len) {
+      s = g_array_index(starts, size_t, starts->len - 1);
+      g_array_set_size(starts, starts->len - 1);
+    }
+    if (s >= len)
+      continue;
+    switch (n->type) {
+    case BOOK_EMPH:
+      attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len);
+      break;
+    case BOOK_STRONG:
+      attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
+      break;
+    case BOOK_STRIKE:
+      span_add(p, SPAN_STRIKE, s, len, n);
+      break;
+    case BOOK_LINK: {
+      span_add(p, SPAN_LINK, s, len, n);
+      Span *sp = &g_array_index(p->spans, Span, p->spans->len - 1);
+      if (n->as.link.internal && n->as.link.chapter) {
+        /* a fragment no heading or note carries points at its chapter */
+        const char *frag = n->as.link.fragment;
+        bool known = frag && g_hash_table_contains(c->env->targets, frag);
+        sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
+      }
+      else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
+        sp->href = g_strdup(n->as.link.href);
+      if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
+        span_add(p, SPAN_NOHYPH, s, len, n);
+      const char *href = n->as.link.href;
+      if (!n->as.link.internal && book_url_is_external(href) && !c->note_mode && !c->measuring) {
+        /* the URL for paper, unless the text already is it */
+        char *shown = g_strndup(p->text->str + s, len - s);
+        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
+          UrlNote *u = g_new0(UrlNote, 1);
+          guint k = c->store->url_notes->len - c->store->url_first;
+          GString *lab = g_string_new(NULL);
+          for (guint v = k + 1; v > 0; v = (v - 1) / 26)
+            g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
+          u->label = g_string_free(lab, FALSE);
+          u->id = g_strdup_printf("url-%u", c->store->url_notes->len + 1);
+          u->uri = g_strdup(href);
+          g_ptr_array_add(c->store->url_notes, u);
+          /* a narrow no-break space keeps the letter apart from its word */
+          g_string_append(p->text, "\xE2\x80\xAF");
+          size_t m0 = p->text->len;
+          g_string_append(p->text, u->label);
+          attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
+          attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
+          attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), m0,
+                   p->text->len);
+          span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
+          Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
+          us->dest = g_strdup(u->id);
+          us->key = u;
+        }
+        g_free(shown);
+      } else if (!n->as.link.internal && book_url_is_external(href) && c->note_mode && !c->measuring) {
+        /* in a footnote (no note of a note): the URL in parentheses after
+         * the text, a live link itself, unless the text already is it */
+        char *shown = g_strndup(p->text->str + s, len - s);
+        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
+          g_string_append(p->text, " (");
+          size_t u0 = p->text->len;
+          para_text(p, NULL, bare, 0);
+          size_t u1 = p->text->len;
+          g_string_append_c(p->text, ')');
+          span_add(p, SPAN_NOHYPH, u0, u1, n);
+          span_add(p, SPAN_LINK, u0, u1, n);
+          g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(href);
+        }
+        g_free(shown);
+      }
+      break;
+    }
+    case BOOK_HTML_INLINE: {
+      const char *t = n->as.html.tag ? n->as.html.tag : "";
+      if (!strcmp(t, "em") || !strcmp(t, "i") || !strcmp(t, "cite") || !strcmp(t, "dfn") ||
+          !strcmp(t, "var"))
+        attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len);
+      else if (!strcmp(t, "strong") || !strcmp(t, "b"))
+        attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
+      else if (!strcmp(t, "code") || !strcmp(t, "kbd") || !strcmp(t, "samp") || !strcmp(t, "tt")) {
+        attr_add(p, pango_attr_family_new(c->st->code_face), s, len);
+        attr_add(p, pango_attr_scale_new(0.86), s, len);
+        span_add(p, SPAN_CODE, s, len, n);
+      } else if (!strcmp(t, "sup") || !strcmp(t, "sub")) {
+        attr_add(p, pango_attr_scale_new(0.7), s, len);
+        double r = (!strcmp(t, "sup") ? 0.36 : -0.18) * c->st->body_size_pt;
+        attr_add(p, pango_attr_rise_new((int)(r * PANGO_SCALE)), s, len);
+      } else if (!strcmp(t, "s") || !strcmp(t, "del") || !strcmp(t, "strike"))
+        span_add(p, SPAN_STRIKE, s, len, n);
+      else if (!strcmp(t, "a") && book_url_is_external(html_attr(n, "href"))) {
+        span_add(p, SPAN_LINK, s, len, n);
+        g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(html_attr(n, "href"));
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  g_array_free(starts, TRUE);
+}
+
+/* Where byte `at` of the paragraph comes from. */
+void para_mark(const Para *p, size_t at, BookNode **node, size_t *off) {
+  for (guint i = 0; i < p->srcs->len; i++) {
+    const Src *s = &g_array_index(p->srcs, Src, i);
+    if (at < s->start + s->len || i + 1 == p->srcs->len) {
+      *node = s->node;
+      *off = s->node_off + (at > s->start ? MIN(at - s->start, s->len) : 0);
+      return;
+    }
+  }
+  *node = NULL;
+  *off = 0;
+}
+
+guint8 *span_flags(const Para *p) {
+  guint8 *f = g_new0(guint8, p->text->len + 1);
+  for (guint i = 0; i < p->spans->len; i++) {
+    const Span *s = &g_array_index(p->spans, Span, i);
+    guint8 bit = s->kind == SPAN_CODE ? F_CODE : s->kind == SPAN_NOHYPH ? F_NOHYPH : 0;
+    for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
+      f[k] |= bit;
+  }
+  return f;
+}
+
+gint cmp_span(gconstpointer a, gconstpointer b) {
+  const Span *x = a, *y = b;
+  return x->a < y->a ? -1 : x->a > y->a ? 1 : 0;
+}

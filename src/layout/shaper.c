@@ -1,0 +1,137 @@
+/* layout/shaper.c: font descriptions, baselines, short labels (folios,
+ * list numbers, running heads) and the caches that make them cheap:
+ * metrics per font, widths per label, hyphenation points per word, a
+ * hyphen's advance per font. */
+#include "layout/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fonts.h"
+#include "hyphenate.h"
+
+static void array_free(gpointer a) { g_array_free(a, TRUE); }
+
+void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang) {
+  shp->pctx = fonts_context(fonts);
+  shp->lang = lang;
+  shp->plang = pango_language_from_string(lang);
+  pango_context_set_language(shp->pctx, shp->plang);
+  shp->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  shp->hyph_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
+  shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
+}
+
+void shaper_clear(LayShaper *shp) {
+  g_hash_table_destroy(shp->metrics);
+  g_hash_table_destroy(shp->hyph_cache);
+  g_hash_table_destroy(shp->hyph_w);
+  g_object_unref(shp->pctx);
+}
+
+PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
+                                PangoWeight weight) {
+  PangoFontDescription *d = pango_font_description_new();
+  pango_font_description_set_family(d, family);
+  pango_font_description_set_size(d, (int)lround(size * PANGO_SCALE));
+  pango_font_description_set_style(d, style);
+  pango_font_description_set_weight(d, weight);
+  return d;
+}
+
+/* Baseline position inside a line of `leading` for font desc. */
+double baseline(LayShaper *shp, const PangoFontDescription *d, double leading) {
+  /* pango_context_get_metrics() is slow (it shapes sample text): cache by font */
+  char *key = pango_font_description_to_string(d);
+  double *am = g_hash_table_lookup(shp->metrics, key);
+  if (!am) {
+    PangoFontMetrics *m = pango_context_get_metrics(shp->pctx, d, shp->plang);
+    am = g_new(double, 2);
+    am[0] = pango_font_metrics_get_ascent(m) / (double)PANGO_SCALE;
+    am[1] = pango_font_metrics_get_descent(m) / (double)PANGO_SCALE;
+    pango_font_metrics_unref(m);
+    g_hash_table_insert(shp->metrics, key, am);
+  } else
+    g_free(key);
+  return (leading - (am[0] + am[1])) / 2 + am[0];
+}
+
+/* Glyph items of a short string in font d (labels, folios, headers):
+ * shaped once on its own. Returns the width; appends at (x, y). */
+double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d, const char *str,
+                   double x, double y, double gray) {
+  pango_context_set_font_description(shp->pctx, d);
+  Shaped *sh = shape_text(shp->pctx, str, strlen(str), NULL, shp->plang);
+  GArray *sl = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  shape_slices(sh, 0, sh->len, sl);
+  double x0 = x;
+  for (guint i = 0; i < sl->len; i++) {
+    ShapeSlice *s = &g_array_index(sl, ShapeSlice, i);
+    if (items) {
+      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y - s->rise_pt, .gray = gray,
+                    .font = s->font, .glyphs = s->glyphs,
+                    .text = g_strndup(sh->text + s->start, s->end - s->start)};
+      g_array_append_val(items, it);
+      s->font = NULL;
+      s->glyphs = NULL;
+    }
+    x += s->width_pt;
+    shape_slice_clear(s);
+  }
+  g_array_free(sl, TRUE);
+  shape_free(sh);
+  return x - x0;
+}
+
+/* The width of a short string, cached (bullets, numbers, folios repeat). */
+double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str) {
+  char *fd = pango_font_description_to_string(d);
+  char *key = g_strconcat(fd, "\x1f", str, NULL);
+  g_free(fd);
+  double *w = g_hash_table_lookup(shp->metrics, key);
+  if (w) {
+    g_free(key);
+    return *w;
+  }
+  w = g_new(double, 2); /* the table frees double[2] values */
+  w[0] = shape_label(shp, NULL, d, str, 0, 0, 0);
+  g_hash_table_insert(shp->metrics, key, w);
+  return w[0];
+}
+
+/* The hyphenation points of a word, from a cache: words repeat, and
+ * libhyphen is not free. */
+void word_points(LayShaper *shp, const char *w, size_t len, GArray *out) {
+  char *key = g_strndup(w, len);
+  GArray *pts = g_hash_table_lookup(shp->hyph_cache, key);
+  if (!pts) {
+    pts = g_array_new(FALSE, FALSE, sizeof(size_t));
+    hyphen_points(shp->lang, key, (gssize)len, pts);
+    g_hash_table_insert(shp->hyph_cache, key, pts);
+  } else
+    g_free(key);
+  g_array_set_size(out, 0);
+  g_array_append_vals(out, pts->data, pts->len);
+}
+
+/* The advance of a hyphen in the font at byte `at`, shaped once per font. */
+double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at) {
+  const ShapeRun *r = shape_run_at(sh, at);
+  PangoFont *font = r ? r->item->analysis.font : NULL;
+  double *w = font ? g_hash_table_lookup(shp->hyph_w, font) : NULL;
+  if (w)
+    return *w;
+  PangoFont *f = NULL;
+  PangoGlyphString *hg = shape_extra(sh, at, "-", &f);
+  double hw = pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+  pango_glyph_string_free(hg);
+  if (f)
+    g_object_unref(f);
+  if (font) {
+    w = g_new(double, 1);
+    *w = hw;
+    g_hash_table_insert(shp->hyph_w, g_object_ref(font), w); /* the key keeps the font alive */
+  }
+  return hw;
+}
+
