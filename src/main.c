@@ -18,6 +18,7 @@
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
+#include "progress.h"
 #include "style.h"
 #include "util.h"
 #include "version.h"
@@ -321,6 +322,7 @@ static int run(Args *a, const char *argv0) {
   opts.datadir = datadir;
 
   int rc = EXIT_OK;
+  progress_init(quiet);
   Book *book = book_new();
   /* An output must not overwrite an input, and its directory must exist. */
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
@@ -344,6 +346,7 @@ static int run(Args *a, const char *argv0) {
     int n = 0;
     while (inputs[n])
       n++;
+    progress_step("reading", n);
     if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
       rc = EXIT_INPUT;
   }
@@ -367,6 +370,7 @@ static int run(Args *a, const char *argv0) {
     if ((need_lay || need_epub) && !load_shared(book, &ld, &opts, need_pdf || a->dump_layout))
       rc = EXIT_INPUT;
     if (rc == EXIT_OK && ld.style_ok && ld.fonts && need_lay) {
+      progress_step("laying out pages", 0);
       lay = lay_book(book, &opts, &ld.style, ld.fonts);
       if (!lay && (need_pdf || a->dump_layout))
         rc = EXIT_INPUT;
@@ -377,8 +381,10 @@ static int run(Args *a, const char *argv0) {
     fputs(t, stdout);
     g_free(t);
   }
+  progress_step("writing", outs->len);
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);
+    progress_update(i);
     if (!write_output(book, lay, &ld, &opts, o))
       rc = EXIT_INPUT;
     else if (verbose)
@@ -386,6 +392,7 @@ static int run(Args *a, const char *argv0) {
   }
 
   /* Diagnostics: with -q only errors. */
+  progress_clear();
   book_diag_print(book, 0, quiet, stderr);
   if (book_diag_count(book, BOOK_ERROR) > 0 && rc == EXIT_OK)
     rc = EXIT_INPUT;
