@@ -612,6 +612,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
+    md_tidy(&c, c.srcs[i].root);
     md_split_chapters(&c, &c.srcs[i], i == 0);
     if (!c.srcs[i].first) {
       BookPos pos = {c.srcs[i].file, 0, 0};
