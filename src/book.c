@@ -39,6 +39,13 @@ const char *book_node_type_name(BookNodeType type) {
   return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
 }
 
+int book_node_depth(const BookNode *n) {
+  int d = 0;
+  for (const BookNode *p = n ? n->parent : NULL; p; p = p->parent)
+    d++;
+  return d;
+}
+
 bool book_node_is_inline(BookNodeType type) { return type >= BOOK_TEXT && type < BOOK_NODE_TYPE_COUNT; }
 
 static bool is_leaf(BookNodeType type) {

@@ -65,6 +65,7 @@ typedef enum { BOOK_TASK_NONE, BOOK_TASK_OPEN, BOOK_TASK_DONE } BookTask;
  * deeper levels are flattened into the last allowed one, their text kept,
  * with one warning at the first flattened position. */
 #define BOOK_MAX_DEPTH 64
+#define BOOK_MAX_BLOCK_DEPTH (BOOK_MAX_DEPTH - 16)
 
 /* A length from raw HTML's width/height attributes or style (sanitize.c).
  * value > 0 and finite when unit is not NONE; px are CSS px (96 to the
@@ -285,6 +286,8 @@ void book_node_unlink(BookNode *node);
 void book_node_unwrap(BookNode *node);
 /* Free a detached node and all its descendants (iteratively). Accepts NULL. */
 void book_node_free(BookNode *node);
+/* The number of levels between n and the root of its tree (0 for a root). */
+int book_node_depth(const BookNode *n);
 /* True for inline node types. */
 bool book_node_is_inline(BookNodeType type);
 /* A stable lower-case name for the node type ("paragraph", "text", ...). */

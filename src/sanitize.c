@@ -708,12 +708,23 @@ static BookNode *left_open(const char *html, gsize len, BookNode *parent) {
   return open;
 }
 
+/* Would element m, put into cur, pass the model's depth limit (book.h)?
+ * Block elements open up to BOOK_MAX_BLOCK_DEPTH, inline ones while a
+ * child still fits; top-level inlines go into a paragraph first. */
+static bool too_deep(const BookNode *cur, const BookNode *m) {
+  int d = book_node_depth(cur) + 1;
+  if (m->type == BOOK_HTML_BLOCK)
+    return d > BOOK_MAX_BLOCK_DEPTH;
+  return d + 2 > BOOK_MAX_DEPTH;
+}
+
 BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
   BookNode *before = parent->last_child;
   htmlDocPtr doc = parse_html(html, len);
   if (!doc)
     return NULL;
   BlockCtx c = {book, parent, NULL, pos};
+  bool warned = false;
   xmlNode *root = (xmlNode *)doc;
   /* parents[i] is the model node that holds the content of the i-th open
    * libxml2 element on the path from root (the same node for elements that
@@ -747,7 +758,21 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
       } else {
         bool leaf;
         BookNode *m = make_element(book, n, ei, &p, &leaf);
-        if (m) {
+        if (m && too_deep(cur, m)) {
+          /* flattened: its content (an image's alt text) goes into cur */
+          if (!warned)
+            book_diag(book, BOOK_WARNING, &p,
+                      "nesting deeper than the model allows (%d levels): deeper levels flattened into this one, their text kept",
+                      BOOK_MAX_DEPTH);
+          warned = true;
+          BookNode *k;
+          while ((k = m->first_child)) {
+            book_node_unlink(k);
+            put(&c, cur, k);
+          }
+          book_node_free(m);
+          descend = true;
+        } else if (m) {
           put(&c, cur, m);
           holder = m;
           descend = !leaf;
