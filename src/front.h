@@ -50,6 +50,7 @@ typedef struct {
   GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */
   BookChapter *first; /* the file's first chapter, or NULL when it has none */
   GArray *lines;      /* gsize offset of each line's start in text */
+  int heading_shift;  /* MdSource.heading_shift */
 } Src;
 
 typedef struct {

@@ -319,7 +319,7 @@ static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const ch
     break;
   case CMARK_NODE_HEADING:
     n = book_node_new(b, BOOK_HEADING, pos);
-    n->as.heading.level = cmark_node_get_heading_level(cn);
+    n->as.heading.level = CLAMP(cmark_node_get_heading_level(cn) + v->s->heading_shift, 1, 6);
     break;
   case CMARK_NODE_BLOCK_QUOTE:
     n = book_node_new(b, BOOK_BLOCKQUOTE, pos);
@@ -529,7 +529,8 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
     if (!v.limit)
       v.limit = g_array_index(stack, Open, stack->len - 1).restore;
     /* A chapter heading at the top closes raw HTML containers left open. */
-    if (t == CMARK_NODE_HEADING && cmark_node_parent(cn) == doc && cmark_node_get_heading_level(cn) <= split)
+    if (t == CMARK_NODE_HEADING && cmark_node_parent(cn) == doc &&
+        CLAMP(cmark_node_get_heading_level(cn) + s->heading_shift, 1, 6) <= split)
       v.cur = v.root;
     if (t == CMARK_NODE_FOOTNOTE_DEFINITION)
       v.cur = v.root;
