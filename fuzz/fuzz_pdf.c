@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size--;
   }
   Book *book = book_new();
-  MdSource src = {"fuzz.md", (const char *)data, size};
+  MdSource src = {.name = "fuzz.md", .text = (const char *)data, .len = size};
   if (md_parse_sources(book, &src, 1, &opts)) {
     Layout *lay = lay_book(book, &opts);
     if (lay)
