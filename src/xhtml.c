@@ -51,6 +51,7 @@ struct XhtmlWriter {
   xmlTextWriterPtr w;
   GPtrArray *links; /* the BOOK_LINK nodes that opened an <a>, innermost last */
   int in_link;      /* open <a> elements (links and raw HTML) */
+  int in_caption;   /* writing a listing's caption ahead of its code (write_subtree) */
   /* The inline elements around a footnote reference inside a link, closed
    * so that the reference gets a link of its own (no link in a link), and
    * not yet reopened, outermost first: they are reopened before the next
@@ -557,6 +558,35 @@ static bool figure_has_image(const BookNode *fig) {
   return img && img->type == BOOK_IMAGE && img->as.image.res;
 }
 
+/* The figure's BOOK_FIGCAPTION, or NULL. */
+static BookNode *figure_caption(const BookNode *fig) {
+  return fig->last_child && fig->last_child->type == BOOK_FIGCAPTION ? fig->last_child : NULL;
+}
+
+static void append_length(GString *s, const char *prop, BookLength l) {
+  static const char *const units[] = {"", "px", "em", "%"};
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf(s, "%s%s: %s%s", s->len ? "; " : "", prop, g_ascii_formatd(num, sizeof num, "%g", l.value),
+                         units[l.unit]);
+}
+
+/* The image's size (book.h) as an inline style, or NULL: the width (at
+ * most max-width, and at most the column when it is absolute), else the
+ * height; the image keeps its aspect ratio. Caller frees. */
+static char *image_style(const BookNode *n) {
+  BookLength w = n->as.image.width, h = n->as.image.height, mw = n->as.image.max_width;
+  GString *s = g_string_new(NULL);
+  if (w.unit != BOOK_LEN_NONE)
+    append_length(s, "width", w);
+  else if (h.unit != BOOK_LEN_NONE && h.unit != BOOK_LEN_PERCENT)
+    append_length(s, "height", h);
+  if (mw.unit != BOOK_LEN_NONE)
+    append_length(s, "max-width", mw);
+  else if (w.unit == BOOK_LEN_PX || w.unit == BOOK_LEN_EM)
+    append_length(s, "max-width", (BookLength){100, BOOK_LEN_PERCENT});
+  return g_string_free(s, s->len == 0);
+}
+
 static void write_image(XhtmlWriter *x, BookNode *n) {
   GString *alt = g_string_new(NULL);
   book_node_text(n, alt);
@@ -566,8 +596,13 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
     start(x, "img");
     attr(x, "src", src);
     attr(x, "alt", alt->str);
-    if (n->as.image.title && !(n->parent && n->parent->type == BOOK_FIGURE))
+    /* in a figure without a caption of its own the title is the caption */
+    if (n->as.image.title &&
+        !(n->parent && n->parent->type == BOOK_FIGURE && !figure_caption(n->parent)))
       attr(x, "title", n->as.image.title);
+    char *style = image_style(n);
+    attr(x, "style", style);
+    g_free(style);
     end_void(x);
   } else {
     if (book_url_is_external(n->as.image.src) && !x->in_link) {
@@ -648,6 +683,9 @@ static bool box_in_paragraph(const BookNode *n) {
   return n && n->type == BOOK_PARAGRAPH && !n->prev && n->parent && n->parent->type == BOOK_ITEM &&
          n->parent->as.item.task != BOOK_TASK_NONE && !in_tight_list(n);
 }
+
+static void write_subtree(XhtmlWriter *x, BookNode *node);
+static void leave(XhtmlWriter *x, BookNode *n);
 
 static void enter(XhtmlWriter *x, BookIter *it) {
   BookNode *n = it->cur;
@@ -763,12 +801,42 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     break; /* written by write_notes */
   case BOOK_FIGURE:
     write_marks_at_start(x, n);
-    if (figure_has_image(n)) {
+    if (n->as.figure.listing) {
+      /* caption first, then the file name, then the code */
+      start(x, "figure");
+      attr(x, "class", "listing");
+      if (figure_caption(n))
+        write_subtree(x, figure_caption(n));
+      if (n->as.figure.file_name) {
+        start(x, "p");
+        attr(x, "class", "file-name");
+        start(x, "code");
+        text(x, n->as.figure.file_name);
+        end(x);
+        end(x);
+      }
+      nl(x);
+    } else if (figure_has_image(n)) {
       start(x, "figure");
     } else {
       start(x, "p");
       attr(x, "class", "missing-image");
     }
+    break;
+  case BOOK_FIGCAPTION:
+    if (!n->parent || n->parent->type != BOOK_FIGURE) {
+      start(x, "p");
+    } else if (n->parent->as.figure.listing && !x->in_caption) {
+      book_iter_skip_children(it); /* written first, by the figure */
+    } else if (n->parent->as.figure.listing || figure_has_image(n->parent)) {
+      start(x, "figcaption");
+    } else { /* the placeholder paragraph ends; the caption is one of its own */
+      end(x);
+      nl(x);
+      start(x, "p");
+      attr(x, "class", "caption");
+    }
+    write_marks_at_start(x, n);
     break;
   case BOOK_HTML_BLOCK:
     write_marks_at_start(x, n);
@@ -835,6 +903,22 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   }
 }
 
+/* Write node and what it holds now (a listing's caption, written before
+ * the code it follows in the model). */
+static void write_subtree(XhtmlWriter *x, BookNode *node) {
+  BookIter it;
+  book_iter_init(&it, node);
+  BookIterEvent ev;
+  x->in_caption++;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER)
+      enter(x, &it);
+    else
+      leave(x, it.cur);
+  }
+  x->in_caption--;
+}
+
 static void leave(XhtmlWriter *x, BookNode *n) {
   if (x->closed->len && g_ptr_array_index(x->closed, x->closed->len - 1) == n) {
     /* closed for a footnote reference and nothing came after it: it stays
@@ -887,9 +971,14 @@ static void leave(XhtmlWriter *x, BookNode *n) {
     end(x);
     nl(x);
     break;
+  case BOOK_FIGCAPTION:
+    if (!(n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing && !x->in_caption))
+      end(x);
+    nl(x);
+    break;
   case BOOK_FIGURE: {
     BookNode *img = n->first_child;
-    if (figure_has_image(n) && img->as.image.title && *img->as.image.title) {
+    if (figure_has_image(n) && !figure_caption(n) && img->as.image.title && *img->as.image.title) {
       start(x, "figcaption");
       text(x, img->as.image.title);
       end(x);

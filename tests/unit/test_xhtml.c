@@ -643,6 +643,60 @@ static void test_page_marks_in_notes(void **state) {
   book_free(b);
 }
 
+/* Figures with a BOOK_FIGCAPTION, image sizes as a sanitised style, a
+ * listing with its caption and file name before the code, a placeholder
+ * whose caption follows as a paragraph. */
+static void test_figures(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = chapter(b, "c1", "Figures");
+  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookNode *fig = node(b, BOOK_FIGURE, c->root);
+  BookNode *img = node(b, BOOK_IMAGE, fig);
+  img->as.image.src = g_strdup("images/diagram.png");
+  img->as.image.title = g_strdup("T");
+  img->as.image.res = png;
+  img->as.image.width = (BookLength){100, BOOK_LEN_PX};
+  textn(b, img, "alt");
+  BookNode *cap = node(b, BOOK_FIGCAPTION, fig);
+  textn(b, cap, "Cap ");
+  textn(b, node(b, BOOK_EMPH, cap), "x");
+  BookNode *fig2 = node(b, BOOK_FIGURE, c->root);
+  BookNode *img2 = node(b, BOOK_IMAGE, fig2);
+  img2->as.image.src = g_strdup("images/diagram.png");
+  img2->as.image.res = png;
+  img2->as.image.width = (BookLength){50, BOOK_LEN_PERCENT};
+  img2->as.image.height = (BookLength){20, BOOK_LEN_PX};
+  BookNode *lst = node(b, BOOK_FIGURE, c->root);
+  lst->as.figure.listing = true;
+  lst->as.figure.file_name = g_strdup("src/<main>.rs");
+  BookNode *code = node(b, BOOK_CODE_BLOCK, lst);
+  code->text = g_strdup("fn main() {}\n");
+  textn(b, node(b, BOOK_FIGCAPTION, lst), "Listing 1: Main");
+  BookNode *miss = node(b, BOOK_FIGURE, c->root);
+  BookNode *img3 = node(b, BOOK_IMAGE, miss);
+  img3->as.image.src = g_strdup("gone.png");
+  textn(b, img3, "gone");
+  textn(b, node(b, BOOK_FIGCAPTION, miss), "Its caption");
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  const char *want[] = {
+      "<figure><img src=\"images/img-1.png\" alt=\"alt\" title=\"T\" style=\"width: 100px; max-width: 100%\"/>"
+      "<figcaption>Cap <em>x</em></figcaption>\n</figure>",
+      "<img src=\"images/img-1.png\" alt=\"\" style=\"width: 50%\"/></figure>",
+      "<figure class=\"listing\"><figcaption>Listing 1: Main</figcaption>\n<p class=\"file-name\"><code>src/&lt;main&gt;.rs</code></p>\n"
+      "<pre><code>fn main() {}\n</code></pre>\n</figure>",
+      "<p class=\"missing-image\">gone</p>\n<p class=\"caption\">Its caption</p>",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    if (!strstr(s->str, want[i]))
+      print_error("missing: %s\nin:\n%s\n", want[i], s->str);
+    assert_non_null(strstr(s->str, want[i]));
+  }
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
 int main(void) {
   octavo_options_init(&opts);
   char *datadir = g_strdup(top());
@@ -655,7 +709,7 @@ int main(void) {
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
       cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
-      cmocka_unit_test(test_page_marks_in_notes),
+      cmocka_unit_test(test_page_marks_in_notes), cmocka_unit_test(test_figures),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);
