@@ -45,6 +45,7 @@ typedef struct {
   char *text;       /* repaired text, front matter blanked to newlines */
   gsize len;
   MetaLayer fm;       /* front matter */
+  bool has_fm;        /* the file opens with front matter (a metadata-only source is no empty file) */
   BookNode *root;     /* the converted tree before chapter splitting */
   GPtrArray *notes;   /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
   GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */

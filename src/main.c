@@ -19,6 +19,7 @@
 #include "options.h"
 #include "pdf.h"
 #include "progress.h"
+#include "project.h"
 #include "style.h"
 #include "util.h"
 #include "version.h"
@@ -242,10 +243,7 @@ static int parse_args(Args *a, int argc, char **argv) {
     }
   } else if (!a->dump && !a->dump_layout) {
     const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
-    char *base = g_path_get_basename(first);
-    char *dot = strrchr(base, '.');
-    if (dot && dot != base)
-      *dot = '\0';
+    char *base = project_name(first);
     const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
     const char *exts[] = {"epub", "pdf", "xhtml", "html"};
     for (int i = 0; i < 4; i++) {
@@ -257,6 +255,52 @@ static int parse_args(Args *a, int argc, char **argv) {
     g_free(base);
   }
   return EXIT_OK;
+}
+
+/* Parse a book project (SUMMARY.md, or a folder of chapters): its
+ * metadata first (a front-matter source below the chapters' own and -M),
+ * then its part titles and chapters in order. Images and links may come
+ * from anywhere in the book's folder unless --resource-path says
+ * otherwise. */
+static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
+  GError *err = NULL;
+  GArray *diags = project_diags_new();
+  Project *p = project_load(path, diags);
+  for (guint i = 0; i < diags->len; i++) {
+    const ProjectDiag *d = &g_array_index(diags, ProjectDiag, i);
+    BookPos pos = {book_intern(book, d->file), d->line, d->col};
+    book_diag(book, d->error ? BOOK_ERROR : BOOK_WARNING, &pos, "%s", d->message);
+  }
+  g_array_free(diags, TRUE);
+  if (!p)
+    return false;
+  const char *fm_name = NULL;
+  char *fm = project_front_matter(p, &fm_name, &err);
+  if (err) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    project_free(p);
+    return false;
+  }
+  guint n = p->sources->len + (fm ? 1 : 0), k = 0;
+  MdSource *srcs = g_new0(MdSource, n);
+  if (fm)
+    srcs[k++] = (MdSource){.name = fm_name, .text = fm, .len = strlen(fm)};
+  for (guint i = 0; i < p->sources->len; i++) {
+    const ProjectSource *ps = &g_array_index(p->sources, ProjectSource, i);
+    srcs[k++] = (MdSource){.name = ps->name, .text = ps->text, .len = ps->len,
+                           .heading_shift = ps->heading_shift};
+  }
+  if (!opts->resource_path)
+    opts->resource_path = p->root;
+  progress_step("reading", (long)n);
+  bool ok = md_parse_sources(book, srcs, (int)n, opts);
+  if (opts->resource_path == p->root)
+    opts->resource_path = NULL;
+  g_free(srcs);
+  g_free(fm);
+  project_free(p);
+  return ok;
 }
 
 /* Load the print style and the fonts for the book writers. The PDF needs
@@ -346,9 +390,14 @@ static int run(Args *a, const char *argv0) {
     int n = 0;
     while (inputs[n])
       n++;
-    progress_step("reading", n);
-    if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
-      rc = EXIT_INPUT;
+    if (n == 1 && project_is_project(inputs[0])) {
+      if (!parse_project(book, inputs[0], &opts))
+        rc = EXIT_INPUT;
+    } else {
+      progress_step("reading", n);
+      if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
+        rc = EXIT_INPUT;
+    }
   }
   if (rc == EXIT_OK && a->dump) {
     GString *s = g_string_new(NULL);

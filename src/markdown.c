@@ -686,7 +686,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     parse_one(&c, &c.srcs[i]);
     md_tidy(&c, c.srcs[i].root);
     md_split_chapters(&c, &c.srcs[i], i == 0);
-    if (!c.srcs[i].first) {
+    if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
       book_diag(book, BOOK_WARNING, &pos, "no text in this file");
     }
