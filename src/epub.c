@@ -9,7 +9,7 @@
  * are byte-identical.
  *
  * Layout of the container:
- *   mimetype, META-INF/container.xml,
+ *   mimetype, META-INF/container.xml, META-INF/com.apple.ibooks.display-options.xml,
  *   EPUB/package.opf, nav.xhtml, toc.ncx, cover.xhtml, title.xhtml,
  *   <chapter>.xhtml (reading order), styles/book.css, fonts/NAME.ttf,
  *   cover.png (or .jpg), images/NAME (BookResource.href)
@@ -471,6 +471,18 @@ static char *opf_document(Epub *e) {
   END(w);
   g_free(modified);
 
+  /* The rendition defaults, said outright: a reflowable book, any
+   * orientation, spreads as the reader likes. Without rendition:layout
+   * epub.js 0.3 asks for Apple's display-options file to learn it. */
+  const char *rendition[][2] = {
+      {"rendition:layout", "reflowable"}, {"rendition:orientation", "auto"}, {"rendition:spread", "auto"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(rendition); i++) {
+    START(w, "meta");
+    ATTR(w, "property", rendition[i][0]);
+    TEXT(w, rendition[i][1]);
+    END(w);
+  }
+
   /* EPUB Accessibility 1.1. */
   const char *a11y[16][2];
   int na = 0;
@@ -507,6 +519,22 @@ static char *opf_document(Epub *e) {
   TEXT(w, sum->str);
   END(w);
   g_string_free(sum, TRUE);
+  /* The conformance claim (EPUB Accessibility 1.1, section 5.1), made only
+   * when octavo can stand behind it: every image has a text alternative
+   * (the rest, structure, language, navigation, reading order and
+   * contrast, octavo writes the same for every book). The party that
+   * claims it is the publisher when the book names one, else octavo, whose
+   * writers are what the claim rests on. */
+  if (!e->has_images || e->all_alt) {
+    START(w, "meta");
+    ATTR(w, "property", "dcterms:conformsTo");
+    TEXT(w, "EPUB Accessibility 1.1 - WCAG 2.1 Level AA");
+    END(w);
+    START(w, "meta");
+    ATTR(w, "property", "a11y:certifiedBy");
+    TEXT(w, m->publisher && *m->publisher ? m->publisher : "octavo");
+    END(w);
+  }
   if (pages) {
     /* The print edition the page list follows: EPUB 3.2's source-of
      * pagination on a dc:source. EPUB Accessibility 1.1's
@@ -567,6 +595,27 @@ static char *container_document(void) {
   START(w, "rootfile");
   ATTR(w, "full-path", "EPUB/package.opf");
   ATTR(w, "media-type", "application/oebps-package+xml");
+  END(w);
+  END(w);
+  END(w);
+  return wr_close(w, buf);
+}
+
+/* Apple Books' display options: use the book's embedded fonts
+ * (specified-fonts), which it otherwise replaces with its own. Read by
+ * epub.js and foliate-js too. Kobo's com.kobobooks.display-options.xml is
+ * not written: its readers and foliate-js take Apple's file first, and
+ * what it could say (fixed layout, spreads) does not concern a reflowable
+ * book. */
+static char *apple_display_options(void) {
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  START(w, "display_options");
+  START(w, "platform");
+  ATTR(w, "name", "*");
+  START(w, "option");
+  ATTR(w, "name", "specified-fonts");
+  TEXT(w, "true");
   END(w);
   END(w);
   END(w);
@@ -1053,6 +1102,7 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 
   /* Manifest and entries in a fixed order. */
   add_entry_str(&e, "META-INF/container.xml", container_document());
+  add_entry_str(&e, "META-INF/com.apple.ibooks.display-options.xml", apple_display_options());
   Entry opf_slot = {g_strdup("EPUB/package.opf"), NULL};
   g_array_append_val(e.entries, opf_slot);
   guint opf_index = e.entries->len - 1;
