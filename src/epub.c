@@ -37,6 +37,9 @@
 #include "xhtml.h"
 
 #define CSS_HREF "styles/book.css"
+/* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
+ * readers. */
+enum { COVER_W = 1000, COVER_H = 1500 };
 
 typedef struct {
   char *name; /* path in the container */
@@ -874,9 +877,10 @@ static void survey_images(Epub *e) {
 
 /* The cover image: -M cover=FILE (PNG or JPEG, in the first input's
  * directory or below it, symbolic links resolved), else octavo's typographic cover drawn by
- * cover.c, the face the PDF opens on. Sets *media_type. NULL (with a
- * warning) when there is none. */
-static GBytes *cover_image(Epub *e, const char **media_type) {
+ * cover.c, the face the PDF opens on. Sets *media_type and the size in
+ * pixels (0 when the file does not say). NULL (with a warning) when there
+ * is none. */
+static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *height) {
   Book *b = e->book;
   const char *given = b->meta.cover;
   if (given && *given) {
@@ -903,6 +907,8 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     } else {
       bytes = g_bytes_new_take(data, len);
       *media_type = type;
+      if (book_image_probe(path, width, height) == BOOK_IMAGE_NONE)
+        *width = *height = 0;
     }
     g_free(lower);
     g_free(path);
@@ -915,14 +921,15 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     return NULL;
   }
   GError *err = NULL;
-  /* 1000 x 1500 pixels: a 2:3 face, sharp on phones and readers. */
-  GBytes *png = cover_png(b, e->fonts, &e->style->cover, 1000, 1500, &err);
+  GBytes *png = cover_png(b, e->fonts, &e->style->cover, COVER_W, COVER_H, &err);
   if (!png) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
     g_error_free(err);
     return NULL;
   }
   *media_type = "image/png";
+  *width = COVER_W;
+  *height = COVER_H;
   return png;
 }
 
@@ -1089,7 +1096,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 
   /* The cover, before the navigation that lists it. */
   const char *cover_type = NULL;
-  GBytes *cover = cover_image(&e, &cover_type);
+  int cover_w = 0, cover_h = 0;
+  GBytes *cover = cover_image(&e, &cover_type, &cover_w, &cover_h);
   const char *cover_file = cover && strcmp(cover_type, "image/jpeg") == 0 ? "cover.jpg" : "cover.png";
   if (cover)
     e.cover_href = g_strdup("cover.xhtml");
@@ -1111,8 +1119,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   add_entry_str(&e, "EPUB/toc.ncx", ncx_document(&e, toc));
   add_item(&e, "ncx", "toc.ncx", "application/x-dtbncx+xml", NULL);
   if (cover) {
-    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file));
-    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", NULL);
+    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file, cover_w, cover_h));
+    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", cover_w > 0 && cover_h > 0 ? "svg" : NULL);
     g_ptr_array_add(e.spine, "cover");
   }
   add_entry_str(&e, "EPUB/title.xhtml", title);

@@ -1273,25 +1273,72 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
   return close_buffer(x, buf);
 }
 
-char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href) {
+/* The cover fills the reader's screen: an SVG as high and as wide as the
+ * page, whose viewBox is the image's own size and preserveAspectRatio
+ * "xMidYMid meet", holds the image, so every reading system scales it to
+ * the largest size that fits, centred, as publishers' covers do (an <img>
+ * is laid out as text: epub.js 0.4 and foliate-js drew it at half the
+ * screen's height). The page's own style (not book.css, which chapters
+ * share) gives html, body and the section the page's full height, and
+ * makes the SVG a block so no line box below it spills onto a second,
+ * blank page; its max-width and max-height outrank epub.js 0.4's rule for
+ * every svg (60% of the page's height, !important, on `svg` alone), which
+ * is meant for figures in the text. foliate-js caps every image at its
+ * page's height less its margins (an inline !important style): there the
+ * cover fills that height. Without a known size, a plain <img>. */
+static const char COVER_CSS[] = "html, body { margin: 0; padding: 0; height: 100%; }\n"
+                                "section.cover { margin: 0; padding: 0; height: 100%; text-align: center; }\n"
+                                "section.cover > svg { display: block; width: 100%; height: 100%;"
+                                " max-width: 100% !important; max-height: 100% !important; }\n";
+
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height) {
   const BookMeta *m = &x->book->meta;
   const char *lang = xhtml_book_lang(x->book, x->opts);
   GString *alt = g_string_new(labels_get(lang, LABEL_COVER));
   g_string_append(alt, ": ");
   g_string_append(alt, m->title);
-  for (guint i = 0; i < m->authors->len; i++)
-    g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
+  char *by = labels_byline(lang, m->authors);
+  if (by)
+    g_string_append_printf(alt, ". %s", by);
+  g_free(by);
+  bool svg = width > 0 && height > 0;
   xmlBufferPtr buf = open_buffer(x);
-  doc_begin(x, labels_get(lang, LABEL_COVER), css_href, NULL, "cover");
+  doc_begin(x, labels_get(lang, LABEL_COVER), css_href, svg ? COVER_CSS : NULL, "cover");
   start(x, "section");
   attr(x, "epub:type", "cover");
   attr(x, "class", "cover");
   attr(x, "aria-label", labels_get(lang, LABEL_COVER));
   nl(x);
-  start(x, "img");
-  attr(x, "src", img_href);
-  attr(x, "alt", alt->str);
-  end_void(x);
+  if (svg) {
+    char box[64], w[16], h[16];
+    g_snprintf(box, sizeof box, "0 0 %d %d", width, height);
+    g_snprintf(w, sizeof w, "%d", width);
+    g_snprintf(h, sizeof h, "%d", height);
+    start(x, "svg");
+    attr(x, "xmlns", "http://www.w3.org/2000/svg");
+    attr(x, "xmlns:xlink", "http://www.w3.org/1999/xlink");
+    attr(x, "version", "1.1");
+    attr(x, "width", "100%");
+    attr(x, "height", "100%");
+    attr(x, "viewBox", box);
+    attr(x, "preserveAspectRatio", "xMidYMid meet");
+    attr(x, "role", "img");
+    attr(x, "aria-label", alt->str);
+    start(x, "title");
+    text(x, alt->str);
+    end(x);
+    start(x, "image");
+    attr(x, "width", w);
+    attr(x, "height", h);
+    attr(x, "xlink:href", img_href);
+    end_void(x);
+    end(x);
+  } else {
+    start(x, "img");
+    attr(x, "src", img_href);
+    attr(x, "alt", alt->str);
+    end_void(x);
+  }
   nl(x);
   end(x);
   nl(x);
