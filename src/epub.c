@@ -137,6 +137,7 @@ typedef struct {
   int level;
   char *label;
   char *href;
+  char *number; /* the entry's number under -N (the start of label), or NULL */
 } TocEntry;
 
 /* The contents: the outline's entries at --toc-depth (outline.h), with
@@ -152,7 +153,8 @@ static GArray *toc_entries(Epub *e) {
       continue;
     char *file = xhtml_chapter_href(oe->chapter);
     TocEntry t = {oe->depth, g_strdup(oe->title),
-                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id)};
+                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id),
+                  oe->number && g_str_has_prefix(oe->title, oe->number) ? g_strdup(oe->number) : NULL};
     g_array_append_val(toc, t);
     g_free(file);
   }
@@ -164,6 +166,7 @@ static void toc_free(GArray *toc) {
   for (guint i = 0; i < toc->len; i++) {
     g_free(g_array_index(toc, TocEntry, i).label);
     g_free(g_array_index(toc, TocEntry, i).href);
+    g_free(g_array_index(toc, TocEntry, i).number);
   }
   g_array_free(toc, TRUE);
 }
@@ -215,8 +218,22 @@ static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx) {
       START(w, "li");
       START(w, "a");
       ATTR(w, "href", t->href);
-      TEXT(w, t->label);
-      END(w);
+      if (t->number) {
+        /* the number in a span of its own, so that the stylesheet lines
+         * the numbers up and hangs the titles after them; no indentation
+         * inside the link, where it would be a space of the title */
+        xmlTextWriterSetIndent(w, 0);
+        START(w, "span");
+        ATTR(w, "class", "toc-number");
+        TEXT(w, t->number);
+        END(w);
+        TEXT(w, t->label + strlen(t->number));
+        END(w);
+        xmlTextWriterSetIndent(w, 1);
+      } else {
+        TEXT(w, t->label);
+        END(w);
+      }
     }
   }
   while (stack->len) {
