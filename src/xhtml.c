@@ -1244,7 +1244,10 @@ static void write_title_block(XhtmlWriter *x) {
     nl(x);
     g_free(by);
   }
-  const char *rest[][2] = {{"date", m->date}, {"publisher", m->publisher}, {"source", m->source}};
+  /* the date as the language writes it (labels_date, as the PDF's title
+   * page and cover do): "11 May 2023", "11 mai 2023" */
+  char *date = labels_date(xhtml_book_lang(x->book, x->opts), m->date);
+  const char *rest[][2] = {{"date", date}, {"publisher", m->publisher}, {"source", m->source}};
   for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
     if (!rest[i][1] || !*rest[i][1])
       continue;
@@ -1261,6 +1264,7 @@ static void write_title_block(XhtmlWriter *x) {
     end(x);
     nl(x);
   }
+  g_free(date);
   end(x);
   nl(x);
 }
