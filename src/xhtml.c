@@ -997,12 +997,34 @@ static void write_notes(XhtmlWriter *x, BookChapter *c) {
   }
 }
 
+/* The e-book's opening chapter, the text before the first chapter heading
+ * (the `#` heading that became the book's title is not in it), is headed
+ * by the book's title, as the PDF heads its first page (layout.c): so the
+ * contents' first entry, which points to this chapter, lands on a heading
+ * that reads as the entry does, and both books agree. (The alternative,
+ * pointing that entry to the title page, would leave the opening text with
+ * no entry and send the reader back before the contents.) The page breaks
+ * at the chapter's very start go inside the heading, as in any heading. */
+static void write_opening_heading(XhtmlWriter *x, BookChapter *c) {
+  char tag[4];
+  g_snprintf(tag, sizeof tag, "h%d", book_outline_level(&x->heads, 1));
+  start(x, tag);
+  attr(x, "class", "opening");
+  for (const BookNode *n = c->root; n; n = n->first_child)
+    write_marks_at_start(x, n);
+  text(x, x->book->meta.title);
+  end(x);
+  nl(x);
+}
+
 static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
   x->cur = c;
   x->heads = (BookOutlineLevels){0};
   x->in_link = 0;
   g_ptr_array_set_size(x->links, 0);
   g_ptr_array_set_size(x->closed, 0);
+  if (x->mode == MODE_EPUB && c->index == 0 && !c->heading)
+    write_opening_heading(x, c);
   write_tree(x, c->root, NULL);
   write_notes(x, c);
 }
