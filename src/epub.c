@@ -11,9 +11,9 @@
  * Layout of the container:
  *   mimetype, META-INF/container.xml, META-INF/com.apple.ibooks.display-options.xml,
  *   EPUB/package.opf, nav.xhtml, toc.ncx, cover.xhtml, title.xhtml,
- *   <chapter>.xhtml (reading order), styles/book.css, fonts/NAME.ttf,
- *   cover.png (or .jpg), images/NAME (BookResource.href)
- * Spine: cover, title page, contents, chapters.
+ *   <chapter>.xhtml (reading order), colophon.xhtml, styles/book.css,
+ *   fonts/NAME.ttf, cover.png (or .jpg), images/NAME (BookResource.href)
+ * Spine: cover, title page, contents, chapters, colophon.
  *
  * Not here: the XHTML of chapters (xhtml.c), finding images (markdown.c),
  * drawing the cover (cover.c). */
@@ -1119,6 +1119,15 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   if (cover)
     e.cover_href = g_strdup("cover.xhtml");
 
+  /* The colophon, the last spine item: it names the identifier, so it is
+   * not part of what the identifier hashes. It names the typefaces the
+   * e-book embeds (none with --no-embed-fonts). */
+  Colophon *colophon = colophon_new(book, xhtml_book_lang(book, opts), e.identifier, e.time,
+                                    opts->embed_fonts ? fonts : NULL);
+  char *colophon_doc = xhtml_colophon_document(e.x, CSS_HREF, colophon);
+  colophon_free(colophon);
+  add_codepoints(text_set, colophon_doc);
+
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
     add_codepoints(text_set, g_array_index(toc, TocEntry, i).label);
@@ -1156,6 +1165,9 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
     g_free(d->name);
   }
   g_array_free(docs, TRUE);
+  add_entry_str(&e, "EPUB/colophon.xhtml", colophon_doc);
+  add_item(&e, "colophon", "colophon.xhtml", "application/xhtml+xml", NULL);
+  g_ptr_array_add(e.spine, "colophon");
 
   /* The stylesheet, then the fonts its @font-face rules name. */
   Entry css_slot = {g_strdup("EPUB/" CSS_HREF), NULL};

@@ -31,6 +31,7 @@
 #include <libxml/xmlwriter.h>
 #include <string.h>
 
+#include "colophon.h"
 #include "labels.h"
 #include "sanitize.h"
 #include "util.h"
@@ -1370,6 +1371,57 @@ char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img
   nl(x);
   doc_end(x);
   g_string_free(alt, TRUE);
+  return close_buffer(x, buf);
+}
+
+char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Colophon *col) {
+  const char *lang = xhtml_book_lang(x->book, x->opts);
+  const char *heading = labels_get(lang, LABEL_COLOPHON);
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, heading, css_href, NULL, "backmatter");
+  start(x, "section");
+  attr(x, "epub:type", "colophon");
+  attr(x, "role", "doc-colophon");
+  attr(x, "class", "colophon");
+  attr(x, "aria-labelledby", "colophon-title");
+  nl(x);
+  start(x, "h1");
+  attr(x, "id", "colophon-title");
+  text(x, heading);
+  end(x);
+  nl(x);
+  if (col->lines->len) {
+    start(x, "dl");
+    nl(x);
+    for (guint i = 0; i < col->lines->len; i++) {
+      const ColophonLine *l = &g_array_index(col->lines, ColophonLine, i);
+      start(x, "dt");
+      text(x, labels_get(lang, l->label));
+      end(x);
+      nl(x);
+      start(x, "dd");
+      if (l->link) {
+        start(x, "a");
+        attr(x, "href", l->value);
+        text(x, l->value);
+        end(x);
+      } else {
+        text(x, l->value);
+      }
+      end(x);
+      nl(x);
+    }
+    end(x);
+    nl(x);
+  }
+  start(x, "p");
+  attr(x, "class", "made-with");
+  text(x, col->made_with);
+  end(x);
+  nl(x);
+  end(x);
+  nl(x);
+  doc_end(x);
   return close_buffer(x, buf);
 }
 
