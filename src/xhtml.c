@@ -1315,7 +1315,7 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
  * cover fills that height. Without a known size, a plain <img>. */
 static const char COVER_CSS[] = "html, body { margin: 0; padding: 0; height: 100%; }\n"
                                 "section.cover { margin: 0; padding: 0; height: 100%; text-align: center; }\n"
-                                "section.cover > svg { display: block; width: 100%; height: 100%;"
+                                "section.cover svg { display: block; width: 100%; height: 100%;"
                                 " max-width: 100% !important; max-height: 100% !important; }\n";
 
 char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height) {
