@@ -723,12 +723,13 @@ int main(void) {
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_front_and_back),
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
       cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
-      cmocka_unit_test(test_page_marks_in_notes), cmocka_unit_test(test_front_and_back),
+      cmocka_unit_test(test_page_marks_in_notes),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);
