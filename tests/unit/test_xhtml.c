@@ -697,6 +697,85 @@ static void test_figures(void **state) {
   book_free(b);
 }
 
+/* The front and back of the e-book: the opening chapter headed by the
+ * book's title (the HTML fragment keeps the source), the title page's
+ * byline and date in the book's language, the cover in its SVG wrapper,
+ * and the colophon. */
+static void test_front_and_back(void **state) {
+  (void)state;
+  Book *b = sample_book();
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, false);
+  char *doc = xhtml_chapter_document(x, b->chapters->pdata[0], "styles/book.css");
+  assert_non_null(strstr(doc, "aria-label=\"A Hand-Made Book\">\n<h1 class=\"opening\">A Hand-Made Book</h1>\n<p>An opening"));
+  g_free(doc);
+  doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
+  assert_null(strstr(doc, "class=\"opening\""));
+  g_free(doc);
+  GString *frag = g_string_new(NULL);
+  xhtml_fragment(b, &opts, frag);
+  assert_null(strstr(frag->str, "class=\"opening\""));
+  g_string_free(frag, TRUE);
+
+  doc = xhtml_title_document(x, "styles/book.css");
+  assert_non_null(strstr(doc, "<p class=\"author\">By Ada Writer</p>"));
+  assert_non_null(strstr(doc, "<p class=\"date\">11 May 2023</p>"));
+  g_free(doc);
+
+  doc = xhtml_cover_document(x, "styles/book.css", "cover.png", 1000, 1500);
+  assert_non_null(strstr(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                              "version=\"1.1\" width=\"100%\" height=\"100%\" viewBox=\"0 0 1000 1500\" "
+                              "preserveAspectRatio=\"xMidYMid meet\" role=\"img\" "
+                              "aria-label=\"Cover: A Hand-Made Book. By Ada Writer\">"));
+  assert_non_null(strstr(doc, "<image width=\"1000\" height=\"1500\" xlink:href=\"cover.png\"/></svg>"));
+  assert_non_null(strstr(doc, "section.cover svg { display: block;"));
+  assert_null(strstr(doc, "<img"));
+  g_free(doc);
+  doc = xhtml_cover_document(x, "styles/book.css", "cover.jpg", 0, 0);
+  assert_non_null(strstr(doc, "<img src=\"cover.jpg\" alt=\"Cover: A Hand-Made Book. By Ada Writer\"/>"));
+  assert_null(strstr(doc, "<svg"));
+  g_free(doc);
+
+  Colophon *col = colophon_new(b, "en", "urn:uuid:x", 1683763200, fonts);
+  assert_int_equal(col->lines->len, 3);
+  assert_int_equal(g_array_index(col->lines, ColophonLine, 0).label, LABEL_IDENTIFIER);
+  assert_string_equal(g_array_index(col->lines, ColophonLine, 1).value, "11 May 2023");
+  assert_string_equal(g_array_index(col->lines, ColophonLine, 2).value, "Charis SIL and DejaVu Sans Mono");
+  assert_string_equal(col->made_with, "Made with octavo " OCTAVO_VERSION);
+  doc = xhtml_colophon_document(x, "styles/book.css", col);
+  assert_non_null(strstr(doc, "<body epub:type=\"backmatter\">\n<section epub:type=\"colophon\" role=\"doc-colophon\""));
+  assert_non_null(strstr(doc, "<dt>Identifier</dt>\n<dd>urn:uuid:x</dd>\n<dt>Built</dt>\n<dd>11 May 2023</dd>\n"
+                              "<dt>Typefaces</dt>\n<dd>Charis SIL and DejaVu Sans Mono</dd>"));
+  assert_non_null(strstr(doc, "<p class=\"made-with\">Made with octavo "));
+  g_free(doc);
+  colophon_free(col);
+  xhtml_writer_free(x);
+
+  /* in French, with a source and no fonts */
+  g_free(b->meta.lang);
+  b->meta.lang = g_strdup("fr");
+  b->meta.source = g_strdup("https://example.com/report");
+  x = xhtml_writer_new(b, &opts, false);
+  doc = xhtml_title_document(x, "styles/book.css");
+  assert_non_null(strstr(doc, "<p class=\"author\">Par Ada Writer</p>"));
+  assert_non_null(strstr(doc, "<p class=\"date\">11 mai 2023</p>"));
+  g_free(doc);
+  col = colophon_new(b, "fr", "urn:uuid:x", 1683763200, NULL);
+  assert_int_equal(col->lines->len, 3);
+  const ColophonLine *src = &g_array_index(col->lines, ColophonLine, 0);
+  assert_int_equal(src->label, LABEL_SOURCE);
+  assert_true(src->link);
+  doc = xhtml_colophon_document(x, "styles/book.css", col);
+  assert_non_null(strstr(doc, "<h1 id=\"colophon-title\">Colophon</h1>"));
+  assert_non_null(strstr(doc, "<dt>Source</dt>\n<dd><a href=\"https://example.com/report\">https://example.com/report</a></dd>"));
+  assert_non_null(strstr(doc, "<dt>Date de fabrication</dt>\n<dd>11 mai 2023</dd>"));
+  assert_null(strstr(doc, "Polices"));
+  assert_non_null(strstr(doc, "Réalisé avec octavo "));
+  g_free(doc);
+  colophon_free(col);
+  xhtml_writer_free(x);
+  book_free(b);
+}
+
 int main(void) {
   octavo_options_init(&opts);
   char *datadir = g_strdup(top());
@@ -704,6 +783,7 @@ int main(void) {
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_front_and_back),
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
