@@ -138,9 +138,9 @@ async function runReader(browser, name, reader) {
     await settle(page);
     await new Promise(ok => setTimeout(ok, 150));   // late fonts and images
     await page.screenshot({ path: path.join(outDir, file) });
-    shots.push(file);
+    if (!shots.includes(file)) shots.push(file);
   };
-  let sections = [], pagesTotal = 0;
+  let sections = [], pagesTotal = 0, cover = null;
   try {
     const harness = reader === 'foliate' ? 'foliate.html' : `epubjs.html?lib=${reader === 'epubjs-0.3' ? 'epubjs' : 'epubjs-0.4'}`;
     await within(page.goto(`${ORIGIN}/harness/${harness}`, { waitUntil: 'load' }), 'harness load');
@@ -149,22 +149,29 @@ async function runReader(browser, name, reader) {
     sections = await within(page.evaluate(u => R.open(u), url), 'open the book');
     if (!sections.length) errors.push('the reader found no spine items');
     const navIndex = sections.findIndex(s => (s.properties || []).includes('nav') || /(^|\/)nav\.xhtml$/.test(s.href || ''));
-    const bodyIndex = navIndex >= 0 ? navIndex + 1 : Math.min(1, sections.length - 1);
-    const taken = new Set();
+    // screenshots: the cover, the contents, the first page after the contents
+    // that opens with a heading (a chapter), the page showing most of a table,
+    // of a figure, of a code block, and the first page showing most of the three.
+    const best = {};
+    let bodyTaken = false, mixedBest = 0;
     for (let i = 0; i < sections.length; i++) {
       const label = `spine item ${i + 1} (${sections[i].href})`;
       let w = await within(page.evaluate(i => R.show(i), i), `show ${label}`);
       if (w.index !== undefined && w.index !== i) { errors.push(`${label}: the reader showed item ${w.index + 1} instead`); continue; }
-      let pages = 0, shown = false, blank = 0;
+      let pages = 0, shown = false;
       for (;;) {
         pages++;
         const p = await within(page.evaluate(k => R.probe(k), KINDS), `probe ${label}`);
         if (p.parsererror) errors.push(`${label}: XHTML parse error: ${p.parsererror}`);
-        if (p.text || p.media) shown = true; else blank++;
-        if (pages === 1 && i === 0) { await shot('cover'); taken.add('cover'); }
-        if (pages === 1 && i === navIndex) { await shot('contents'); taken.add('contents'); }
-        if (pages === 1 && i === bodyIndex) { await shot('body'); taken.add('body'); }
-        for (const k of p.kinds) if (!taken.has(k)) { taken.add(k); await shot(k); }
+        if (p.text || p.media) shown = true;
+        if (pages === 1 && i === 0) { cover = p.mediaRect; await shot('cover'); }
+        if (pages === 1 && i === navIndex) await shot('contents');
+        if (pages === 1 && i > navIndex && !bodyTaken && p.heading && p.text) { bodyTaken = true; await shot('body'); }
+        if (i > 0) {
+          for (const [k, a] of Object.entries(p.kinds)) if (a > (best[k] || 0) * 1.05) { best[k] = a; await shot(k); }
+          const n = Object.keys(p.kinds).length;
+          if (n > 1 && n > mixedBest) { mixedBest = n; await shot('mixed'); }
+        }
         if (w.page !== undefined && w.total !== undefined && w.page >= w.total) break;
         if (pages >= PAGES_MAX) { errors.push(`${label}: still paging after ${PAGES_MAX} pages`); break; }
         const before = w;
@@ -179,8 +186,9 @@ async function runReader(browser, name, reader) {
     errors.push(`harness: ${e && e.message || e}`);
   }
   await page.close().catch(() => {});
-  return { errors, info: { summary: `${sections.length} spine items, ${pagesTotal} pages`, sections: sections.length,
-    pages: pagesTotal, screenshots: shots } };
+  const coverSize = cover ? `; cover image ${cover.width}x${cover.height} at ${cover.x},${cover.y} in ${VIEW.width}x${VIEW.height}` : '';
+  return { errors, info: { summary: `${sections.length} spine items, ${pagesTotal} pages${coverSize}`, sections: sections.length,
+    pages: pagesTotal, cover, screenshots: shots } };
 }
 
 async function runXML(browser, name) {
@@ -246,7 +254,13 @@ async function runPdf(name, tool) {
   fs.rmSync(tmp, { recursive: true, force: true });
   const errors = [];
   if (r.code !== 0) errors.push(`${tool} exit ${r.code}`);
-  for (const l of (r.err + (tool === 'mupdf' ? r.out : '')).split('\n')) if (l.trim()) errors.push(l.trim());
+  for (let l of (r.err + (tool === 'mupdf' ? r.out : '')).split('\n')) {
+    l = l.trim();
+    // Debian's mupdf-tools is built without lcms2: it says so on every run, for
+    // any file (even one it cannot open), before it reads the PDF.
+    if (!l || tool === 'mupdf' && l === 'warning: ICC support is not available') continue;
+    errors.push(l);
+  }
   if (!pngs) errors.push(`${tool} rendered no page`);
   return { errors, info: { summary: `${pngs} pages` } };
 }
