@@ -14,6 +14,8 @@ messages with what the breakage must cause:
   badspine   a spine itemref naming no manifest item: the readers must complain
   noalt      an <img> without alt: a serious or critical Ace violation
   brokenpdf  the PDF cut in half: poppler and mupdf must complain
+  badlength  a stream's /Length wrong: both render every page and exit 0,
+             but say so on stderr, which must fail
 """
 import json, os, re, shutil, subprocess, sys, zipfile
 
@@ -60,6 +62,10 @@ with open(good_pdf, 'rb') as f:
     pdf = f.read()
 with open(os.path.join(books, 'brokenpdf.pdf'), 'wb') as f:
     f.write(pdf[:len(pdf) // 2])
+variant('badlength')
+m = re.search(rb'/Length (\d+)', pdf)
+with open(os.path.join(books, 'badlength.pdf'), 'wb') as f:
+    f.write(pdf[:m.start(1)] + str(max(1, int(m.group(1)) // 2)).encode().rjust(len(m.group(1))) + pdf[m.end(1):])
 
 def run(only, names):
     env = dict(os.environ, READERS_ONLY=only, READERS_SHOTS='0')
@@ -72,7 +78,7 @@ READERS = ['epubjs-0.3', 'epubjs-0.4', 'foliate']
 res, log1 = run('package,' + ','.join(READERS), ['fixed', 'badxml', 'blank', 'missing', 'badspine'])
 r2, log2 = run('ace', ['noalt'])   # Ace passing: the real books show it
 res.update(r2)
-r3, log3 = run('poppler,mupdf', ['fixed', 'brokenpdf'])
+r3, log3 = run('poppler,mupdf', ['fixed', 'brokenpdf', 'badlength'])
 res.update(r3)
 
 # (book, check): None to pass, else a pattern one of its messages must match.
@@ -88,8 +94,10 @@ expect[('badspine', 'package')] = r'spine itemref no-such-item names no manifest
 expect[('missing', 'package')] = r'EPUB/styles/book\.css: HTTP 404'
 expect[('missing', 'epubjs-0.3')] = r'HTTP 404 GET /books/missing/EPUB/styles/book\.css'
 expect[('noalt', 'ace')] = r'^(critical|serious): .*(image-alt|alt)'
-expect[('brokenpdf', 'poppler')] = r'.'
-expect[('brokenpdf', 'mupdf')] = r'.'
+expect[('brokenpdf', 'poppler')] = r'Syntax Error|Internal Error|Couldn'
+expect[('brokenpdf', 'mupdf')] = r'^error: '
+expect[('badlength', 'poppler')] = r'^Syntax Error.*Length'
+expect[('badlength', 'mupdf')] = r'^warning: PDF stream Length incorrect'
 
 passed = failed = 0
 for key, want in sorted(expect.items()):
