@@ -207,6 +207,40 @@ const FontsFace *fonts_face_for(const Fonts *f, const char *family, const char *
   return NULL;
 }
 
+GArray *fonts_split(const Fonts *f, const char *family, const char *lang, const GArray *cps,
+                    GArray *own) {
+  Chain *c = chain_for(f, family, lang);
+  GArray *uses = g_array_new(FALSE, TRUE, sizeof(FontsUse));
+  GHashTable *at = g_hash_table_new(g_direct_hash, g_direct_equal); /* face -> index + 1 */
+  for (guint i = 0; i < cps->len; i++) {
+    gunichar ch = g_array_index(cps, gunichar, i);
+    const FontsFace *face = fonts_face_for(f, family, lang, ch);
+    if (!face)
+      continue;
+    if (fonts_is_own(f, face)) {
+      g_array_append_val(own, ch);
+      continue;
+    }
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(at, face));
+    if (!k) {
+      FontsUse u = {face, g_array_new(FALSE, FALSE, sizeof(gunichar))};
+      g_array_append_val(uses, u);
+      k = uses->len;
+      g_hash_table_insert(at, (gpointer)face, GUINT_TO_POINTER(k));
+    }
+    g_array_append_val(g_array_index(uses, FontsUse, k - 1).cps, ch);
+  }
+  g_hash_table_destroy(at);
+  /* in the chain's order, the order of a CSS font stack */
+  GArray *sorted = g_array_new(FALSE, TRUE, sizeof(FontsUse));
+  for (guint j = 0; j < c->faces->len; j++)
+    for (guint i = 0; i < uses->len; i++)
+      if (g_array_index(uses, FontsUse, i).face == &g_array_index(c->faces, FontsFace, j))
+        g_array_append_val(sorted, g_array_index(uses, FontsUse, i));
+  g_array_free(uses, TRUE);
+  return sorted;
+}
+
 bool fonts_is_own(const Fonts *f, const FontsFace *face) {
   for (guint i = 0; i < f->files->len; i++)
     if (strcmp(f->files->pdata[i], face->path) == 0)

@@ -50,6 +50,18 @@ const GArray *fonts_faces(const Fonts *fonts);
  * NULL when no face has it. A fallback's weight and style are not filled
  * (400, upright). Owned by fonts. */
 const FontsFace *fonts_face_for(const Fonts *fonts, const char *family, const char *lang, gunichar ch);
+/* The characters of a text drawn by one fallback face. */
+typedef struct {
+  const FontsFace *face; /* owned by fonts */
+  GArray *cps;           /* gunichar, in the order given; owned by the caller */
+} FontsUse;
+/* Split cps (gunichar) of text set in family for language lang by the face
+ * that draws each (fonts_face_for): those of the book's own faces are
+ * appended to own (gunichar); the others are returned as FontsUse, one per
+ * fallback face, in the order the faces are tried. Characters no face has
+ * are left out. The caller frees each use's cps and the array. */
+GArray *fonts_split(const Fonts *fonts, const char *family, const char *lang, const GArray *cps,
+                    GArray *own);
 /* Whether face is one of the book's own faces (fonts/), not a fallback. */
 bool fonts_is_own(const Fonts *fonts, const FontsFace *face);
 
