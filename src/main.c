@@ -12,6 +12,7 @@
 
 #include "archive.h"
 #include "book.h"
+#include "coverage.h"
 #include "epub.h"
 #include "fonts.h"
 #include "layout.h"
@@ -327,6 +328,7 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
     g_clear_error(&err);
     return !need_pdf;
   }
+  coverage_check(book, ld->fonts, ld->style.body_face, ld->style.code_face);
   return true;
 }
 
