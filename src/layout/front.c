@@ -82,8 +82,9 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   y += 36;
   PangoFontDescription *db = font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
+  const char *lang = c->env->book->meta.lang;
   if (m->authors && m->authors->len) {
-    char *a = labels_join(c->env->book->meta.lang, m->authors);
+    char *a = labels_byline(lang, m->authors); /* as the e-book's title page */
     add_tag(it, LAY_TAG_BEGIN, "P");
     y = centered(c, it, db, a, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
@@ -91,9 +92,11 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
     g_free(a);
   }
   if (m->date) {
+    char *date = labels_date(lang, m->date);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, m->date, y, c->st->byline_size_pt * 1.4);
+    centered(c, it, db, date, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
+    g_free(date);
   }
   const char *pub = m->publisher ? m->publisher : m->source;
   if (pub) {
@@ -164,6 +167,10 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
   Para p;
   para_init(&p);
   para_text(&p, NULL, e->title, 0);
+  if (e->code->len && p.text->len == strlen(e->title)) {
+    pango_attr_list_unref(p.attrs);
+    p.attrs = code_attrs(c->st, e->code, 0);
+  }
   ParaStyle ps = para_style(c, d, leading);
   ps.left_pt = indent;
   ps.width_pt = c->measure - indent - k->numw - 12;
@@ -240,7 +247,40 @@ const char *chapter_title(const BookChapter *ch, const char *book_title) {
   return ch->title && *ch->title ? ch->title : book_title;
 }
 
-void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_title) {
+PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from) {
+  PangoAttrList *l = pango_attr_list_new();
+  for (guint i = 0; code && i < code->len; i++) {
+    const OutlineSpan *sp = &g_array_index(code, OutlineSpan, i);
+    if (sp->end <= from)
+      continue;
+    PangoAttribute *a[2] = {pango_attr_family_new(st->code_face), pango_attr_scale_new(0.86)};
+    for (int k = 0; k < 2; k++) {
+      a[k]->start_index = (guint)(MAX(sp->start, from) - from);
+      a[k]->end_index = (guint)(sp->end - from);
+      pango_attr_list_insert(l, a[k]);
+    }
+  }
+  return l;
+}
+
+/* The code spans of a chapter's running head: those of its outline entry,
+ * whose title ends with the chapter's (it may carry a number before it). */
+static const GArray *head_code(const Outline *o, const BookChapter *ch, const char *text,
+                               gsize *from) {
+  for (guint i = 0; o && i < o->entries->len; i++) {
+    const OutlineEntry *e = outline_entry(o, i);
+    if (e->chapter != ch)
+      continue;
+    size_t tl = strlen(e->title), hl = strlen(text);
+    if (!e->code->len || tl < hl || strcmp(e->title + tl - hl, text) != 0)
+      return NULL;
+    *from = tl - hl;
+    return e->code;
+  }
+  return NULL;
+}
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
+                   const char *book_title) {
   const Style *st = env->st;
   PangoFontDescription *d = font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC,
                                       PANGO_WEIGHT_NORMAL);
@@ -263,9 +303,13 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_
     bool recto = p->folio % 2 == 1;
     const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
+    gsize from = 0;
+    const GArray *code = recto && f->chapter && full != book_title ? head_code(outline, f->chapter, full, &from)
+                                                                    : NULL;
+    PangoAttrList *attrs = code ? code_attrs(st, code, from) : NULL;
     /* a title too long for the head loses words at its end */
     char *text = g_strdup(full);
-    double tw = label_width(shp, d, text);
+    double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
     while (tw > env->text_w - nw - 24) {
       char *sp = strrchr(text, ' ');
       if (!sp)
@@ -274,15 +318,17 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_
       g_free(text);
       text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
       g_free(tail);
-      tw = label_width(shp, d, text);
+      tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
     }
     if (recto) {
       shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
-      shape_label(shp, p->items, d, text, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
+      shape_label_attrs(shp, p->items, d, text, attrs, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
     } else {
       shape_label(shp, p->items, dn, num, x0, y, 0);
-      shape_label(shp, p->items, d, text, x0 + nw + 18, y, 0.2);
+      shape_label_attrs(shp, p->items, d, text, attrs, x0 + nw + 18, y, 0.2);
     }
+    if (attrs)
+      pango_attr_list_unref(attrs);
     add_rule(p->items, LAY_RULE, x0, y + 5, env->text_w, 0.3, 0.4);
     g_free(text);
   }
