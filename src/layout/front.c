@@ -115,6 +115,68 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   build_clear(c);
 }
 
+/* Lines of text set ragged to c's measure, left-aligned, tagged. */
+static void block_text(Build *c, const char *text, const PangoFontDescription *d, double leading,
+                       const char *tag) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, text, 0);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.hyphenate = false;
+  set_para(c, &p, &ps, true, tag, NULL, NULL);
+  para_clear(&p);
+}
+
+void title_block(Build *c) {
+  const BookMeta *m = &c->env->book->meta;
+  const Style *st = c->st;
+  const char *lang = m->lang;
+  emit_dest_pending(c, "title-page");
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, m->title, 0);
+  set_heading(c, &p, 1, NULL, NULL, true); /* the H1 of the document */
+  para_clear(&p);
+  c->space = 0;
+  if (m->subtitle) {
+    PangoFontDescription *ds = font_desc(st->heading_face, st->subtitle_size_pt, PANGO_STYLE_ITALIC,
+                                         PANGO_WEIGHT_NORMAL);
+    block_text(c, m->subtitle, ds, ceil(st->subtitle_size_pt * 1.3), "P");
+    pango_font_description_free(ds);
+  }
+  char *by = m->authors && m->authors->len ? labels_byline(lang, m->authors) : NULL;
+  char *date = labels_date(lang, m->date);
+  GString *line = g_string_new(by);
+  if (date)
+    g_string_append_printf(line, "%s%s", line->len ? " \xC2\xB7 " : "", date);
+  PangoFontDescription *db = font_desc(st->body_face, st->byline_size_pt, PANGO_STYLE_NORMAL,
+                                       PANGO_WEIGHT_NORMAL);
+  if (line->len) {
+    want_space(c, st->byline_size_pt * 0.3);
+    block_text(c, line->str, db, ceil(st->byline_size_pt * 1.35), "P");
+  }
+  const char *src = m->source ? m->source : m->publisher;
+  if (src) {
+    PangoFontDescription *dp = font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_ITALIC,
+                                         PANGO_WEIGHT_NORMAL);
+    block_text(c, src, dp, st->note_leading_pt, "P");
+    pango_font_description_free(dp);
+  }
+  /* a rule across the text block closes the title block */
+  want_space(c, st->byline_size_pt * 0.4);
+  GArray *items = items_new();
+  add_rule(items, LAY_RULE, 0, 0, c->measure, 0.6, 0);
+  VItem *v = emit_line(c, items, 0.6, LB_INFINITY);
+  v->trace = g_strdup("[title rule]");
+  c->space = st->heading_after_pt * 2;
+  c->first_block = true; /* no heading space above the first section */
+  c->after_par = false;
+  pango_font_description_free(db);
+  g_string_free(line, TRUE);
+  g_free(by);
+  g_free(date);
+}
+
 /* The contents' heading line. */
 static void contents_head(Build *c) {
   PangoFontDescription *dh = font_desc(c->st->heading_face, c->st->heading_size_pt[0],
@@ -203,6 +265,36 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
   para_clear(&p);
 }
 
+/* The entries' lines (to c's measure). dest_folio may be NULL: numbers
+ * not known yet (0). */
+static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio) {
+  const Style *st = c->st;
+  TocLook k;
+  k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.numw = label_width(c->shp, k.d1, "0000");
+  k.pitch = label_width(c->shp, k.d1, ". ");
+  for (guint i = 0; i < entries->len; i++) {
+    TocEntry *e = &g_array_index(entries, TocEntry, i);
+    int *folio = dest_folio ? g_hash_table_lookup(dest_folio, e->dest) : NULL;
+    toc_entry(c, &k, e, folio ? *folio : 0);
+  }
+  pango_font_description_free(k.d1);
+  pango_font_description_free(k.d2);
+}
+
+void contents_block(Build *c, GArray *entries, GHashTable *dest_folio) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0);
+  open_tag(c, "TOC");
+  emit_dest_pending(c, "contents");
+  set_heading(c, &p, c->env->chapter_level, NULL, NULL, false);
+  para_clear(&p);
+  toc_entries(c, entries, dest_folio);
+  close_tag(c, "TOC");
+}
+
 /* The contents: one linked line per entry, dot leaders, the page number at
  * the right; set to the text block's width and paginated in one column on
  * front pages appended to lay. */
@@ -212,16 +304,7 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   Build cb, *c = &cb;
   build_init(c, env, shp, store, env->text_w);
   contents_head(c);
-  TocLook k;
-  k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  k.numw = label_width(shp, k.d1, "0000");
-  k.pitch = label_width(shp, k.d1, ". ");
-  for (guint i = 0; i < entries->len; i++) {
-    TocEntry *e = &g_array_index(entries, TocEntry, i);
-    int *folio = g_hash_table_lookup(dest_folio, e->dest);
-    toc_entry(c, &k, e, folio ? *folio : 0);
-  }
+  toc_entries(c, entries, dest_folio);
   close_tag(c, "TOC");
   vl_end(c);
   Body fb;
@@ -239,8 +322,6 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
     g_ptr_array_add(lay->pages, fb.pages->pdata[i]);
   body_clear(&fb);
   build_clear(c);
-  pango_font_description_free(k.d1);
-  pango_font_description_free(k.d2);
 }
 
 const char *chapter_title(const BookChapter *ch, const char *book_title) {

@@ -292,6 +292,12 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
                 const char *title);
 void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
               GArray *entries, GHashTable *dest_folio);
+/* The handout's title block (title, subtitle, byline and date, source, a
+ * rule) into c's vertical list, to c's measure. */
+void title_block(Build *c);
+/* A contents block (a heading, then the entries) into c's vertical list;
+ * dest_folio NULL: page numbers not known yet. */
+void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
 /* The monospace face (at the size code has in text) over the code spans
  * of a title, from byte `from` (spans shifted by -from); a new list. */
 PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);

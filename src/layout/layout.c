@@ -287,9 +287,105 @@ static void drop_dead_links(Layout *lay) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The handout                                                              */
+
+/* The contents' entries: the outline's to --toc-depth (those that landed
+ * on a page when `landed` is known). */
+static GArray *toc_shown(const Run *r, GHashTable *landed) {
+  GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  for (guint i = 0; i < r->outline->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(r->outline, i);
+    if (oe->in_toc && (!landed || g_hash_table_contains(landed, oe->id))) {
+      TocEntry e = {oe->depth, oe->title, oe->id, oe->code};
+      g_array_append_val(shown, e);
+    }
+  }
+  return shown;
+}
+
+/* The handout's one vertical list: the title block (and the contents with
+ * --toc) across the text block, then every chapter running on, its
+ * heading a section heading. *span_end: the items across the columns. */
+static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
+  const Book *book = r->env.book;
+  Build cb, *c = &cb;
+  build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
+  open_tag(c, "Sect");
+  title_block(c);
+  if (r->env.opts->toc || r->env.st->contents_always) {
+    GArray *shown = toc_shown(r, folios);
+    contents_block(c, shown, folios);
+    g_array_free(shown, TRUE);
+    want_space(c, c->st->heading_before_pt * 1.5);
+  }
+  close_tag(c, "Sect");
+  *span_end = c->vl->len;
+  c->measure = r->env.cols.w_pt;
+  for (guint ci = 0; ci < book->chapters->len; ci++) {
+    BookChapter *ch = book->chapters->pdata[ci];
+    open_tag(c, "Sect");
+    emit_dest_pending(c, ch->id);
+    if (ch->heading)
+      do_heading(c, ch->heading, false);
+    walk_blocks(c, ch->root, ch->heading);
+    close_tag(c, "Sect");
+  }
+  if (r->env.url_end)
+    url_notes_end(c);
+  vl_end(c);
+  GArray *vl = build_take(c);
+  build_clear(c);
+  return vl;
+}
+
+/* One pass of the handout: no front matter; sections run on. folios: where
+ * the destinations landed in a previous pass (for the contents' numbers),
+ * or NULL. *landed (if not NULL) takes where they land in this one. */
+static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
+                            const Fonts *fonts, GHashTable *folios, GHashTable **landed) {
+  Run r;
+  run_init(&r, book, opts, st, fonts);
+  Layout *lay = layout_new(book, st, fonts);
+  layout_notes(&r.env, &r.shp, &r.store);
+  guint span_end;
+  GArray *vl = handout_vlist(&r, folios, &span_end);
+  if (!r.env.url_end)
+    url_notes_foot(&r.env, &r.shp, &r.store);
+  paginate(&r.env, &r.store, &r.env.cols, &r.body, vl, NULL, span_end);
+  vlist_free(vl);
+  find_dest_folios(&r);
+  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+  lay->front_pages = 0;
+  add_body(&r, lay);
+  build_outline(&r, lay);
+  drop_dead_links(lay);
+  if (landed) {
+    *landed = r.dest_folio;
+    r.dest_folio = g_hash_table_new(g_str_hash, g_str_equal);
+  }
+  run_clear(&r);
+  return lay;
+}
+
+/* The handout: with printed contents, a first pass finds the pages the
+ * entries land on (the contents take the same room whatever the numbers). */
+static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
+                           const Fonts *fonts) {
+  if (!opts->toc && !st->contents_always)
+    return handout_pass(book, opts, st, fonts, NULL, NULL);
+  GHashTable *folios = NULL;
+  lay_free(handout_pass(book, opts, st, fonts, NULL, &folios));
+  Layout *lay = handout_pass(book, opts, st, fonts, folios, NULL);
+  g_hash_table_destroy(folios);
+  return lay;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The driver                                                               */
 
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts) {
+  if (!st->chapter_new_page)
+    return lay_handout(book, opts, st, fonts);
   Run r;
   run_init(&r, book, opts, st, fonts);
   Layout *lay = layout_new(book, st, fonts);
