@@ -98,8 +98,9 @@ static void defaults(Style *st) {
 /* The value of group.key, from [group.columns] (two columns), then
  * [group.paper], then [group]. */
 /* Which groups a key is looked up in: for a layout other than the book,
- * [G.LAYOUT.columns] (two columns), [G.LAYOUT.PAPER], [G.LAYOUT]; then
- * [G.columns] (two columns), [G.PAPER], [G]. The first that has it wins. */
+ * [G.LAYOUT.PAPER.columns] and [G.LAYOUT.columns] (two columns),
+ * [G.LAYOUT.PAPER], [G.LAYOUT]; then [G.PAPER.columns], [G.columns] (two
+ * columns), [G.PAPER], [G]. The first that has it wins. */
 typedef struct {
   const char *paper;  /* "a4", ... */
   bool cols;          /* two columns */
@@ -108,7 +109,8 @@ typedef struct {
 
 static char *value_in(GKeyFile *kf, const char *group, const char *key, const Sel *sel) {
   char *v = NULL;
-  const char *subs[] = {sel->cols ? "columns" : NULL, sel->paper, ""};
+  char *pc = sel->cols ? g_strdup_printf("%s.columns", sel->paper) : NULL;
+  const char *subs[] = {pc, sel->cols ? "columns" : NULL, sel->paper, ""};
   for (size_t i = 0; i < G_N_ELEMENTS(subs) && !v; i++) {
     if (!subs[i])
       continue;
@@ -116,6 +118,7 @@ static char *value_in(GKeyFile *kf, const char *group, const char *key, const Se
     v = g_key_file_get_value(kf, g, key, NULL);
     g_free(g);
   }
+  g_free(pc);
   return v;
 }
 

@@ -235,7 +235,7 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
   }
   ParaStyle ps = para_style(c, d, leading);
   ps.left_pt = indent;
-  ps.width_pt = c->measure - indent - k->numw - 12;
+  ps.width_pt = c->measure - indent - k->numw - 12 - 4 * k->pitch; /* room for a few leader dots */
   ps.hyphenate = false;
   GPtrArray *lines = g_ptr_array_new();
   set_para(c, &p, &ps, true, NULL, NULL, lines);
