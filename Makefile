@@ -108,10 +108,14 @@ $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 # --- the default book ---------------------------------------------------------
 BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)
 
-book: out/$(BOOK).epub out/$(BOOK).pdf
+book: out/$(BOOK).epub out/$(BOOK).pdf out/$(BOOK)-handout.pdf
 
 out/$(BOOK).epub out/$(BOOK).pdf &: $(BUILD)/octavo $(BOOK_DEPS) | out
 	$(BUILD)/octavo --smart content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
+
+# the same report as a handout: a title block on page 1, the sections running on
+out/$(BOOK)-handout.pdf: $(BUILD)/octavo $(BOOK_DEPS) | out
+	$(BUILD)/octavo --smart --layout handout content/$(BOOK).md -o $@
 
 # --- tests ----------------------------------------------------------------------
 test: $(BUILD)/octavo $(UNIT_BINS)
