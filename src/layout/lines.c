@@ -493,6 +493,13 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
   return notes;
 }
 
+static bool has_emergency(const GArray *items) {
+  for (guint i = 0; i < items->len; i++)
+    if (g_array_index(items, LbItem, i).emergency)
+      return true;
+  return false;
+}
+
 /* Does line ln end inside a word (a hyphen or a continuation mark)? */
 static bool ends_broken(const Setting *S, const LbLine *ln) {
   return ln->hyphen ||
@@ -515,10 +522,12 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
   LbParams lp = c->env->lbp;
-  /* a line looser than MAX_SPACE (the glue stretches by half a space per
-   * unit of ratio) waits for the last pass, where a break inside code or a
-   * URL can beat it; a last line under four characters costs extra */
-  if (lp.max_ratio <= 0)
+  /* in a paragraph with last-resort breaks (code, URLs, long words), a
+   * line looser than MAX_SPACE (the glue stretches by half a space per
+   * unit of ratio) waits for the last pass, where such a break can beat
+   * it; elsewhere that would only trade the second pass's choice for the
+   * last's. A last line under four characters costs extra. */
+  if (lp.max_ratio <= 0 && has_emergency(S.items))
     lp.max_ratio = (MAX_SPACE - 1) / 0.5;
   if (lp.short_last_width <= 0)
     lp.short_last_width = 2 * ps->size_pt;
