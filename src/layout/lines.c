@@ -69,6 +69,13 @@ static bool url_point(const char *t, size_t at, size_t b0, size_t b1) {
 static bool code_point(const char *t, size_t at, size_t b0, size_t b1) {
   if (at < b0 + 2 || at + 2 > b1)
     return false;
+  int before = 0, after = 0; /* letters and digits: never "--" / "update" */
+  for (size_t k = b0; k < at; k++)
+    before += g_ascii_isalnum(t[k]) || (unsigned char)t[k] >= 0x80;
+  for (size_t k = at; k < b1; k++)
+    after += g_ascii_isalnum(t[k]) || (unsigned char)t[k] >= 0x80;
+  if (before < 2 || after < 2)
+    return false;
   char prev = t[at - 1], next = t[at];
   if (prev == ':' && next == ':')
     return false;
@@ -330,12 +337,13 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 #define MAX_SPACE 2.0
 
 /* Would the word spaces of items [s, e) stretched by ratio exceed
- * MAX_SPACE times their natural width? */
+ * MAX_SPACE times their natural width? (Spaces inside code do not
+ * stretch and are not counted.) */
 static bool too_loose(const GArray *items, size_t s, size_t e, double ratio) {
   double nat = 0, str = 0;
   for (size_t i = s; i < e; i++) {
     const LbItem *it = &g_array_index(items, LbItem, i);
-    if (it->type == LB_GLUE && it->stretch < LB_FIL) {
+    if (it->type == LB_GLUE && it->stretch > 0 && it->stretch < LB_FIL) {
       nat += it->width;
       str += it->stretch;
     }
