@@ -109,18 +109,82 @@ static double cont_width(const Shaped *sh, size_t at) {
   return w;
 }
 
+typedef struct {
+  size_t at;
+  PointKind kind;
+} Point;
+
+/* The break points inside the word [i, j) (bytes [b0, bw) without its note
+ * marks), in order: hyphenation points (hp), URL points, and, when the word
+ * is wider than the line, code points (ident); then, in any piece between
+ * them still wider than the line, points between any two characters. */
+static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
+                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts) {
+  const char *t = sh->text;
+  size_t b0 = (size_t)sh->char_byte[i];
+  double limit = ps->width_pt - mark_w - 1;
+  bool too_wide = shape_width_pt(sh, b0, bw) > limit;
+  g_array_set_size(pts, 0);
+  guint h = 0;
+  for (int k = i + 1; k < j; k++) {
+    size_t at = (size_t)sh->char_byte[k];
+    if (at >= bw || !sh->log[k].is_cursor_position)
+      continue;
+    while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
+      h++;
+    Point p = {at, P_NONE};
+    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at)
+      p.kind = P_HYPH;
+    else if (url && url_point(t, at, b0, bw))
+      p.kind = P_URL;
+    else if (ident && too_wide && code_point(t, at, b0, bw))
+      p.kind = P_CODE;
+    if (p.kind != P_NONE)
+      g_array_append_val(pts, p);
+  }
+  if (!too_wide)
+    return;
+  /* pieces still too wide: every character boundary inside them */
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(Point));
+  size_t from = b0;
+  guint q = 0;
+  for (int k = i + 1; k <= j; k++) {
+    size_t at = k < j ? (size_t)sh->char_byte[k] : bw;
+    if (at > bw)
+      break;
+    bool is_point = q < pts->len && g_array_index(pts, Point, q).at == at;
+    if (is_point || at == bw) {
+      if (shape_width_pt(sh, from, at) > limit)
+        for (int m = i + 1; m < j && (size_t)sh->char_byte[m] < at; m++) {
+          size_t x = (size_t)sh->char_byte[m];
+          if (x > from && sh->log[m].is_cursor_position) {
+            Point p = {x, P_LETTER};
+            g_array_append_val(all, p);
+          }
+        }
+      if (is_point)
+        g_array_append_val(all, g_array_index(pts, Point, q++));
+      from = at;
+    }
+    if (at == bw)
+      break;
+  }
+  g_array_set_size(pts, 0);
+  g_array_append_vals(pts, all->data, all->len);
+  g_array_free(all, TRUE);
+}
+
 /* The boxes and penalties of one word (characters [i, j), bytes [b0, b1)):
  * its hyphenation points in prose; in a URL its break points (no mark);
- * in code or an identifier, last-resort points after its separators (with
- * the continuation mark); and, only when the word is wider than the line,
- * last-resort points between any two letters (with a hyphen, or the mark
- * in code). Never a silent cut. */
+ * and, only when the word is wider than the line, last-resort points in
+ * code or an identifier after its separators (with the continuation mark),
+ * then between any two characters where that is not enough (with a hyphen
+ * in prose, the mark in code). Never a silent cut. */
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                       const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *items,
-                       GArray *meta) {
+                       const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
+                       GArray *items, GArray *meta) {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
-  double w = shape_width_pt(sh, b0, b1);
   /* the word without its note marks; what kind of text it is */
   size_t bw = b0;
   guint8 all = 0;
@@ -131,48 +195,33 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
     word_points(c->shp, t + b0, bw - b0, hp);
   bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
-  bool too_wide = w > ps->width_pt - 1;
-  double hw = hp->len || too_wide || ident ? hyphen_width(c->shp, sh, b0) : 0;
+  double hw = hyphen_width(c->shp, sh, b0);
   /* the mark of a last-resort break: the continuation mark in code and
    * URLs when their font has it; a hyphen in prose; nothing in a URL
    * whose font lacks the mark (a hyphen would read as part of it) */
   double cw = ident || url ? cont_width(sh, b0) : -1;
   MarkKind lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
   double lw = cw >= 0 ? cw : url ? 0 : hw;
+  word_points_all(sh, ps, i, j, bw, hp, url, ident, lw, pts);
   size_t from = b0;
-  guint h = 0;
-  for (int k = i + 1; k < j; k++) {
-    size_t at = (size_t)sh->char_byte[k];
-    if (at >= bw || !sh->log[k].is_cursor_position)
-      continue;
-    while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
-      h++;
-    PointKind pk = P_NONE;
-    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at)
-      pk = P_HYPH;
-    else if (url && url_point(t, at, b0, bw))
-      pk = P_URL;
-    else if (ident && code_point(t, at, b0, bw))
-      pk = P_CODE;
-    else if (too_wide && !hp->len)
-      pk = P_LETTER;
-    if (pk == P_NONE)
-      continue;
+  for (guint q = 0; q < pts->len; q++) {
+    const Point *pt = &g_array_index(pts, Point, q);
+    size_t at = pt->at;
     push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
          M_BOX, MK_NONE);
     LbItem pen = {.type = LB_PENALTY};
     MarkKind mk = MK_NONE;
-    if (pk == P_HYPH) {
+    if (pt->kind == P_HYPH) {
       pen = (LbItem){.type = LB_PENALTY, .width = hw, .penalty = c->env->lbp.hyphen_penalty,
                      .flagged = true, .hyphenation = true};
       mk = MK_HYPHEN;
-    } else if (pk == P_URL) {
+    } else if (pt->kind == P_URL) {
       pen.penalty = t[at - 1] == '/' ? 50 : 100;
     } else {
-      /* code: a separator is a better place than between two letters */
+      /* a separator is a better place than between two letters */
       mk = lmark;
       pen.width = lw;
-      pen.penalty = pk == P_CODE ? 500 : c->env->lbp.emergency_penalty;
+      pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
       pen.emergency = true;
     }
     push(items, meta, pen, at, at, M_PEN, mk);
@@ -197,6 +246,7 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
   int n = sh->nchars;
   size_t flen = p->text->len;
   GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
+  GArray *pts = g_array_new(FALSE, FALSE, sizeof(Point));
   for (int i = 0; i < n;) {
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
@@ -231,10 +281,11 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
     while (j < n && !break_before(sh, flags, flen, j) &&
            !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0))
       j++;
-    build_word(c, sh, ps, ragged, flags, flen, i, j, hp, items, meta);
+    build_word(c, sh, ps, ragged, flags, flen, i, j, hp, pts, items, meta);
     i = j;
   }
   g_array_free(hp, TRUE);
+  g_array_free(pts, TRUE);
   /* TeX's ending: no break before the finishing glue, then a forced break */
   while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
     g_array_set_size(items, items->len - 1);
