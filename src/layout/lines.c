@@ -35,6 +35,12 @@ static guint8 flag_at(const guint8 *flags, size_t flen, size_t at) {
   return at < flen ? flags[at] : 0;
 }
 
+/* Does a URL note's letter start at byte at? */
+static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at) {
+  return at > 0 && (flag_at(flags, flen, at) & F_LETTER_MARK) &&
+         !(flag_at(flags, flen, at - 1) & F_LETTER_MARK);
+}
+
 /* May the line break before character k (not a space)? Where pango's rules
  * (UAX 14) say so, except inside a code span or a URL (they have their own
  * break points, build_word) and before a note mark (it sits against its
@@ -416,6 +422,18 @@ typedef struct {
   GArray *xs;     /* XPos: the current line's glyph positions */
 } Setting;
 
+/* A URL note's letter set against its word extracts as a word of its own:
+ * its text starts with a zero-width space (which the first glyph's
+ * cluster covers), so that "site" + "a" is not read as "sitea". */
+static void mark_text(LayItem *it) {
+  char *t = g_strconcat("\xE2\x80\x8B", it->text, NULL);
+  g_free(it->text);
+  it->text = t;
+  for (int gi = 0; gi < it->glyphs->num_glyphs; gi++)
+    if (it->glyphs->log_clusters[gi] > 0)
+      it->glyphs->log_clusters[gi] += 3;
+}
+
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
  * its glue stretched or shrunk by ratio and its letters spaced when
  * justified, a hyphen at an automatic hyphenation point. Returns the x
@@ -469,6 +487,8 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     }
     LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
                   .glyphs = g, .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+    if (letter_mark_at(S->flags, flen, sl->start))
+      mark_text(&it);
     g_array_append_val(li_items, it);
     sl->font = NULL;
     sl->glyphs = NULL;

@@ -331,7 +331,8 @@ guint8 *span_flags(const Para *p) {
     guint8 bit = s->kind == SPAN_CODE     ? F_CODE
                  : s->kind == SPAN_NOHYPH ? F_NOHYPH
                  : s->kind == SPAN_URL    ? F_URL
-                 : s->kind == SPAN_FNREF || s->kind == SPAN_URLNOTE ? F_MARK
+                 : s->kind == SPAN_FNREF  ? F_MARK
+                 : s->kind == SPAN_URLNOTE ? F_MARK | F_LETTER_MARK
                                           : 0;
     for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
       f[k] |= bit;
