@@ -210,8 +210,8 @@ typedef struct {
 /* Per-byte flags of the spans that change how text breaks (span_flags):
  * F_MARK is a note mark (a footnote number, a URL note's letter), set
  * against its word and never part of it for hyphenation; F_LETTER_MARK a
- * URL note's letter, which keeps a hair's gap (lines.c) so that text
- * extraction does not read it as the end of its word ("sitea"). */
+ * URL note's letter, whose extracted text starts with a zero-width space
+ * (lines.c) so that it is not read as the end of its word ("sitea"). */
 enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16 };
 
 double left_of(const Build *c);
