@@ -71,15 +71,9 @@ static bool url_point(const char *t, size_t at, size_t b0, size_t b1) {
 
 /* A break point inside code or an identifier, before byte `at`: after / . :
  * _ - (after both colons of ::), or between a lower-case and a capital
- * letter; at least two characters on each side. */
-static bool code_point(const char *t, size_t at, size_t b0, size_t b1) {
-  if (at < b0 + 2 || at + 2 > b1)
-    return false;
-  int before = 0, after = 0; /* letters and digits: never "--" / "update" */
-  for (size_t k = b0; k < at; k++)
-    before += g_ascii_isalnum(t[k]) || (unsigned char)t[k] >= 0x80;
-  for (size_t k = at; k < b1; k++)
-    after += g_ascii_isalnum(t[k]) || (unsigned char)t[k] >= 0x80;
+ * letter; with at least two letters or digits on each side (`before` and
+ * `after` count them: never "--" / "update"). */
+static bool code_point(const char *t, size_t at, int before, int after) {
   if (before < 2 || after < 2)
     return false;
   char prev = t[at - 1], next = t[at];
@@ -90,6 +84,8 @@ static bool code_point(const char *t, size_t at, size_t b0, size_t b1) {
   gunichar pc = g_utf8_get_char(g_utf8_prev_char(t + at)), nc = g_utf8_get_char(t + at);
   return g_unichar_islower(pc) && g_unichar_isupper(nc);
 }
+
+static bool alnum_byte(char c) { return g_ascii_isalnum(c) || (unsigned char)c >= 0x80; }
 
 /* Does a prose word look like an identifier (snake_case, a::path, a/path,
  * camelCase) rather than a word of the language? */
@@ -132,9 +128,17 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
   bool too_wide = shape_width_pt(sh, b0, bw) > limit;
   g_array_set_size(pts, 0);
   guint h = 0;
+  int total = 0, before = 0; /* letters and digits: in the word, before at */
+  for (size_t x = b0; x < bw; x++)
+    total += alnum_byte(t[x]);
+  size_t counted = b0;
   for (int k = i + 1; k < j; k++) {
     size_t at = (size_t)sh->char_byte[k];
-    if (at >= bw || !sh->log[k].is_cursor_position)
+    if (at >= bw)
+      break;
+    for (; counted < at; counted++)
+      before += alnum_byte(t[counted]);
+    if (!sh->log[k].is_cursor_position)
       continue;
     while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
       h++;
@@ -143,7 +147,7 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
       p.kind = P_HYPH;
     else if (url && url_point(t, at, b0, bw))
       p.kind = P_URL;
-    else if (ident && too_wide && code_point(t, at, b0, bw))
+    else if (ident && too_wide && code_point(t, at, before, total - before))
       p.kind = P_CODE;
     if (p.kind != P_NONE)
       g_array_append_val(pts, p);
@@ -153,15 +157,16 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
   /* pieces still too wide: every character boundary inside them */
   GArray *all = g_array_new(FALSE, FALSE, sizeof(Point));
   size_t from = b0;
+  int kfrom = i; /* the character at `from` */
   guint q = 0;
   for (int k = i + 1; k <= j; k++) {
     size_t at = k < j ? (size_t)sh->char_byte[k] : bw;
     if (at > bw)
-      break;
+      at = bw;
     bool is_point = q < pts->len && g_array_index(pts, Point, q).at == at;
     if (is_point || at == bw) {
       if (shape_width_pt(sh, from, at) > limit)
-        for (int m = i + 1; m < j && (size_t)sh->char_byte[m] < at; m++) {
+        for (int m = kfrom + 1; m < j && (size_t)sh->char_byte[m] < at; m++) {
           size_t x = (size_t)sh->char_byte[m];
           if (x > from && sh->log[m].is_cursor_position) {
             Point p = {x, P_LETTER};
@@ -171,6 +176,7 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
       if (is_point)
         g_array_append_val(all, g_array_index(pts, Point, q++));
       from = at;
+      kfrom = k;
     }
     if (at == bw)
       break;
