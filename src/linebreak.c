@@ -35,6 +35,9 @@ void lb_params_default(LbParams *p)
   p->hyphen_penalty = 50;
   p->exhyphen_penalty = 50;
   p->emergency_penalty = 1000;
+  p->broken_penalty = 100;
+  p->short_last_width = 0;
+  p->short_last_demerits = 10000;
 }
 
 /* The paragraph as the breaker sees it: items (maybe with an appended end)
@@ -185,6 +188,21 @@ static long new_active(KP *kp)
   return id;
 }
 
+/* The extra demerits of a paragraph's last line f: narrower than
+ * short_last_width, or after a hyphen one fragment of a word (no glue)
+ * narrower than twice that: the remnant of "mem-/ory.". */
+static double short_last(const LbParams *p, const LineFit *f, bool after_hyphen)
+{
+  if (p->short_last_width <= 0)
+    return 0;
+  double d = 0;
+  if (f->natural < p->short_last_width)
+    d += p->short_last_demerits;
+  if (after_hyphen && f->stretch <= 0 && f->natural < 2 * p->short_last_width)
+    d += p->short_last_demerits;
+  return d;
+}
+
 #define RUNS 4 /* hyphen-run classes kept apart: 0, 1, 2, 3 or more */
 #define ACT(kp, id) (&g_array_index((kp)->active, Active, (id)))
 
@@ -324,6 +342,8 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
           else if (at_end)
             d += p->final_hyphen_demerits;
         }
+        if (at_end)
+          d += short_last(p, &f, a->flagged);
         if (abs(fit - a->fitness) > 1)
           d += p->adj_demerits;
         if (too_many)

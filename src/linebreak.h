@@ -20,6 +20,11 @@
  *   hyphenated lines; the breaker keeps the run length in its active nodes.
  * - lb_break() may return 4 (the emergency pass with emergency points).
  * - lb_break_stats(): the same with a work counter, for linear-time tests.
+ * - LbParams: short_last_width, short_last_demerits (a last line narrower
+ *   than short_last_width, or a lone word fragment after a hyphen narrower
+ *   than twice that, costs short_last_demerits: the "mem-/ory." case) and
+ *   broken_penalty (TeX's \brokenpenalty, for the layout's page breaks
+ *   after a line that ends in a hyphen). Zero: off, as before.
  *
  * Building the items (what the seed's figures were reached with, in a
  * prototype on the seed at A4 and A5: optimal p95 1.44-1.48, max 1.60-1.73):
@@ -81,10 +86,15 @@ typedef struct {
                              * emergency_stretch allows, and there has its real badness
                              * (no emergency stretch), so an emergency point can beat it;
                              * 0: no limit, as TeX */
+  double short_last_width;    /* points; > 0: a paragraph's last line narrower than this
+                              * costs short_last_demerits (e.g. 4 characters: 2 em) */
+  double short_last_demerits; /* 10000; also for a last line that is one word fragment
+                               * after a hyphen, narrower than 2 * short_last_width */
   /* Values for the layout to put in its penalty items (not read by lb_break). */
   double hyphen_penalty;    /* automatic hyphenation point: 50 */
   double exhyphen_penalty;  /* after an explicit hyphen or dash: 50 */
   double emergency_penalty; /* emergency point inside a word/URL: 1000 */
+  double broken_penalty;    /* a page break after a line that ends in a hyphen: 100 */
 } LbParams;
 
 /* TeX-like defaults (emergency_stretch 0: the layout should set it, e.g. to

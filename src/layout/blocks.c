@@ -428,8 +428,8 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
   case BOOK_BLOCKQUOTE: {
     want_space(c, c->st->block_space_pt);
     open_tag(c, "BlockQuote");
-    double x = left_of(c) + 2;
-    g_array_append_val(c->quote_x, x);
+    QuoteRule q = {left_of(c) + 2, false};
+    g_array_append_val(c->quote_x, q);
     c->left += c->st->quote_indent_pt;
     c->after_par = false;
     break;

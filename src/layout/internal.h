@@ -91,6 +91,14 @@ typedef struct {
   char *trace;         /* LINE: its text, for lay_trace (owned) */
 } VItem;
 
+/* An open block quote's rule: its x, and whether a line in the quote has
+ * been emitted (the space before the next one is then inside the quote,
+ * and the rule runs through it). */
+typedef struct {
+  double x;
+  bool started;
+} QuoteRule;
+
 /* One vertical list being built, and the block walker's state for it. */
 typedef struct {
   const LayEnv *env;
@@ -106,7 +114,7 @@ typedef struct {
   int keep;             /* lines after a heading that must stay with it */
   bool after_par;       /* the last block was a running paragraph (indent the next) */
   double left;          /* current left indent */
-  GArray *quote_x;      /* double: x of the rule of each open block quote */
+  GArray *quote_x;      /* QuoteRule: the rule of each open block quote */
   bool note_mode;       /* laying out a footnote */
   GPtrArray *note_kids; /* notes first referenced in the note being set, or NULL */
   GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
@@ -166,7 +174,11 @@ typedef struct {
   bool hyphenate;
 } ParaStyle;
 
-typedef enum { SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH, SPAN_URLNOTE } SpanKind;
+/* SPAN_URL: a URL as text (a link's own address, a printed URL note): breaks
+ * after / . - ? & = with nothing added, never hyphenated. */
+typedef enum {
+  SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH, SPAN_URLNOTE, SPAN_URL
+} SpanKind;
 
 /* A link's URL printed for paper (issue 6): a lettered note at the foot of
  * the page, or in a list at the chapter's end (--link-notes=end). */
@@ -199,8 +211,12 @@ typedef struct {
   GArray *spans; /* Span */
 } Para;
 
-/* Per-byte flags of the spans that change how text breaks (span_flags). */
-enum { F_CODE = 1, F_NOHYPH = 2 };
+/* Per-byte flags of the spans that change how text breaks (span_flags):
+ * F_MARK is a note mark (a footnote number, a URL note's letter), set
+ * against its word and never part of it for hyphenation; F_LETTER_MARK a
+ * URL note's letter, whose extracted text starts with a zero-width space
+ * (lines.c) so that it is not read as the end of its word ("sitea"). */
+enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16 };
 
 double left_of(const Build *c);
 ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading);

@@ -9,15 +9,21 @@
 
 typedef enum { M_BOX, M_GLUE, M_PEN } MetaKind;
 
+/* What a line broken at a penalty draws at its end. */
+typedef enum { MK_NONE, MK_HYPHEN, MK_CONT } MarkKind;
+
+#define CONT_MARK "\xE2\x86\xAA" /* ↪, as code blocks' continuation lines */
+
 typedef struct {
   size_t a, b; /* bytes */
   MetaKind kind;
-  bool hyphen; /* PEN: draws a hyphen when broken */
+  guint8 mark; /* PEN: MarkKind drawn when broken here */
 } Meta;
 
-static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, MetaKind k, bool hy) {
+static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, MetaKind k,
+                 MarkKind mk) {
   g_array_append_val(items, it);
-  Meta m = {a, b, k, hy};
+  Meta m = {a, b, k, (guint8)mk};
   g_array_append_val(meta, m);
 }
 
@@ -25,19 +31,241 @@ static bool is_dash(gunichar ch) {
   return ch == '-' || ch == 0x2010 || ch == 0x2013 || ch == 0x2014;
 }
 
+static guint8 flag_at(const guint8 *flags, size_t flen, size_t at) {
+  return at < flen ? flags[at] : 0;
+}
+
+/* Does a URL note's letter start at byte at? */
+static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at) {
+  return at > 0 && (flag_at(flags, flen, at) & F_LETTER_MARK) &&
+         !(flag_at(flags, flen, at - 1) & F_LETTER_MARK);
+}
+
+/* May the line break before character k (not a space)? Where pango's rules
+ * (UAX 14) say so, except inside a code span or a URL (they have their own
+ * break points, build_word) and before a note mark (it sits against its
+ * word). */
+static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k) {
+  if (!sh->log[k].is_line_break)
+    return false;
+  guint8 fa = flag_at(flags, flen, (size_t)sh->char_byte[k]);
+  guint8 fp = flag_at(flags, flen, (size_t)sh->char_byte[k - 1]);
+  if ((fa & F_MARK) && !(fp & F_MARK))
+    return false;
+  return !(fa & fp & (F_CODE | F_URL));
+}
+
+/* The kinds of break inside a word (linebreak.h: emergency points). */
+typedef enum { P_NONE, P_HYPH, P_URL, P_CODE, P_LETTER } PointKind;
+
+/* A break point inside a URL, before byte `at`: after / (not inside "//"),
+ * ., -, ?, &, =, with nothing added (TeX's url package). */
+static bool url_point(const char *t, size_t at, size_t b0, size_t b1) {
+  if (at <= b0 + 1 || at >= b1)
+    return false;
+  char prev = t[at - 1];
+  if (prev == '/')
+    return t[at] != '/';
+  return strchr(".-?&=", prev) != NULL && prev != '\0';
+}
+
+/* A break point inside code or an identifier, before byte `at`: after / . :
+ * _ - (after both colons of ::), or between a lower-case and a capital
+ * letter; with at least two letters or digits on each side (`before` and
+ * `after` count them: never "--" / "update"). */
+static bool code_point(const char *t, size_t at, int before, int after) {
+  if (before < 2 || after < 2)
+    return false;
+  char prev = t[at - 1], next = t[at];
+  if (prev == ':' && next == ':')
+    return false;
+  if (strchr("/.:_-", prev) && prev != '\0')
+    return !strchr("/.:_-", next) || next == '\0';
+  gunichar pc = g_utf8_get_char(g_utf8_prev_char(t + at)), nc = g_utf8_get_char(t + at);
+  return g_unichar_islower(pc) && g_unichar_isupper(nc);
+}
+
+static bool alnum_byte(char c) { return g_ascii_isalnum(c) || (unsigned char)c >= 0x80; }
+
+/* Does a prose word look like an identifier (snake_case, a::path, a/path,
+ * camelCase) rather than a word of the language? */
+static bool identifier_like(const char *t, size_t b0, size_t b1) {
+  for (size_t at = b0 + 1; at < b1; at++)
+    if (t[at] == '_' || t[at] == '/' || (t[at] == ':' && t[at - 1] == ':') ||
+        (g_ascii_islower(t[at - 1]) && g_ascii_isupper(t[at])))
+      return true;
+  return false;
+}
+
+/* The advance of the continuation mark in the font at byte `at`, or a
+ * negative value when that font has no glyph for it. */
+static double cont_width(const Shaped *sh, size_t at) {
+  PangoFont *f = NULL;
+  PangoGlyphString *g = shape_extra(sh, at, CONT_MARK, &f);
+  double w = -1;
+  if (f && g->num_glyphs > 0 && !(g->glyphs[0].glyph & PANGO_GLYPH_UNKNOWN_FLAG))
+    w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
+  pango_glyph_string_free(g);
+  if (f)
+    g_object_unref(f);
+  return w;
+}
+
+typedef struct {
+  size_t at;
+  PointKind kind;
+} Point;
+
+/* The break points inside the word [i, j) (bytes [b0, bw) without its note
+ * marks), in order: hyphenation points (hp), URL points, and, when the word
+ * is wider than the line, code points (ident); then, in any piece between
+ * them still wider than the line, points between any two characters. */
+static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
+                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts) {
+  const char *t = sh->text;
+  size_t b0 = (size_t)sh->char_byte[i];
+  double limit = ps->width_pt - mark_w - 1;
+  bool too_wide = shape_width_pt(sh, b0, bw) > limit;
+  g_array_set_size(pts, 0);
+  guint h = 0;
+  int total = 0, before = 0; /* letters and digits: in the word, before at */
+  for (size_t x = b0; x < bw; x++)
+    total += alnum_byte(t[x]);
+  size_t counted = b0;
+  for (int k = i + 1; k < j; k++) {
+    size_t at = (size_t)sh->char_byte[k];
+    if (at >= bw)
+      break;
+    for (; counted < at; counted++)
+      before += alnum_byte(t[counted]);
+    if (!sh->log[k].is_cursor_position)
+      continue;
+    while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
+      h++;
+    Point p = {at, P_NONE};
+    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at)
+      p.kind = P_HYPH;
+    else if (url && url_point(t, at, b0, bw))
+      p.kind = P_URL;
+    else if (ident && too_wide && code_point(t, at, before, total - before))
+      p.kind = P_CODE;
+    if (p.kind != P_NONE)
+      g_array_append_val(pts, p);
+  }
+  if (!too_wide)
+    return;
+  /* pieces still too wide: every character boundary inside them */
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(Point));
+  size_t from = b0;
+  int kfrom = i; /* the character at `from` */
+  guint q = 0;
+  for (int k = i + 1; k <= j; k++) {
+    size_t at = k < j ? (size_t)sh->char_byte[k] : bw;
+    if (at > bw)
+      at = bw;
+    bool is_point = q < pts->len && g_array_index(pts, Point, q).at == at;
+    if (is_point || at == bw) {
+      if (shape_width_pt(sh, from, at) > limit)
+        for (int m = kfrom + 1; m < j && (size_t)sh->char_byte[m] < at; m++) {
+          size_t x = (size_t)sh->char_byte[m];
+          if (x > from && sh->log[m].is_cursor_position) {
+            Point p = {x, P_LETTER};
+            g_array_append_val(all, p);
+          }
+        }
+      if (is_point)
+        g_array_append_val(all, g_array_index(pts, Point, q++));
+      from = at;
+      kfrom = k;
+    }
+    if (at == bw)
+      break;
+  }
+  g_array_set_size(pts, 0);
+  g_array_append_vals(pts, all->data, all->len);
+  g_array_free(all, TRUE);
+}
+
+/* The boxes and penalties of one word (characters [i, j), bytes [b0, b1)):
+ * its hyphenation points in prose; in a URL its break points (no mark);
+ * and, only when the word is wider than the line, last-resort points in
+ * code or an identifier after its separators (with the continuation mark),
+ * then between any two characters where that is not enough (with a hyphen
+ * in prose, the mark in code). Never a silent cut. */
+static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
+                       const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
+                       GArray *items, GArray *meta) {
+  const char *t = sh->text;
+  size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
+  /* the word without its note marks; what kind of text it is */
+  size_t bw = b0;
+  guint8 all = 0;
+  while (bw < b1 && !(flag_at(flags, flen, bw) & F_MARK))
+    all |= flag_at(flags, flen, bw++);
+  bool url = all & F_URL, code = (all & F_CODE) && !url;
+  g_array_set_size(hp, 0);
+  if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
+    word_points(c->shp, t + b0, bw - b0, hp);
+  bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
+  double hw = hyphen_width(c->shp, sh, b0);
+  /* the mark of a last-resort break: the continuation mark in code and
+   * URLs when their font has it; a hyphen in prose; nothing in a URL
+   * whose font lacks the mark (a hyphen would read as part of it) */
+  double cw = ident || url ? cont_width(sh, b0) : -1;
+  MarkKind lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
+  double lw = cw >= 0 ? cw : url ? 0 : hw;
+  word_points_all(sh, ps, i, j, bw, hp, url, ident, lw, pts);
+  size_t from = b0;
+  for (guint q = 0; q < pts->len; q++) {
+    const Point *pt = &g_array_index(pts, Point, q);
+    size_t at = pt->at;
+    push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
+         M_BOX, MK_NONE);
+    LbItem pen = {.type = LB_PENALTY};
+    MarkKind mk = MK_NONE;
+    if (pt->kind == P_HYPH) {
+      pen = (LbItem){.type = LB_PENALTY, .width = hw, .penalty = c->env->lbp.hyphen_penalty,
+                     .flagged = true, .hyphenation = true};
+      mk = MK_HYPHEN;
+    } else if (pt->kind == P_URL) {
+      pen.penalty = t[at - 1] == '/' ? 50 : 100;
+    } else {
+      /* a separator is a better place than between two letters */
+      mk = lmark;
+      pen.width = lw;
+      pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
+      pen.emergency = true;
+    }
+    push(items, meta, pen, at, at, M_PEN, mk);
+    from = at;
+  }
+  push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
+       M_BOX, MK_NONE);
+  if (j < sh->nchars && break_before(sh, flags, flen, j) && !sh->log[j].is_white) {
+    gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
+    bool dash = is_dash(prev) && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL));
+    push(items, meta,
+         (LbItem){.type = LB_PENALTY, .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
+                  .flagged = dash},
+         b1, b1, M_PEN, MK_NONE);
+  }
+}
+
 /* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
 static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
                         const guint8 *flags, GArray *items, GArray *meta) {
   const char *t = sh->text;
   int n = sh->nchars;
+  size_t flen = p->text->len;
   GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
+  GArray *pts = g_array_new(FALSE, FALSE, sizeof(Point));
   for (int i = 0; i < n;) {
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
     if (ch == '\n') {
-      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, false);
+      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, MK_NONE);
       push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, b0, b0 + 1, M_PEN,
-           false);
+           MK_NONE);
       i++;
       continue;
     }
@@ -49,7 +277,7 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
         j++;
       size_t b1 = (size_t)sh->char_byte[j];
       double w = shape_width_pt(sh, b0, b1);
-      bool code = b0 < p->text->len && (flags[b0] & F_CODE);
+      bool code = flag_at(flags, flen, b0) & F_CODE;
       LbItem g = {.type = LB_GLUE, .width = w};
       if (ragged)
         g.stretch = 3 * ps->size_pt;
@@ -57,75 +285,30 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
         g.stretch = w * 0.5;
         g.shrink = w * 0.4; /* linebreak.h: TeX's 1/3 starves narrow measures */
       }
-      push(items, meta, g, b0, b1, M_GLUE, false);
+      push(items, meta, g, b0, b1, M_GLUE, MK_NONE);
       i = j;
       continue;
     }
     int j = i + 1;
-    while (j < n && !sh->log[j].is_line_break &&
+    while (j < n && !break_before(sh, flags, flen, j) &&
            !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0))
       j++;
-    size_t b1 = (size_t)sh->char_byte[j];
-    double w = shape_width_pt(sh, b0, b1);
-    /* Hyphenation points of a word (not code, not URLs). */
-    g_array_set_size(hp, 0);
-    if (ps->hyphenate && !ragged && j - i >= 5 && b0 < p->text->len &&
-        !(flags[b0] & (F_CODE | F_NOHYPH)))
-      word_points(c->shp, t + b0, b1 - b0, hp);
-    bool emergency = j - i >= 8 || w > ps->width_pt * 0.3;
-    size_t from = b0;
-    if (hp->len) {
-      double hw = hyphen_width(c->shp, sh, b0);
-      for (guint k = 0; k < hp->len; k++) {
-        size_t at = b0 + g_array_index(hp, size_t, k);
-        push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
-             M_BOX, false);
-        push(items, meta,
-             (LbItem){.type = LB_PENALTY, .width = hw, .penalty = c->env->lbp.hyphen_penalty,
-                      .flagged = true, .hyphenation = true},
-             at, at, M_PEN, true);
-        from = at;
-      }
-    } else if (emergency) {
-      /* a long word or URL: last-resort breaks between characters */
-      for (int k = i + 1; k < j; k++) {
-        if (!sh->log[k].is_cursor_position)
-          continue;
-        size_t at = (size_t)sh->char_byte[k];
-        char prev = t[at - 1];
-        bool soft = prev == '/' || prev == '+' || prev == '_' || prev == '.';
-        push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
-             M_BOX, false);
-        push(items, meta,
-             (LbItem){.type = LB_PENALTY, .penalty = soft ? 500 : c->env->lbp.emergency_penalty,
-                      .emergency = true},
-             at, at, M_PEN, false);
-        from = at;
-      }
-    }
-    push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
-         M_BOX, false);
-    if (j < n && sh->log[j].is_line_break && !sh->log[j].is_white) {
-      gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
-      bool dash = is_dash(prev);
-      push(items, meta,
-           (LbItem){.type = LB_PENALTY, .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
-                    .flagged = dash},
-           b1, b1, M_PEN, false);
-    }
+    build_word(c, sh, ps, ragged, flags, flen, i, j, hp, pts, items, meta);
     i = j;
   }
   g_array_free(hp, TRUE);
+  g_array_free(pts, TRUE);
   /* TeX's ending: no break before the finishing glue, then a forced break */
   while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
     g_array_set_size(items, items->len - 1);
     g_array_set_size(meta, meta->len - 1);
   }
   push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY}, sh->len, sh->len, M_PEN,
-       false);
-  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, sh->len, sh->len, M_GLUE, false);
+       MK_NONE);
+  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, sh->len, sh->len, M_GLUE,
+       MK_NONE);
   push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, sh->len, sh->len, M_PEN,
-       false);
+       MK_NONE);
 }
 
 typedef struct {
@@ -212,6 +395,25 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
   return (slack - letters) / str;
 }
 
+/* The widest a justified line's word spaces may be, in natural spaces
+ * (issue 13's maximum): a line that would need more is set ragged. */
+#define MAX_SPACE 2.0
+
+/* Would the word spaces of items [s, e) stretched by ratio exceed
+ * MAX_SPACE times their natural width? (Spaces inside code do not
+ * stretch and are not counted.) */
+static bool too_loose(const GArray *items, size_t s, size_t e, double ratio) {
+  double nat = 0, str = 0;
+  for (size_t i = s; i < e; i++) {
+    const LbItem *it = &g_array_index(items, LbItem, i);
+    if (it->type == LB_GLUE && it->stretch > 0 && it->stretch < LB_FIL) {
+      nat += it->width;
+      str += it->stretch;
+    }
+  }
+  return nat > 0 && nat + ratio * str > MAX_SPACE * nat + 1e-6;
+}
+
 /* A paragraph being set: shaped once, its break items, and per line the
  * slices of its glyphs and where each byte landed. */
 typedef struct {
@@ -225,6 +427,18 @@ typedef struct {
   GArray *slices; /* ShapeSlice: the current line's glyphs */
   GArray *xs;     /* XPos: the current line's glyph positions */
 } Setting;
+
+/* A URL note's letter set against its word extracts as a word of its own:
+ * its text starts with a zero-width space (which the first glyph's
+ * cluster covers), so that "site" + "a" is not read as "sitea". */
+static void mark_text(LayItem *it) {
+  char *t = g_strconcat("\xE2\x80\x8B", it->text, NULL);
+  g_free(it->text);
+  it->text = t;
+  for (int gi = 0; gi < it->glyphs->num_glyphs; gi++)
+    if (it->glyphs->log_clusters[gi] > 0)
+      it->glyphs->log_clusters[gi] += 3;
+}
 
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
  * its glue stretched or shrunk by ratio and its letters spaced when
@@ -246,6 +460,10 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
   size_t flen = S->p->text->len;
   if (ratio > 0)
     ratio = line_tracking(c, ps, S->items, meta, s, e, slices, S->flags, flen, ratio, &track);
+  if (ratio > 0 && too_loose(S->items, s, e, ratio)) {
+    ratio = 0; /* set ragged rather than spread (issue 16) */
+    track = 0;
+  }
   size_t gk = s; /* glue cursor in items */
   for (guint k = 0; k < slices->len; k++) {
     ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
@@ -275,21 +493,26 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     }
     LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
                   .glyphs = g, .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+    if (letter_mark_at(S->flags, flen, sl->start))
+      mark_text(&it);
     g_array_append_val(li_items, it);
     sl->font = NULL;
     sl->glyphs = NULL;
   }
   XPos xend = {b, x};
   g_array_append_val(S->xs, xend);
-  /* a hyphen at an automatic hyphenation point: the only re-shaping */
-  if (ln->hyphen && e < meta->len && g_array_index(meta, Meta, e).hyphen && b > 0) {
+  /* a hyphen at a hyphenation point, or the continuation mark of a code
+   * span or URL broken at its last resort: the only re-shaping */
+  guint8 mk = e < meta->len ? g_array_index(meta, Meta, e).mark : MK_NONE;
+  if (mk != MK_NONE && b > 0) {
     PangoFont *f = NULL;
-    PangoGlyphString *hg = shape_extra(S->sh, b - 1, "-", &f);
+    PangoGlyphString *hg = shape_extra(S->sh, b - 1, mk == MK_CONT ? CONT_MARK : "-", &f);
     if (f) {
       for (int gi = 0; gi < hg->num_glyphs; gi++)
         hg->log_clusters[gi] = 0;
       LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y, .font = f, .glyphs = hg,
-                    .text = g_strdup("\xC2\xAD")};
+                    .gray = mk == MK_CONT ? 0.45 : 0,
+                    .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
       g_array_append_val(li_items, it);
       x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
     } else
@@ -355,6 +578,19 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
   return notes;
 }
 
+static bool has_emergency(const GArray *items) {
+  for (guint i = 0; i < items->len; i++)
+    if (g_array_index(items, LbItem, i).emergency)
+      return true;
+  return false;
+}
+
+/* Does line ln end inside a word (a hyphen or a continuation mark)? */
+static bool ends_broken(const Setting *S, const LbLine *ln) {
+  return ln->hyphen ||
+         (ln->end < S->meta->len && g_array_index(S->meta, Meta, ln->end).mark != MK_NONE);
+}
+
 /* Shape p once, break it, and either emit its lines into c->vl (out ==
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
@@ -370,7 +606,17 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   build_items(c, p, S.sh, ps, ragged, S.flags, S.items, S.meta);
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
-  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &c->env->lbp,
+  LbParams lp = c->env->lbp;
+  /* in a paragraph with last-resort breaks (code, URLs, long words), a
+   * line looser than MAX_SPACE (the glue stretches by half a space per
+   * unit of ratio) waits for the last pass, where such a break can beat
+   * it; elsewhere that would only trade the second pass's choice for the
+   * last's. A last line under four characters costs extra. */
+  if (lp.max_ratio <= 0 && has_emergency(S.items))
+    lp.max_ratio = (MAX_SPACE - 1) / 0.5;
+  if (lp.short_last_width <= 0)
+    lp.short_last_width = 2 * ps->size_pt;
+  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &lp,
            ragged ? LB_GREEDY : c->env->mode, lines);
   if (tag && !out)
     open_tag(c, tag);
@@ -411,6 +657,8 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
     double pen = 0;
     if (li > 0 && (li == 1 || li == nl - 1))
       pen = LB_INFINITY;
+    else if (li > 0 && ends_broken(&S, &g_array_index(lines, LbLine, li - 1)))
+      pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */
     VItem *v = emit_line(c, li_items, ps->leading_pt, pen);
     v->notes = notes;
     if (a < b)

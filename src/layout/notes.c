@@ -67,9 +67,12 @@ void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store) {
 }
 
 /* One printed URL: its letter hanging in the margin, the URL (a live link)
- * broken anywhere it must, with its destination. */
+ * in the monospace face (where + and = have no wide side-bearings that read
+ * as spaces), broken after / . - ? & = with nothing added, with its
+ * destination. */
 static void url_entry(Build *c, UrlNote *u, double size, double leading) {
-  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d = font_desc(c->st->code_face, size * 0.92, PANGO_STYLE_NORMAL,
+                                      PANGO_WEIGHT_NORMAL);
   PangoFontDescription *di = font_desc(c->st->body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   emit_dest_pending(c, u->id);
   double w = label_width(c->shp, di, u->label);
@@ -78,6 +81,7 @@ static void url_entry(Build *c, UrlNote *u, double size, double leading) {
   para_init(&p);
   para_text(&p, NULL, u->uri, 0);
   span_add(&p, SPAN_NOHYPH, 0, p.text->len, NULL);
+  span_add(&p, SPAN_URL, 0, p.text->len, NULL);
   span_add(&p, SPAN_LINK, 0, p.text->len, NULL);
   g_array_index(p.spans, Span, p.spans->len - 1).href = g_strdup(u->uri);
   ParaStyle ps = para_style(c, d, leading);
@@ -142,15 +146,24 @@ double notes_height(const LayStore *store, GPtrArray *notes) {
   return h;
 }
 
-/* The footnotes of a line not yet on this page, appended to page_notes;
- * returns the height they add. */
+static bool has_note(const GPtrArray *notes, gconstpointer key) {
+  for (guint q = 0; q < notes->len; q++)
+    if (notes->pdata[q] == key)
+      return true;
+  return false;
+}
+
+/* The footnotes of a line not yet on this page, appended to page_notes
+ * (a URL note referenced twice on a page is printed once); returns the
+ * height they add. */
 double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit) {
   if (!v->notes)
     return 0;
   double before = notes_height(store, page_notes);
   guint n0 = page_notes->len;
   for (guint i = 0; i < v->notes->len; i++)
-    if (g_hash_table_contains(store->notes, v->notes->pdata[i]))
+    if (g_hash_table_contains(store->notes, v->notes->pdata[i]) &&
+        !has_note(page_notes, v->notes->pdata[i]))
       g_ptr_array_add(page_notes, v->notes->pdata[i]);
   /* and the notes those notes call, each after its caller's group, once
    * (a note of a note of a note, ... without recursion; cycles stop at a
@@ -159,10 +172,7 @@ double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, b
     GPtrArray *kids = g_hash_table_lookup(store->kids, page_notes->pdata[j]);
     for (guint k = 0; kids && k < kids->len; k++) {
       gpointer kid = kids->pdata[k];
-      bool have = !g_hash_table_contains(store->notes, kid);
-      for (guint q = 0; !have && q < page_notes->len; q++)
-        have = page_notes->pdata[q] == kid;
-      if (!have)
+      if (g_hash_table_contains(store->notes, kid) && !has_note(page_notes, kid))
         g_ptr_array_add(page_notes, kid);
     }
   }
@@ -170,6 +180,24 @@ double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, b
   if (!commit)
     g_ptr_array_set_size(page_notes, n0);
   return after - before;
+}
+
+/* Copy a note's line items to a page; a URL note printed on more than one
+ * page keeps its destination (what its marks link to) on the first. */
+static void note_copy(LayStore *store, GArray *dst, const GArray *src, double dx, double dy) {
+  for (guint i = 0; i < src->len; i++) {
+    const LayItem *s = &g_array_index(src, LayItem, i);
+    if (s->kind == LAY_DEST) {
+      char *key = g_strconcat("\x1fplaced:", s->dest ? s->dest : "", NULL);
+      if (!g_hash_table_add(store->dests, key))
+        continue; /* placed before */
+    }
+    LayItem d;
+    lay_item_copy(&d, s);
+    d.x_pt += dx;
+    d.y_pt += dy;
+    g_array_append_val(dst, d);
+  }
 }
 
 void place_notes(LayStore *store, Frame *f, GPtrArray *notes) {
@@ -183,7 +211,7 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes) {
     for (guint k = 0; k < vl->len; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
       if (v->kind == V_LINE)
-        items_move(f->page->items, v->items, f->x, y); /* a note is placed once */
+        note_copy(store, f->page->items, v->items, f->x, y); /* a URL note may come again */
       if (v->kind != V_PENALTY)
         y += v->h_pt;
     }

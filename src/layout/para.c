@@ -55,24 +55,61 @@ static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end) {
   pango_attr_list_insert(p->attrs, a);
 }
 
+/* Does the paragraph end in a code span (whose spaces are its own)? */
+static bool tail_is_code(const Para *p) {
+  for (guint i = p->spans->len; i-- > 0;) {
+    const Span *s = &g_array_index(p->spans, Span, i);
+    if (s->kind == SPAN_CODE && s->b == p->text->len && s->a < s->b)
+      return true;
+  }
+  return false;
+}
+
+/* Append t[a, b) from node offset `off`, as one source piece. */
+static void piece(Para *p, BookNode *node, const char *t, size_t a, size_t b, size_t node_off) {
+  if (a >= b)
+    return;
+  Src s = {p->text->len, b - a, node, node_off + a};
+  g_array_append_val(p->srcs, s);
+  g_string_append_len(p->text, t + a, (gssize)(b - a));
+}
+
 /* Append source text, keeping where it came from; control characters
- * become spaces (pango would draw them as boxes). */
-void para_text(Para *p, BookNode *node, const char *t, size_t node_off) {
+ * become spaces (pango would draw them as boxes). With `collapse` (text,
+ * not code), a run of spaces becomes one, as HTML does: two spaces typed
+ * after a full stop, or a space at either side of a line break. */
+static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off, bool collapse) {
   if (!t || !*t)
     return;
-  Src s = {p->text->len, strlen(t), node, node_off};
-  g_array_append_val(p->srcs, s);
-  size_t at = p->text->len;
-  if (g_utf8_validate(t, -1, NULL))
-    g_string_append(p->text, t);
-  else {
-    char *v = g_utf8_make_valid(t, -1);
-    g_string_append(p->text, v);
+  char *v = g_utf8_validate(t, -1, NULL) ? g_strdup(t) : g_utf8_make_valid(t, -1);
+  for (char *q = v; *q; q++)
+    if ((unsigned char)*q < 0x20)
+      *q = ' ';
+  size_t n = strlen(v);
+  if (!collapse) {
+    piece(p, node, v, 0, n, node_off);
     g_free(v);
+    return;
   }
-  for (size_t i = at; i < p->text->len; i++)
-    if ((unsigned char)p->text->str[i] < 0x20)
-      p->text->str[i] = ' ';
+  bool space = p->text->len > 0 && p->text->str[p->text->len - 1] == ' ' && !tail_is_code(p);
+  size_t from = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v[i] != ' ') {
+      space = false;
+      continue;
+    }
+    if (space) { /* a second space: cut it out of the piece */
+      piece(p, node, v, from, i, node_off);
+      from = i + 1;
+    }
+    space = true;
+  }
+  piece(p, node, v, from, n, node_off);
+  g_free(v);
+}
+
+void para_text(Para *p, BookNode *node, const char *t, size_t node_off) {
+  para_text_as(p, node, t, node_off, true);
 }
 
 void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node) {
@@ -85,6 +122,36 @@ static const char *html_attr(const BookNode *n, const char *name) {
     if (strcmp(a[0], name) == 0)
       return a[1];
   return NULL;
+}
+
+/* The chapter's URL note for href: one per distinct URL in a chapter, so a
+ * page (or the chapter's list) never prints the same URL twice. */
+static UrlNote *url_note_for(Build *c, const char *href) {
+  GPtrArray *all = c->store->url_notes;
+  for (guint k = c->store->url_first; k < all->len; k++) {
+    UrlNote *u = all->pdata[k];
+    if (strcmp(u->uri, href) == 0)
+      return u;
+  }
+  UrlNote *u = g_new0(UrlNote, 1);
+  guint k = all->len - c->store->url_first;
+  GString *lab = g_string_new(NULL);
+  for (guint v = k + 1; v > 0; v = (v - 1) / 26)
+    g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
+  u->label = g_string_free(lab, FALSE);
+  u->id = g_strdup_printf("url-%u", all->len + 1);
+  u->uri = g_strdup(href);
+  g_ptr_array_add(all, u);
+  return u;
+}
+
+/* Is the text [s, e) of a link its own URL (with or without mailto:)? */
+static bool shows_url(const Para *p, size_t s, size_t e, const char *href) {
+  const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+  size_t n = e - s;
+  const char *t = p->text->str + s;
+  return (strlen(href) == n && memcmp(t, href, n) == 0) ||
+         (strlen(bare) == n && memcmp(t, bare, n) == 0);
 }
 
 /* The text and attributes of `parent`'s inline children. */
@@ -104,13 +171,14 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
         para_text(p, n, n->text, 0);
         break;
       case BOOK_CODE:
-        para_text(p, n, n->text, 0);
+        para_text_as(p, n, n->text, 0, false);
         attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
         attr_add(p, pango_attr_scale_new(0.86), len, p->text->len);
         span_add(p, SPAN_CODE, len, p->text->len, n);
         break;
       case BOOK_SOFTBREAK:
-        g_string_append_c(p->text, ' ');
+        if (!len || p->text->str[len - 1] != ' ' || tail_is_code(p))
+          g_string_append_c(p->text, ' ');
         break;
       case BOOK_LINEBREAK:
         g_string_append_c(p->text, '\n');
@@ -171,22 +239,15 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
       if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
         span_add(p, SPAN_NOHYPH, s, len, n);
       const char *href = n->as.link.href;
+      if (href && !n->as.link.internal && shows_url(p, s, len, href))
+        span_add(p, SPAN_URL, s, len, n);
       if (!n->as.link.internal && book_url_is_external(href) && !c->note_mode && !c->measuring) {
         /* the URL for paper, unless the text already is it */
         char *shown = g_strndup(p->text->str + s, len - s);
         const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
         if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
-          UrlNote *u = g_new0(UrlNote, 1);
-          guint k = c->store->url_notes->len - c->store->url_first;
-          GString *lab = g_string_new(NULL);
-          for (guint v = k + 1; v > 0; v = (v - 1) / 26)
-            g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
-          u->label = g_string_free(lab, FALSE);
-          u->id = g_strdup_printf("url-%u", c->store->url_notes->len + 1);
-          u->uri = g_strdup(href);
-          g_ptr_array_add(c->store->url_notes, u);
-          /* a narrow no-break space keeps the letter apart from its word */
-          g_string_append(p->text, "\xE2\x80\xAF");
+          UrlNote *u = url_note_for(c, href);
+          /* the letter against its word, as a footnote number */
           size_t m0 = p->text->len;
           g_string_append(p->text, u->label);
           attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
@@ -211,6 +272,7 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
           size_t u1 = p->text->len;
           g_string_append_c(p->text, ')');
           span_add(p, SPAN_NOHYPH, u0, u1, n);
+          span_add(p, SPAN_URL, u0, u1, n);
           span_add(p, SPAN_LINK, u0, u1, n);
           g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(href);
         }
@@ -266,7 +328,12 @@ guint8 *span_flags(const Para *p) {
   guint8 *f = g_new0(guint8, p->text->len + 1);
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *s = &g_array_index(p->spans, Span, i);
-    guint8 bit = s->kind == SPAN_CODE ? F_CODE : s->kind == SPAN_NOHYPH ? F_NOHYPH : 0;
+    guint8 bit = s->kind == SPAN_CODE     ? F_CODE
+                 : s->kind == SPAN_NOHYPH ? F_NOHYPH
+                 : s->kind == SPAN_URL    ? F_URL
+                 : s->kind == SPAN_FNREF  ? F_MARK
+                 : s->kind == SPAN_URLNOTE ? F_MARK | F_LETTER_MARK
+                                          : 0;
     for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
       f[k] |= bit;
   }

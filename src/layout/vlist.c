@@ -121,12 +121,44 @@ static void vl_penalty(Build *c, double pen) {
 /* Append a line. `pen` is the cost of a page break just before it (when
  * nothing else between it and the last line says so). The pending items
  * (tags, list labels) go first in it. Takes ownership of items. */
+/* The rules of the open block quotes, h high, into items (the innermost
+ * few: deep nesting would otherwise draw thousands per line); with
+ * started_only, only those of quotes that already have a line. */
+static void quote_rules(Build *c, GArray *items, double h, bool started_only) {
+  guint nq = c->quote_x->len, q0 = nq > 6 ? nq - 6 : 0;
+  for (guint q = q0; q < nq; q++) {
+    QuoteRule *r = &g_array_index(c->quote_x, QuoteRule, q);
+    if (r->x < c->measure * 0.5 && (r->started || !started_only))
+      add_rule(items, LAY_RULE, r->x, 0, 1.2, h, 0.55);
+  }
+}
+
+/* The space before a line inside a block quote that already has lines: a
+ * line of that height holding only the rules, so that the rule runs
+ * unbroken between the quote's blocks; no page break before it (one may
+ * follow it, so the rule reaches the foot of the page). Returns false when
+ * no open quote has a line yet. */
+static bool quote_space(Build *c) {
+  bool any = false;
+  for (guint q = 0; q < c->quote_x->len; q++)
+    any |= g_array_index(c->quote_x, QuoteRule, q).started;
+  if (!any)
+    return false;
+  GArray *items = items_new();
+  quote_rules(c, items, c->space, true);
+  VItem v = {.kind = V_LINE, .h_pt = c->space, .items = items, .header = -1};
+  g_array_append_val(c->vl, v);
+  return true;
+}
+
 VItem *emit_line(Build *c, GArray *items, double h, double pen) {
   bool keep = c->keep > 0;
   if (keep)
     c->keep--;
   if (!c->first_block) {
-    if (c->space > 0)
+    if (c->space > 0 && quote_space(c))
+      vl_penalty(c, keep || pen >= LB_INFINITY ? LB_INFINITY : pen);
+    else if (c->space > 0)
       vl_glue(c, c->space, keep || pen >= LB_INFINITY);
     else
       vl_penalty(c, keep ? LB_INFINITY : pen);
@@ -140,14 +172,9 @@ VItem *emit_line(Build *c, GArray *items, double h, double pen) {
   }
   g_array_append_vals(all, items->data, items->len);
   g_array_free(items, TRUE);
-  /* the rules of the open block quotes (the innermost few: deep nesting
-   * would otherwise draw thousands per line) */
-  guint nq = c->quote_x->len, q0 = nq > 6 ? nq - 6 : 0;
-  for (guint q = q0; q < nq; q++) {
-    double qx = g_array_index(c->quote_x, double, q);
-    if (qx < c->measure * 0.5)
-      add_rule(all, LAY_RULE, qx, 0, 1.2, h, 0.55);
-  }
+  quote_rules(c, all, h, false);
+  for (guint q = 0; q < c->quote_x->len; q++)
+    g_array_index(c->quote_x, QuoteRule, q).started = true;
   VItem v = {.kind = V_LINE, .h_pt = h, .items = all, .header = -1};
   g_array_append_val(c->vl, v);
   return &g_array_index(c->vl, VItem, c->vl->len - 1);
@@ -186,7 +213,7 @@ void build_init(Build *c, const LayEnv *env, LayShaper *shp, LayStore *store, do
   c->measure = measure;
   c->vl = g_array_new(FALSE, TRUE, sizeof(VItem));
   c->pending = items_new();
-  c->quote_x = g_array_new(FALSE, FALSE, sizeof(double));
+  c->quote_x = g_array_new(FALSE, FALSE, sizeof(QuoteRule));
   c->first_block = true;
 }
 

@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <pango/pango.h>
+
 #include "book.h"
 #include "layout.h"
 #include "markdown.h"
@@ -443,6 +445,245 @@ static void test_deep_nesting(void **state) {
   book_free(b);
 }
 
+/* ---- line setting (issues 13 and 16) ---------------------------------------------- */
+
+/* Lay out Markdown text md on paper/columns; *bp gets the book (free it
+ * after the layout). */
+static Layout *lay_md(const char *md, OctavoPaper paper, int columns, Book **bp) {
+  Book *b = book_new();
+  OctavoOptions o;
+  opts_init(&o);
+  o.paper = paper;
+  o.columns = columns;
+  MdSource src = {"t.md", md, strlen(md)};
+  assert_true(md_parse_sources(b, &src, 1, &o));
+  Layout *lay = layout(b, &o);
+  assert_non_null(lay);
+  *bp = b;
+  return lay;
+}
+
+static void lay_md_free(Layout *lay, Book *b) {
+  lay_free(lay);
+  book_free(b);
+}
+
+/* One text line of a page: its glyph runs' text and its right end. */
+typedef struct {
+  double y, x0, x1;
+  GString *text;
+} TLine;
+
+/* The text lines of a body page, top to bottom (runs grouped by y within 3
+ * points, as lay_trace does). Free with tlines_free. */
+static GArray *page_lines(const LayPage *p) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(TLine));
+  for (guint k = 0; k < p->items->len; k++) {
+    const LayItem *it = &g_array_index(p->items, LayItem, k);
+    if (it->kind != LAY_GLYPHS)
+      continue;
+    double w = pango_glyph_string_get_width(it->glyphs) / (double)PANGO_SCALE;
+    TLine *l = out->len ? &g_array_index(out, TLine, out->len - 1) : NULL;
+    if (!l || fabs(l->y - it->y_pt) > 3) {
+      TLine n = {it->y_pt, it->x_pt, it->x_pt + w, g_string_new(NULL)};
+      g_array_append_val(out, n);
+      l = &g_array_index(out, TLine, out->len - 1);
+    }
+    g_string_append(l->text, it->text);
+    l->x1 = MAX(l->x1, it->x_pt + w);
+  }
+  return out;
+}
+
+static void tlines_free(GArray *ls) {
+  for (guint i = 0; i < ls->len; i++)
+    g_string_free(g_array_index(ls, TLine, i).text, TRUE);
+  g_array_free(ls, TRUE);
+}
+
+/* All the text of the body pages, one line per text line. */
+static char *body_text(const Layout *lay) {
+  GString *s = g_string_new(NULL);
+  for (guint i = (guint)lay->front_pages; i < lay->pages->len; i++) {
+    GArray *ls = page_lines(lay->pages->pdata[i]);
+    for (guint k = 0; k < ls->len; k++)
+      g_string_append_printf(s, "%s\n", g_array_index(ls, TLine, k).text->str);
+    tlines_free(ls);
+  }
+  return g_string_free(s, FALSE);
+}
+
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/* Runs of spaces collapse to one in text, never inside code. */
+static void test_spaces_collapse(void **state) {
+  (void)state;
+  Book *b;
+  Layout *lay = lay_md("# S\n\nOne.  Two.   Three\tfour; `a  b` stays.\n", OCTAVO_PAPER_A4, 1, &b);
+  char *t = body_text(lay);
+  assert_non_null(strstr(t, "One. Two. Three four; a  b stays."));
+  g_free(t);
+  lay_md_free(lay, b);
+}
+
+/* Inline code is never hyphenated nor broken at its own hyphens when it
+ * fits on a line: each option is found whole. */
+static void test_code_not_hyphenated(void **state) {
+  (void)state;
+  GString *md = g_string_new("# C\n\n");
+  for (int i = 0; i < 12; i++)
+    g_string_append(md, "The reader must see `--metadata-file` whole and also `--table-of-contents` "
+                        "with its hyphens, since a break there reads as part of it. ");
+  Book *b;
+  Layout *lay = lay_md(md->str, OCTAVO_PAPER_A5, 2, &b);
+  char *t = body_text(lay);
+  assert_int_equal(count_of(t, "--metadata-file"), 12);
+  assert_int_equal(count_of(t, "--table-of-contents"), 12);
+  assert_int_equal(count_of(t, "\xE2\x86\xAA"), 0);
+  g_free(t);
+  g_string_free(md, TRUE);
+  lay_md_free(lay, b);
+}
+
+/* A URL note's mark sits against its word; the same URL twice in a
+ * chapter is one note; the note's URL breaks only after / . - ? & =, with
+ * nothing added. */
+static void test_note_marks_and_urls(void **state) {
+  (void)state;
+  const char *md = "# N\n\nGet it from [crates.io](https://crates.io/) as usual; "
+                   "[the registry](https://crates.io/) is the same. See "
+                   "[the manual](https://www.example.org/docs/manual/latest/"
+                   "configuration.html?section=printing&lang=en-GB) too.\n";
+  Book *b;
+  Layout *lay = lay_md(md, OCTAVO_PAPER_A5, 2, &b);
+  const LayPage *p = lay->pages->pdata[lay->front_pages];
+  int marks = 0;
+  for (guint k = 1; k < p->items->len; k++) {
+    const LayItem *it = &g_array_index(p->items, LayItem, k);
+    const LayItem *prev = &g_array_index(p->items, LayItem, k - 1);
+    if (it->kind == LAY_GLYPHS && prev->kind == LAY_GLYPHS && strcmp(it->text, "\xE2\x80\x8B" "a") == 0 &&
+        it->y_pt < prev->y_pt - 1) { /* a raised letter */
+      marks++;
+      assert_false(g_str_has_suffix(prev->text, " "));
+      assert_false(g_str_has_suffix(prev->text, "\xE2\x80\xAF")); /* no narrow space either */
+    }
+  }
+  assert_int_equal(marks, 2);
+  char *t = body_text(lay);
+  assert_int_equal(count_of(t, "ahttps://crates.io/"), 1);
+  assert_null(strstr(t, "bhttps://crates.io/"));
+  /* the manual's URL, broken over lines of the note */
+  const char *u = strstr(t, "bhttps://www.example.org/");
+  assert_non_null(u);
+  gchar **ls = g_strsplit(u, "\n", -1);
+  int nl = 0;
+  for (int i = 0; ls[i] && !g_str_has_suffix(ls[i], "en-GB"); i++, nl++) {
+    char last = ls[i][strlen(ls[i]) - 1];
+    assert_non_null(strchr("/.-?&=", last));
+  }
+  assert_true(nl >= 1);
+  g_strfreev(ls);
+  assert_null(strstr(t, "\xC2\xAD"));
+  g_free(t);
+  lay_md_free(lay, b);
+}
+
+/* The vertical rules of page p at x (0: any), merged where they touch:
+ * the number of separate pieces. */
+static int rule_pieces(const LayPage *p) {
+  int pieces = 0;
+  double y1 = -1e9, x = -1;
+  for (guint k = 0; k < p->items->len; k++) {
+    const LayItem *it = &g_array_index(p->items, LayItem, k);
+    if (it->kind != LAY_RULE || it->w_pt >= 2 || it->h_pt <= it->w_pt)
+      continue;
+    if (fabs(it->x_pt - x) > 0.01 || fabs(it->y_pt - y1) > 0.01)
+      pieces++;
+    x = it->x_pt;
+    y1 = it->y_pt + it->h_pt;
+  }
+  return pieces;
+}
+
+/* A block quote's rule runs unbroken through the blocks inside it and
+ * continues on the next page. */
+static void test_quote_rule(void **state) {
+  (void)state;
+  GString *md = g_string_new("# Q\n\n");
+  for (int i = 0; i < 14; i++) /* blocks with space between them */
+    g_string_append_printf(md, "%s> %s\n>\n> ```\n> code in the quote\n> ```\n", i ? ">\n" : "",
+                           lorem);
+  g_string_append(md, "\nAfter.\n");
+  Book *b;
+  Layout *lay = lay_md(md->str, OCTAVO_PAPER_A5, 1, &b);
+  guint first = (guint)lay->front_pages;
+  assert_true(lay->pages->len >= first + 2);
+  assert_int_equal(rule_pieces(lay->pages->pdata[first]), 1);
+  assert_int_equal(rule_pieces(lay->pages->pdata[first + 1]), 1);
+  g_string_free(md, TRUE);
+  lay_md_free(lay, b);
+}
+
+/* A code identifier wider than the column breaks at its separators or
+ * between a lower-case and a capital letter, with the continuation mark,
+ * and no line runs past the column. */
+static void test_long_word(void **state) {
+  (void)state;
+  const char *md = "# L\n\nThe error `PandocUnsupportedExtensionErrorHandlerFactory` and the "
+                   "path `vegetables::asparagus::AsparagusWithButterSauce` are long.\n";
+  Book *b;
+  Layout *lay = lay_md(md, OCTAVO_PAPER_A5, 2, &b);
+  GArray *ls = page_lines(lay->pages->pdata[lay->front_pages]);
+  int marks = 0;
+  double left = 1e9;
+  for (guint k = 0; k < ls->len; k++)
+    left = MIN(left, g_array_index(ls, TLine, k).x0);
+  for (guint k = 0; k + 1 < ls->len; k++) {
+    TLine *l = &g_array_index(ls, TLine, k), *n = &g_array_index(ls, TLine, k + 1);
+    if (!g_str_has_suffix(l->text->str, "\xE2\x86\xAA"))
+      continue;
+    marks++;
+    const char *end = l->text->str + l->text->len - 3; /* the mark */
+    char before = end[-1], after = n->text->str[0];
+    assert_true(strchr("/.:_-", before) || (g_ascii_islower(before) && g_ascii_isupper(after)));
+  }
+  assert_true(marks >= 2);
+  for (guint k = 0; k < ls->len; k++) /* within a column of A5 in two (< 170 pt) */
+    assert_true(g_array_index(ls, TLine, k).x1 - g_array_index(ls, TLine, k).x0 < 170);
+  tlines_free(ls);
+  lay_md_free(lay, b);
+}
+
+/* A line that could only be justified with word spaces over 2.0 times
+ * their width is set ragged: it ends well short of the justified lines. */
+static void test_ragged_line(void **state) {
+  (void)state;
+  const char *md = "# R\n\n- FUSE passthrough for file I/O: optimizing Filesystem in Userspace "
+                   "(FUSE) for \"passthrough\" filesystems.\n- Fanotify and hierarchical storage "
+                   "management: fanotify can be used for HSM, but some additions would make it "
+                   "better; meanwhile, there are some deadlocks and races.\n";
+  Book *b;
+  Layout *lay = lay_md(md, OCTAVO_PAPER_A4, 1, &b);
+  GArray *ls = page_lines(lay->pages->pdata[lay->front_pages]);
+  double fuse = -1, full = -1;
+  for (guint k = 0; k < ls->len; k++) {
+    TLine *l = &g_array_index(ls, TLine, k);
+    if (strstr(l->text->str, "FUSE passthrough"))
+      fuse = l->x1;
+    if (strstr(l->text->str, "Fanotify"))
+      full = l->x1;
+  }
+  assert_true(fuse > 0 && full > 0);
+  assert_true(fuse < full - 10);
+  tlines_free(ls);
+  lay_md_free(lay, b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trace_golden),       cmocka_unit_test(test_seed_golden),
@@ -450,7 +691,10 @@ int main(void) {
       cmocka_unit_test(test_margins_links),      cmocka_unit_test(test_table_header_repeats),
       cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_style),
       cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
-      cmocka_unit_test(test_tall_row),
+      cmocka_unit_test(test_tall_row),           cmocka_unit_test(test_spaces_collapse),
+      cmocka_unit_test(test_code_not_hyphenated), cmocka_unit_test(test_note_marks_and_urls),
+      cmocka_unit_test(test_quote_rule),         cmocka_unit_test(test_long_word),
+      cmocka_unit_test(test_ragged_line),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);

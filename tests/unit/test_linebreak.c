@@ -583,6 +583,110 @@ static void test_max_ratio(void **state)
   g_array_free(it, TRUE);
 }
 
+/* ---- the last line ---------------------------------------------------------------- */
+
+/* The natural width of the paragraph's last line and whether it holds a
+ * word space. */
+static double last_width(const GArray *it, const GArray *lines, bool *glue)
+{
+  const LbLine *ln = LINE(lines, lines->len - 1);
+  double w = 0;
+  *glue = false;
+  for (size_t i = ln->start; i < ln->end && i < it->len; i++) {
+    const LbItem *x = &g_array_index(it, LbItem, i);
+    if (x->type == LB_BOX)
+      w += x->width;
+    else if (x->type == LB_GLUE) {
+      w += x->width;
+      *glue = true;
+    }
+  }
+  return w;
+}
+
+/* A last line narrower than short_last_width costs short_last_demerits:
+ * paragraphs whose best breaking ends in a short line get a longer one
+ * when one exists in the same pass, and never a shorter one. */
+static void test_short_last_line(void **state)
+{
+  (void)state;
+  GRand *rnd = g_rand_new_with_seed(23);
+  int found = 0;
+  for (int trial = 0; trial < 3000 && found < 5; trial++) {
+    GString *s = random_words(rnd, 6, 14, 1, 8);
+    GArray *it = items_of(s->str, SPC);
+    double w = g_rand_int_range(rnd, 12, 20);
+    LbParams p;
+    lb_params_default(&p);
+    GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+    int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+    bool glue;
+    double before = last_width(it, lines, &glue);
+    if (lines->len >= 2 && before < 3) {
+      p.short_last_width = 3;
+      int pass2 = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+      double after = last_width(it, lines, &glue);
+      if (pass2 == pass) {
+        assert_true(after >= before);
+        if (after >= 3)
+          found++;
+      }
+    }
+    g_array_free(lines, TRUE);
+    g_array_free(it, TRUE);
+    g_string_free(s, TRUE);
+  }
+  assert_true(found >= 1);
+  g_rand_free(rnd);
+}
+
+/* The "mem-/ory." case: a last line that is only the end of a hyphenated
+ * word costs extra, on top of final_hyphen_demerits. */
+static void test_hyphen_remnant(void **state)
+{
+  (void)state;
+  GRand *rnd = g_rand_new_with_seed(29);
+  int found = 0;
+  for (int trial = 0; trial < 4000 && found < 3; trial++) {
+    GString *s = random_words(rnd, 6, 14, 3, 10);
+    GArray *it = items_of(s->str, SPC);
+    double w = g_rand_int_range(rnd, 10, 18);
+    LbParams p;
+    lb_params_default(&p);
+    p.tolerance = -1;
+    GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
+    int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+    bool glue;
+    double rem = last_width(it, lines, &glue);
+    bool remnant = lines->len >= 2 && LINE(lines, lines->len - 2)->hyphen && !glue;
+    if (remnant && rem >= 2 && rem < 4) { /* not under short_last_width itself */
+      p.short_last_width = 2;
+      p.short_last_demerits = 1e7;
+      int pass2 = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
+      last_width(it, lines, &glue);
+      bool still = LINE(lines, lines->len - 2)->hyphen && !glue;
+      if (pass2 == pass && !still)
+        found++;
+    }
+    g_array_free(lines, TRUE);
+    g_array_free(it, TRUE);
+    g_string_free(s, TRUE);
+  }
+  assert_true(found >= 1);
+  g_rand_free(rnd);
+}
+
+/* The values the layout reads: TeX's \brokenpenalty, the rule off. */
+static void test_defaults(void **state)
+{
+  (void)state;
+  LbParams p;
+  lb_params_default(&p);
+  assert_true(p.broken_penalty == 100);
+  assert_true(p.short_last_width == 0);
+  assert_true(p.final_hyphen_demerits == 5000);
+}
+
 /* ---- work grows linearly ---------------------------------------------------------- */
 
 static GArray *big_para(size_t words, GRand *rnd, bool emergency)
@@ -720,6 +824,9 @@ int main(void)
       cmocka_unit_test(test_adjacent_hyphens),
       cmocka_unit_test(test_hyphen_run),
       cmocka_unit_test(test_max_ratio),
+      cmocka_unit_test(test_short_last_line),
+      cmocka_unit_test(test_hyphen_remnant),
+      cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_linear_work),
       cmocka_unit_test(test_huge_word),
       cmocka_unit_test(test_bad_numbers),
