@@ -34,11 +34,14 @@
 #include <errno.h>
 #include <libxml/xmlwriter.h>
 #include <qpdf/qpdf-c.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pdfupdate.h"
 #include "util.h"
 
 /* The sRGB profile, from the Debian packages the Makefile installs. */
@@ -232,37 +235,41 @@ static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value) {
   qpdf_oh_release(q, value);
 }
 
-/* dict[key] as a dictionary, created (direct) when absent. */
-static qpdf_oh sub_dict(qpdf_data q, qpdf_oh dict, const char *key) {
+/* dict[key] as a dictionary, created (direct) when absent; named as
+ * changed when it is an object of its own (dict's holder is the caller's
+ * to name). */
+static qpdf_oh sub_dict(qpdf_data q, PdfUpdate *u, qpdf_oh dict, const char *key) {
   qpdf_oh d = qpdf_oh_get_key(q, dict, key);
   if (!qpdf_oh_is_dictionary(q, d)) {
     qpdf_oh_release(q, d);
-    qpdf_oh_replace_key(q, dict, key, qpdf_oh_new_dictionary(q));
+    set_key(q, dict, key, qpdf_oh_new_dictionary(q));
     d = qpdf_oh_get_key(q, dict, key);
   }
+  pdfupdate_changed(u, d);
   return d;
 }
 
-/* A new indirect stream holding data, with dict_src (a PDF dictionary in
- * PDF syntax) as its dictionary entries. */
-static qpdf_oh new_stream(qpdf_data q, const void *data, size_t len, const char *dict_src) {
-  qpdf_oh s = qpdf_oh_new_stream(q);
-  qpdf_oh null1 = qpdf_oh_new_null(q), null2 = qpdf_oh_new_null(q);
-  qpdf_oh_replace_stream_data(q, s, data, len, null1, null2);
-  qpdf_oh_release(q, null1);
-  qpdf_oh_release(q, null2);
-  if (dict_src) {
-    qpdf_oh extra = qpdf_oh_parse(q, dict_src), sd = qpdf_oh_get_dict(q, s);
-    qpdf_oh_begin_dict_key_iter(q, extra);
-    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
-    while (qpdf_oh_dict_more_keys(q))
-      g_ptr_array_add(keys, g_strdup(qpdf_oh_dict_next_key(q)));
-    for (guint i = 0; i < keys->len; i++)
-      set_key(q, sd, keys->pdata[i], qpdf_oh_get_key(q, extra, keys->pdata[i]));
-    g_ptr_array_free(keys, TRUE);
-    qpdf_oh_release(q, sd);
-    qpdf_oh_release(q, extra);
+/* A new stream object holding data (flate-compressed when compress), with
+ * dict_src (a PDF dictionary in PDF syntax) as its other entries. */
+static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len, const char *dict_src,
+                          bool compress) {
+  qpdf_oh dict = qpdf_oh_parse(q, dict_src);
+  GBytes *bytes = NULL;
+  if (compress) {
+    uLongf zlen = compressBound((uLong)len);
+    Bytef *z = g_malloc(zlen);
+    if (compress2(z, &zlen, data, (uLong)len, Z_DEFAULT_COMPRESSION) == Z_OK) {
+      bytes = g_bytes_new_take(z, zlen);
+      set_key(q, dict, "/Filter", qpdf_oh_new_name(q, "/FlateDecode"));
+    } else {
+      g_free(z);
+    }
   }
+  if (!bytes)
+    bytes = g_bytes_new(data, len);
+  qpdf_oh s = pdfupdate_add_stream(u, dict, bytes);
+  g_bytes_unref(bytes);
+  qpdf_oh_release(q, dict);
   return s;
 }
 
@@ -424,17 +431,13 @@ static GPtrArray *figure_alts(const Book *book, const Layout *lay) {
   return alts;
 }
 
-/* /Alt on the Figure structure elements, in preorder, from alts. */
-static void set_figure_alts(qpdf_data q, qpdf_oh root, const GPtrArray *alts) {
-  qpdf_oh tree = qpdf_oh_get_key(q, root, "/StructTreeRoot");
-  if (!qpdf_oh_is_dictionary(q, tree)) {
-    qpdf_oh_release(q, tree);
-    return;
-  }
+/* The structure elements in preorder whose /S is /Figure (handles the
+ * caller releases). Reads the whole structure tree: only the fallback. */
+static GArray *figures_in_preorder(qpdf_data q, qpdf_oh tree) {
+  GArray *figs = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   qpdf_oh k = qpdf_oh_get_key(q, tree, "/K");
   g_array_append_val(stack, k);
-  guint n = 0;
   while (stack->len) {
     qpdf_oh o = g_array_index(stack, qpdf_oh, stack->len - 1);
     g_array_set_size(stack, stack->len - 1);
@@ -446,9 +449,8 @@ static void set_figure_alts(qpdf_data q, qpdf_oh root, const GPtrArray *alts) {
     } else if (qpdf_oh_is_dictionary(q, o) && qpdf_oh_has_key(q, o, "/S")) {
       qpdf_oh s = qpdf_oh_get_key(q, o, "/S");
       if (qpdf_oh_is_name_and_equals(q, s, "/Figure")) {
-        const char *alt = n < alts->len ? alts->pdata[n] : "Image";
-        n++;
-        set_key(q, o, "/Alt", qpdf_oh_new_unicode_string(q, alt));
+        qpdf_oh f = qpdf_oh_new_object(q, o);
+        g_array_append_val(figs, f);
       }
       qpdf_oh_release(q, s);
       qpdf_oh c = qpdf_oh_get_key(q, o, "/K");
@@ -457,18 +459,145 @@ static void set_figure_alts(qpdf_data q, qpdf_oh root, const GPtrArray *alts) {
     qpdf_oh_release(q, o);
   }
   g_array_free(stack, TRUE);
+  return figs;
+}
+
+/* The value of key in a number tree (PDF 32000-1 §7.9.7), or null. */
+static qpdf_oh num_tree_get(qpdf_data q, qpdf_oh node, long long key, int depth) {
+  qpdf_oh nums = qpdf_oh_get_key(q, node, "/Nums"), kids = qpdf_oh_get_key(q, node, "/Kids");
+  qpdf_oh found = 0;
+  if (qpdf_oh_is_array(q, nums)) { /* sorted pairs: binary search */
+    int lo = 0, hi = qpdf_oh_get_array_n_items(q, nums) / 2;
+    while (lo < hi && !found) {
+      int mid = lo + (hi - lo) / 2;
+      qpdf_oh k = qpdf_oh_get_array_item(q, nums, 2 * mid);
+      long long v = qpdf_oh_is_integer(q, k) ? qpdf_oh_get_int_value(q, k) : key;
+      qpdf_oh_release(q, k);
+      if (v == key)
+        found = qpdf_oh_get_array_item(q, nums, 2 * mid + 1);
+      else if (v < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  }
+  int n = qpdf_oh_is_array(q, kids) && depth < 32 ? qpdf_oh_get_array_n_items(q, kids) : 0;
+  for (int i = 0; i < n && !found; i++) {
+    qpdf_oh kid = qpdf_oh_get_array_item(q, kids, i), lim = qpdf_oh_get_key(q, kid, "/Limits");
+    qpdf_oh l0 = qpdf_oh_get_array_item(q, lim, 0), l1 = qpdf_oh_get_array_item(q, lim, 1);
+    if (qpdf_oh_is_integer(q, l0) && qpdf_oh_is_integer(q, l1) && qpdf_oh_get_int_value(q, l0) <= key &&
+        key <= qpdf_oh_get_int_value(q, l1))
+      found = num_tree_get(q, kid, key, depth + 1);
+    qpdf_oh_release(q, l0);
+    qpdf_oh_release(q, l1);
+    qpdf_oh_release(q, lim);
+    qpdf_oh_release(q, kid);
+  }
+  qpdf_oh_release(q, nums);
+  qpdf_oh_release(q, kids);
+  return found ? found : qpdf_oh_new_null(q);
+}
+
+/* The Figure element that elem is or is inside, or 0. */
+static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem) {
+  qpdf_oh cur = qpdf_oh_new_object(q, elem);
+  for (int depth = 0; depth < 64 && qpdf_oh_is_dictionary(q, cur); depth++) {
+    qpdf_oh s = qpdf_oh_get_key(q, cur, "/S");
+    bool fig = qpdf_oh_is_name_and_equals(q, s, "/Figure");
+    qpdf_oh_release(q, s);
+    if (fig)
+      return cur;
+    qpdf_oh up = qpdf_oh_get_key(q, cur, "/P");
+    qpdf_oh_release(q, cur);
+    cur = up;
+  }
+  qpdf_oh_release(q, cur);
+  return 0;
+}
+
+/* The Figure elements with content on the pages where the layout draws a
+ * Figure, in the order of their first marked content (page, then MCID):
+ * the order in which pdf.c opened their tags. Reads only those pages'
+ * entries of the parent tree and their elements' ancestors. */
+static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay) {
+  GArray *figs = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
+  GHashTable *seen = g_hash_table_new(NULL, NULL);
+  qpdf_oh ptree = qpdf_oh_get_key(q, tree, "/ParentTree");
+  int open = 0;
+  for (guint p = 0; p < lay->pages->len; p++) {
+    const LayPage *pg = lay->pages->pdata[p];
+    bool visit = open > 0;
+    for (guint k = 0; k < pg->items->len; k++) {
+      const LayItem *it = &g_array_index(pg->items, LayItem, k);
+      if ((it->kind == LAY_TAG_BEGIN || it->kind == LAY_TAG_END) && !strcmp(it->tag, "Figure")) {
+        open += it->kind == LAY_TAG_BEGIN ? 1 : open > 0 ? -1 : 0;
+        visit = true;
+      }
+    }
+    if (!visit)
+      continue;
+    qpdf_oh page = qpdf_get_page_n(q, p), sp = qpdf_oh_get_key(q, page, "/StructParents");
+    qpdf_oh mcids = qpdf_oh_is_integer(q, sp) ? num_tree_get(q, ptree, qpdf_oh_get_int_value(q, sp), 0)
+                                               : qpdf_oh_new_null(q);
+    int n = qpdf_oh_is_array(q, mcids) ? qpdf_oh_get_array_n_items(q, mcids) : 0;
+    for (int i = 0; i < n; i++) {
+      qpdf_oh e = qpdf_oh_get_array_item(q, mcids, i), f = figure_of(q, e);
+      int id = f ? qpdf_oh_get_object_id(q, f) : 0;
+      if (f && id > 0 && !g_hash_table_contains(seen, GINT_TO_POINTER(id))) {
+        g_hash_table_add(seen, GINT_TO_POINTER(id));
+        g_array_append_val(figs, f);
+      } else if (f) {
+        qpdf_oh_release(q, f);
+      }
+      qpdf_oh_release(q, e);
+    }
+    qpdf_oh_release(q, mcids);
+    qpdf_oh_release(q, sp);
+    qpdf_oh_release(q, page);
+  }
+  qpdf_oh_release(q, ptree);
+  g_hash_table_destroy(seen);
+  return figs;
+}
+
+/* /Alt on the Figure structure elements, from alts (in the layout's
+ * order). The elements come from the parent tree's entries for the pages
+ * with figures; when they are not one for each of the layout's Figure
+ * tags, from a walk of the whole structure tree. */
+static void set_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Layout *lay, const GPtrArray *alts) {
+  qpdf_oh tree = qpdf_oh_get_key(q, root, "/StructTreeRoot");
+  if (!qpdf_oh_is_dictionary(q, tree)) {
+    qpdf_oh_release(q, tree);
+    return;
+  }
+  GArray *figs = figures_on_pages(q, tree, lay);
+  if (figs->len != alts->len) {
+    for (guint i = 0; i < figs->len; i++)
+      qpdf_oh_release(q, g_array_index(figs, qpdf_oh, i));
+    g_array_free(figs, TRUE);
+    figs = figures_in_preorder(q, tree);
+  }
+  for (guint i = 0; i < figs->len; i++) {
+    qpdf_oh f = g_array_index(figs, qpdf_oh, i);
+    set_key(q, f, "/Alt", qpdf_oh_new_unicode_string(q, i < alts->len ? alts->pdata[i] : "Image"));
+    pdfupdate_changed(u, f);
+    qpdf_oh_release(q, f);
+  }
+  g_array_free(figs, TRUE);
   qpdf_oh_release(q, tree);
 }
 
 /* ---- pages and annotations ---- */
 
-static void fix_pages(qpdf_data q, const Book *book, bool ua) {
+static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua) {
   GHashTable *dests = ua ? dest_texts(book) : NULL;
   int n = qpdf_get_num_pages(q);
   for (int i = 0; i < n; i++) {
     qpdf_oh page = qpdf_get_page_n(q, (size_t)i);
-    if (ua)
+    if (ua) {
       set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
+      pdfupdate_changed(u, page);
+    }
     qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
     int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
     for (int k = 0; k < na; k++) {
@@ -482,6 +611,12 @@ static void fix_pages(qpdf_data q, const Book *book, bool ua) {
           g_free(c);
         }
         qpdf_oh_release(q, sub);
+        if (qpdf_oh_is_indirect(q, a)) {
+          pdfupdate_changed(u, a);
+        } else { /* a direct annotation: its holder is written */
+          pdfupdate_changed(u, annots);
+          pdfupdate_changed(u, page);
+        }
       }
       qpdf_oh_release(q, a);
     }
@@ -516,10 +651,10 @@ static GBytes *read_icc(Book *book) {
   return NULL;
 }
 
-static void add_output_intent(qpdf_data q, qpdf_oh root, GBytes *icc) {
+static void add_output_intent(qpdf_data q, PdfUpdate *u, qpdf_oh root, GBytes *icc) {
   gsize len = 0;
   const void *data = g_bytes_get_data(icc, &len);
-  qpdf_oh prof = new_stream(q, data, len, "<< /N 3 >>");
+  qpdf_oh prof = new_stream(q, u, data, len, "<< /N 3 >>", true);
   qpdf_oh intent = qpdf_oh_parse(q, "<< /Type /OutputIntent /S /GTS_PDFA1 "
                                     "/OutputConditionIdentifier (sRGB IEC61966-2.1) "
                                     "/RegistryName (http://www.color.org) /Info (sRGB IEC61966-2.1) >>");
@@ -570,7 +705,7 @@ static GArray *book_sources(const Book *book) {
   return out;
 }
 
-static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
+static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book) {
   GArray *srcs = book_sources(book);
   if (!srcs->len) {
     g_array_free(srcs, TRUE);
@@ -606,8 +741,7 @@ static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
     char *dict = g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
                                  "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
                                  date, len, hex->str);
-    qpdf_oh ef = new_stream(q, data, len, dict);
-    qpdf_oh efi = qpdf_make_indirect_object(q, ef);
+    qpdf_oh efi = new_stream(q, u, data, len, dict, true);
     qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
                                     "/Desc (The Markdown source of this book) >>");
     set_key(q, spec, "/F", qpdf_oh_new_unicode_string(q, s->name));
@@ -616,7 +750,7 @@ static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
     qpdf_oh_replace_key(q, efd, "/F", efi);
     qpdf_oh_replace_key(q, efd, "/UF", efi);
     set_key(q, spec, "/EF", efd);
-    qpdf_oh spec_i = qpdf_make_indirect_object(q, spec);
+    qpdf_oh spec_i = pdfupdate_add(u, spec);
     qpdf_oh_append_item(q, af, spec_i);
     qpdf_oh key = qpdf_oh_new_unicode_string(q, s->name);
     qpdf_oh_append_item(q, names, key);
@@ -625,7 +759,6 @@ static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
     qpdf_oh_release(q, spec_i);
     qpdf_oh_release(q, spec);
     qpdf_oh_release(q, efi);
-    qpdf_oh_release(q, ef);
     g_string_free(hex, TRUE);
     g_free(dict);
     g_free(date);
@@ -633,7 +766,7 @@ static bool attach_sources(qpdf_data q, qpdf_oh root, Book *book) {
   }
   if (ok) {
     set_key(q, root, "/AF", af);
-    qpdf_oh nd = sub_dict(q, root, "/Names");
+    qpdf_oh nd = sub_dict(q, u, root, "/Names");
     qpdf_oh tree = qpdf_oh_new_dictionary(q);
     set_key(q, tree, "/Names", names);
     set_key(q, nd, "/EmbeddedFiles", tree);
@@ -660,6 +793,70 @@ static bool qpdf_failed(qpdf_data q, Book *book, const char *name, const char *w
   return true;
 }
 
+/* Info's dates from the one instant the XMP gives too, and the XMP
+ * stream as the catalog's /Metadata. */
+static void add_info_and_xmp(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const ArchiveStandard *std) {
+  qpdf_oh trailer = qpdf_get_trailer(q), info = qpdf_oh_get_key(q, trailer, "/Info");
+  if (!qpdf_oh_is_dictionary(q, info)) {
+    qpdf_oh_release(q, info);
+    qpdf_oh nd = qpdf_oh_new_dictionary(q);
+    info = pdfupdate_add(u, nd);
+    qpdf_oh_release(q, nd);
+    qpdf_oh_replace_key(q, trailer, "/Info", info);
+  }
+  pdfupdate_changed(u, info);
+  gint64 t = util_build_time(book->meta.date);
+  char *pdf_date = date_str(t, false);
+  set_key(q, info, "/CreationDate", qpdf_oh_new_string(q, pdf_date));
+  set_key(q, info, "/ModDate", qpdf_oh_new_string(q, pdf_date));
+  g_free(pdf_date);
+  if (!qpdf_oh_has_key(q, info, "/Producer"))
+    set_key(q, info, "/Producer", qpdf_oh_new_string(q, "octavo " OCTAVO_VERSION));
+  /* dict_utf8's strings live until the next qpdf call: copy */
+  const char *keys[6] = {"/Title", "/Author", "/Subject", "/Keywords", "/Creator", "/Producer"};
+  char *vals[6];
+  for (int i = 0; i < 6; i++)
+    vals[i] = g_strdup(dict_utf8(q, info, keys[i]));
+  XmpValues v = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], date_str(t, true)};
+  gsize xmp_len = 0;
+  char *xmp = xmp_packet(book, &v, std, &xmp_len);
+  /* not compressed: PDF/A wants the XMP readable without PDF tools */
+  set_key(q, root, "/Metadata", new_stream(q, u, xmp, xmp_len, "<< /Type /Metadata /Subtype /XML >>", false));
+  g_free(xmp);
+  g_free(v.xmp_date);
+  for (int i = 0; i < 6; i++)
+    g_free(vals[i]);
+  qpdf_oh_release(q, info);
+  qpdf_oh_release(q, trailer);
+}
+
+/* /Lang, /MarkInfo, /ViewerPreferences, /Version on the catalog. */
+static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const ArchiveStandard *std) {
+  pdfupdate_changed(u, root);
+  const char *lang = book->meta.lang && *book->meta.lang ? book->meta.lang : "en";
+  set_key(q, root, "/Lang", qpdf_oh_new_unicode_string(q, lang));
+  qpdf_oh mark = sub_dict(q, u, root, "/MarkInfo");
+  set_key(q, mark, "/Marked", qpdf_oh_new_bool(q, QPDF_TRUE));
+  qpdf_oh_release(q, mark);
+  if (std->pdfua1) {
+    qpdf_oh vp = sub_dict(q, u, root, "/ViewerPreferences");
+    set_key(q, vp, "/DisplayDocTitle", qpdf_oh_new_bool(q, QPDF_TRUE));
+    qpdf_oh_release(q, vp);
+  }
+  /* PDF/A-3 and PDF/UA-1 are on ISO 32000-1 (PDF 1.7); cairo's header says
+   * 1.5 and stays: the catalog's /Version overrides it (§7.7.2) */
+  const char *v = qpdf_get_pdf_version(q);
+  if (!v || strcmp(v, "1.7") < 0)
+    set_key(q, root, "/Version", qpdf_oh_new_name(q, "/1.7"));
+}
+
+/* CPU time of the process, in microseconds (the pass's cost for -v). */
+static gint64 cpu_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const char *pdf,
                  const char *name) {
   ArchiveStandard std;
@@ -673,106 +870,60 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   if (std.pdfa3u && !(icc = read_icc(book)))
     return false;
 
-  gint64 t0 = g_get_monotonic_time();
+  gint64 t0 = g_get_monotonic_time(), c0 = cpu_us();
   bool ok = false;
-  char *out = NULL, *xmp = NULL;
-  char *vals[6] = {NULL}; /* Info's Title, Author, Subject, Keywords, Creator, Producer */
-  XmpValues v = {0};
+  GError *err = NULL;
+  PdfUpdate *u = NULL;
   qpdf_data q = qpdf_init();
   qpdf_silence_errors(q);
   qpdf_set_suppress_warnings(q, QPDF_TRUE);
-  if (qpdf_read(q, pdf, NULL) & QPDF_ERRORS) {
+  /* from memory: qpdf reading a file seeks for every token it reads */
+  GMappedFile *map = g_mapped_file_new(pdf, FALSE, &err);
+  if (!map) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s", name, err->message);
+    g_error_free(err);
+    goto done;
+  }
+  const char *base = g_mapped_file_get_contents(map);
+  gsize base_len = g_mapped_file_get_length(map);
+  if (qpdf_read_memory(q, name, base, base_len, NULL) & QPDF_ERRORS) {
     qpdf_failed(q, book, name, "cannot read cairo's output");
     goto done;
   }
-  qpdf_oh root = qpdf_get_root(q), trailer = qpdf_get_trailer(q);
-
-  /* Info: the dates from the one instant the XMP gives too */
-  qpdf_oh info = qpdf_oh_get_key(q, trailer, "/Info");
-  if (!qpdf_oh_is_dictionary(q, info)) {
-    qpdf_oh_release(q, info);
-    qpdf_oh nd = qpdf_oh_new_dictionary(q);
-    info = qpdf_make_indirect_object(q, nd);
-    qpdf_oh_release(q, nd);
-    qpdf_oh_replace_key(q, trailer, "/Info", info);
+  if (!(u = pdfupdate_new(q, base, base_len, &err))) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s", name, err->message);
+    g_error_free(err);
+    goto done;
   }
-  gint64 t = util_build_time(book->meta.date);
-  char *pdf_date = date_str(t, false);
-  set_key(q, info, "/CreationDate", qpdf_oh_new_string(q, pdf_date));
-  set_key(q, info, "/ModDate", qpdf_oh_new_string(q, pdf_date));
-  g_free(pdf_date);
-  if (!qpdf_oh_has_key(q, info, "/Producer"))
-    set_key(q, info, "/Producer", qpdf_oh_new_string(q, "octavo " OCTAVO_VERSION));
-  /* dict_utf8's strings live until the next qpdf call: copy */
-  const char *keys[6] = {"/Title", "/Author", "/Subject", "/Keywords", "/Creator", "/Producer"};
-  for (int i = 0; i < 6; i++)
-    vals[i] = g_strdup(dict_utf8(q, info, keys[i]));
-  v = (XmpValues){vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], date_str(t, true)};
-  gsize xmp_len = 0;
-  xmp = xmp_packet(book, &v, &std, &xmp_len);
-  qpdf_oh meta = new_stream(q, xmp, xmp_len, "<< /Type /Metadata /Subtype /XML >>");
-  set_key(q, root, "/Metadata", qpdf_make_indirect_object(q, meta));
-  qpdf_oh_release(q, meta);
-  qpdf_oh_release(q, info);
-
-  /* the catalog */
-  const char *lang = book->meta.lang && *book->meta.lang ? book->meta.lang : "en";
-  set_key(q, root, "/Lang", qpdf_oh_new_unicode_string(q, lang));
-  qpdf_oh mark = sub_dict(q, root, "/MarkInfo");
-  set_key(q, mark, "/Marked", qpdf_oh_new_bool(q, QPDF_TRUE));
-  qpdf_oh_release(q, mark);
+  qpdf_oh root = qpdf_get_root(q);
+  add_info_and_xmp(q, u, root, book, &std);
+  fix_catalog(q, u, root, book, &std);
   if (std.pdfua1) {
-    qpdf_oh vp = sub_dict(q, root, "/ViewerPreferences");
-    set_key(q, vp, "/DisplayDocTitle", qpdf_oh_new_bool(q, QPDF_TRUE));
-    qpdf_oh_release(q, vp);
     GPtrArray *alts = figure_alts(book, lay);
-    set_figure_alts(q, root, alts);
+    set_figure_alts(q, u, root, lay, alts);
     g_ptr_array_free(alts, TRUE);
   }
-  fix_pages(q, book, std.pdfua1);
+  fix_pages(q, u, book, std.pdfua1);
   if (std.pdfa3u)
-    add_output_intent(q, root, icc);
-  if (std.pdfa3u && opts->attach_source && !attach_sources(q, root, book))
+    add_output_intent(q, u, root, icc);
+  if (std.pdfa3u && opts->attach_source && !attach_sources(q, u, root, book))
     goto done;
   if (qpdf_failed(q, book, name, "cannot edit the PDF"))
     goto done;
-
-  GError *err = NULL;
-  out = util_temp_beside(pdf, &err);
-  if (!out) {
+  if (!pdfupdate_append(u, pdf, &err)) {
     book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
     g_error_free(err);
     goto done;
   }
-  if (qpdf_init_write(q, out) & QPDF_ERRORS) {
-    qpdf_failed(q, book, name, "cannot write");
-    goto done;
-  }
-  qpdf_set_deterministic_ID(q, QPDF_TRUE);
-  qpdf_set_object_stream_mode(q, qpdf_o_preserve);
-  qpdf_set_decode_level(q, qpdf_dl_none); /* copy cairo's streams as they are */
-  qpdf_set_compress_streams(q, QPDF_TRUE); /* flate the new ones (not the XMP) */
-  qpdf_set_minimum_pdf_version(q, "1.7"); /* PDF/A-3 and PDF/UA-1 are on ISO 32000-1 */
-  if (qpdf_write(q) & QPDF_ERRORS) {
-    qpdf_failed(q, book, name, "cannot write");
-    goto done;
-  }
-  if (rename(out, pdf) != 0) {
-    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", name, g_strerror(errno));
-    goto done;
-  }
   ok = true;
   if (opts->verbose)
-    fprintf(stderr, "octavo: archival pass on %s: %.0f ms\n", name, (g_get_monotonic_time() - t0) / 1000.0);
+    fprintf(stderr, "octavo: archival pass on %s: %.0f ms (%.0f ms CPU)\n", name,
+            (g_get_monotonic_time() - t0) / 1000.0, (cpu_us() - c0) / 1000.0);
 done:
-  if (out && !ok)
-    unlink(out);
-  g_free(out);
-  g_free(xmp);
-  for (int i = 0; i < 6; i++)
-    g_free(vals[i]);
-  g_free(v.xmp_date);
+  pdfupdate_free(u);
   qpdf_cleanup(&q);
+  if (map)
+    g_mapped_file_unref(map);
   if (icc)
     g_bytes_unref(icc);
   return ok;
