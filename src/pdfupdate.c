@@ -31,6 +31,11 @@ struct PdfUpdate {
   int next_id;       /* the next free object number */
   GHashTable *objs;  /* object number -> generation + 1, to write */
   GHashTable *data;  /* object number -> GBytes: the new streams' data */
+  GHashTable *texts; /* object number -> its serialised text (pdfupdate_replace) */
+  /* the file's last cross-reference table, when it is a classic one: its
+   * first subsection, for pdfupdate_read_direct */
+  const char *xref_entries;
+  int xref_first, xref_count;
 };
 
 /* The offset after the last "startxref" in the file's tail. */
@@ -53,6 +58,24 @@ static bool last_startxref(const char *base, gsize len, guint64 *out) {
   return *out < len;
 }
 
+/* The first subsection of the classic cross-reference table at
+ * u->prev_xref (cairo writes one: "xref", "0 N", N entries of 20 bytes);
+ * anything else (a cross-reference stream) leaves the index empty. */
+static void index_xref(PdfUpdate *u) {
+  const char *p = u->base + u->prev_xref, *end = u->base + u->base_len;
+  if (end - p < 16 || strncmp(p, "xref", 4))
+    return;
+  char *q = NULL;
+  gint64 first = g_ascii_strtoll(p + 4, &q, 10), count = q ? g_ascii_strtoll(q, &q, 10) : -1;
+  while (q && q < end && (*q == ' ' || *q == '\r' || *q == '\n') && !g_ascii_isdigit(*q))
+    q++;
+  if (!q || first < 0 || count <= 0 || first + count > G_MAXINT || (end - q) / 20 < count)
+    return;
+  u->xref_entries = q;
+  u->xref_first = (int)first;
+  u->xref_count = (int)count;
+}
+
 PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err) {
   guint64 prev = 0;
   if (!last_startxref(base, len, &prev)) {
@@ -68,8 +91,18 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
     return NULL;
   }
   PdfUpdate *u = g_new0(PdfUpdate, 1);
-  *u = (PdfUpdate){q, base, len, prev, next, g_hash_table_new(NULL, NULL),
-                   g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref)};
+  *u = (PdfUpdate){q,
+                   base,
+                   len,
+                   prev,
+                   next,
+                   g_hash_table_new(NULL, NULL),
+                   g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
+                   g_hash_table_new_full(NULL, NULL, NULL, g_free),
+                   NULL,
+                   0,
+                   0};
+  index_xref(u);
   return u;
 }
 
@@ -78,6 +111,7 @@ void pdfupdate_free(PdfUpdate *u) {
     return;
   g_hash_table_destroy(u->objs);
   g_hash_table_destroy(u->data);
+  g_hash_table_destroy(u->texts);
   g_free(u);
 }
 
@@ -87,6 +121,42 @@ void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh) {
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
+}
+
+qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref) {
+  int id = qpdf_oh_get_object_id(u->q, ref);
+  if (!u->xref_entries || id < u->xref_first || id - u->xref_first >= u->xref_count || qpdf_has_error(u->q))
+    return 0;
+  const char *e = u->xref_entries + 20 * (gsize)(id - u->xref_first);
+  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || qpdf_oh_get_generation(u->q, ref) != 0)
+    return 0;
+  guint64 off = g_ascii_strtoull(e, NULL, 10);
+  char head[32];
+  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
+  if (off >= u->base_len || u->base_len - off < (guint64)hn || memcmp(u->base + off, head, (size_t)hn))
+    return 0;
+  const char *s = u->base + off + hn, *end = memmem(s, u->base_len - (gsize)(s - u->base), "endobj", 6);
+  if (!end)
+    return 0;
+  /* an "endobj" inside a string cuts the dictionary short: qpdf then
+   * fails, as on a stream or an indirect reference, and the caller reads
+   * the object through qpdf */
+  char *text = g_strndup(s, (gsize)(end - s));
+  qpdf_oh o = qpdf_oh_parse(u->q, text);
+  g_free(text);
+  if (qpdf_has_error(u->q) || !qpdf_oh_is_dictionary(u->q, o)) {
+    if (qpdf_has_error(u->q))
+      qpdf_get_error(u->q); /* clears it */
+    qpdf_oh_release(u->q, o);
+    return 0;
+  }
+  return o;
+}
+
+void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value) {
+  int id = qpdf_oh_get_object_id(u->q, ref);
+  g_hash_table_insert(u->texts, GINT_TO_POINTER(id), g_strdup(qpdf_oh_unparse(u->q, value)));
+  g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
 }
 
 qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value) {
@@ -127,9 +197,14 @@ static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *o
     int gen = GPOINTER_TO_INT(g_hash_table_lookup(u->objs, GINT_TO_POINTER(id))) - 1;
     gsize off = start + body->len;
     g_array_append_val(offsets, off);
-    qpdf_oh oh = qpdf_get_object_by_id(u->q, id, gen);
-    g_string_append_printf(body, "%d %d obj\n%s\n", id, gen, qpdf_oh_unparse_resolved(u->q, oh));
-    qpdf_oh_release(u->q, oh);
+    const char *text = g_hash_table_lookup(u->texts, GINT_TO_POINTER(id));
+    if (text) {
+      g_string_append_printf(body, "%d %d obj\n%s\n", id, gen, text);
+    } else {
+      qpdf_oh oh = qpdf_get_object_by_id(u->q, id, gen);
+      g_string_append_printf(body, "%d %d obj\n%s\n", id, gen, qpdf_oh_unparse_resolved(u->q, oh));
+      qpdf_oh_release(u->q, oh);
+    }
     GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
     if (data) {
       gsize n = 0;

@@ -27,6 +27,19 @@ void pdfupdate_free(PdfUpdate *u);
  * in the update. A direct object: nothing (its holder must be named). */
 void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh);
 
+/* A direct copy of the dictionary that the indirect reference ref
+ * points to, parsed by qpdf_oh_parse from the file's bytes (found through
+ * its classic cross-reference table), so that qpdf does not keep it: on a
+ * large file reading objects this way costs a third of resolving them.
+ * Returns 0 when the object cannot be read so (not in the last table, a
+ * stream, or holding indirect references, which qpdf_oh_parse cannot
+ * take): then resolve ref itself. The caller releases the copy. */
+qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref);
+
+/* Write value (a direct object, serialised now: the caller may release
+ * it) in the update as the object that ref refers to. */
+void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value);
+
 /* A new indirect object holding a copy of `value` (a direct dictionary or
  * array). Returns its indirect handle (the caller releases it). */
 qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value);
