@@ -22,7 +22,7 @@ TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf py
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
-              fontconfig yaml-0.1 libqpdf
+              fontconfig yaml-0.1 libqpdf zlib
 
 CC       ?= cc
 CSTD     := -std=gnu11

@@ -8,7 +8,8 @@
 # Figure; /Contents and the print flag on annotations; the sources
 # attached (pdfdetach -list) with AFRelationship; nothing forbidden; fonts
 # embedded with ToUnicode; links, outline, page labels and structure tree
-# as with --pdf-standard none; two builds byte-identical; --pdf-standard
+# as with --pdf-standard none; cairo's bytes kept, the pass appended as an
+# incremental update with /Prev and /ID; two builds byte-identical; --pdf-standard
 # none gives the PDF without the pass; --no-attach-source; bad values.
 set -u
 for t in qpdf pdfinfo pdfdetach python3; do
@@ -43,6 +44,12 @@ check_book() { # name lang nfiles inputs...
     cmp -s "$TMPROOT/arch-$name-att.md" "$first" || bad "$name: the first attachment is not $first"
   # the pass undoes nothing
   python3 "$tool" same "$plain" "$pdf" || bad "$name: links, outline, labels or structure changed"
+  # an incremental update (PDF 32000-1 7.5.6): cairo's bytes as they were,
+  # then the update, whose trailer links to cairo's table and has an /ID
+  size=$(wc -c < "$plain")
+  cmp -s -n "$size" "$plain" "$pdf" || bad "$name: cairo's bytes changed (not an incremental update)"
+  tail -c 400 "$pdf" | grep -aq '/Prev [0-9]' || bad "$name: the last trailer has no /Prev"
+  tail -c 400 "$pdf" | grep -aq '/ID \[ *<[0-9a-f]\{32\}> *<[0-9a-f]\{32\}> *\]' || bad "$name: the last trailer has no /ID"
   # reproducible
   "$OCTAVO" -q "$@" -o "$TMPROOT/arch-$name-2.pdf" || bad "$name: second build failed"
   cmp -s "$pdf" "$TMPROOT/arch-$name-2.pdf" || bad "$name: two builds differ"

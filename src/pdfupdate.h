@@ -1,0 +1,59 @@
+/* pdfupdate.h: an incremental update (PDF 32000-1 §7.5.6) appended to a
+ * finished PDF. The caller reads the file with libqpdf (from memory, the
+ * same bytes it gives here), edits objects through qpdf's handles and
+ * names the ones it changed; this writes those objects (serialised by
+ * qpdf's unparse), the new ones, a cross-reference section for them and a
+ * trailer with /Prev and a deterministic /ID after the file's own bytes,
+ * which stay as they are. Nothing else of the file is read or written, so
+ * the cost follows the number of changed objects, not the file's size. */
+#ifndef OCTAVO_PDFUPDATE_H
+#define OCTAVO_PDFUPDATE_H
+
+#include <glib.h>
+#include <qpdf/qpdf-c.h>
+#include <stdbool.h>
+
+typedef struct PdfUpdate PdfUpdate;
+
+/* Start an update of the PDF base[0..len), which q has read with
+ * qpdf_read_memory (both must outlive the update). New objects are
+ * numbered from the trailer's /Size. Returns NULL with *err set when the
+ * file has no final startxref or no /Size. Free with pdfupdate_free. */
+PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err);
+
+void pdfupdate_free(PdfUpdate *u);
+
+/* Write the indirect object oh (one of the file's, changed by the caller)
+ * in the update. A direct object: nothing (its holder must be named). */
+void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh);
+
+/* A direct copy of the dictionary that the indirect reference ref
+ * points to, parsed by qpdf_oh_parse from the file's bytes (found through
+ * its classic cross-reference table), so that qpdf does not keep it: on a
+ * large file reading objects this way costs a third of resolving them.
+ * Returns 0 when the object cannot be read so (not in the last table, a
+ * stream, or holding indirect references, which qpdf_oh_parse cannot
+ * take): then resolve ref itself. The caller releases the copy. */
+qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref);
+
+/* Write value (a direct object, serialised now: the caller may release
+ * it) in the update as the object that ref refers to. */
+void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value);
+
+/* A new indirect object holding a copy of `value` (a direct dictionary or
+ * array). Returns its indirect handle (the caller releases it). */
+qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value);
+
+/* A new stream: `dict` (direct; /Length is set here) and `data`, written
+ * as given (already encoded as dict's /Filter says). Returns its indirect
+ * handle (the caller releases it). Its contents cannot be read back
+ * through qpdf: qpdf holds only its dictionary. */
+qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data);
+
+/* Append the update to the file at path (whose bytes are base): changed
+ * and new objects, their cross-reference section, and a trailer with the
+ * current /Root and /Info, /Prev and /ID [MD5 of base, MD5 of base and
+ * the new objects]. Returns false with *err set on a write error. */
+bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err);
+
+#endif
