@@ -102,7 +102,7 @@ static void colophon_lines(Build *c, const Colophon *col) {
 void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay) {
   const Style *st = env->st;
   Build cb, *c = &cb;
-  build_init(c, env, shp, store, env->text_w * 2 / 3);
+  build_init(c, env, shp, store, env->text_w);
   colophon_lines(c, env->colophon);
   vl_end(c);
   LayPage *p = page_new();
