@@ -107,7 +107,9 @@ void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *l
   vl_end(c);
   LayPage *p = page_new();
   p->folio = (int)lay->pages->len - lay->front_pages + 1;
-  p->label = g_strdup_printf("%d", p->folio);
+  /* labelled by its name, as it prints no folio: viewers show "Colophon",
+   * and the pages numbered in figures stay the running text */
+  p->label = g_strdup(labels_get(env->book->meta.lang, LABEL_COLOPHON));
   double x = block_x(st, p->folio);
   double y = st->margin_top_pt + env->text_h - vl_height(c->vl);
   for (guint i = 0; i < c->vl->len; i++) {

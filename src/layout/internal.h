@@ -309,7 +309,8 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *ou
 /* The colophon (back.c)                                                    */
 
 /* The book's last page: env->colophon set small at the foot of the text
- * block, a page after lay's last (numbered on, no running head). */
+ * block, a page after lay's last (no running head nor folio; its page
+ * label is the word "Colophon" in the book's language). */
 void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay);
 /* The handout's end: a short rule, then c->env->colophon kept together,
  * into c's vertical list to c's measure. */
