@@ -180,7 +180,7 @@ static void colophon_runin(Build *c, const Colophon *col) {
 
 void colophon_block(Build *c) {
   const Style *st = c->st;
-  want_space(c, st->colophon_leading_pt * 0.3);
+  want_space(c, st->colophon_leading_pt * 0.5);
   GArray *items = items_new();
   add_rule(items, LAY_RULE, 0, 0, MIN(c->measure, 120), 0.4, 0.3);
   VItem *v = emit_line(c, items, 0.4, 0);
