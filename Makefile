@@ -10,6 +10,9 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
 BOOK      := lsfmm-bpf-2023
+# Where the report was first published (the text of content/$(BOOK).md is LWN's page; the
+# content names no address of its own): the colophon's source and dc:source of both books.
+BOOK_SOURCE := https://lwn.net/Articles/lsfmmbpf2023/
 
 # The one list of Debian packages: what the build needs, and what only the tests need.
 # The fonts-* packages hold the fallback faces of fonts/fallback.conf (the scripts and
@@ -111,11 +114,11 @@ BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)
 book: out/$(BOOK).epub out/$(BOOK).pdf out/$(BOOK)-handout.pdf
 
 out/$(BOOK).epub out/$(BOOK).pdf &: $(BUILD)/octavo $(BOOK_DEPS) | out
-	$(BUILD)/octavo --smart content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
+	$(BUILD)/octavo --smart -M source=$(BOOK_SOURCE) content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
 
 # the same report as a handout: a title block on page 1, the sections running on
 out/$(BOOK)-handout.pdf: $(BUILD)/octavo $(BOOK_DEPS) | out
-	$(BUILD)/octavo --smart --layout handout content/$(BOOK).md -o $@
+	$(BUILD)/octavo --smart --layout handout -M source=$(BOOK_SOURCE) content/$(BOOK).md -o $@
 
 # --- tests ----------------------------------------------------------------------
 test: $(BUILD)/octavo $(UNIT_BINS)

@@ -60,7 +60,6 @@ typedef struct {
   GArray *items;    /* Item: the manifest */
   GPtrArray *spine; /* item ids (borrowed from items) */
   XhtmlWriter *x;
-  GChecksum *content_sum;
   char *identifier;
   gint64 time;
   bool has_images, all_alt;
@@ -1007,6 +1006,30 @@ static char *content_uuid(GChecksum *sum) {
                          d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
 }
 
+/* The identifier names the content: the title page and the chapters'
+ * bodies without print page breaks, and the resources' names, so that it
+ * depends neither on the pagination nor on the fonts. */
+char *epub_identifier(Book *book, const OctavoOptions *opts) {
+  if (book->meta.identifier && *book->meta.identifier)
+    return g_strdup(book->meta.identifier);
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
+  XhtmlWriter *x = xhtml_writer_new(book, opts, NULL);
+  g_checksum_update(sum, (const guchar *)"octavo-epub\0", 12);
+  char *title = xhtml_title_document(x, CSS_HREF);
+  g_checksum_update(sum, (const guchar *)title, -1);
+  g_free(title);
+  xhtml_writer_free(x);
+  GString *frag = g_string_new(NULL);
+  xhtml_fragment(book, opts, frag);
+  g_checksum_update(sum, (const guchar *)frag->str, (gssize)frag->len);
+  g_string_free(frag, TRUE);
+  for (guint i = 0; i < book->resources->len; i++)
+    g_checksum_update(sum, (const guchar *)((BookResource *)book->resources->pdata[i])->href, -1);
+  char *id = content_uuid(sum);
+  g_checksum_free(sum);
+  return id;
+}
+
 /* ---- the container ---- */
 
 /* DOS date and time of t in UTC (not local time, as zip_file_set_mtime
@@ -1115,7 +1138,6 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   e.items = g_array_new(FALSE, TRUE, sizeof(Item));
   e.spine = g_ptr_array_new();
   e.x = xhtml_writer_new(book, opts, opts->page_list ? page_marks : NULL);
-  e.content_sum = g_checksum_new(G_CHECKSUM_SHA1);
   e.time = util_build_time(book->meta.date);
   bool ok = true;
   GHashTable *text_set = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -1127,19 +1149,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   }
   survey_images(&e);
 
-  /* The identifier names the content: the title page and the chapters'
-   * bodies without print page breaks, so that it depends neither on the
-   * pagination nor on the fonts. */
-  g_checksum_update(e.content_sum, (const guchar *)"octavo-epub\0", 12);
   char *title = xhtml_title_document(e.x, CSS_HREF);
-  g_checksum_update(e.content_sum, (const guchar *)title, -1);
   add_codepoints(text_set, title);
-  {
-    GString *frag = g_string_new(NULL);
-    xhtml_fragment(book, opts, frag);
-    g_checksum_update(e.content_sum, (const guchar *)frag->str, (gssize)frag->len);
-    g_string_free(frag, TRUE);
-  }
   GArray *docs = g_array_new(FALSE, TRUE, sizeof(Entry));
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *c = book->chapters->pdata[i];
@@ -1151,10 +1162,7 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
     if (i == 0)
       e.first_chapter_href = g_strdup(href);
   }
-  for (guint i = 0; i < book->resources->len; i++)
-    g_checksum_update(e.content_sum, (const guchar *)((BookResource *)book->resources->pdata[i])->href, -1);
-  e.identifier = book->meta.identifier && *book->meta.identifier ? g_strdup(book->meta.identifier)
-                                                                  : content_uuid(e.content_sum);
+  e.identifier = epub_identifier(book, opts);
 
   /* The cover, before the navigation that lists it. */
   const char *cover_type = NULL;
@@ -1263,7 +1271,6 @@ out:
     toc_free(toc);
   g_hash_table_destroy(text_set);
   xhtml_writer_free(e.x);
-  g_checksum_free(e.content_sum);
   g_free(e.identifier);
   g_free(e.first_chapter_href);
   g_free(e.cover_href);

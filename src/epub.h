@@ -17,4 +17,11 @@
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                 const GArray *page_marks, const char *path);
 
+/* The book's identifier as the EPUB names it (dc:identifier, the
+ * colophon): the metadata's identifier, else a name-based UUID
+ * ("urn:uuid:...") of the content (the title page, the chapters without
+ * print page breaks, the resources' names), so that it depends on neither
+ * the pagination nor the fonts and both books can name it. Caller frees. */
+char *epub_identifier(Book *book, const OctavoOptions *opts);
+
 #endif

@@ -18,7 +18,7 @@ static const Language languages[] = {
     {"en",
      {"Contents", "By", "and", "Cover", "Title page", "Start of content", "Back to reference", "Links",
       "Landmarks", "Print pages", "Untitled section", "Colophon", "Source", "Identifier", "Built", "Typefaces",
-      "Made with"},
+      "Made with", "page %d of %d"},
      {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
       "November", "December"},
      "%d %s %d",
@@ -26,7 +26,7 @@ static const Language languages[] = {
     {"fr",
      {"Table des matières", "Par", "et", "Couverture", "Page de titre", "Début du texte", "Retour à l’appel",
       "Liens", "Repères", "Pages imprimées", "Section sans titre", "Colophon", "Source", "Identifiant",
-      "Date de fabrication", "Polices", "Réalisé avec"},
+      "Date de fabrication", "Polices", "Réalisé avec", "page %d sur %d"},
      {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
       "novembre", "décembre"},
      "%d %s %d",
@@ -34,7 +34,7 @@ static const Language languages[] = {
     {"de",
      {"Inhalt", "Von", "und", "Umschlag", "Titelseite", "Textbeginn", "Zurück zum Verweis", "Links",
       "Orientierungspunkte", "Druckseiten", "Abschnitt ohne Titel", "Kolophon", "Quelle", "Kennung", "Erstellt am",
-      "Schriften", "Erstellt mit"},
+      "Schriften", "Erstellt mit", "Seite %d von %d"},
      {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
       "November", "Dezember"},
      "%d. %s %d",
@@ -42,7 +42,7 @@ static const Language languages[] = {
     {"es",
      {"Índice", "Por", "y", "Cubierta", "Portada", "Inicio del texto", "Volver a la referencia", "Enlaces",
       "Puntos de referencia", "Páginas impresas", "Sección sin título", "Colofón", "Fuente", "Identificador",
-      "Fecha de producción", "Tipografías", "Hecho con"},
+      "Fecha de producción", "Tipografías", "Hecho con", "página %d de %d"},
      {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
       "noviembre", "diciembre"},
      "%d de %s de %d",
@@ -50,7 +50,7 @@ static const Language languages[] = {
     {"it",
      {"Indice", "Di", "e", "Copertina", "Frontespizio", "Inizio del testo", "Torna al richiamo", "Collegamenti",
       "Punti di riferimento", "Pagine a stampa", "Sezione senza titolo", "Colophon", "Fonte", "Identificativo",
-      "Data di produzione", "Caratteri", "Realizzato con"},
+      "Data di produzione", "Caratteri", "Realizzato con", "pagina %d di %d"},
      {"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre",
       "novembre", "dicembre"},
      "%d %s %d",
@@ -58,7 +58,7 @@ static const Language languages[] = {
     {"pt",
      {"Sumário", "Por", "e", "Capa", "Folha de rosto", "Início do texto", "Voltar à referência", "Ligações",
       "Marcos", "Páginas impressas", "Seção sem título", "Colofão", "Fonte", "Identificador", "Data de produção",
-      "Tipos de letra", "Feito com"},
+      "Tipos de letra", "Feito com", "página %d de %d"},
      {"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
       "novembro", "dezembro"},
      "%d de %s de %d",
@@ -66,7 +66,7 @@ static const Language languages[] = {
     {"nl",
      {"Inhoud", "Door", "en", "Omslag", "Titelpagina", "Begin van de tekst", "Terug naar de verwijzing",
       "Koppelingen", "Oriëntatiepunten", "Gedrukte pagina’s", "Naamloze sectie", "Colofon", "Bron", "Identificatie",
-      "Gemaakt op", "Lettertypen", "Gemaakt met"},
+      "Gemaakt op", "Lettertypen", "Gemaakt met", "pagina %d van %d"},
      {"januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
       "november", "december"},
      "%d %s %d",
@@ -117,4 +117,12 @@ char *labels_date(const char *lang, const char *date) {
     return g_strdup_printf(l->date_fmt, d, l->months[m - 1], y);
   }
   return g_strdup(date);
+}
+
+char *labels_page_of(const char *lang, int page, int pages) {
+  /* the table's formats are literals with two %d each */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  return g_strdup_printf(labels_get(lang, LABEL_PAGE_OF), page, pages);
+#pragma GCC diagnostic pop
 }

@@ -26,6 +26,7 @@ typedef enum {
   LABEL_BUILT,            /* the date of the build */
   LABEL_TYPEFACES,        /* the fonts the book is set in */
   LABEL_MADE_WITH,        /* before "octavo VERSION": "Made with" */
+  LABEL_PAGE_OF,          /* the handout's running head: "page %d of %d" (labels_page_of) */
   LABEL_COUNT
 } LabelId;
 
@@ -46,5 +47,8 @@ char *labels_byline(const char *lang, const GPtrArray *authors);
  * 2023", "11 mai 2023", "11. Mai 2023"); any other form as given. Caller
  * frees; NULL for NULL. */
 char *labels_date(const char *lang, const char *date);
+
+/* "page 2 of 3" ("page 2 sur 3") from LABEL_PAGE_OF. Caller frees. */
+char *labels_page_of(const char *lang, int page, int pages);
 
 #endif

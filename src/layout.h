@@ -11,6 +11,7 @@
 #include <pango/pango.h>
 
 #include "book.h"
+#include "colophon.h"
 #include "fonts.h"
 #include "options.h"
 #include "style.h"
@@ -71,10 +72,14 @@ typedef struct Layout {
 
 /* Lay out the book for print with the loaded style st (its paper and
  * columns) and fonts (columns, toc_depth, linebreak, link_notes, lang and
- * split_level from opts). Only reads book, st and fonts. Never returns NULL
- * (allocation failure aborts); free with lay_free(). The layout keeps
- * pointers into book and fonts: free it first. */
-Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts);
+ * split_level from opts). colophon (colophon.h; NULL: none) is set on a
+ * last page of its own (the book) or after the text (the handout), in
+ * neither the contents nor the outline. Only reads book, st, fonts and
+ * colophon. Never returns NULL (allocation failure aborts); free with
+ * lay_free(). The layout keeps pointers into book and fonts: free it
+ * first. */
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                 const Colophon *colophon);
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
 

@@ -432,7 +432,14 @@ static int run(Args *a, const char *argv0) {
       rc = EXIT_INPUT;
     if (rc == EXIT_OK && ld.style_ok && ld.fonts && need_lay) {
       progress_step("laying out pages", 0);
-      lay = lay_book(book, &opts, &ld.style, ld.fonts);
+      /* the colophon names what the EPUB's names: its identifier, the
+       * build time, the book's faces */
+      char *identifier = epub_identifier(book, &opts);
+      Colophon *col = colophon_new(book, book->meta.lang, identifier, util_build_time(book->meta.date),
+                                   ld.fonts);
+      lay = lay_book(book, &opts, &ld.style, ld.fonts, col);
+      colophon_free(col);
+      g_free(identifier);
       if (!lay && (need_pdf || a->dump_layout))
         rc = EXIT_INPUT;
     }

@@ -49,6 +49,8 @@ Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrLis
   s->log = g_new0(PangoLogAttr, s->nchars + 1);
   pango_get_log_attrs(s->text, (int)len, -1, lang ? lang : pango_language_get_default(), s->log,
                       s->nchars + 1);
+  if (attrs && len > 0) /* ranges whose breaks are off (pango_attr_allow_breaks_new) */
+    pango_attr_break(s->text, (int)len, attrs, 0, s->log, s->nchars + 1);
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {
     GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);

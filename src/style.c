@@ -80,6 +80,8 @@ static void defaults(Style *st) {
   st->code_gray = 0.94;
   st->note_size_pt = 8.5;
   st->note_leading_pt = 11;
+  st->colophon_size_pt = 8.5;
+  st->colophon_leading_pt = 11;
   st->table_size_pt = 9;
   st->table_leading_pt = 12;
   st->cell_pad_pt = 4;
@@ -249,6 +251,8 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
       {"code", "background", &st->code_gray},
       {"footnote", "size", &st->note_size_pt},
       {"footnote", "leading", &st->note_leading_pt},
+      {"colophon", "size", &st->colophon_size_pt},
+      {"colophon", "leading", &st->colophon_leading_pt},
       {"table", "size", &st->table_size_pt},
       {"table", "leading", &st->table_leading_pt},
       {"table", "cell-padding", &st->cell_pad_pt},

@@ -360,6 +360,39 @@ static const GArray *head_code(const Outline *o, const BookChapter *ch, const ch
   }
   return NULL;
 }
+/* A title shortened at a word's end with an ellipsis to fit width w. */
+static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char *title,
+                       PangoAttrList *attrs, double w) {
+  char *text = g_strdup(title);
+  double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
+  while (tw > w) {
+    char *sp = strrchr(text, ' ');
+    if (!sp)
+      break;
+    char *tail = g_strndup(text, (size_t)(sp - text));
+    g_free(text);
+    text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
+    g_free(tail);
+    tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
+  }
+  return text;
+}
+
+/* The handout's head (pages printed one-sided, alike): the title at the
+ * left, "page N of M" at the right, a rule below. */
+static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p, const PangoFontDescription *d,
+                         const PangoFontDescription *dn, const char *title, int pages, double y) {
+  const Style *st = env->st;
+  char *num = labels_page_of(env->book->meta.lang, p->folio, pages);
+  double x0 = block_x(st, p->folio), nw = label_width(shp, dn, num);
+  char *text = fit_title(shp, d, title, NULL, env->text_w - nw - 24);
+  shape_label(shp, p->items, d, text, x0, y, 0.2);
+  shape_label(shp, p->items, dn, num, x0 + env->text_w - nw, y, 0);
+  add_rule(p->items, LAY_RULE, x0, y + 5, env->text_w, 0.3, 0.4);
+  g_free(text);
+  g_free(num);
+}
+
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
                    const char *book_title) {
   const Style *st = env->st;
@@ -381,6 +414,10 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *ou
       continue;
     }
     double y = st->margin_top_pt - st->head_gap_pt;
+    if (!st->chapter_new_page) {
+      handout_head(env, shp, p, d, dn, book_title, (int)b->pages->len, y);
+      continue;
+    }
     bool recto = p->folio % 2 == 1;
     const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
@@ -389,18 +426,8 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *ou
                                                                     : NULL;
     PangoAttrList *attrs = code ? code_attrs(st, code, from) : NULL;
     /* a title too long for the head loses words at its end */
-    char *text = g_strdup(full);
+    char *text = fit_title(shp, d, full, attrs, env->text_w - nw - 24);
     double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
-    while (tw > env->text_w - nw - 24) {
-      char *sp = strrchr(text, ' ');
-      if (!sp)
-        break;
-      char *tail = g_strndup(text, (size_t)(sp - text));
-      g_free(text);
-      text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
-      g_free(tail);
-      tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
-    }
     if (recto) {
       shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
       shape_label_attrs(shp, p->items, d, text, attrs, MAX(x0, x1 - nw - 18 - tw), y, 0.2);

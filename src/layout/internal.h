@@ -51,6 +51,7 @@ typedef struct {
   Columns cols;             /* the body's columns */
   PangoFontDescription *body; /* the body font (owned) */
   GHashTable *targets;      /* ids a link may land on: chapters, headings, notes (owned) */
+  const Colophon *colophon;      /* the colophon to set (colophon.h), or NULL: none */
 } LayEnv;
 
 typedef struct {
@@ -319,5 +320,16 @@ void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
 PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
                    const char *book_title);
+
+/* ------------------------------------------------------------------------ */
+/* The colophon (back.c)                                                    */
+
+/* The book's last page: env->colophon set small at the foot of the text
+ * block, a page after lay's last (no running head nor folio; its page
+ * label is the word "Colophon" in the book's language). */
+void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay);
+/* The handout's end: a short rule, then c->env->colophon kept together,
+ * into c's vertical list to c's measure. */
+void colophon_block(Build *c);
 
 #endif

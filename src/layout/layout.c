@@ -8,8 +8,9 @@
  *     (paginate.c);
  *  3. the running heads and folios, the title page and the contents with
  *     the page numbers step 2 found (front.c);
- *  4. page labels, the page marks for the EPUB, the outline, and links to
- *     destinations never placed dropped.
+ *  4. page labels, the page marks for the EPUB, the colophon's page
+ *     (back.c; the handout sets it after its text), the outline, and links
+ *     to destinations never placed dropped.
  *
  * No cairo calls: pdf.c draws what this produces. The book, the style and
  * the fonts are only read. */
@@ -55,7 +56,7 @@ static GHashTable *link_targets(const Book *book) {
 }
 
 static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const char *lang) {
+                     const char *lang, const Colophon *colophon) {
   memset(env, 0, sizeof *env);
   env->book = book;
   env->opts = opts;
@@ -74,14 +75,15 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
   env->cols.gap_pt = st->column_gap_pt;
   env->body = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   env->targets = link_targets(book);
+  env->colophon = colophon;
 }
 
 static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts) {
+                     const Fonts *fonts, const Colophon *colophon) {
   memset(r, 0, sizeof *r);
   const char *lang = book->meta.lang; /* always set (book.h) */
   shaper_init(&r->shp, fonts, lang);
-  env_init(&r->env, book, opts, st, lang);
+  env_init(&r->env, book, opts, st, lang, colophon);
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
@@ -332,6 +334,8 @@ static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
   }
   if (r->env.url_end)
     url_notes_end(c);
+  if (r->env.colophon)
+    colophon_block(c);
   vl_end(c);
   GArray *vl = build_take(c);
   build_clear(c);
@@ -342,9 +346,10 @@ static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
  * the destinations landed in a previous pass (for the contents' numbers),
  * or NULL. *landed (if not NULL) takes where they land in this one. */
 static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
-                            const Fonts *fonts, GHashTable *folios, GHashTable **landed) {
+                            const Fonts *fonts, const Colophon *col, GHashTable *folios,
+                            GHashTable **landed) {
   Run r;
-  run_init(&r, book, opts, st, fonts);
+  run_init(&r, book, opts, st, fonts, col);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   guint span_end;
@@ -370,12 +375,12 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
 /* The handout: with printed contents, a first pass finds the pages the
  * entries land on (the contents take the same room whatever the numbers). */
 static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                           const Fonts *fonts) {
+                           const Fonts *fonts, const Colophon *col) {
   if (!opts->toc && !st->contents_always)
-    return handout_pass(book, opts, st, fonts, NULL, NULL);
+    return handout_pass(book, opts, st, fonts, col, NULL, NULL);
   GHashTable *folios = NULL;
-  lay_free(handout_pass(book, opts, st, fonts, NULL, &folios));
-  Layout *lay = handout_pass(book, opts, st, fonts, folios, NULL);
+  lay_free(handout_pass(book, opts, st, fonts, col, NULL, &folios));
+  Layout *lay = handout_pass(book, opts, st, fonts, col, folios, NULL);
   g_hash_table_destroy(folios);
   return lay;
 }
@@ -383,11 +388,12 @@ static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const St
 /* ------------------------------------------------------------------------ */
 /* The driver                                                               */
 
-Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts) {
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                 const Colophon *colophon) {
   if (!st->chapter_new_page)
-    return lay_handout(book, opts, st, fonts);
+    return lay_handout(book, opts, st, fonts, colophon);
   Run r;
-  run_init(&r, book, opts, st, fonts);
+  run_init(&r, book, opts, st, fonts, colophon);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, lay->title);
@@ -395,6 +401,8 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
   running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
   lay_front(&r, lay);
   add_body(&r, lay);
+  if (colophon)
+    colophon_page(&r.env, &r.shp, &r.store, lay);
   build_outline(&r, lay);
   drop_dead_links(lay);
   run_clear(&r);

@@ -194,32 +194,38 @@ def read_fonts(pdf):
     return pages
 
 
-def first_body_page(pdf):
-    """The index of the first page numbered in arabic figures (page labels):
-    the title page and the contents before it are display type, not running
-    text, and are not measured. 0 when the PDF has no labels."""
+def body_pages(pdf):
+    """The range of pages numbered in arabic figures (page labels), as
+    (first, end): the title page and the contents before them and a page
+    labelled with a word after them (the colophon) are display type or
+    back matter, not running text, and are not measured. (0, None) when the
+    PDF has no labels."""
     try:
         j = json.loads(subprocess.run(['qpdf', '--json', '--json-key=pagelabels', pdf],
                                       capture_output=True, text=True, check=True).stdout)
     except (subprocess.CalledProcessError, ValueError, FileNotFoundError):
-        return 0
+        return 0, None
+    first, end = 0, None
     for r in sorted(j.get('pagelabels', []), key=lambda r: r['index']):
-        if r.get('label', {}).get('/S') == '/D':
-            return r['index']
-    return 0
+        if r.get('label', {}).get('/S') == '/D' and end is None:
+            first = r['index']
+            end = -1
+        elif end == -1:
+            end = r['index']
+    return first, (None if end == -1 else end)
 
 
 def read_pages(pdf):
     out = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
                          capture_output=True).stdout
-    skip = first_body_page(pdf)
+    skip, end = body_pages(pdf)
     root = ET.fromstring(out)
     fonts = read_fonts(pdf)
     pages = []
     for i, pg in enumerate(root.iter(NS + 'page')):
         chunks = fonts[i] if i < len(fonts) else []
         words = []
-        for w in (pg.iter(NS + 'word') if i >= skip else ()):
+        for w in (pg.iter(NS + 'word') if i >= skip and (end is None or i < end) else ()):
             t = w.text or ''
             d = {'x0': float(w.get('xMin')), 'x1': float(w.get('xMax')),
                  'y0': float(w.get('yMin')), 'y1': float(w.get('yMax')), 't': t, 'mono': False}

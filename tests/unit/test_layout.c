@@ -53,7 +53,7 @@ static Layout *layout(Book *b, const OctavoOptions *o) {
   if (!fonts)
     fonts = fonts_load(top(), NULL);
   assert_non_null(fonts);
-  Layout *lay = lay_book(b, o, &st, fonts);
+  Layout *lay = lay_book(b, o, &st, fonts, NULL);
   style_clear(&st);
   return lay;
 }
