@@ -167,7 +167,11 @@ static void draw_image(cairo_t *cr, const LayItem *it, GHashTable *cache) {
   cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
   cairo_set_source_surface(cr, s, 0, 0);
   cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
-  cairo_paint(cr);
+  /* fill the image's rectangle, never cairo_paint(): cairo 1.16 fails the
+   * whole file with a tag error at cairo_surface_finish() when an (unbounded)
+   * paint of a surface pattern stands inside a structure tag (a Figure) */
+  cairo_rectangle(cr, 0, 0, sw, sh);
+  cairo_fill(cr);
   cairo_restore(cr);
 }
 
@@ -230,9 +234,21 @@ static cairo_status_t out_write(void *closure, const unsigned char *data, unsign
   return o->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
-/* Draw every page into a PDF at tmp; with `structure`, the structure tags
- * too. Returns cairo's status after finishing the surface. */
-static cairo_status_t render(Book *book, const Layout *lay, const Style *style, const char *tmp, bool structure, int *write_errno) {
+/* How much structure render() writes. */
+typedef enum {
+  TAGS_ALL,   /* the layout's structure tags */
+  TAGS_PAGES, /* Document > Part per page only: cairo 1.16 writes a damaged
+               * cross-reference table (the Annots array names an object never
+               * written) for links without structure tags around them, and for
+               * links after a page with no tagged content, so the fallback
+               * still wraps every page's content */
+} TagMode;
+
+/* Draw every page into a PDF at tmp with the structure of mode. Returns
+ * cairo's status after finishing the surface. */
+static cairo_status_t render(Book *book, const Layout *lay, const Style *style, const char *tmp,
+                             TagMode mode, int *write_errno) {
+  bool structure = mode == TAGS_ALL;
   PdfOut out = {fopen(tmp, "wb"), 0};
   if (!out.f) {
     *write_errno = errno;
@@ -263,8 +279,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const Style *style, 
                                                 drift_font_free)};
   /* the title page is the generated cover, the same design as the e-book's */
   PangoContext *pctx = lay->fonts ? fonts_context(lay->fonts) : NULL;
-  if (structure)
-    cairo_tag_begin(cr, "Document", "");
+  cairo_tag_begin(cr, "Document", "");
   for (guint i = 0; i < lay->pages->len; i++) {
     const LayPage *p = lay->pages->pdata[i];
     if (p->label)
@@ -275,6 +290,8 @@ static cairo_status_t render(Book *book, const Layout *lay, const Style *style, 
        * failed the whole file with a tag error on Letter paper */
       cover_draw(cr, pctx, book, &style->cover, lay->page_w_pt, lay->page_h_pt);
     }
+    if (mode == TAGS_PAGES)
+      cairo_tag_begin(cr, "Part", "");
     drift.in_text = false;
     for (guint k = 0; k < p->items->len; k++) {
       const LayItem *it = &g_array_index(p->items, LayItem, k);
@@ -320,10 +337,11 @@ static cairo_status_t render(Book *book, const Layout *lay, const Style *style, 
         break;
       }
     }
+    if (mode == TAGS_PAGES)
+      cairo_tag_end(cr, "Part");
     cairo_show_page(cr);
   }
-  if (structure)
-    cairo_tag_end(cr, "Document");
+  cairo_tag_end(cr, "Document");
   /* the outline: cairo ids for the layout's entries */
   int *ids = g_new0(int, lay->outline->len + 1);
   for (guint i = 0; i < lay->outline->len; i++) {
@@ -370,13 +388,13 @@ bool pdf_write(Book *book, const Layout *lay, const Style *style, const OctavoOp
     return false;
   }
   int werr = 0;
-  cairo_status_t st = render(book, lay, style, tmp, true, &werr);
+  cairo_status_t st = render(book, lay, style, tmp, TAGS_ALL, &werr);
   if (st == CAIRO_STATUS_TAG_ERROR) {
-    /* cairo 1.16 refuses some tag trees it should take: a PDF without
-     * structure is better than none */
-    book_diag(book, BOOK_WARNING, NULL, "%s: cairo refused the structure tags; written untagged",
-              path);
-    st = render(book, lay, style, tmp, false, &werr);
+    /* cairo 1.16 refuses some tag trees it should take: a PDF with one
+     * Part per page is better than none */
+    book_diag(book, BOOK_WARNING, NULL,
+              "%s: cairo refused the structure tags; written with one Part per page", path);
+    st = render(book, lay, style, tmp, TAGS_PAGES, &werr);
   }
   if (werr) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
