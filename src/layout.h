@@ -37,6 +37,11 @@ typedef struct {
   char *dest;                /* LINK (internal) and DEST: the destination name; owned */
   char *uri;                 /* LINK (external): owned */
   const char *tag;           /* TAG_*: "Document", "P", "H1", ... (static) */
+  bool rgb_set;              /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
+  double rgb[3];             /* 0 .. 1 */
+  bool exact;                /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
+                              * cairo's 1/256), without the PDF viewers' width
+                              * correction (paint.c): the cover's runs */
 } LayItem;
 
 typedef struct {
@@ -44,8 +49,7 @@ typedef struct {
   char *label;       /* the page label: "i", "ii" in the front matter, "1", "2" after */
   bool front;        /* front matter (title page, contents) */
   int folio;         /* body: 1-based page number; front: 1-based roman number */
-  bool cover;        /* the title page: pdf.c draws the generated cover design
-                      * (cover.c) here, keeping only the page's destinations */
+  bool cover;        /* the title page is the generated cover (cover.c's items) */
 } LayPage;
 
 typedef struct {

@@ -121,7 +121,7 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   case FMT_EPUB:
     return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF:
-    return pdf_write(book, lay, &ld->style, opts, out->path);
+    return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML:
     return xhtml_write_file(book, opts, out->path);
   case FMT_HTML:
