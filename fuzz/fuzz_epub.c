@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (opts.page_list && size > 16 * 1024)
     return 0; /* the layout's size limits are fuzz_pdf's */
   Book *book = book_new();
-  MdSource src = {"fuzz.md", (const char *)data, size};
+  MdSource src = {.name = "fuzz.md", .text = (const char *)data, .len = size};
   if (md_parse_sources(book, &src, 1, &opts)) {
     GString *html = g_string_new(NULL);
     xhtml_fragment(book, &opts, html);

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size--;
   }
   Book *book = book_new();
-  MdSource src = {"fuzz.md", (const char *)data, size};
+  MdSource src = {.name = "fuzz.md", .text = (const char *)data, .len = size};
   if (md_parse_sources(book, &src, 1, &opts)) {
     Style st = {0};
     char *style = g_build_filename(datadir, "styles", "print.ini", NULL);

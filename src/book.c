@@ -20,6 +20,7 @@ static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
     [BOOK_TABLE_CELL] = "table_cell",
     [BOOK_FOOTNOTE_DEF] = "footnote_def",
     [BOOK_FIGURE] = "figure",
+    [BOOK_FIGCAPTION] = "figcaption",
     [BOOK_HTML_BLOCK] = "html_block",
     [BOOK_TEXT] = "text",
     [BOOK_EMPH] = "emph",
@@ -36,6 +37,13 @@ static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
 
 const char *book_node_type_name(BookNodeType type) {
   return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
+}
+
+int book_node_depth(const BookNode *n) {
+  int d = 0;
+  for (const BookNode *p = n ? n->parent : NULL; p; p = p->parent)
+    d++;
+  return d;
 }
 
 bool book_node_is_inline(BookNodeType type) { return type >= BOOK_TEXT && type < BOOK_NODE_TYPE_COUNT; }
@@ -89,6 +97,9 @@ static void node_free_one(BookNode *n) {
   case BOOK_IMAGE:
     g_free(n->as.image.src);
     g_free(n->as.image.title);
+    break;
+  case BOOK_FIGURE:
+    g_free(n->as.figure.file_name);
     break;
   case BOOK_HTML_BLOCK:
   case BOOK_HTML_INLINE:
@@ -436,6 +447,14 @@ static const char *align_name(BookAlign a) {
   }
 }
 
+static void dump_length(GString *out, const char *name, BookLength l) {
+  static const char *const units[] = {"", "px", "em", "%"};
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  if (l.unit == BOOK_LEN_NONE)
+    return;
+  g_string_append_printf(out, " %s=%s%s", name, g_ascii_formatd(num, sizeof num, "%g", l.value), units[l.unit]);
+}
+
 static void dump_node_line(GString *out, const BookNode *n, int depth) {
   for (int i = 0; i < depth; i++)
     g_string_append(out, "  ");
@@ -500,6 +519,17 @@ static void dump_node_line(GString *out, const BookNode *n, int depth) {
     if (n->as.image.title) {
       g_string_append(out, " title=");
       dump_str(out, n->as.image.title);
+    }
+    dump_length(out, "width", n->as.image.width);
+    dump_length(out, "height", n->as.image.height);
+    dump_length(out, "max-width", n->as.image.max_width);
+    break;
+  case BOOK_FIGURE:
+    if (n->as.figure.listing)
+      g_string_append(out, " listing");
+    if (n->as.figure.file_name) {
+      g_string_append(out, " file=");
+      dump_str(out, n->as.figure.file_name);
     }
     break;
   case BOOK_FOOTNOTE_REF:

@@ -31,7 +31,8 @@ typedef enum {
   BOOK_TABLE_ROW,      /* as.row; children are BOOK_TABLE_CELL */
   BOOK_TABLE_CELL,     /* inline children */
   BOOK_FOOTNOTE_DEF,   /* block children; owned by a BookFootnote */
-  BOOK_FIGURE,         /* a paragraph holding only an image: one BOOK_IMAGE child */
+  BOOK_FIGURE,         /* as.figure; content, then an optional BOOK_FIGCAPTION (see below) */
+  BOOK_FIGCAPTION,     /* a figure's caption: inline children; only as a figure's last child */
   BOOK_HTML_BLOCK,     /* a cleaned, allow-listed element: as.html; any children */
   /* inlines */
   BOOK_TEXT,           /* text */
@@ -51,6 +52,31 @@ typedef enum {
 typedef enum { BOOK_ALIGN_NONE, BOOK_ALIGN_LEFT, BOOK_ALIGN_CENTER, BOOK_ALIGN_RIGHT } BookAlign;
 
 typedef enum { BOOK_TASK_NONE, BOOK_TASK_OPEN, BOOK_TASK_DONE } BookTask;
+
+/* How deep a tree may nest: no node of a chapter's tree or of a footnote's
+ * definition is more than BOOK_MAX_DEPTH levels below its root (the root's
+ * children are at level 1).  libxml2, and every reading system built on it,
+ * refuses documents nested deeper than 256 elements; a model node makes at
+ * most two XHTML elements, so a writer that follows the model stays well
+ * under that and needs no limit of its own.  The front end enforces it at
+ * parse time (markdown.c, sanitize.c): block containers (quotes, lists and
+ * items, raw-HTML containers) open no deeper than BOOK_MAX_DEPTH - 16, which
+ * leaves room for the leaf blocks, tables and inline nesting inside them;
+ * deeper levels are flattened into the last allowed one, their text kept,
+ * with one warning at the first flattened position. */
+#define BOOK_MAX_DEPTH 64
+#define BOOK_MAX_BLOCK_DEPTH (BOOK_MAX_DEPTH - 16)
+
+/* A length from raw HTML's width/height attributes or style (sanitize.c).
+ * value > 0 and finite when unit is not NONE; px are CSS px (96 to the
+ * inch), em the font size of the text around, percent of the measure (the
+ * containing block's width, for heights too: writers may ignore a percent
+ * height). */
+typedef enum { BOOK_LEN_NONE, BOOK_LEN_PX, BOOK_LEN_EM, BOOK_LEN_PERCENT } BookLenUnit;
+typedef struct {
+  double value;
+  BookLenUnit unit;
+} BookLength;
 
 /* A source position.  file points into the book's interned file names. */
 typedef struct {
@@ -105,7 +131,38 @@ struct BookNode {
       char *src;         /* as written */
       char *title;       /* or NULL */
       BookResource *res; /* the local file, or NULL (missing, remote, refused) */
+      /* The size the source asks for (raw HTML only; Markdown images have
+       * none): the width/height attributes (a number is px, "N%" percent)
+       * and width, max-width, height in style (px, em, %), style winning.
+       * Unit NONE when not given.  Sanitised: px in (0, 10000], em in
+       * (0, 500], percent in (0, 100]; anything else is dropped (warned).
+       * Writers scale the image to width (at most max-width, and never past
+       * the measure), keeping its aspect ratio: height counts only when no
+       * width is given. */
+      BookLength width, height, max_width;
     } image;
+    struct {
+      /* false: an image figure; its content is exactly one BOOK_IMAGE (a
+       * Markdown paragraph, raw-HTML <p> or HTML block holding only an
+       * image, or a raw-HTML <figure> with one image and an optional
+       * <figcaption>).  true: a code listing (mdBook's <Listing>); its
+       * content is one or more blocks, usually one BOOK_CODE_BLOCK, and its
+       * caption, when there is one, reads "Listing N: CAPTION". */
+      bool listing;
+      char *file_name; /* listing: the file the code comes from (shown above the code), or NULL */
+      /* Children: the content, then at most one BOOK_FIGCAPTION, always
+       * last.  The caption shown is that BOOK_FIGCAPTION; an image figure
+       * without one shows its image's title, if any (Markdown's
+       * ![alt](src "title")).  How writers show a figure: the image (sized
+       * as as.image says, centred) or the listing's code, with the caption
+       * below an image and above a listing; the EPUB writes
+       * <figure>IMG<figcaption>..</figcaption></figure> and
+       * <figure class="listing"><figcaption>..</figcaption><p
+       * class="file-name"><code>FILE</code></p><pre>..</pre></figure>; the
+       * PDF a Figure tag whose alt text is the image's alt text.  An image
+       * figure whose image has no resource is a placeholder of its alt
+       * text (then the caption follows as a plain paragraph). */
+    } figure;
     struct {
       BookFootnote *note;
       int ref_index; /* 1 for the first reference to this note, 2 for the second, ... */
@@ -241,6 +298,8 @@ void book_node_unlink(BookNode *node);
 void book_node_unwrap(BookNode *node);
 /* Free a detached node and all its descendants (iteratively). Accepts NULL. */
 void book_node_free(BookNode *node);
+/* The number of levels between n and the root of its tree (0 for a root). */
+int book_node_depth(const BookNode *n);
 /* True for inline node types. */
 bool book_node_is_inline(BookNodeType type);
 /* A stable lower-case name for the node type ("paragraph", "text", ...). */

@@ -8,6 +8,8 @@
  */
 #include "front.h"
 
+#include "sanitize.h"
+
 #include <string.h>
 
 /* Plain text of a node with runs of white space collapsed. Caller frees. */
@@ -97,11 +99,49 @@ static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch) {
   }
 }
 
+/* Does blk show anything: text, code, an image, a rule, a table, a list,
+ * a footnote reference? (Raw HTML with nothing inside, an anchor, does not.) */
+static bool has_content(const BookNode *blk) {
+  BookIter it;
+  book_iter_init(&it, (BookNode *)blk);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    const BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER)
+      continue;
+    switch (n->type) {
+    case BOOK_TEXT:
+      for (const char *p = n->text; p && *p; p++)
+        if (!g_ascii_isspace(*p))
+          return true;
+      break;
+    case BOOK_CODE:
+    case BOOK_CODE_BLOCK:
+    case BOOK_IMAGE:
+    case BOOK_THEMATIC_BREAK:
+    case BOOK_TABLE:
+    case BOOK_LIST:
+    case BOOK_FOOTNOTE_REF:
+      return true;
+    case BOOK_HTML_BLOCK:
+    case BOOK_HTML_INLINE:
+      if (san_element_is_void(n->as.html.tag))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
 void md_split_chapters(Ctx *c, Src *s, bool first_src) {
   int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
   BookChapter *ch = NULL;
   guint first_index = c->book->chapters->len;
   bool after_title = false;
+  /* Blocks with nothing to show before the first chapter heading join
+   * that chapter (after its heading): no chapter without heading and text. */
+  GPtrArray *pending = g_ptr_array_new();
   BookNode *blk;
   while ((blk = s->root->first_child)) {
     book_node_unlink(blk);
@@ -126,6 +166,9 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src) {
         ch = new_chapter(c, s, blk, blk);
         c->chapter_heading_seen = true;
         book_node_append(ch->root, blk);
+        for (guint i = 0; i < pending->len; i++)
+          book_node_append(ch->root, pending->pdata[i]);
+        g_ptr_array_set_size(pending, 0);
         continue;
       }
     }
@@ -133,10 +176,32 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src) {
       book_node_free(blk);
       continue;
     }
-    if (!ch)
-      ch = new_chapter(c, s, NULL, blk);
+    if (!ch && !has_content(blk)) {
+      g_ptr_array_add(pending, blk);
+      continue;
+    }
+    if (!ch) {
+      ch = new_chapter(c, s, NULL, pending->len ? pending->pdata[0] : blk);
+      for (guint i = 0; i < pending->len; i++)
+        book_node_append(ch->root, pending->pdata[i]);
+      g_ptr_array_set_size(pending, 0);
+    }
     book_node_append(ch->root, blk);
   }
+  /* Nothing to show in the whole file: into the book's last chapter, or a
+   * chapter of its own when it is the book's first. */
+  if (pending->len) {
+    BookChapter *last = c->book->chapters->len ? g_ptr_array_index(c->book->chapters, c->book->chapters->len - 1)
+                                               : NULL;
+    if (!last)
+      last = new_chapter(c, s, NULL, pending->pdata[0]);
+    for (guint i = 0; i < pending->len; i++) {
+      book_node_append(last->root, pending->pdata[i]);
+      if ((guint)last->index < first_index) /* a chapter of an earlier file: not walked below */
+        assign_ids(c, s, pending->pdata[i], last);
+    }
+  }
+  g_ptr_array_free(pending, TRUE);
   for (guint i = first_index; i < c->book->chapters->len; i++) {
     BookChapter *chi = c->book->chapters->pdata[i];
     assign_ids(c, s, chi->root, chi);

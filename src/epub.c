@@ -9,11 +9,11 @@
  * are byte-identical.
  *
  * Layout of the container:
- *   mimetype, META-INF/container.xml,
+ *   mimetype, META-INF/container.xml, META-INF/com.apple.ibooks.display-options.xml,
  *   EPUB/package.opf, nav.xhtml, toc.ncx, cover.xhtml, title.xhtml,
- *   <chapter>.xhtml (reading order), styles/book.css, fonts/NAME.ttf,
- *   cover.png (or .jpg), images/NAME (BookResource.href)
- * Spine: cover, title page, contents, chapters.
+ *   <chapter>.xhtml (reading order), colophon.xhtml, styles/book.css,
+ *   fonts/NAME.ttf, cover.png (or .jpg), images/NAME (BookResource.href)
+ * Spine: cover, title page, contents, chapters, colophon.
  *
  * Not here: the XHTML of chapters (xhtml.c), finding images (markdown.c),
  * drawing the cover (cover.c). */
@@ -37,6 +37,9 @@
 #include "xhtml.h"
 
 #define CSS_HREF "styles/book.css"
+/* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
+ * readers. */
+enum { COVER_W = 1000, COVER_H = 1500 };
 
 typedef struct {
   char *name; /* path in the container */
@@ -134,6 +137,7 @@ typedef struct {
   int level;
   char *label;
   char *href;
+  char *number; /* the entry's number under -N (the start of label), or NULL */
 } TocEntry;
 
 /* The contents: the outline's entries at --toc-depth (outline.h), with
@@ -149,7 +153,8 @@ static GArray *toc_entries(Epub *e) {
       continue;
     char *file = xhtml_chapter_href(oe->chapter);
     TocEntry t = {oe->depth, g_strdup(oe->title),
-                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id)};
+                  oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id),
+                  oe->number && g_str_has_prefix(oe->title, oe->number) ? g_strdup(oe->number) : NULL};
     g_array_append_val(toc, t);
     g_free(file);
   }
@@ -161,6 +166,7 @@ static void toc_free(GArray *toc) {
   for (guint i = 0; i < toc->len; i++) {
     g_free(g_array_index(toc, TocEntry, i).label);
     g_free(g_array_index(toc, TocEntry, i).href);
+    g_free(g_array_index(toc, TocEntry, i).number);
   }
   g_array_free(toc, TRUE);
 }
@@ -212,8 +218,22 @@ static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx) {
       START(w, "li");
       START(w, "a");
       ATTR(w, "href", t->href);
-      TEXT(w, t->label);
-      END(w);
+      if (t->number) {
+        /* the number in a span of its own, so that the stylesheet lines
+         * the numbers up and hangs the titles after them; no indentation
+         * inside the link, where it would be a space of the title */
+        xmlTextWriterSetIndent(w, 0);
+        START(w, "span");
+        ATTR(w, "class", "toc-number");
+        TEXT(w, t->number);
+        END(w);
+        TEXT(w, t->label + strlen(t->number));
+        END(w);
+        xmlTextWriterSetIndent(w, 1);
+      } else {
+        TEXT(w, t->label);
+        END(w);
+      }
     }
   }
   while (stack->len) {
@@ -471,6 +491,18 @@ static char *opf_document(Epub *e) {
   END(w);
   g_free(modified);
 
+  /* The rendition defaults, said outright: a reflowable book, any
+   * orientation, spreads as the reader likes. Without rendition:layout
+   * epub.js 0.3 asks for Apple's display-options file to learn it. */
+  const char *rendition[][2] = {
+      {"rendition:layout", "reflowable"}, {"rendition:orientation", "auto"}, {"rendition:spread", "auto"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(rendition); i++) {
+    START(w, "meta");
+    ATTR(w, "property", rendition[i][0]);
+    TEXT(w, rendition[i][1]);
+    END(w);
+  }
+
   /* EPUB Accessibility 1.1. */
   const char *a11y[16][2];
   int na = 0;
@@ -507,6 +539,22 @@ static char *opf_document(Epub *e) {
   TEXT(w, sum->str);
   END(w);
   g_string_free(sum, TRUE);
+  /* The conformance claim (EPUB Accessibility 1.1, section 5.1), made only
+   * when octavo can stand behind it: every image has a text alternative
+   * (the rest, structure, language, navigation, reading order and
+   * contrast, octavo writes the same for every book). The party that
+   * claims it is the publisher when the book names one, else octavo, whose
+   * writers are what the claim rests on. */
+  if (!e->has_images || e->all_alt) {
+    START(w, "meta");
+    ATTR(w, "property", "dcterms:conformsTo");
+    TEXT(w, "EPUB Accessibility 1.1 - WCAG 2.1 Level AA");
+    END(w);
+    START(w, "meta");
+    ATTR(w, "property", "a11y:certifiedBy");
+    TEXT(w, m->publisher && *m->publisher ? m->publisher : "octavo");
+    END(w);
+  }
   if (pages) {
     /* The print edition the page list follows: EPUB 3.2's source-of
      * pagination on a dc:source. EPUB Accessibility 1.1's
@@ -567,6 +615,27 @@ static char *container_document(void) {
   START(w, "rootfile");
   ATTR(w, "full-path", "EPUB/package.opf");
   ATTR(w, "media-type", "application/oebps-package+xml");
+  END(w);
+  END(w);
+  END(w);
+  return wr_close(w, buf);
+}
+
+/* Apple Books' display options: use the book's embedded fonts
+ * (specified-fonts), which it otherwise replaces with its own. Read by
+ * epub.js and foliate-js too. Kobo's com.kobobooks.display-options.xml is
+ * not written: its readers and foliate-js take Apple's file first, and
+ * what it could say (fixed layout, spreads) does not concern a reflowable
+ * book. */
+static char *apple_display_options(void) {
+  xmlBufferPtr buf;
+  xmlTextWriterPtr w = wr_open(&buf);
+  START(w, "display_options");
+  START(w, "platform");
+  ATTR(w, "name", "*");
+  START(w, "option");
+  ATTR(w, "name", "specified-fonts");
+  TEXT(w, "true");
   END(w);
   END(w);
   END(w);
@@ -825,9 +894,10 @@ static void survey_images(Epub *e) {
 
 /* The cover image: -M cover=FILE (PNG or JPEG, in the first input's
  * directory or below it, symbolic links resolved), else octavo's typographic cover drawn by
- * cover.c, the face the PDF opens on. Sets *media_type. NULL (with a
- * warning) when there is none. */
-static GBytes *cover_image(Epub *e, const char **media_type) {
+ * cover.c, the face the PDF opens on. Sets *media_type and the size in
+ * pixels (0 when the file does not say). NULL (with a warning) when there
+ * is none. */
+static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *height) {
   Book *b = e->book;
   const char *given = b->meta.cover;
   if (given && *given) {
@@ -854,6 +924,8 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     } else {
       bytes = g_bytes_new_take(data, len);
       *media_type = type;
+      if (book_image_probe(path, width, height) == BOOK_IMAGE_NONE)
+        *width = *height = 0;
     }
     g_free(lower);
     g_free(path);
@@ -866,14 +938,15 @@ static GBytes *cover_image(Epub *e, const char **media_type) {
     return NULL;
   }
   GError *err = NULL;
-  /* 1000 x 1500 pixels: a 2:3 face, sharp on phones and readers. */
-  GBytes *png = cover_png(b, e->fonts, &e->style->cover, 1000, 1500, &err);
+  GBytes *png = cover_png(b, e->fonts, &e->style->cover, COVER_W, COVER_H, &err);
   if (!png) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
     g_error_free(err);
     return NULL;
   }
   *media_type = "image/png";
+  *width = COVER_W;
+  *height = COVER_H;
   return png;
 }
 
@@ -1040,10 +1113,20 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 
   /* The cover, before the navigation that lists it. */
   const char *cover_type = NULL;
-  GBytes *cover = cover_image(&e, &cover_type);
+  int cover_w = 0, cover_h = 0;
+  GBytes *cover = cover_image(&e, &cover_type, &cover_w, &cover_h);
   const char *cover_file = cover && strcmp(cover_type, "image/jpeg") == 0 ? "cover.jpg" : "cover.png";
   if (cover)
     e.cover_href = g_strdup("cover.xhtml");
+
+  /* The colophon, the last spine item: it names the identifier, so it is
+   * not part of what the identifier hashes. It names the typefaces the
+   * e-book embeds (none with --no-embed-fonts). */
+  Colophon *colophon = colophon_new(book, xhtml_book_lang(book, opts), e.identifier, e.time,
+                                    opts->embed_fonts ? fonts : NULL);
+  char *colophon_doc = xhtml_colophon_document(e.x, CSS_HREF, colophon);
+  colophon_free(colophon);
+  add_codepoints(text_set, colophon_doc);
 
   toc = toc_entries(&e);
   for (guint i = 0; i < toc->len; i++)
@@ -1053,6 +1136,7 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 
   /* Manifest and entries in a fixed order. */
   add_entry_str(&e, "META-INF/container.xml", container_document());
+  add_entry_str(&e, "META-INF/com.apple.ibooks.display-options.xml", apple_display_options());
   Entry opf_slot = {g_strdup("EPUB/package.opf"), NULL};
   g_array_append_val(e.entries, opf_slot);
   guint opf_index = e.entries->len - 1;
@@ -1061,8 +1145,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   add_entry_str(&e, "EPUB/toc.ncx", ncx_document(&e, toc));
   add_item(&e, "ncx", "toc.ncx", "application/x-dtbncx+xml", NULL);
   if (cover) {
-    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file));
-    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", NULL);
+    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file, cover_w, cover_h));
+    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", cover_w > 0 && cover_h > 0 ? "svg" : NULL);
     g_ptr_array_add(e.spine, "cover");
   }
   add_entry_str(&e, "EPUB/title.xhtml", title);
@@ -1081,6 +1165,9 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
     g_free(d->name);
   }
   g_array_free(docs, TRUE);
+  add_entry_str(&e, "EPUB/colophon.xhtml", colophon_doc);
+  add_item(&e, "colophon", "colophon.xhtml", "application/xhtml+xml", NULL);
+  g_ptr_array_add(e.spine, "colophon");
 
   /* The stylesheet, then the fonts its @font-face rules name. */
   Entry css_slot = {g_strdup("EPUB/" CSS_HREF), NULL};

@@ -3,7 +3,7 @@
  *
  * One run of md_parse_sources() keeps a Ctx; each input file has a Src.
  * The steps, in order: md_src_init (read, repair) and md_front_matter for
- * every input; per input, cmark-gfm -> model (markdown.c) and
+ * every input; per input, cmark-gfm -> model (markdown.c), md_tidy and
  * md_split_chapters; then md_number_footnotes, md_resolve_tree (links,
  * images) and md_finish_meta over the whole book.
  */
@@ -45,11 +45,13 @@ typedef struct {
   char *text;       /* repaired text, front matter blanked to newlines */
   gsize len;
   MetaLayer fm;       /* front matter */
+  bool has_fm;        /* the file opens with front matter (a metadata-only source is no empty file) */
   BookNode *root;     /* the converted tree before chapter splitting */
   GPtrArray *notes;   /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
   GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */
   BookChapter *first; /* the file's first chapter, or NULL when it has none */
   GArray *lines;      /* gsize offset of each line's start in text */
+  int heading_shift;  /* MdSource.heading_shift */
 } Src;
 
 typedef struct {
@@ -91,6 +93,14 @@ bool md_options_give_title(const OctavoOptions *o);
 /* The book's metadata from its layers: title heading and byline < front
  * matter (later files win) < --lang < -M; a title and a language always. */
 void md_finish_meta(Ctx *c);
+
+/* ---- tidy.c ---- */
+
+/* Make one input's converted tree regular before its chapters are split:
+ * raw-HTML images, <figure>/<figcaption> and mdBook's <Listing> become the
+ * model's figures (book.h), and anchor-only raw HTML (<a id="x"></a> alone
+ * in a paragraph) moves to the start of the next block that holds text. */
+void md_tidy(Ctx *c, BookNode *tree);
 
 /* ---- chapters.c ---- */
 

@@ -79,6 +79,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in) {
   }
   g_free(cwd);
   s->realdir = realpath(s->dir, NULL);
+  s->heading_shift = in->heading_shift;
   s->notes = g_ptr_array_new();
   s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   s->text = repair_utf8(c->book, s->file, in->text ? in->text : "", in->text ? in->len : 0, &s->len);
@@ -139,7 +140,7 @@ bool md_parse_files(Book *book, const char *const *files, int n, const OctavoOpt
     if (f && !is_stdin)
       fclose(f);
     texts[i] = text;
-    srcs[i] = (MdSource){files[i], text, len};
+    srcs[i] = (MdSource){.name = files[i], .text = text, .len = len};
   }
   if (ok)
     ok = md_parse_sources(book, srcs, n, opts);

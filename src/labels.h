@@ -1,6 +1,6 @@
 /* labels.h: the words octavo itself puts in a book (not the author's), per
  * language, for both books: the EPUB's navigation and title page, the
- * PDF's contents, link notes, title page and the cover. One table; a
+ * PDF's contents, link notes, title page, the cover and the colophon. One table; a
  * language octavo does not know gets English. */
 #ifndef OCTAVO_LABELS_H
 #define OCTAVO_LABELS_H
@@ -19,6 +19,13 @@ typedef enum {
   LABEL_LANDMARKS,        /* the EPUB's landmarks nav */
   LABEL_PRINT_PAGES,      /* the EPUB's page list */
   LABEL_UNTITLED_SECTION, /* a contents entry for a heading without text */
+  /* the colophon (colophon.h) */
+  LABEL_COLOPHON,         /* its heading */
+  LABEL_SOURCE,           /* where the text comes from (-M source=URL) */
+  LABEL_IDENTIFIER,       /* the book's identifier */
+  LABEL_BUILT,            /* the date of the build */
+  LABEL_TYPEFACES,        /* the fonts the book is set in */
+  LABEL_MADE_WITH,        /* before "octavo VERSION": "Made with" */
   LABEL_COUNT
 } LabelId;
 

@@ -18,6 +18,8 @@
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
+#include "progress.h"
+#include "project.h"
 #include "style.h"
 #include "util.h"
 #include "version.h"
@@ -241,10 +243,7 @@ static int parse_args(Args *a, int argc, char **argv) {
     }
   } else if (!a->dump && !a->dump_layout) {
     const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
-    char *base = g_path_get_basename(first);
-    char *dot = strrchr(base, '.');
-    if (dot && dot != base)
-      *dot = '\0';
+    char *base = project_name(first);
     const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
     const char *exts[] = {"epub", "pdf", "xhtml", "html"};
     for (int i = 0; i < 4; i++) {
@@ -256,6 +255,52 @@ static int parse_args(Args *a, int argc, char **argv) {
     g_free(base);
   }
   return EXIT_OK;
+}
+
+/* Parse a book project (SUMMARY.md, or a folder of chapters): its
+ * metadata first (a front-matter source below the chapters' own and -M),
+ * then its part titles and chapters in order. Images and links may come
+ * from anywhere in the book's folder unless --resource-path says
+ * otherwise. */
+static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
+  GError *err = NULL;
+  GArray *diags = project_diags_new();
+  Project *p = project_load(path, diags);
+  for (guint i = 0; i < diags->len; i++) {
+    const ProjectDiag *d = &g_array_index(diags, ProjectDiag, i);
+    BookPos pos = {book_intern(book, d->file), d->line, d->col};
+    book_diag(book, d->error ? BOOK_ERROR : BOOK_WARNING, &pos, "%s", d->message);
+  }
+  g_array_free(diags, TRUE);
+  if (!p)
+    return false;
+  const char *fm_name = NULL;
+  char *fm = project_front_matter(p, &fm_name, &err);
+  if (err) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    project_free(p);
+    return false;
+  }
+  guint n = p->sources->len + (fm ? 1 : 0), k = 0;
+  MdSource *srcs = g_new0(MdSource, n);
+  if (fm)
+    srcs[k++] = (MdSource){.name = fm_name, .text = fm, .len = strlen(fm)};
+  for (guint i = 0; i < p->sources->len; i++) {
+    const ProjectSource *ps = &g_array_index(p->sources, ProjectSource, i);
+    srcs[k++] = (MdSource){.name = ps->name, .text = ps->text, .len = ps->len,
+                           .heading_shift = ps->heading_shift};
+  }
+  if (!opts->resource_path)
+    opts->resource_path = p->root;
+  progress_step("reading", (long)n);
+  bool ok = md_parse_sources(book, srcs, (int)n, opts);
+  if (opts->resource_path == p->root)
+    opts->resource_path = NULL;
+  g_free(srcs);
+  g_free(fm);
+  project_free(p);
+  return ok;
 }
 
 /* Load the print style and the fonts for the book writers. The PDF needs
@@ -321,6 +366,7 @@ static int run(Args *a, const char *argv0) {
   opts.datadir = datadir;
 
   int rc = EXIT_OK;
+  progress_init(quiet);
   Book *book = book_new();
   /* An output must not overwrite an input, and its directory must exist. */
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
@@ -344,8 +390,14 @@ static int run(Args *a, const char *argv0) {
     int n = 0;
     while (inputs[n])
       n++;
-    if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
-      rc = EXIT_INPUT;
+    if (n == 1 && project_is_project(inputs[0])) {
+      if (!parse_project(book, inputs[0], &opts))
+        rc = EXIT_INPUT;
+    } else {
+      progress_step("reading", n);
+      if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
+        rc = EXIT_INPUT;
+    }
   }
   if (rc == EXIT_OK && a->dump) {
     GString *s = g_string_new(NULL);
@@ -367,6 +419,7 @@ static int run(Args *a, const char *argv0) {
     if ((need_lay || need_epub) && !load_shared(book, &ld, &opts, need_pdf || a->dump_layout))
       rc = EXIT_INPUT;
     if (rc == EXIT_OK && ld.style_ok && ld.fonts && need_lay) {
+      progress_step("laying out pages", 0);
       lay = lay_book(book, &opts, &ld.style, ld.fonts);
       if (!lay && (need_pdf || a->dump_layout))
         rc = EXIT_INPUT;
@@ -377,8 +430,10 @@ static int run(Args *a, const char *argv0) {
     fputs(t, stdout);
     g_free(t);
   }
+  progress_step("writing", outs->len);
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);
+    progress_update(i);
     if (!write_output(book, lay, &ld, &opts, o))
       rc = EXIT_INPUT;
     else if (verbose)
@@ -386,6 +441,7 @@ static int run(Args *a, const char *argv0) {
   }
 
   /* Diagnostics: with -q only errors. */
+  progress_clear();
   book_diag_print(book, 0, quiet, stderr);
   if (book_diag_count(book, BOOK_ERROR) > 0 && rc == EXIT_OK)
     rc = EXIT_INPUT;

@@ -171,7 +171,65 @@ typedef struct {
   BookNode *cur;   /* the node that takes the next children */
   BookNode *limit; /* raw-HTML closing tags close nothing at or above it */
   int ndefs;       /* footnote definitions seen */
+  GHashTable *refused;   /* raw-HTML tag -> opening tags not opened (too deep) whose closing tags to ignore */
+  BookNode *deep_warned; /* the top-level block where flattening was last reported */
 } Conv;
+
+/* ---- the depth limit (book.h: BOOK_MAX_DEPTH) ---- */
+
+/* Report flattening once per top-level block. */
+static void warn_deep(Conv *v, const BookPos *pos) {
+  BookNode *top = v->cur;
+  while (top->parent && top->parent->parent)
+    top = top->parent;
+  if (top == v->deep_warned)
+    return;
+  v->deep_warned = top;
+  book_diag(v->b, BOOK_WARNING, pos,
+            "nesting deeper than the model allows (%d levels): deeper levels flattened into this one, their text kept",
+            BOOK_MAX_DEPTH);
+}
+
+/* May container n (not yet attached) open inside v->cur?  Block containers
+ * open up to BOOK_MAX_BLOCK_DEPTH (a list with room for its items; an item
+ * only in a list), inline containers while a child still fits under
+ * BOOK_MAX_DEPTH.  A refused container's content goes into v->cur. */
+static bool fits(Conv *v, const BookNode *n) {
+  int d = book_node_depth(v->cur) + 1;
+  switch (n->type) {
+  case BOOK_LIST:
+    return d + 1 <= BOOK_MAX_BLOCK_DEPTH;
+  case BOOK_ITEM:
+    return v->cur->type == BOOK_LIST;
+  case BOOK_BLOCKQUOTE:
+  case BOOK_HTML_BLOCK:
+    return d <= BOOK_MAX_BLOCK_DEPTH;
+  default:
+    return !book_node_is_inline(n->type) || d + 1 <= BOOK_MAX_DEPTH;
+  }
+}
+
+/* Refuse an opening raw-HTML tag that does not fit: its closing tag will
+ * close nothing. */
+static bool refuse_html(Conv *v, BookNode *hn, const BookPos *pos) {
+  if (fits(v, hn))
+    return false;
+  warn_deep(v, pos);
+  const char *tag = hn->as.html.tag ? hn->as.html.tag : "";
+  g_hash_table_insert(v->refused, g_strdup(tag), GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(v->refused, tag)) + 1));
+  book_node_free(hn);
+  return true;
+}
+
+/* A closing tag: it closes a refused opening tag first, if any. */
+static BookNode *close_tag(Conv *v, const char *name, const BookPos *pos) {
+  int k = GPOINTER_TO_INT(g_hash_table_lookup(v->refused, name));
+  if (k > 0) {
+    g_hash_table_insert(v->refused, g_strdup(name), GINT_TO_POINTER(k - 1));
+    return v->cur;
+  }
+  return close_html(v->b, v->cur, v->limit, name, pos);
+}
 
 /* A raw-HTML block: a lone opening tag opens a container for the Markdown
  * that follows, closing tags close one, anything else is cleaned whole. */
@@ -181,18 +239,20 @@ static void html_block(Conv *v, const char *lit, const BookPos *pos) {
   char **closers = san_closing_tags(lit);
   if (closers && closers[1]) { /* "</div></div>": close each */
     for (char **k = closers; *k; k++)
-      v->cur = close_html(v->b, v->cur, v->limit, *k, pos);
+      v->cur = close_tag(v, *k, pos);
     g_strfreev(closers);
     return;
   }
   g_strfreev(closers);
   switch (san_fragment(v->b, lit ? lit : "", true, pos, &hn, &name)) {
   case SAN_OPEN:
+    if (refuse_html(v, hn, pos))
+      break;
     book_node_append(v->cur, hn);
     v->cur = hn;
     break;
   case SAN_CLOSE:
-    v->cur = close_html(v->b, v->cur, v->limit, name, pos);
+    v->cur = close_tag(v, name, pos);
     break;
   case SAN_NONE: {
     BookNode *open = san_block(v->b, lit ? lit : "", lit ? strlen(lit) : 0, pos, v->cur);
@@ -214,7 +274,10 @@ static void html_inline(Conv *v, const char *lit, const BookPos *pos) {
   char *name;
   switch (san_fragment(v->b, lit ? lit : "", false, pos, &hn, &name)) {
   case SAN_OPEN:
-  case SAN_SUPPRESS:
+    if (refuse_html(v, hn, pos))
+      break;
+    /* fall through */
+  case SAN_SUPPRESS: /* a marker always opens: its content must go */
     book_node_append(v->cur, hn);
     v->cur = hn;
     break;
@@ -222,7 +285,7 @@ static void html_inline(Conv *v, const char *lit, const BookPos *pos) {
     book_node_append(v->cur, hn);
     break;
   case SAN_CLOSE:
-    v->cur = close_html(v->b, v->cur, v->limit, name, pos);
+    v->cur = close_tag(v, name, pos);
     break;
   default:
     book_node_free(hn);
@@ -256,7 +319,7 @@ static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const ch
     break;
   case CMARK_NODE_HEADING:
     n = book_node_new(b, BOOK_HEADING, pos);
-    n->as.heading.level = cmark_node_get_heading_level(cn);
+    n->as.heading.level = CLAMP(cmark_node_get_heading_level(cn) + v->s->heading_shift, 1, 6);
     break;
   case CMARK_NODE_BLOCK_QUOTE:
     n = book_node_new(b, BOOK_BLOCKQUOTE, pos);
@@ -447,6 +510,7 @@ static BookNode *pop_open(GArray *stack, cmark_node *cn, BookNode *cur) {
 static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
   BookPos rpos = {s->file, 1, 1};
   Conv v = {.c = c, .s = s, .b = c->book};
+  v.refused = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   v.root = v.cur = book_node_new(c->book, BOOK_ROOT, &rpos);
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(Open));
   int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
@@ -465,7 +529,8 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
     if (!v.limit)
       v.limit = g_array_index(stack, Open, stack->len - 1).restore;
     /* A chapter heading at the top closes raw HTML containers left open. */
-    if (t == CMARK_NODE_HEADING && cmark_node_parent(cn) == doc && cmark_node_get_heading_level(cn) <= split)
+    if (t == CMARK_NODE_HEADING && cmark_node_parent(cn) == doc &&
+        CLAMP(cmark_node_get_heading_level(cn) + s->heading_shift, 1, 6) <= split)
       v.cur = v.root;
     if (t == CMARK_NODE_FOOTNOTE_DEFINITION)
       v.cur = v.root;
@@ -474,6 +539,12 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
       fix_pos_after_break(s, cn, v.cur, &pos);
     bool holds, attach;
     BookNode *n = make_node(&v, cn, t, &pos, &holds, &attach);
+    if (n && holds && attach && !fits(&v, n)) {
+      warn_deep(&v, &pos);
+      book_node_free(n);
+      n = NULL;
+      holds = false;
+    }
     if (n && attach)
       book_node_append(v.cur, n);
     if (!cm_is_leaf(t)) {
@@ -485,6 +556,7 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
   }
   cmark_iter_free(it);
   g_array_free(stack, TRUE);
+  g_hash_table_destroy(v.refused);
   return v.root;
 }
 
@@ -612,8 +684,9 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
+    md_tidy(&c, c.srcs[i].root);
     md_split_chapters(&c, &c.srcs[i], i == 0);
-    if (!c.srcs[i].first) {
+    if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
       book_diag(book, BOOK_WARNING, &pos, "no text in this file");
     }

@@ -36,6 +36,10 @@ typedef struct {
   const char *name; /* file name as given ("-" for standard input): used in messages */
   const char *text; /* the bytes, not necessarily valid UTF-8 */
   gsize len;
+  /* Every heading of this source goes this many levels down (pandoc's
+   * --shift-heading-level-by; a book project's nested chapters), clamped
+   * to 1..6, before titles and chapters are decided.  0: as written. */
+  int heading_shift;
 } MdSource;
 
 /* Parse sources, in order, into `book`: metadata, chapters, footnotes,

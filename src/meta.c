@@ -233,6 +233,7 @@ bool md_front_matter(Book *b, Src *s) {
       for (char *r = s->text; r < qe; r++)
         if (*r != '\n')
           *r = ' ';
+      s->has_fm = got > 0;
       return got > 0;
     }
     if (qn == q)

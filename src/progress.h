@@ -9,7 +9,8 @@
 
 #include <stdbool.h>
 
-/* Decide once whether progress is shown (quiet: -q) and start the clock. */
+/* Decide once whether progress is shown (quiet: -q) and start the clock.
+ * OCTAVO_PROGRESS_AFTER_MS overrides the half-second delay (tests). */
 void progress_init(bool quiet);
 /* The current step: "parsing", "laying out", "writing EPUB", ...; total is
  * the number of units it has (0 when unknown: a count without a bar). */

@@ -6,6 +6,7 @@
 #include "project.h"
 
 #include <cmark-gfm.h>
+#include <yaml.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,36 @@ static void source_clear(gpointer p) {
   g_free(s->text);
 }
 
+static void diag_clear(gpointer d) {
+  ProjectDiag *pd = d;
+  g_free(pd->file);
+  g_free(pd->message);
+}
+
+GArray *project_diags_new(void) {
+  GArray *a = g_array_new(FALSE, TRUE, sizeof(ProjectDiag));
+  g_array_set_clear_func(a, diag_clear);
+  return a;
+}
+
+static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt, ...)
+    G_GNUC_PRINTF(6, 7);
+static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ProjectDiag d = {g_strdup(file), line, col, error, g_strdup_vprintf(fmt, ap)};
+  va_end(ap);
+  g_array_append_val(diags, d);
+}
+
 void project_free(Project *p) {
   if (!p)
     return;
   g_free(p->root);
   g_array_free(p->sources, TRUE);
   g_ptr_array_free(p->metadata, TRUE);
-  g_ptr_array_free(p->warnings, TRUE);
   g_free(p->metadata_file);
+  g_free(p->toml_file);
   g_free(p);
 }
 
@@ -35,7 +58,6 @@ static Project *project_new(const char *root) {
   p->sources = g_array_new(FALSE, TRUE, sizeof(ProjectSource));
   g_array_set_clear_func(p->sources, source_clear);
   p->metadata = g_ptr_array_new_with_free_func(g_free);
-  p->warnings = g_ptr_array_new_with_free_func(g_free);
   return p;
 }
 
@@ -45,11 +67,13 @@ typedef struct {
   GScanner *sc;
   const char *name;
   GError **err;
+  int line, col; /* where it failed */
 } Toml;
 
 static bool toml_fail(Toml *t, const char *what) {
-  g_set_error(t->err, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE, "%s:%u:%u: %s", t->name,
-              g_scanner_cur_line(t->sc), g_scanner_cur_position(t->sc), what);
+  t->line = (int)g_scanner_cur_line(t->sc);
+  t->col = (int)g_scanner_cur_position(t->sc);
+  g_set_error(t->err, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE, "%s", what);
   return false;
 }
 
@@ -109,7 +133,8 @@ static void toml_key_append(GString *key, GScanner *sc, GTokenType tok) {
 
 /* The string values of the [book] table as "KEY=VALUE" (a key once per
  * element of an array of strings). */
-static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs, GError **err) {
+static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs, GError **err,
+                            int *line, int *col) {
   GScanner *sc = g_scanner_new(NULL);
   sc->config->cset_identifier_first = G_CSET_a_2_z G_CSET_A_2_Z "_";
   sc->config->cset_identifier_nth = G_CSET_a_2_z G_CSET_A_2_Z "_-0123456789";
@@ -124,7 +149,7 @@ static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs
   sc->config->char_2_token = TRUE;
   g_scanner_input_text(sc, text, (guint)strlen(text));
   sc->input_name = name;
-  Toml t = {sc, name, err};
+  Toml t = {sc, name, err, 0, 0};
   GString *table = g_string_new(NULL), *key = g_string_new(NULL);
   bool ok = true;
   for (;;) {
@@ -183,13 +208,18 @@ static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs
       goto done;
   }
 done:
+  if (line)
+    *line = t.line;
+  if (col)
+    *col = t.col;
   g_string_free(table, TRUE);
   g_string_free(key, TRUE);
   g_scanner_destroy(sc);
   return ok;
 }
 
-bool project_parse_book_toml(const char *text, const char *name, GPtrArray *metadata, GError **err) {
+static bool book_toml_meta(const char *text, const char *name, GPtrArray *metadata, GError **err,
+                           int *line, int *col) {
   static const struct {
     const char *toml, *meta;
   } keys[] = {{"title=", "title"},
@@ -197,7 +227,7 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
               {"description=", "description"},
               {"language=", "lang"}};
   GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
-  bool ok = toml_book_table(text, name, pairs, err);
+  bool ok = toml_book_table(text, name, pairs, err, line, col);
   for (guint i = 0; ok && i < pairs->len; i++) {
     const char *kv = pairs->pdata[i];
     for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
@@ -206,6 +236,16 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
   }
   g_ptr_array_free(pairs, TRUE);
   return ok;
+}
+
+bool project_parse_book_toml(const char *text, const char *name, GPtrArray *metadata, GError **err) {
+  int line = 0, col = 0;
+  GError *e = NULL;
+  if (book_toml_meta(text, name, metadata, &e, &line, &col))
+    return true;
+  g_set_error(err, e->domain, e->code, "%s:%d:%d: %s", name, line, col, e->message);
+  g_error_free(e);
+  return false;
 }
 
 /* --- include lines ----------------------------------------------------------- */
@@ -249,9 +289,9 @@ static void select_lines(const char *text, const char *anchor, long first, long 
   g_strfreev(lines);
 }
 
-static void warn_at(GPtrArray *warnings, const char *name, const char *text, const char *at,
+static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
                     const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-static void warn_at(GPtrArray *warnings, const char *name, const char *text, const char *at,
+static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
                     const char *fmt, ...) {
   int line = 1, col = 1;
   for (const char *c = text; c < at; c++) {
@@ -266,7 +306,7 @@ static void warn_at(GPtrArray *warnings, const char *name, const char *text, con
   va_start(ap, fmt);
   char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_ptr_array_add(warnings, g_strdup_printf("%s:%d:%d: warning: %s", name, line, col, msg));
+  diag(diags, false, name, line, col, "%s", msg);
   g_free(msg);
 }
 
@@ -282,11 +322,11 @@ static bool inside(const char *path, const char *root) {
 }
 
 static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
-                    GPtrArray *warnings, int depth);
+                    GArray *diags, int depth);
 
 /* One directive's argument "FILE[:ANCHOR|:FIRST[:LAST]]" → its text. */
 static bool include_one(const char *arg, const char *name, const char *text, const char *at,
-                        const char *dir, const char *root, GPtrArray *warnings, int depth,
+                        const char *dir, const char *root, GArray *diags, int depth,
                         GString *out) {
   char **parts = g_strsplit(arg, ":", 3);
   char *file = g_strstrip(g_strdup(parts[0]));
@@ -295,14 +335,14 @@ static bool include_one(const char *arg, const char *name, const char *text, con
   gsize n = 0;
   bool ok = false;
   if (!inside(path, root) || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    warn_at(warnings, name, text, at, "include file %s %s; the line is kept as written", file,
+    warn_at(diags, name, text, at, "include file %s %s; the line is kept as written", file,
             g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
   } else if (!g_file_get_contents(path, &contents, &n, NULL)) {
-    warn_at(warnings, name, text, at, "cannot read include file %s; the line is kept as written", file);
+    warn_at(diags, name, text, at, "cannot read include file %s; the line is kept as written", file);
   } else {
     char *sub = g_path_get_dirname(path);
     char *expanded = depth + 1 < INCLUDE_DEPTH_MAX
-                         ? expand(contents, n, path, sub, root, warnings, depth + 1)
+                         ? expand(contents, n, path, sub, root, diags, depth + 1)
                          : g_strndup(contents, n);
     const char *a = parts[1] ? g_strstrip(parts[1]) : NULL;
     char *endp = NULL;
@@ -329,7 +369,7 @@ static bool include_one(const char *arg, const char *name, const char *text, con
 }
 
 static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
-                    GPtrArray *warnings, int depth) {
+                    GArray *diags, int depth) {
   static const char *const kinds[] = {"{{#include ", "{{#rustdoc_include "};
   GString *out = g_string_sized_new(len + 64);
   char *src = g_strndup(text, len); /* NUL-terminated for strstr */
@@ -363,7 +403,7 @@ static char *expand(const char *text, gsize len, const char *name, const char *d
     }
     g_string_append_len(out, p, hit - p);
     char *arg = g_strndup(hit + klen, close - hit - klen);
-    if (!include_one(arg, name, src, hit, dir, root, warnings, depth, out))
+    if (!include_one(arg, name, src, hit, dir, root, diags, depth, out))
       g_string_append_len(out, hit, close + 2 - hit);
     g_free(arg);
     p = close + 2;
@@ -373,9 +413,9 @@ static char *expand(const char *text, gsize len, const char *name, const char *d
 }
 
 char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
-                              const char *root, GPtrArray *warnings) {
+                              const char *root, GArray *diags) {
   char *r = g_canonicalize_filename(root, NULL);
-  char *out = expand(text, len, name, dir, r, warnings, 0);
+  char *out = expand(text, len, name, dir, r, diags, 0);
   g_free(r);
   return out;
 }
@@ -387,8 +427,9 @@ typedef struct {
   const char *summary; /* its path, for messages */
   const char *dir;     /* its folder: chapter paths are relative to it */
   bool expand_includes;
-  GError **err;
+  GArray *diags;
   char *title;         /* the summary's own title heading, if any */
+  bool parts;          /* it has part titles: prefix and suffix chapters stand beside them */
 } Summary;
 
 static char *node_text(cmark_node *n) {
@@ -417,9 +458,7 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth) {
   char *title = node_text(link);
   int line = cmark_node_get_start_line(link), col = cmark_node_get_start_column(link);
   if (!url || !*url) {
-    g_ptr_array_add(s->p->warnings,
-                    g_strdup_printf("%s:%d:%d: warning: draft chapter '%s' has no file; left out",
-                                    s->summary, line, col, title));
+    diag(s->diags, false, s->summary, line, col, "draft chapter '%s' has no file; left out", title);
     g_free(title);
     return true;
   }
@@ -435,16 +474,16 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth) {
   GError *e = NULL;
   bool ok = true;
   if (!inside(path, s->p->root)) {
-    g_set_error(s->err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s:%d:%d: chapter %s %s", s->summary, line, col,
-                file, g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
+    diag(s->diags, true, s->summary, line, col, "chapter %s %s", file,
+         g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
     ok = false;
   } else if (!g_file_get_contents(path, &text, &len, &e)) {
-    g_set_error(s->err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s:%d:%d: %s", s->summary, line, col, e->message);
+    diag(s->diags, true, s->summary, line, col, "%s", e->message);
     g_error_free(e);
     ok = false;
   } else {
     char *dir = g_path_get_dirname(path);
-    char *t = s->expand_includes ? project_expand_includes(text, len, path, dir, s->p->root, s->p->warnings)
+    char *t = s->expand_includes ? project_expand_includes(text, len, path, dir, s->p->root, s->diags)
                                  : g_strndup(text, len);
     add_source(s->p, g_strdup(path), t, 1 + depth, 0);
     g_free(dir);
@@ -456,8 +495,12 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth) {
   return ok;
 }
 
-/* The links of a paragraph (prefix and suffix chapters). */
+/* The links of a paragraph: prefix and suffix chapters (depth -1: beside
+ * the parts when there are parts, else chapters like the numbered ones),
+ * or a list item's chapter. */
 static bool add_links(Summary *s, cmark_node *para, int depth) {
+  if (depth < 0)
+    depth = s->parts ? -1 : 0;
   for (cmark_node *c = cmark_node_first_child(para); c; c = cmark_node_next(c))
     if (cmark_node_get_type(c) == CMARK_NODE_LINK && !add_chapter(s, c, depth))
       return false;
@@ -479,6 +522,8 @@ static bool add_list(Summary *s, cmark_node *list, int depth) {
 static bool read_summary(Summary *s, const char *text, gsize len) {
   cmark_node *doc = cmark_parse_document(text, len, CMARK_OPT_DEFAULT);
   bool ok = true, first = true;
+  for (cmark_node *b = cmark_node_first_child(doc); b; b = cmark_node_next(b))
+    s->parts |= b != cmark_node_first_child(doc) && cmark_node_get_type(b) == CMARK_NODE_HEADING;
   for (cmark_node *b = cmark_node_first_child(doc); b && ok; b = cmark_node_next(b)) {
     switch (cmark_node_get_type(b)) {
     case CMARK_NODE_HEADING:
@@ -492,7 +537,7 @@ static bool read_summary(Summary *s, const char *text, gsize len) {
       }
       break;
     case CMARK_NODE_PARAGRAPH:
-      ok = add_links(s, b, 0);
+      ok = add_links(s, b, -1);
       break;
     case CMARK_NODE_LIST:
       ok = add_list(s, b, 0);
@@ -505,6 +550,7 @@ static bool read_summary(Summary *s, const char *text, gsize len) {
   cmark_node_free(doc);
   return ok;
 }
+
 
 /* --- finding and loading ------------------------------------------------------------ */
 
@@ -536,7 +582,7 @@ static char *find_summary(const char *dir) {
   char *text = NULL;
   if (g_file_get_contents(toml, &text, NULL, NULL)) { /* [book] src = "..." */
     GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
-    if (toml_book_table(text, toml, pairs, NULL))
+    if (toml_book_table(text, toml, pairs, NULL, NULL, NULL))
       for (guint i = 0; i < pairs->len && !src; i++)
         if (g_str_has_prefix(pairs->pdata[i], "src="))
           src = g_strdup((char *)pairs->pdata[i] + 4);
@@ -556,10 +602,24 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static Project *load_folder(const char *dir, GError **err) {
-  GDir *d = g_dir_open(dir, 0, err);
-  if (!d)
+/* Read a file into *text; an error diag naming it when it cannot be. */
+static bool read_file(const char *path, char **text, gsize *len, GArray *diags) {
+  GError *e = NULL;
+  if (g_file_get_contents(path, text, len, &e))
+    return true;
+  diag(diags, true, path, 0, 0, "cannot read: %s", e->message);
+  g_error_free(e);
+  return false;
+}
+
+static Project *load_folder(const char *dir, GArray *diags) {
+  GError *e = NULL;
+  GDir *d = g_dir_open(dir, 0, &e);
+  if (!d) {
+    diag(diags, true, dir, 0, 0, "%s", e->message);
+    g_error_free(e);
     return NULL;
+  }
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   const char *n;
   while ((n = g_dir_read_name(d)))
@@ -568,7 +628,7 @@ static Project *load_folder(const char *dir, GError **err) {
   g_dir_close(d);
   g_ptr_array_sort(names, cmp_str);
   if (names->len == 0) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s holds no SUMMARY.md and no *.md file", dir);
+    diag(diags, true, dir, 0, 0, "holds no SUMMARY.md and no *.md file");
     g_ptr_array_free(names, TRUE);
     return NULL;
   }
@@ -581,7 +641,7 @@ static Project *load_folder(const char *dir, GError **err) {
   for (guint i = 0; i < names->len; i++) {
     char *text = NULL;
     gsize len = 0;
-    if (!g_file_get_contents(names->pdata[i], &text, &len, err)) {
+    if (!read_file(names->pdata[i], &text, &len, diags)) {
       project_free(p);
       p = NULL;
       break;
@@ -592,25 +652,32 @@ static Project *load_folder(const char *dir, GError **err) {
   return p;
 }
 
-static Project *load_summary(const char *summary, GError **err) {
+static Project *load_summary(const char *summary, GArray *diags) {
   char *text = NULL;
   gsize len = 0;
-  if (!g_file_get_contents(summary, &text, &len, err))
+  if (!read_file(summary, &text, &len, diags))
     return NULL;
   char *dir = g_path_get_dirname(summary);
   char *toml = find_book_toml(dir);
   char *root = toml ? g_path_get_dirname(toml) : g_strdup(dir);
   Project *p = project_new(root);
-  Summary s = {p, summary, dir, true, err, NULL};
+  Summary s = {p, summary, dir, true, diags, NULL, false};
   bool ok = true;
   if (toml) {
     char *t = NULL;
-    ok = g_file_get_contents(toml, &t, NULL, err) && project_parse_book_toml(t, toml, p->metadata, err);
+    GError *e = NULL;
+    ok = read_file(toml, &t, NULL, diags);
+    int line = 0, col = 0;
+    if (ok && !(ok = book_toml_meta(t, toml, p->metadata, &e, &line, &col))) {
+      diag(diags, true, toml, line, col, "%s", e->message);
+      g_error_free(e);
+    }
     g_free(t);
   }
+  p->toml_file = g_strdup(toml);
   ok = ok && read_summary(&s, text, len);
   if (ok && p->sources->len == 0) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s lists no chapter", summary);
+    diag(diags, true, summary, 0, 0, "lists no chapter");
     ok = false;
   }
   /* The book needs a title that is not its first part's: book.toml's, or
@@ -623,7 +690,7 @@ static Project *load_summary(const char *summary, GError **err) {
                             g_ascii_strcasecmp(s.title, "Table of Contents") != 0
                         ? s.title
                         : NULL;
-    char *base = g_path_get_basename(p->root);
+    char *base = project_name(summary);
     g_ptr_array_insert(p->metadata, 0, g_strdup_printf("title=%s", t ? t : base));
     g_free(base);
   }
@@ -639,6 +706,36 @@ static Project *load_summary(const char *summary, GError **err) {
   return p;
 }
 
+char *project_name(const char *path) {
+  char *base = g_path_get_basename(path);
+  if (project_is_project(path) && !g_file_test(path, G_FILE_TEST_IS_DIR)) { /* SUMMARY.md */
+    char *dir = g_path_get_dirname(path);
+    char *abs = g_canonicalize_filename(dir, NULL);
+    g_free(base);
+    base = g_path_get_basename(abs);
+    if (strcmp(base, "src") == 0) {
+      char *up = g_path_get_dirname(abs);
+      g_free(base);
+      base = g_path_get_basename(up);
+      g_free(up);
+    }
+    g_free(abs);
+    g_free(dir);
+    return base;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    char *abs = g_canonicalize_filename(path, NULL);
+    g_free(base);
+    base = g_path_get_basename(abs);
+    g_free(abs);
+    return base;
+  }
+  char *dot = strrchr(base, '.');
+  if (dot && dot != base)
+    *dot = '\0';
+  return base;
+}
+
 bool project_is_project(const char *path) {
   if (g_file_test(path, G_FILE_TEST_IS_DIR))
     return true;
@@ -648,11 +745,109 @@ bool project_is_project(const char *path) {
   return r;
 }
 
-Project *project_load(const char *path, GError **err) {
+Project *project_load(const char *path, GArray *diags) {
   if (!g_file_test(path, G_FILE_TEST_IS_DIR))
-    return load_summary(path, err);
+    return load_summary(path, diags);
   char *summary = find_summary(path);
-  Project *p = summary ? load_summary(summary, err) : load_folder(path, err);
+  Project *p = summary ? load_summary(summary, diags) : load_folder(path, diags);
   g_free(summary);
   return p;
+}
+
+/* --- metadata as front matter --------------------------------------------------------- */
+
+static int emit_to_string(void *data, unsigned char *buf, size_t size) {
+  g_string_append_len(data, (const char *)buf, (gssize)size);
+  return 1;
+}
+
+static bool emit_scalar(yaml_emitter_t *em, const char *v) {
+  yaml_event_t ev;
+  yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), 1, 1,
+                               YAML_ANY_SCALAR_STYLE);
+  return yaml_emitter_emit(em, &ev);
+}
+
+/* book.toml's pairs ("title=...", "author=..." once per author) as a YAML
+ * mapping; authors as a sequence. */
+static char *emit_yaml(const GPtrArray *pairs) {
+  GString *out = g_string_new("---\n");
+  yaml_emitter_t em;
+  yaml_event_t ev;
+  yaml_emitter_initialize(&em);
+  yaml_emitter_set_output(&em, emit_to_string, out);
+  yaml_emitter_set_unicode(&em, 1);
+  yaml_emitter_set_width(&em, -1);
+  bool ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
+            yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
+            yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE) &&
+            yaml_emitter_emit(&em, &ev);
+  bool authors = false;
+  for (guint i = 0; ok && i < pairs->len; i++) {
+    const char *kv = pairs->pdata[i], *eq = strchr(kv, '=');
+    char *key = g_strndup(kv, eq - kv);
+    if (strcmp(key, "author") == 0) {
+      if (!authors) { /* all of them at once, in order */
+        ok = emit_scalar(&em, "author") &&
+             yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) &&
+             yaml_emitter_emit(&em, &ev);
+        for (guint j = i; ok && j < pairs->len; j++)
+          if (g_str_has_prefix(pairs->pdata[j], "author="))
+            ok = emit_scalar(&em, (char *)pairs->pdata[j] + 7);
+        ok = ok && yaml_sequence_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev);
+        authors = true;
+      }
+    } else {
+      ok = emit_scalar(&em, key) && emit_scalar(&em, eq + 1);
+    }
+    g_free(key);
+  }
+  ok = ok && yaml_mapping_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev) &&
+       yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(&em, &ev) &&
+       yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev);
+  yaml_emitter_delete(&em);
+  if (!ok) {
+    g_string_free(out, TRUE);
+    return NULL;
+  }
+  /* the emitter ends the document with "...": front matter closes with --- */
+  if (g_str_has_suffix(out->str, "...\n"))
+    g_string_truncate(out, out->len - 4);
+  g_string_append(out, "---\n");
+  return g_string_free(out, FALSE);
+}
+
+char *project_front_matter(const Project *p, const char **name, GError **err) {
+  if (p->metadata_file) {
+    char *text = NULL;
+    if (!g_file_get_contents(p->metadata_file, &text, NULL, err))
+      return NULL;
+    *name = p->metadata_file;
+    /* metadata.yaml may hold its own --- and ... lines: one block either way */
+    char **lines = g_strsplit(text, "\n", -1);
+    GString *out = g_string_new("---\n");
+    for (char **l = lines; *l; l++) {
+      char *t = g_strchomp(g_strdup(*l));
+      bool fence = strcmp(t, "---") == 0 || strcmp(t, "...") == 0;
+      g_free(t);
+      if (fence)
+        continue;
+      g_string_append(out, *l);
+      if (l[1])
+        g_string_append_c(out, '\n');
+    }
+    if (out->str[out->len - 1] != '\n')
+      g_string_append_c(out, '\n');
+    g_string_append(out, "---\n");
+    g_strfreev(lines);
+    g_free(text);
+    return g_string_free(out, FALSE);
+  }
+  if (p->metadata->len == 0)
+    return NULL;
+  *name = p->toml_file ? p->toml_file : "book.toml";
+  char *y = emit_yaml(p->metadata);
+  if (!y)
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: cannot write its metadata as YAML", *name);
+  return y;
 }

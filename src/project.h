@@ -16,7 +16,9 @@
  * The result is a list of sources for the front end: part titles become
  * one-line `# Title` sources and every chapter file's headings are shifted
  * down by one plus its nesting depth, so that parts are level 1, chapters
- * level 2 (the default split level) and nested chapters sections below them.
+ * level 2 (the default split level) and nested chapters sections below them;
+ * in a book with parts, prefix and suffix chapters keep level 1, beside the
+ * parts.
  * Parsing SUMMARY.md uses cmark-gfm; no Markdown is read by hand. */
 #ifndef OCTAVO_PROJECT_H
 #define OCTAVO_PROJECT_H
@@ -32,31 +34,56 @@ typedef struct {
   int line;          /* for a part title: its line in SUMMARY.md; else 0 */
 } ProjectSource;
 
+/* A message about a project, with its position (line and col 0: the whole
+ * file). */
+typedef struct {
+  char *file;
+  int line, col;
+  bool error;
+  char *message;
+} ProjectDiag;
+
 typedef struct {
   char *root;               /* the book's folder: includes and links stay inside it (owned) */
   GArray *sources;          /* ProjectSource, in reading order */
   GPtrArray *metadata;      /* "KEY=VALUE" from book.toml (owned strings) */
   char *metadata_file;      /* DIR/metadata.yaml, or NULL (owned) */
-  GPtrArray *warnings;      /* "FILE:LINE:COL: warning: ..." lines (owned) */
+  char *toml_file;          /* book.toml, or NULL (owned) */
 } Project;
 
 /* True when path names a book project: a file called SUMMARY.md, or a
  * directory (which then must hold a SUMMARY.md, src/SUMMARY.md or *.md). */
 bool project_is_project(const char *path);
 
-/* Read the project at path. Returns NULL with *err set (a message naming the
- * file) when it cannot be read or lists no chapter; a chapter file that is
- * missing is an error too, an include that is missing a warning. */
-Project *project_load(const char *path, GError **err);
+/* Read the project at path. Messages go to diags (ProjectDiag, the
+ * caller's: make it with project_diags_new()). Returns NULL after an error
+ * (the project cannot be read, lists no chapter, or a chapter file is
+ * missing); an include that is missing is a warning. */
+Project *project_load(const char *path, GArray *diags);
+/* An empty array for ProjectDiag that frees its strings. */
+GArray *project_diags_new(void);
+
+/* The project's metadata as a YAML front-matter block ("---\n...\n---\n")
+ * for a source of its own ahead of the chapters, so that it is a layer
+ * below the chapters' own front matter and -M (pandoc's precedence for a
+ * metadata file): book.toml's keys written with libyaml's emitter, or
+ * metadata.yaml as it is. NULL when the project has no metadata. Sets
+ * *name to the file it came from (owned by p). */
+char *project_front_matter(const Project *p, const char **name, GError **err);
+
+/* The name for a project's default output files: the book's folder's name
+ * (for SUMMARY.md in src/, the folder above), or for a plain file its base
+ * name without the extension. Caller frees. */
+char *project_name(const char *path);
 
 /* Free a project. Accepts NULL. */
 void project_free(Project *p);
 
 /* Expand mdBook's include lines in text (of a file in dir) confined to
- * root; warnings are appended to warnings ("NAME:LINE:COL: warning: ...").
- * Returns a new string. Exposed for tests. */
+ * root; warnings go to diags (ProjectDiag). Returns a new string. Exposed
+ * for tests. */
 char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
-                              const char *root, GPtrArray *warnings);
+                              const char *root, GArray *diags);
 
 /* Parse the [book] table of book.toml text into "KEY=VALUE" strings
  * (title, author (one per author), description, lang). Returns false with

@@ -13,6 +13,7 @@
 
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
+#include <math.h>
 #include <string.h>
 
 enum {
@@ -46,7 +47,9 @@ static const ElemInfo elements[] = {
     {"footer", E_BLOCK | E_CONTAINER, ""},
     {"blockquote", E_BLOCK | E_CONTAINER, "cite"},
     {"figure", E_BLOCK | E_CONTAINER, ""},
-    {"figcaption", E_BLOCK, ""},
+    {"figcaption", E_BLOCK | E_CONTAINER, ""},
+    /* mdBook's code listing: tidy.c makes it a BOOK_FIGURE (listing) */
+    {"listing", E_BLOCK | E_CONTAINER, "number file-name caption"},
     {"details", E_BLOCK | E_CONTAINER, "open"},
     {"summary", E_BLOCK, ""},
     {"address", E_BLOCK, ""},
@@ -304,6 +307,102 @@ static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, con
   return (char **)g_ptr_array_free(out, FALSE);
 }
 
+/* ---- image sizes ---- */
+
+/* s with every run of white space (newlines included) as one space, trimmed:
+ * alt text is one line of text. Caller frees. */
+static char *one_line(const char *s) {
+  GString *o = g_string_new(NULL);
+  bool space = false;
+  for (const char *p = s; *p; p++) {
+    if (g_ascii_isspace(*p)) {
+      space = o->len > 0;
+      continue;
+    }
+    if (space)
+      g_string_append_c(o, ' ');
+    space = false;
+    g_string_append_c(o, *p);
+  }
+  return g_string_free(o, FALSE);
+}
+
+/* A CSS length ("50%", "100px", "2.5em"; a plain number is px when
+ * unitless is true, as in the width attribute) within the model's bounds
+ * (book.h), else false. */
+static bool parse_length(const char *text, bool unitless, BookLength *out) {
+  char *t = g_strstrip(g_strdup(text));
+  char *end = NULL;
+  double v = t[0] == '+' || t[0] == '.' || g_ascii_isdigit(t[0]) ? g_ascii_strtod(t, &end) : 0;
+  BookLength l = {v, BOOK_LEN_NONE};
+  if (end && end != t) {
+    while (g_ascii_isspace(*end))
+      end++;
+    if (*end == '\0' && unitless)
+      l.unit = BOOK_LEN_PX;
+    else if (g_ascii_strcasecmp(end, "px") == 0)
+      l.unit = BOOK_LEN_PX;
+    else if (g_ascii_strcasecmp(end, "em") == 0)
+      l.unit = BOOK_LEN_EM;
+    else if (strcmp(end, "%") == 0)
+      l.unit = BOOK_LEN_PERCENT;
+  }
+  g_free(t);
+  double max = l.unit == BOOK_LEN_PX ? 10000 : l.unit == BOOK_LEN_EM ? 500 : 100;
+  if (l.unit == BOOK_LEN_NONE || !isfinite(v) || v <= 0 || v > max)
+    return false;
+  *out = l;
+  return true;
+}
+
+/* The size of an <img>: width and height attributes, then width,
+ * max-width and height in its style (which win, as in CSS).  What cannot
+ * be kept is reported in one warning; "auto" goes silently. */
+static void image_size(Book *book, const xmlNode *el, const BookPos *pos, BookNode *img) {
+  GString *dropped = g_string_new(NULL);
+  static const char *const attrs[] = {"width", "height"};
+  for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++) {
+    char *v = get_attr(el, attrs[i]);
+    BookLength *l = i == 0 ? &img->as.image.width : &img->as.image.height;
+    if (v && !parse_length(v, true, l))
+      g_string_append_printf(dropped, "%s%s=\"%s\"", dropped->len ? ", " : "", attrs[i], v);
+    g_free(v);
+  }
+  char *style = get_attr(el, "style");
+  char **decls = style ? g_strsplit(style, ";", -1) : NULL;
+  for (char **d = decls; d && *d; d++) {
+    char *decl = g_strstrip(*d); /* moves the text: find the colon after */
+    char *colon = strchr(decl, ':');
+    if (!*decl)
+      continue;
+    if (!colon) {
+      g_string_append_printf(dropped, "%s'%s'", dropped->len ? ", " : "", decl);
+      continue;
+    }
+    *colon = '\0';
+    char *prop = g_strstrip(decl), *value = g_strstrip(colon + 1);
+    char *imp = strstr(value, "!important");
+    if (imp) {
+      *imp = '\0';
+      g_strstrip(value);
+    }
+    BookLength *l = g_ascii_strcasecmp(prop, "width") == 0       ? &img->as.image.width
+                    : g_ascii_strcasecmp(prop, "height") == 0    ? &img->as.image.height
+                    : g_ascii_strcasecmp(prop, "max-width") == 0 ? &img->as.image.max_width
+                                                                 : NULL;
+    if (l && g_ascii_strcasecmp(value, "auto") == 0)
+      *l = (BookLength){0, BOOK_LEN_NONE};
+    else if (!l || !parse_length(value, false, l))
+      g_string_append_printf(dropped, "%s'%s: %s'", dropped->len ? ", " : "", prop, value);
+  }
+  g_strfreev(decls);
+  g_free(style);
+  if (dropped->len)
+    book_diag(book, BOOK_WARNING, pos,
+              "raw HTML: <img> size: dropped %s (kept: width, max-width, height in px, em or %%)", dropped->str);
+  g_string_free(dropped, TRUE);
+}
+
 /* The model node for an allow-listed element, or NULL when it cannot be kept
  * (reported).  *is_leaf says the node takes no children from el. */
 static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
@@ -325,20 +424,24 @@ static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei,
       g_free(src);
       return NULL;
     }
-    /* The model's image has no attributes of its own: report only what the
-     * allow-list would not keep anyway (on*, style, ...). */
-    char **kept = clean_attrs(book, el, ei, pos, NULL);
+    /* The model's image keeps src, alt, title and a size: report only what
+     * the allow-list would not keep anyway (on*, ...). */
+    static const char *const sized[] = {"width", "height", "style", NULL};
+    char **kept = clean_attrs(book, el, ei, pos, sized);
     g_strfreev(kept);
     BookNode *img = book_node_new(book, BOOK_IMAGE, pos);
     img->as.image.src = src;
     img->as.image.title = get_attr(el, "title");
+    image_size(book, el, pos, img);
     char *alt = get_attr(el, "alt");
-    if (alt && *alt) {
+    char *flat = alt ? one_line(alt) : NULL;
+    g_free(alt);
+    if (flat && *flat) {
       BookNode *t = book_node_new(book, BOOK_TEXT, pos);
-      t->text = alt;
+      t->text = flat;
       book_node_append(img, t);
     } else {
-      g_free(alt);
+      g_free(flat);
     }
     return img;
   }
@@ -605,12 +708,23 @@ static BookNode *left_open(const char *html, gsize len, BookNode *parent) {
   return open;
 }
 
+/* Would element m, put into cur, pass the model's depth limit (book.h)?
+ * Block elements open up to BOOK_MAX_BLOCK_DEPTH, inline ones while a
+ * child still fits; top-level inlines go into a paragraph first. */
+static bool too_deep(const BookNode *cur, const BookNode *m) {
+  int d = book_node_depth(cur) + 1;
+  if (m->type == BOOK_HTML_BLOCK)
+    return d > BOOK_MAX_BLOCK_DEPTH;
+  return d + 2 > BOOK_MAX_DEPTH;
+}
+
 BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
   BookNode *before = parent->last_child;
   htmlDocPtr doc = parse_html(html, len);
   if (!doc)
     return NULL;
   BlockCtx c = {book, parent, NULL, pos};
+  bool warned = false;
   xmlNode *root = (xmlNode *)doc;
   /* parents[i] is the model node that holds the content of the i-th open
    * libxml2 element on the path from root (the same node for elements that
@@ -644,7 +758,21 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
       } else {
         bool leaf;
         BookNode *m = make_element(book, n, ei, &p, &leaf);
-        if (m) {
+        if (m && too_deep(cur, m)) {
+          /* flattened: its content (an image's alt text) goes into cur */
+          if (!warned)
+            book_diag(book, BOOK_WARNING, &p,
+                      "nesting deeper than the model allows (%d levels): deeper levels flattened into this one, their text kept",
+                      BOOK_MAX_DEPTH);
+          warned = true;
+          BookNode *k;
+          while ((k = m->first_child)) {
+            book_node_unlink(k);
+            put(&c, cur, k);
+          }
+          book_node_free(m);
+          descend = true;
+        } else if (m) {
           put(&c, cur, m);
           holder = m;
           descend = !leaf;

@@ -31,6 +31,7 @@
 #include <libxml/xmlwriter.h>
 #include <string.h>
 
+#include "colophon.h"
 #include "labels.h"
 #include "sanitize.h"
 #include "util.h"
@@ -51,6 +52,7 @@ struct XhtmlWriter {
   xmlTextWriterPtr w;
   GPtrArray *links; /* the BOOK_LINK nodes that opened an <a>, innermost last */
   int in_link;      /* open <a> elements (links and raw HTML) */
+  int in_caption;   /* writing a listing's caption ahead of its code (write_subtree) */
   /* The inline elements around a footnote reference inside a link, closed
    * so that the reference gets a link of its own (no link in a link), and
    * not yet reopened, outermost first: they are reopened before the next
@@ -557,6 +559,35 @@ static bool figure_has_image(const BookNode *fig) {
   return img && img->type == BOOK_IMAGE && img->as.image.res;
 }
 
+/* The figure's BOOK_FIGCAPTION, or NULL. */
+static BookNode *figure_caption(const BookNode *fig) {
+  return fig->last_child && fig->last_child->type == BOOK_FIGCAPTION ? fig->last_child : NULL;
+}
+
+static void append_length(GString *s, const char *prop, BookLength l) {
+  static const char *const units[] = {"", "px", "em", "%"};
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf(s, "%s%s: %s%s", s->len ? "; " : "", prop, g_ascii_formatd(num, sizeof num, "%g", l.value),
+                         units[l.unit]);
+}
+
+/* The image's size (book.h) as an inline style, or NULL: the width (at
+ * most max-width, and at most the column when it is absolute), else the
+ * height; the image keeps its aspect ratio. Caller frees. */
+static char *image_style(const BookNode *n) {
+  BookLength w = n->as.image.width, h = n->as.image.height, mw = n->as.image.max_width;
+  GString *s = g_string_new(NULL);
+  if (w.unit != BOOK_LEN_NONE)
+    append_length(s, "width", w);
+  else if (h.unit != BOOK_LEN_NONE && h.unit != BOOK_LEN_PERCENT)
+    append_length(s, "height", h);
+  if (mw.unit != BOOK_LEN_NONE)
+    append_length(s, "max-width", mw);
+  else if (w.unit == BOOK_LEN_PX || w.unit == BOOK_LEN_EM)
+    append_length(s, "max-width", (BookLength){100, BOOK_LEN_PERCENT});
+  return g_string_free(s, s->len == 0);
+}
+
 static void write_image(XhtmlWriter *x, BookNode *n) {
   GString *alt = g_string_new(NULL);
   book_node_text(n, alt);
@@ -566,8 +597,13 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
     start(x, "img");
     attr(x, "src", src);
     attr(x, "alt", alt->str);
-    if (n->as.image.title && !(n->parent && n->parent->type == BOOK_FIGURE))
+    /* in a figure without a caption of its own the title is the caption */
+    if (n->as.image.title &&
+        !(n->parent && n->parent->type == BOOK_FIGURE && !figure_caption(n->parent)))
       attr(x, "title", n->as.image.title);
+    char *style = image_style(n);
+    attr(x, "style", style);
+    g_free(style);
     end_void(x);
   } else {
     if (book_url_is_external(n->as.image.src) && !x->in_link) {
@@ -648,6 +684,9 @@ static bool box_in_paragraph(const BookNode *n) {
   return n && n->type == BOOK_PARAGRAPH && !n->prev && n->parent && n->parent->type == BOOK_ITEM &&
          n->parent->as.item.task != BOOK_TASK_NONE && !in_tight_list(n);
 }
+
+static void write_subtree(XhtmlWriter *x, BookNode *node);
+static void leave(XhtmlWriter *x, BookNode *n);
 
 static void enter(XhtmlWriter *x, BookIter *it) {
   BookNode *n = it->cur;
@@ -763,12 +802,42 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     break; /* written by write_notes */
   case BOOK_FIGURE:
     write_marks_at_start(x, n);
-    if (figure_has_image(n)) {
+    if (n->as.figure.listing) {
+      /* caption first, then the file name, then the code */
+      start(x, "figure");
+      attr(x, "class", "listing");
+      if (figure_caption(n))
+        write_subtree(x, figure_caption(n));
+      if (n->as.figure.file_name) {
+        start(x, "p");
+        attr(x, "class", "file-name");
+        start(x, "code");
+        text(x, n->as.figure.file_name);
+        end(x);
+        end(x);
+      }
+      nl(x);
+    } else if (figure_has_image(n)) {
       start(x, "figure");
     } else {
       start(x, "p");
       attr(x, "class", "missing-image");
     }
+    break;
+  case BOOK_FIGCAPTION:
+    if (!n->parent || n->parent->type != BOOK_FIGURE) {
+      start(x, "p");
+    } else if (n->parent->as.figure.listing && !x->in_caption) {
+      book_iter_skip_children(it); /* written first, by the figure */
+    } else if (n->parent->as.figure.listing || figure_has_image(n->parent)) {
+      start(x, "figcaption");
+    } else { /* the placeholder paragraph ends; the caption is one of its own */
+      end(x);
+      nl(x);
+      start(x, "p");
+      attr(x, "class", "caption");
+    }
+    write_marks_at_start(x, n);
     break;
   case BOOK_HTML_BLOCK:
     write_marks_at_start(x, n);
@@ -835,6 +904,22 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   }
 }
 
+/* Write node and what it holds now (a listing's caption, written before
+ * the code it follows in the model). */
+static void write_subtree(XhtmlWriter *x, BookNode *node) {
+  BookIter it;
+  book_iter_init(&it, node);
+  BookIterEvent ev;
+  x->in_caption++;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev == BOOK_ITER_ENTER)
+      enter(x, &it);
+    else
+      leave(x, it.cur);
+  }
+  x->in_caption--;
+}
+
 static void leave(XhtmlWriter *x, BookNode *n) {
   if (x->closed->len && g_ptr_array_index(x->closed, x->closed->len - 1) == n) {
     /* closed for a footnote reference and nothing came after it: it stays
@@ -887,9 +972,14 @@ static void leave(XhtmlWriter *x, BookNode *n) {
     end(x);
     nl(x);
     break;
+  case BOOK_FIGCAPTION:
+    if (!(n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing && !x->in_caption))
+      end(x);
+    nl(x);
+    break;
   case BOOK_FIGURE: {
     BookNode *img = n->first_child;
-    if (figure_has_image(n) && img->as.image.title && *img->as.image.title) {
+    if (figure_has_image(n) && !figure_caption(n) && img->as.image.title && *img->as.image.title) {
       start(x, "figcaption");
       text(x, img->as.image.title);
       end(x);
@@ -998,12 +1088,34 @@ static void write_notes(XhtmlWriter *x, BookChapter *c) {
   }
 }
 
+/* The e-book's opening chapter, the text before the first chapter heading
+ * (the `#` heading that became the book's title is not in it), is headed
+ * by the book's title, as the PDF heads its first page (layout.c): so the
+ * contents' first entry, which points to this chapter, lands on a heading
+ * that reads as the entry does, and both books agree. (The alternative,
+ * pointing that entry to the title page, would leave the opening text with
+ * no entry and send the reader back before the contents.) The page breaks
+ * at the chapter's very start go inside the heading, as in any heading. */
+static void write_opening_heading(XhtmlWriter *x, BookChapter *c) {
+  char tag[4];
+  g_snprintf(tag, sizeof tag, "h%d", book_outline_level(&x->heads, 1));
+  start(x, tag);
+  attr(x, "class", "opening");
+  for (const BookNode *n = c->root; n; n = n->first_child)
+    write_marks_at_start(x, n);
+  text(x, x->book->meta.title);
+  end(x);
+  nl(x);
+}
+
 static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
   x->cur = c;
   x->heads = (BookOutlineLevels){0};
   x->in_link = 0;
   g_ptr_array_set_size(x->links, 0);
   g_ptr_array_set_size(x->closed, 0);
+  if (x->mode == MODE_EPUB && c->index == 0 && !c->heading)
+    write_opening_heading(x, c);
   write_tree(x, c->root, NULL);
   write_notes(x, c);
 }
@@ -1246,7 +1358,10 @@ static void write_title_block(XhtmlWriter *x) {
     nl(x);
     g_free(by);
   }
-  const char *rest[][2] = {{"date", m->date}, {"publisher", m->publisher}, {"source", m->source}};
+  /* the date as the language writes it (labels_date, as the PDF's title
+   * page and cover do): "11 May 2023", "11 mai 2023" */
+  char *date = labels_date(xhtml_book_lang(x->book, x->opts), m->date);
+  const char *rest[][2] = {{"date", date}, {"publisher", m->publisher}, {"source", m->source}};
   for (size_t i = 0; i < G_N_ELEMENTS(rest); i++) {
     if (!rest[i][1] || !*rest[i][1])
       continue;
@@ -1263,6 +1378,7 @@ static void write_title_block(XhtmlWriter *x) {
     end(x);
     nl(x);
   }
+  g_free(date);
   end(x);
   nl(x);
 }
@@ -1275,30 +1391,128 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
   return close_buffer(x, buf);
 }
 
-char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href) {
+/* The cover fills the reader's screen: an SVG as high and as wide as the
+ * page, whose viewBox is the image's own size and preserveAspectRatio
+ * "xMidYMid meet", holds the image, so every reading system scales it to
+ * the largest size that fits, centred, as publishers' covers do (an <img>
+ * is laid out as text: epub.js 0.4 and foliate-js drew it at half the
+ * screen's height). The page's own style (not book.css, which chapters
+ * share) gives html, body and the section the page's full height, and
+ * makes the SVG a block so no line box below it spills onto a second,
+ * blank page; its max-width and max-height outrank epub.js 0.4's rule for
+ * every svg (60% of the page's height, !important, on `svg` alone), which
+ * is meant for figures in the text. foliate-js caps every image at its
+ * page's height less its margins (an inline !important style): there the
+ * cover fills that height. Without a known size, a plain <img>. */
+static const char COVER_CSS[] = "html, body { margin: 0; padding: 0; height: 100%; }\n"
+                                "section.cover { margin: 0; padding: 0; height: 100%; text-align: center; }\n"
+                                "section.cover svg { display: block; width: 100%; height: 100%;"
+                                " max-width: 100% !important; max-height: 100% !important; }\n";
+
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height) {
   const BookMeta *m = &x->book->meta;
   const char *lang = xhtml_book_lang(x->book, x->opts);
   GString *alt = g_string_new(labels_get(lang, LABEL_COVER));
   g_string_append(alt, ": ");
   g_string_append(alt, m->title);
-  for (guint i = 0; i < m->authors->len; i++)
-    g_string_append_printf(alt, "%s%s", i ? ", " : ", by ", (const char *)m->authors->pdata[i]);
+  char *by = labels_byline(lang, m->authors);
+  if (by)
+    g_string_append_printf(alt, ". %s", by);
+  g_free(by);
+  bool svg = width > 0 && height > 0;
   xmlBufferPtr buf = open_buffer(x);
-  doc_begin(x, labels_get(lang, LABEL_COVER), css_href, NULL, "cover");
+  doc_begin(x, labels_get(lang, LABEL_COVER), css_href, svg ? COVER_CSS : NULL, "cover");
   start(x, "section");
   attr(x, "epub:type", "cover");
   attr(x, "class", "cover");
   attr(x, "aria-label", labels_get(lang, LABEL_COVER));
   nl(x);
-  start(x, "img");
-  attr(x, "src", img_href);
-  attr(x, "alt", alt->str);
-  end_void(x);
+  if (svg) {
+    char box[64], w[16], h[16];
+    g_snprintf(box, sizeof box, "0 0 %d %d", width, height);
+    g_snprintf(w, sizeof w, "%d", width);
+    g_snprintf(h, sizeof h, "%d", height);
+    start(x, "svg");
+    attr(x, "xmlns", "http://www.w3.org/2000/svg");
+    attr(x, "xmlns:xlink", "http://www.w3.org/1999/xlink");
+    attr(x, "version", "1.1");
+    attr(x, "width", "100%");
+    attr(x, "height", "100%");
+    attr(x, "viewBox", box);
+    attr(x, "preserveAspectRatio", "xMidYMid meet");
+    attr(x, "role", "img");
+    attr(x, "aria-label", alt->str);
+    start(x, "title");
+    text(x, alt->str);
+    end(x);
+    start(x, "image");
+    attr(x, "width", w);
+    attr(x, "height", h);
+    attr(x, "xlink:href", img_href);
+    end_void(x);
+    end(x);
+  } else {
+    start(x, "img");
+    attr(x, "src", img_href);
+    attr(x, "alt", alt->str);
+    end_void(x);
+  }
   nl(x);
   end(x);
   nl(x);
   doc_end(x);
   g_string_free(alt, TRUE);
+  return close_buffer(x, buf);
+}
+
+char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Colophon *col) {
+  const char *lang = xhtml_book_lang(x->book, x->opts);
+  const char *heading = labels_get(lang, LABEL_COLOPHON);
+  xmlBufferPtr buf = open_buffer(x);
+  doc_begin(x, heading, css_href, NULL, "backmatter");
+  start(x, "section");
+  attr(x, "epub:type", "colophon");
+  attr(x, "role", "doc-colophon");
+  attr(x, "class", "colophon");
+  attr(x, "aria-labelledby", "colophon-title");
+  nl(x);
+  start(x, "h1");
+  attr(x, "id", "colophon-title");
+  text(x, heading);
+  end(x);
+  nl(x);
+  if (col->lines->len) {
+    start(x, "dl");
+    nl(x);
+    for (guint i = 0; i < col->lines->len; i++) {
+      const ColophonLine *l = &g_array_index(col->lines, ColophonLine, i);
+      start(x, "dt");
+      text(x, labels_get(lang, l->label));
+      end(x);
+      nl(x);
+      start(x, "dd");
+      if (l->link) {
+        start(x, "a");
+        attr(x, "href", l->value);
+        text(x, l->value);
+        end(x);
+      } else {
+        text(x, l->value);
+      }
+      end(x);
+      nl(x);
+    }
+    end(x);
+    nl(x);
+  }
+  start(x, "p");
+  attr(x, "class", "made-with");
+  text(x, col->made_with);
+  end(x);
+  nl(x);
+  end(x);
+  nl(x);
+  doc_end(x);
   return close_buffer(x, buf);
 }
 

@@ -3,6 +3,7 @@
 #define OCTAVO_XHTML_H
 
 #include "book.h"
+#include "colophon.h"
 #include "options.h"
 
 /* Append the bodies of all chapters, as they stand inside the chapter
@@ -54,9 +55,14 @@ char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_hre
  * source). Caller frees. */
 char *xhtml_title_document(XhtmlWriter *x, const char *css_href);
 
-/* The cover page: the image at img_href with alt text naming the book.
- * Caller frees. */
-char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href);
+/* The cover page: the image at img_href, width x height pixels, with alt
+ * text naming the book, in an SVG that fills the page (0 for an unknown
+ * size: a plain <img>). Caller frees. */
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height);
+
+/* The colophon (colophon.h): its heading, a definition list of its lines
+ * and the "made with" line. Caller frees. */
+char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Colophon *col);
 
 /* The page breaks placed so far by xhtml_chapter_document, in the order
  * written (XhtmlPage). Owned by the writer. */

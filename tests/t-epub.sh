@@ -90,7 +90,68 @@ printf -- '---\ntitle: Livre\nauthor: [Ada, Charles]\n---\n## Un\n\nTexte.\n' > 
 "$OCTAVO" -q --lang fr fr.md -o fr.epub || fail "fr.md does not build"
 unzip -p fr.epub EPUB/nav.xhtml | grep -q 'Table des matières' || fail "--lang fr: the nav is not 'Table des matières'"
 unzip -p fr.epub EPUB/title.xhtml | grep -q 'Par Ada et Charles' || fail "--lang fr: the byline is not 'Par Ada et Charles'"
-books="seed multi jumps notes ctl"
+# The title page reads as the PDF's: byline and date through labels.c.
+printf -- '---\ntitle: Livre\nauthor: [Ada, Charles]\ndate: 2023-05-11\n---\n## Un\n\nTexte.\n' > frd.md
+"$OCTAVO" -q --lang fr frd.md -o frd.epub || fail "frd.md does not build"
+unzip -p frd.epub EPUB/title.xhtml | grep -q '<p class="date">11 mai 2023</p>' || fail "--lang fr: the date is not '11 mai 2023'"
+unzip -p seed.epub EPUB/title.xhtml | grep -q '<p class="author">By Jonathan Corbet</p>' || fail "the seed's byline"
+unzip -p seed.epub EPUB/title.xhtml | grep -q '<p class="date">11 May 2023</p>' || fail "the seed's date is not '11 May 2023'"
+
+# The package meets the readers' conventions (issue 17).
+opf=$(unzip -p seed.epub EPUB/package.opf)
+for m in '<meta property="rendition:layout">reflowable</meta>' '<meta property="rendition:orientation">auto</meta>' \
+         '<meta property="rendition:spread">auto</meta>' \
+         '<meta property="dcterms:conformsTo">EPUB Accessibility 1.1 - WCAG 2.1 Level AA</meta>' \
+         '<meta property="a11y:certifiedBy">octavo</meta>' '<meta property="schema:accessibilityHazard">none</meta>'; do
+  echo "$opf" | grep -qF "$m" || fail "the OPF lacks $m"
+done
+unzip -p seed.epub META-INF/com.apple.ibooks.display-options.xml | tr -d ' \n' |
+  grep -q '<display_options><platformname="\*"><optionname="specified-fonts">true</option></platform></display_options>' ||
+  fail "no Apple display-options file with specified-fonts=true"
+# an image without alt text: no conformance claim
+cp "$TOP/tests/books/multi/images/diagram.png" noalt.png
+printf '# No alt\n\n![](noalt.png)\n' > noalt.md
+"$OCTAVO" -q noalt.md -o noalt.epub || fail "noalt.md does not build"
+unzip -p noalt.epub EPUB/package.opf | grep -q 'conformsTo' && fail "a book with an image without alt text claims WCAG conformance"
+# The cover fills the page: an SVG wrapper at the image's size.
+echo "$opf" | grep -qF '<item id="cover" href="cover.xhtml" media-type="application/xhtml+xml" properties="svg"/>' ||
+  fail "the cover page is not declared properties=svg"
+cover=$(unzip -p seed.epub EPUB/cover.xhtml)
+echo "$cover" | grep -qF 'width="100%" height="100%" viewBox="0 0 1000 1500" preserveAspectRatio="xMidYMid meet"' ||
+  fail "the cover's SVG wrapper lacks its viewBox or preserveAspectRatio"
+echo "$cover" | grep -qF '<image width="1000" height="1500" xlink:href="cover.png"/>' || fail "the cover's SVG has no image"
+echo "$cover" | grep -q '<img' && fail "the cover is still an <img>"
+# The opening chapter (its # became the title) is headed by the title,
+# where the contents' first entry points.
+unzip -p seed.epub EPUB/ch01.xhtml | grep -q '<h1 class="opening">.*The 2023 LSFMM+BPF Summit</h1>' ||
+  fail "the opening chapter has no heading"
+unzip -p seed.epub EPUB/nav.xhtml | grep -m1 '<a href="ch' | grep -q 'href="ch01.xhtml">The 2023 LSFMM+BPF Summit<' ||
+  fail "the contents' first entry is not the opening chapter"
+# The contents as a book's: under -N the numbers in spans of their own.
+"$OCTAVO" -q -N "$TOP"/tests/books/multi/0*.md -o multiN.epub || fail "-N multi"
+unzip -p multiN.epub EPUB/nav.xhtml | grep -q '<a href="ch02.xhtml"><span class="toc-number">1</span>.Background</a>' ||
+  fail "-N: the contents' numbers are not in span.toc-number"
+css=$(unzip -p seed.epub EPUB/styles/book.css)
+echo "$css" | grep -q 'th { font-weight: bold; text-align: start; }' || fail "header cells are centred"
+echo "$css" | grep -q 'text-decoration: none' || fail "the contents are underlined"
+# The colophon: the last spine item, in the book's language.
+echo "$opf" | grep 'itemref' | tail -1 | grep -q 'idref="colophon"' || fail "the colophon is not the last spine item"
+id=$(echo "$opf" | sed -n 's/.*<dc:identifier id="uid">\([^<]*\)<.*/\1/p')
+col=$(unzip -p seed.epub EPUB/colophon.xhtml)
+for w in '<h1 id="colophon-title">Colophon</h1>' "<dt>Identifier</dt>" "<dd>$id</dd>" '<dt>Built</dt>' \
+         '<dd>11 May 2023</dd>' '<dt>Typefaces</dt>' '<dd>Charis SIL and DejaVu Sans Mono</dd>' \
+         "<p class=\"made-with\">Made with octavo "; do
+  echo "$col" | grep -qF "$w" || fail "the colophon lacks $w"
+done
+echo "$col" | grep -q '<dt>Source</dt>' && fail "a colophon without -M source names a source"
+"$OCTAVO" -q "$SEED" -M source=https://lwn.net/Articles/931180/ --no-page-list -o src.epub || fail "-M source"
+unzip -p src.epub EPUB/colophon.xhtml | grep -qF '<dt>Source</dt>' || fail "the colophon lacks the source"
+unzip -p src.epub EPUB/colophon.xhtml | grep -qF '<dd><a href="https://lwn.net/Articles/931180/">' || fail "the source is not a link"
+unzip -p src.epub EPUB/package.opf | grep -qF '<dc:source>https://lwn.net/Articles/931180/</dc:source>' || fail "no dc:source"
+unzip -p nofonts.epub EPUB/colophon.xhtml | grep -q 'Typefaces' && fail "--no-embed-fonts: the colophon names fonts"
+unzip -p frd.epub EPUB/colophon.xhtml | grep -qF '<dt>Identifiant</dt>' || fail "--lang fr: the colophon's words"
+unzip -p frd.epub EPUB/colophon.xhtml | grep -qF 'Réalisé avec octavo' || fail "--lang fr: the colophon's 'made with'"
+books="seed multi jumps notes ctl frd noalt src multiN"
 if [ -f "$SPEC" ]; then
   "$OCTAVO" "$SPEC" -o spec.epub 2> spec.err || { tail spec.err; fail "the spec book does not build"; }
   books="$books spec"

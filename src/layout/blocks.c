@@ -277,13 +277,20 @@ static void do_figure(Build *c, BookNode *n) {
   VItem *v = emit_line(c, items, h, 0);
   v->mark_node = n;
   v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
-  /* caption: the title, else the alt text */
-  const char *cap = img->as.image.title && *img->as.image.title ? img->as.image.title
+  /* caption: the figure's BOOK_FIGCAPTION, else the title, else the alt text */
+  BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
+  const char *cap = fc ? NULL
+                    : img->as.image.title && *img->as.image.title ? img->as.image.title
                     : drawn ? alt->str : NULL;
-  if (cap && *cap) {
+  if (fc || (cap && *cap)) {
     Para p;
     para_init(&p);
-    para_text(&p, img, cap, 0);
+    if (fc)
+      para_inlines(c, &p, fc);
+    else
+      para_text(&p, img, cap, 0);
+    if (fc)
+      cap = p.text->str;
     PangoFontDescription *d = font_desc(c->st->body_face, c->st->note_size_pt + 0.5,
                                         PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
@@ -362,7 +369,15 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     book_iter_skip_children(it);
     break;
   case BOOK_FIGURE:
+    if (n->as.figure.listing) { /* a code listing: its blocks, then its caption */
+      want_space(c, c->st->block_space_pt);
+      break;
+    }
     do_figure(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_FIGCAPTION: /* a listing's caption (an image figure sets its own) */
+    do_paragraph(c, n, "Caption");
     book_iter_skip_children(it);
     break;
   case BOOK_CODE_BLOCK:

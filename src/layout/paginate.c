@@ -3,6 +3,7 @@
  * page foot, table headers repeated, two columns balanced on a chapter's
  * last page. */
 #include "layout/internal.h"
+#include "progress.h"
 
 /* What pagination reads: the text block's height, its columns, the notes. */
 typedef struct {
@@ -64,6 +65,7 @@ static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch
     g_ptr_array_add(b->pages, p);
     g_array_set_size(b->marks, b->marks->len + 1);
     p->folio = (int)b->pages->len;
+    progress_update(p->folio);
   }
   Frame f = {0};
   f.page = b->pages->pdata[b->pages->len - 1];

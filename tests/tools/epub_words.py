@@ -8,7 +8,7 @@ The EPUB's text is the text of its spine documents in spine order (the
 navigation document left out, so that the contents list cannot stand in for
 the chapters), tags stripped and entities decoded by html.parser. The
 source's words are its runs of letters and digits, after dropping front
-matter, link and image targets, raw HTML tags and footnote labels. Each
+matter, a byline's date, link and image targets, raw HTML tags and footnote labels. Each
 source word must appear in the EPUB's words after the previous one
 (a subsequence test; extra words such as the title page are allowed).
 Prints the count and, on failure, where the match stopped.
@@ -68,6 +68,10 @@ def source_words(md):
         end = md.find("\n---\n", 4)
         if end > 0:
             md = md[end + 5:]
+    # a byline's date (chapters.c's "By NAMES, YYYY-MM-DD") is on the title
+    # page as the book's language writes dates ("11 May 2023"): its digits
+    # are not sought
+    md = re.sub(r"^(By\s+.+?,)\s*\d{4}-\d{2}-\d{2}\.?\s*$", r"\1", md, count=1, flags=re.M)
     md = re.sub(r"\]\([^)]*\)", "] ", md)          # link and image targets
     md = re.sub(r"^\s*\[[^\]]+\]:\s*\S+.*$", "", md, flags=re.M)  # reference definitions
     md = re.sub(r"\[\^[^\]]+\]:?", " ", md)        # footnote labels

@@ -11,7 +11,7 @@
 static inline Book *parse_n_opts(const OctavoOptions *opts, int n, const char *const *names, const char *const *texts) {
   MdSource *srcs = g_new0(MdSource, n);
   for (int i = 0; i < n; i++)
-    srcs[i] = (MdSource){names[i], texts[i], strlen(texts[i])};
+    srcs[i] = (MdSource){.name = names[i], .text = texts[i], .len = strlen(texts[i])};
   Book *b = book_new();
   md_parse_sources(b, srcs, n, opts);
   g_free(srcs);

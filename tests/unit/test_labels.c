@@ -19,6 +19,12 @@ static void test_words(void **state) {
   assert_string_equal(labels_get("tlh", LABEL_CONTENTS), "Contents");
   assert_string_equal(labels_get(NULL, LABEL_COVER), "Cover");
   assert_string_equal(labels_get("f", LABEL_CONTENTS), "Contents");
+  /* the colophon's words */
+  assert_string_equal(labels_get("en", LABEL_COLOPHON), "Colophon");
+  assert_string_equal(labels_get("en", LABEL_MADE_WITH), "Made with");
+  assert_string_equal(labels_get("fr", LABEL_IDENTIFIER), "Identifiant");
+  assert_string_equal(labels_get("de", LABEL_SOURCE), "Quelle");
+  assert_string_equal(labels_get("nl", LABEL_TYPEFACES), "Lettertypen");
   /* every word of every language is there */
   const char *langs[] = {"en", "fr", "de", "es", "it", "pt", "nl"};
   for (size_t i = 0; i < G_N_ELEMENTS(langs); i++)

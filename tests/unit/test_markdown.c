@@ -79,6 +79,7 @@ static const char every_type[] = "# Title\n\n"
                                  "---\n\n"
                                  "| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n"
                                  "![alone](y.png)\n\n"
+                                 "<figure>\n<img src=\"z.png\" alt=\"fig\">\n<figcaption>Cap</figcaption>\n</figure>\n\n"
                                  "<div class=\"box\">block html</div>\n\n"
                                  "[^1]: The note.\n";
 
@@ -465,7 +466,7 @@ static void test_invalid_utf8(void **state) {
 
   /* A BOM is dropped; NUL bytes become U+FFFD. */
   static const char with_nul[] = "\xEF\xBB\xBF# T\n\na\0b\n";
-  MdSource src = {"n.md", with_nul, sizeof with_nul - 1};
+  MdSource src = {.name = "n.md", .text = with_nul, .len = sizeof with_nul - 1};
   b = book_new();
   assert_true(md_parse_sources(b, &src, 1, NULL));
   assert_string_equal(b->meta.title, "T");
@@ -475,7 +476,7 @@ static void test_invalid_utf8(void **state) {
 
   /* UTF-16 with a BOM is converted. */
   static const char u16[] = "\xFF\xFE#\0 \0T\0\n\0\n\0x\0\n\0";
-  MdSource src16 = {"u16.md", u16, sizeof u16 - 1};
+  MdSource src16 = {.name = "u16.md", .text = u16, .len = sizeof u16 - 1};
   b = book_new();
   assert_true(md_parse_sources(b, &src16, 1, NULL));
   assert_string_equal(b->meta.title, "T");
@@ -664,6 +665,133 @@ static void test_front_matter_not_mapping(void **state) {
   book_free(b);
 }
 
+/* ---- issue 16: raw-HTML images and figures, anchors, depth; listings ---- */
+
+static bool is_anchor_first(const BookNode *h) {
+  const BookNode *a = h->first_child;
+  return a && a->type == BOOK_HTML_INLINE && strcmp(a->as.html.tag, "a") == 0 && strcmp(attr(a, "id"), "old-name") == 0;
+}
+
+static int max_depth(const BookNode *root) {
+  int m = 0;
+  BookIter it;
+  book_iter_init(&it, (BookNode *)root);
+  while (book_iter_next(&it) != BOOK_ITER_DONE)
+    m = MAX(m, book_node_depth(it.cur));
+  return m;
+}
+
+static void test_html_figures(void **state) {
+  (void)state;
+  Book *b = parse("# T\n\n<img src=\"a.png\" alt=\"one\nline\" width=\"120\" style=\"max-width: 50%\">\n\n"
+                  "<figure>\n<img src=\"b.png\" alt=\"b\">\n<figcaption>Cap <em>x</em></figcaption>\n</figure>\n\n"
+                  "<Listing number=\"1-2\" file-name=\"src/main.rs\" caption=\"A `main`\">\n\n```rust\nfn main() {}\n```\n\n</Listing>\n");
+  BookNode *f = nth_node(b, BOOK_FIGURE, 0);
+  assert_non_null(f);
+  assert_false(f->as.figure.listing);
+  BookNode *img = f->first_child;
+  assert_int_equal(img->type, BOOK_IMAGE);
+  assert_int_equal(img->as.image.width.unit, BOOK_LEN_PX);
+  assert_true(img->as.image.width.value == 120);
+  assert_int_equal(img->as.image.max_width.unit, BOOK_LEN_PERCENT);
+  assert_int_equal(img->as.image.height.unit, BOOK_LEN_NONE);
+  assert_string_equal(img->first_child->text, "one line"); /* never a newline in alt text */
+  BookNode *f2 = nth_node(b, BOOK_FIGURE, 1);
+  assert_int_equal(f2->last_child->type, BOOK_FIGCAPTION);
+  GString *cap = g_string_new(NULL);
+  book_node_text(f2->last_child, cap);
+  assert_string_equal(cap->str, "Cap x");
+  g_string_free(cap, TRUE);
+  BookNode *l = nth_node(b, BOOK_FIGURE, 2);
+  assert_true(l->as.figure.listing);
+  assert_string_equal(l->as.figure.file_name, "src/main.rs");
+  assert_int_equal(l->first_child->type, BOOK_CODE_BLOCK);
+  assert_int_equal(l->last_child->type, BOOK_FIGCAPTION);
+  assert_string_equal(l->last_child->first_child->text, "Listing 1-2: A ");
+  assert_int_equal(l->last_child->last_child->type, BOOK_CODE);
+  assert_null(html_node(b, "listing"));
+  assert_null(html_node(b, "figure"));
+  book_free(b);
+}
+
+static void test_anchor_no_empty_chapter(void **state) {
+  (void)state;
+  const char *names[] = {"a.md", "b.md"};
+  const char *texts[] = {"<a id=\"old-name\"></a>\n\n## Title\n\ntext\n", "# B\n\n[old](a.md#old-name) [o2](#old-name)\n"};
+  OctavoOptions o;
+  octavo_options_init(&o);
+  Book *b = parse_n_opts(&o, 2, names, texts);
+  BookChapter *c0 = b->chapters->pdata[0];
+  assert_non_null(c0->heading); /* no opening chapter made of the anchor */
+  assert_string_equal(c0->title, "Title");
+  assert_true(is_anchor_first(c0->heading));
+  BookNode *l = nth_node(b, BOOK_LINK, 0);
+  assert_true(l->as.link.internal);
+  assert_ptr_equal(l->as.link.chapter, c0);
+  assert_string_equal(l->as.link.fragment, "old-name");
+  assert_true(nth_node(b, BOOK_LINK, 1)->as.link.internal);
+  book_free(b);
+  /* An empty block before a chapter heading joins that chapter. */
+  b = parse("<div class=\"x\"></div>\n\n## H\n\ntext\n");
+  assert_int_equal(b->chapters->len, 1);
+  book_free(b);
+}
+
+static void test_depth_limit(void **state) {
+  (void)state;
+  GString *s = g_string_new("# T\n\n");
+  for (int i = 0; i < 300; i++)
+    g_string_append(s, "> ");
+  g_string_append(s, "bottom\n\n");
+  for (int i = 0; i < 200; i++)
+    g_string_append(s, "- ");
+  g_string_append(s, "item\n\n");
+  for (int i = 0; i < 100; i++)
+    g_string_append(s, "<div>\n\n");
+  g_string_append(s, "in divs\n\n");
+  for (int i = 0; i < 100; i++)
+    g_string_append(s, "</div>\n\n");
+  for (int i = 0; i < 100; i++)
+    g_string_append(s, "<span>");
+  g_string_append(s, "spans\n");
+  Book *b = parse(s->str);
+  for (guint i = 0; i < b->chapters->len; i++)
+    assert_true(max_depth(((BookChapter *)b->chapters->pdata[i])->root) <= BOOK_MAX_DEPTH);
+  gchar *d = dump(b);
+  assert_non_null(strstr(d, "bottom"));
+  assert_non_null(strstr(d, "item"));
+  assert_non_null(strstr(d, "in divs"));
+  assert_non_null(strstr(d, "spans"));
+  g_free(d);
+  const BookDiag *w = find_diag(b, BOOK_WARNING, "nesting deeper");
+  assert_non_null(w);
+  assert_int_equal(w->pos.line, 3);
+  assert_true(w->pos.col > 1);
+  int n = 0;
+  for (guint i = 0; i < b->diags->len; i++)
+    n += strstr(g_array_index(b->diags, BookDiag, i).message, "nesting deeper") != NULL;
+  assert_int_equal(n, 4); /* one per deep block: quote, list, divs, spans */
+  assert_null(find_diag(b, BOOK_WARNING, "closes nothing"));
+  book_free(b);
+  g_string_free(s, TRUE);
+}
+
+static void test_heading_shift(void **state) {
+  (void)state;
+  const char *text = "# One\n\n## Two\n\n###### Six\n";
+  MdSource src = {.name = "s.md", .text = text, .len = strlen(text), .heading_shift = 1};
+  OctavoOptions o;
+  octavo_options_init(&o);
+  Book *b = book_new();
+  assert_true(md_parse_sources(b, &src, 1, &o));
+  /* "# One" became ##: a chapter heading, no longer the book's title. */
+  assert_int_equal(nth_node(b, BOOK_HEADING, 0)->as.heading.level, 2);
+  assert_int_equal(nth_node(b, BOOK_HEADING, 1)->as.heading.level, 3);
+  assert_int_equal(nth_node(b, BOOK_HEADING, 2)->as.heading.level, 6);
+  assert_int_equal(b->chapters->len, 1);
+  book_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed),          cmocka_unit_test(test_every_node_type),
@@ -674,6 +802,8 @@ int main(void) {
       cmocka_unit_test(test_url_checks), cmocka_unit_test(test_front_matter_not_mapping),    cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
+      cmocka_unit_test(test_html_figures),  cmocka_unit_test(test_anchor_no_empty_chapter),
+      cmocka_unit_test(test_depth_limit),   cmocka_unit_test(test_heading_shift),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,30 +93,36 @@ static void test_includes(void **state) {
                               "// ANCHOR_END: here\n// ANCHOR: other\nx\n// ANCHOR_END: other\n");
   put("secret.txt", "outside\n");
   char *src = g_build_filename(dir, "src", NULL);
-  GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+  GArray *w = project_diags_new();
   const char *text = "```rust\n{{#include listings/main.rs:here}}\n```\n"
                      "```\n{{#include listings/main.rs:3:4}}\n```\n"
                      "```\n{{#rustdoc_include listings/main.rs:other}}\n```\n"
                      "A \\{{#include listings/main.rs}} stays.\n"
                      "{{#include listings/missing.rs}}\n"
-                     "{{#include ../../etc/passwd}}\n";
+                     "{{#include ../secret.txt}}\n";
   char *out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
   assert_string_equal(out, "```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n"
                            "```\nfn main() {\n    println!(\"hi\");\n```\n"
                            "```\nx\n```\n"
                            "A {{#include listings/main.rs}} stays.\n"
                            "{{#include listings/missing.rs}}\n"
-                           "{{#include ../../etc/passwd}}\n");
+                           "{{#include ../secret.txt}}\n");
   assert_int_equal(w->len, 2);
-  assert_non_null(strstr(w->pdata[0], "ch.md:11:1: warning: include file listings/missing.rs does not exist"));
-  assert_non_null(strstr(w->pdata[1], "ch.md:12:1: warning:"));
+  ProjectDiag *d0 = &g_array_index(w, ProjectDiag, 0), *d1 = &g_array_index(w, ProjectDiag, 1);
+  assert_string_equal(d0->file, "ch.md");
+  assert_int_equal(d0->line, 11);
+  assert_int_equal(d0->col, 1);
+  assert_false(d0->error);
+  assert_non_null(strstr(d0->message, "include file listings/missing.rs does not exist"));
+  assert_int_equal(d1->line, 12);
+  assert_non_null(strstr(d1->message, "outside the book's folder"));
   g_free(out);
   /* The whole file, anchor lines left out. */
   text = "{{#include listings/main.rs}}";
   out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
   assert_string_equal(out, "use std::io;\nfn main() {\n    println!(\"hi\");\n}\nx");
   g_free(out);
-  g_ptr_array_free(w, TRUE);
+  g_array_free(w, TRUE);
   g_free(src);
 }
 
@@ -132,14 +138,14 @@ static void test_summary(void **state) {
   put("src/one/nested.md", "# Nested\n");
   put("src/two.md", "# Second\n");
   put("src/after word.md", "# Afterword\n");
-  GError *err = NULL;
-  Project *p = project_load(dir, &err); /* the folder: finds src/SUMMARY.md */
+  GArray *dg = project_diags_new();
+  Project *p = project_load(dir, dg); /* the folder: finds src/SUMMARY.md */
   assert_non_null(p);
-  assert_null(err);
   assert_int_equal(p->sources->len, 7);
-  const char *want[][2] = {{"foreword.md", "1"}, {"SUMMARY.md", "0"}, {"first.md", "1"},
+  /* with parts, prefix and suffix chapters stand beside them (level 1) */
+  const char *want[][2] = {{"foreword.md", "0"}, {"SUMMARY.md", "0"}, {"first.md", "1"},
                            {"nested.md", "2"},   {"SUMMARY.md", "0"}, {"two.md", "1"},
-                           {"after word.md", "1"}};
+                           {"after word.md", "0"}};
   for (guint i = 0; i < p->sources->len; i++) {
     ProjectSource *s = &g_array_index(p->sources, ProjectSource, i);
     assert_true(g_str_has_suffix(s->name, want[i][0]));
@@ -151,16 +157,34 @@ static void test_summary(void **state) {
   char *m = joined(p->metadata);
   assert_string_equal(m, "title=A Project|author=Ada");
   g_free(m);
-  assert_int_equal(p->warnings->len, 1); /* the draft */
-  assert_non_null(strstr(p->warnings->pdata[0], "SUMMARY.md:9:3: warning: draft chapter 'Draft'"));
+  assert_int_equal(dg->len, 1); /* the draft */
+  ProjectDiag *d = &g_array_index(dg, ProjectDiag, 0);
+  assert_true(g_str_has_suffix(d->file, "SUMMARY.md"));
+  assert_int_equal(d->line, 9);
+  assert_int_equal(d->col, 3);
+  assert_false(d->error);
+  assert_non_null(strstr(d->message, "draft chapter 'Draft'"));
+  g_array_set_size(dg, 0);
+  project_free(p);
+  /* Without parts, prefix chapters are chapters like the numbered ones. */
+  put("src/SUMMARY.md", "[Foreword](foreword.md)\n\n- [Second](two.md)\n");
+  p = project_load(dir, dg);
+  assert_non_null(p);
+  assert_int_equal(g_array_index(p->sources, ProjectSource, 0).heading_shift, 1);
   project_free(p);
   /* A missing chapter file is an error naming the summary's line. */
   put("src/SUMMARY.md", "- [Gone](gone.md)\n");
   char *summary = g_build_filename(dir, "src", "SUMMARY.md", NULL);
   assert_true(project_is_project(summary));
-  assert_null(project_load(summary, &err));
-  assert_non_null(strstr(err->message, "SUMMARY.md:1:3: chapter gone.md does not exist"));
-  g_clear_error(&err);
+  g_array_set_size(dg, 0);
+  assert_null(project_load(summary, dg));
+  assert_int_equal(dg->len, 1);
+  d = &g_array_index(dg, ProjectDiag, 0);
+  assert_true(d->error);
+  assert_int_equal(d->line, 1);
+  assert_int_equal(d->col, 3);
+  assert_string_equal(d->message, "chapter gone.md does not exist");
+  g_array_free(dg, TRUE);
   g_free(summary);
 }
 
@@ -170,8 +194,8 @@ static void test_folder(void **state) {
   put("a.md", "# A\n");
   put("metadata.yaml", "title: Folder\n");
   put("notes.txt", "not a chapter\n");
-  GError *err = NULL;
-  Project *p = project_load(dir, &err);
+  GArray *dg = project_diags_new();
+  Project *p = project_load(dir, dg);
   assert_non_null(p);
   assert_int_equal(p->sources->len, 2);
   assert_true(g_str_has_suffix(g_array_index(p->sources, ProjectSource, 0).name, "/a.md"));
@@ -182,9 +206,10 @@ static void test_folder(void **state) {
   project_free(p);
   char *empty = g_build_filename(dir, "empty", NULL);
   g_mkdir(empty, 0755);
-  assert_null(project_load(empty, &err));
-  assert_non_null(strstr(err->message, "no SUMMARY.md and no *.md"));
-  g_clear_error(&err);
+  assert_null(project_load(empty, dg));
+  assert_true(g_array_index(dg, ProjectDiag, 0).error);
+  assert_non_null(strstr(g_array_index(dg, ProjectDiag, 0).message, "no SUMMARY.md and no *.md"));
+  g_array_free(dg, TRUE);
   g_free(empty);
 }
 

@@ -261,11 +261,52 @@ static void test_fragments(void **state) {
   book_free(b);
 }
 
+/* <img> sizes: attributes, then style (which wins); only px, em and % within
+ * bounds; the rest dropped with one warning. */
+static void test_image_sizes(void **state) {
+  (void)state;
+  static const struct {
+    const char *html;
+    BookLenUnit wu;
+    double w;
+    BookLenUnit hu;
+    BookLenUnit mwu;
+    bool warned;
+  } cases[] = {
+      {"<img src=\"x.png\" width=\"100\" height=\"50\">", BOOK_LEN_PX, 100, BOOK_LEN_PX, BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" width=\"50%\">", BOOK_LEN_PERCENT, 50, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" width=\"100\" style=\"width: 2.5em\">", BOOK_LEN_EM, 2.5, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" style=\"max-width:100% ; height: auto\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_PERCENT, false},
+      {"<img src=\"x.png\" style=\"WIDTH: 30px !important\">", BOOK_LEN_PX, 30, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" width=\"0\" height=\"-4\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" width=\"200%\" style=\"width: 1e9px\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" style=\"width: calc(10px + 1em); color: red\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" style=\"width: 3cm\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" width=\"nan\" style=\"width: inf%\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    Book *b = parse(cases[i].html);
+    BookNode *img = nth_node(b, BOOK_IMAGE, 0);
+    assert_non_null(img);
+    if (img->as.image.width.unit != cases[i].wu)
+      print_error("case %zu: width unit %d\n", i, img->as.image.width.unit);
+    assert_int_equal(img->as.image.width.unit, cases[i].wu);
+    if (cases[i].wu != BOOK_LEN_NONE)
+      assert_true(img->as.image.width.value == cases[i].w);
+    assert_int_equal(img->as.image.height.unit, cases[i].hu);
+    assert_int_equal(img->as.image.max_width.unit, cases[i].mwu);
+    assert_int_equal(find_diag(b, BOOK_WARNING, "<img> size") != NULL, cases[i].warned);
+    assert_null(find_diag(b, BOOK_WARNING, "dropped attribute")); /* width, height, style are read, not dropped */
+    book_free(b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raw_html),      cmocka_unit_test(test_html_containers),
       cmocka_unit_test(test_content_models), cmocka_unit_test(test_url_allowed),
       cmocka_unit_test(test_element_table), cmocka_unit_test(test_fragments),
+      cmocka_unit_test(test_image_sizes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

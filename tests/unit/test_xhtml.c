@@ -643,6 +643,139 @@ static void test_page_marks_in_notes(void **state) {
   book_free(b);
 }
 
+/* Figures with a BOOK_FIGCAPTION, image sizes as a sanitised style, a
+ * listing with its caption and file name before the code, a placeholder
+ * whose caption follows as a paragraph. */
+static void test_figures(void **state) {
+  (void)state;
+  Book *b = book_new();
+  BookChapter *c = chapter(b, "c1", "Figures");
+  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookNode *fig = node(b, BOOK_FIGURE, c->root);
+  BookNode *img = node(b, BOOK_IMAGE, fig);
+  img->as.image.src = g_strdup("images/diagram.png");
+  img->as.image.title = g_strdup("T");
+  img->as.image.res = png;
+  img->as.image.width = (BookLength){100, BOOK_LEN_PX};
+  textn(b, img, "alt");
+  BookNode *cap = node(b, BOOK_FIGCAPTION, fig);
+  textn(b, cap, "Cap ");
+  textn(b, node(b, BOOK_EMPH, cap), "x");
+  BookNode *fig2 = node(b, BOOK_FIGURE, c->root);
+  BookNode *img2 = node(b, BOOK_IMAGE, fig2);
+  img2->as.image.src = g_strdup("images/diagram.png");
+  img2->as.image.res = png;
+  img2->as.image.width = (BookLength){50, BOOK_LEN_PERCENT};
+  img2->as.image.height = (BookLength){20, BOOK_LEN_PX};
+  BookNode *lst = node(b, BOOK_FIGURE, c->root);
+  lst->as.figure.listing = true;
+  lst->as.figure.file_name = g_strdup("src/<main>.rs");
+  BookNode *code = node(b, BOOK_CODE_BLOCK, lst);
+  code->text = g_strdup("fn main() {}\n");
+  textn(b, node(b, BOOK_FIGCAPTION, lst), "Listing 1: Main");
+  BookNode *miss = node(b, BOOK_FIGURE, c->root);
+  BookNode *img3 = node(b, BOOK_IMAGE, miss);
+  img3->as.image.src = g_strdup("gone.png");
+  textn(b, img3, "gone");
+  textn(b, node(b, BOOK_FIGCAPTION, miss), "Its caption");
+  GString *s = g_string_new(NULL);
+  xhtml_fragment(b, &opts, s);
+  const char *want[] = {
+      "<figure><img src=\"images/img-1.png\" alt=\"alt\" title=\"T\" style=\"width: 100px; max-width: 100%\"/>"
+      "<figcaption>Cap <em>x</em></figcaption>\n</figure>",
+      "<img src=\"images/img-1.png\" alt=\"\" style=\"width: 50%\"/></figure>",
+      "<figure class=\"listing\"><figcaption>Listing 1: Main</figcaption>\n<p class=\"file-name\"><code>src/&lt;main&gt;.rs</code></p>\n"
+      "<pre><code>fn main() {}\n</code></pre>\n</figure>",
+      "<p class=\"missing-image\">gone</p>\n<p class=\"caption\">Its caption</p>",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    if (!strstr(s->str, want[i]))
+      print_error("missing: %s\nin:\n%s\n", want[i], s->str);
+    assert_non_null(strstr(s->str, want[i]));
+  }
+  g_string_free(s, TRUE);
+  book_free(b);
+}
+
+/* The front and back of the e-book: the opening chapter headed by the
+ * book's title (the HTML fragment keeps the source), the title page's
+ * byline and date in the book's language, the cover in its SVG wrapper,
+ * and the colophon. */
+static void test_front_and_back(void **state) {
+  (void)state;
+  Book *b = sample_book();
+  XhtmlWriter *x = xhtml_writer_new(b, &opts, false);
+  char *doc = xhtml_chapter_document(x, b->chapters->pdata[0], "styles/book.css");
+  assert_non_null(strstr(doc, "aria-label=\"A Hand-Made Book\">\n<h1 class=\"opening\">A Hand-Made Book</h1>\n<p>An opening"));
+  g_free(doc);
+  doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
+  assert_null(strstr(doc, "class=\"opening\""));
+  g_free(doc);
+  GString *frag = g_string_new(NULL);
+  xhtml_fragment(b, &opts, frag);
+  assert_null(strstr(frag->str, "class=\"opening\""));
+  g_string_free(frag, TRUE);
+
+  doc = xhtml_title_document(x, "styles/book.css");
+  assert_non_null(strstr(doc, "<p class=\"author\">By Ada Writer</p>"));
+  assert_non_null(strstr(doc, "<p class=\"date\">11 May 2023</p>"));
+  g_free(doc);
+
+  doc = xhtml_cover_document(x, "styles/book.css", "cover.png", 1000, 1500);
+  assert_non_null(strstr(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                              "version=\"1.1\" width=\"100%\" height=\"100%\" viewBox=\"0 0 1000 1500\" "
+                              "preserveAspectRatio=\"xMidYMid meet\" role=\"img\" "
+                              "aria-label=\"Cover: A Hand-Made Book. By Ada Writer\">"));
+  assert_non_null(strstr(doc, "<image width=\"1000\" height=\"1500\" xlink:href=\"cover.png\"/></svg>"));
+  assert_non_null(strstr(doc, "section.cover svg { display: block;"));
+  assert_null(strstr(doc, "<img"));
+  g_free(doc);
+  doc = xhtml_cover_document(x, "styles/book.css", "cover.jpg", 0, 0);
+  assert_non_null(strstr(doc, "<img src=\"cover.jpg\" alt=\"Cover: A Hand-Made Book. By Ada Writer\"/>"));
+  assert_null(strstr(doc, "<svg"));
+  g_free(doc);
+
+  Colophon *col = colophon_new(b, "en", "urn:uuid:x", 1683763200, fonts);
+  assert_int_equal(col->lines->len, 3);
+  assert_int_equal(g_array_index(col->lines, ColophonLine, 0).label, LABEL_IDENTIFIER);
+  assert_string_equal(g_array_index(col->lines, ColophonLine, 1).value, "11 May 2023");
+  assert_string_equal(g_array_index(col->lines, ColophonLine, 2).value, "Charis SIL and DejaVu Sans Mono");
+  assert_string_equal(col->made_with, "Made with octavo " OCTAVO_VERSION);
+  doc = xhtml_colophon_document(x, "styles/book.css", col);
+  assert_non_null(strstr(doc, "<body epub:type=\"backmatter\">\n<section epub:type=\"colophon\" role=\"doc-colophon\""));
+  assert_non_null(strstr(doc, "<dt>Identifier</dt>\n<dd>urn:uuid:x</dd>\n<dt>Built</dt>\n<dd>11 May 2023</dd>\n"
+                              "<dt>Typefaces</dt>\n<dd>Charis SIL and DejaVu Sans Mono</dd>"));
+  assert_non_null(strstr(doc, "<p class=\"made-with\">Made with octavo "));
+  g_free(doc);
+  colophon_free(col);
+  xhtml_writer_free(x);
+
+  /* in French, with a source and no fonts */
+  g_free(b->meta.lang);
+  b->meta.lang = g_strdup("fr");
+  b->meta.source = g_strdup("https://example.com/report");
+  x = xhtml_writer_new(b, &opts, false);
+  doc = xhtml_title_document(x, "styles/book.css");
+  assert_non_null(strstr(doc, "<p class=\"author\">Par Ada Writer</p>"));
+  assert_non_null(strstr(doc, "<p class=\"date\">11 mai 2023</p>"));
+  g_free(doc);
+  col = colophon_new(b, "fr", "urn:uuid:x", 1683763200, NULL);
+  assert_int_equal(col->lines->len, 3);
+  const ColophonLine *src = &g_array_index(col->lines, ColophonLine, 0);
+  assert_int_equal(src->label, LABEL_SOURCE);
+  assert_true(src->link);
+  doc = xhtml_colophon_document(x, "styles/book.css", col);
+  assert_non_null(strstr(doc, "<h1 id=\"colophon-title\">Colophon</h1>"));
+  assert_non_null(strstr(doc, "<dt>Source</dt>\n<dd><a href=\"https://example.com/report\">https://example.com/report</a></dd>"));
+  assert_non_null(strstr(doc, "<dt>Date de fabrication</dt>\n<dd>11 mai 2023</dd>"));
+  assert_null(strstr(doc, "Polices"));
+  assert_non_null(strstr(doc, "Réalisé avec octavo "));
+  g_free(doc);
+  colophon_free(col);
+  xhtml_writer_free(x);
+  book_free(b);
+}
+
 int main(void) {
   octavo_options_init(&opts);
   char *datadir = g_strdup(top());
@@ -650,12 +783,13 @@ int main(void) {
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_front_and_back),
       cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
       cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_epub_container),    cmocka_unit_test(test_epub_page_list),
       cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_xml_chars),
       cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
-      cmocka_unit_test(test_page_marks_in_notes),
+      cmocka_unit_test(test_page_marks_in_notes), cmocka_unit_test(test_figures),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);
