@@ -34,6 +34,7 @@ typedef struct {
   PangoGlyphString *glyphs;  /* GLYPHS: owned; log_clusters are byte offsets into text */
   char *text;                /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
   const BookResource *res;   /* IMAGE */
+  BookPos pos;               /* IMAGE: the image in the source (for warnings) */
   char *dest;                /* LINK (internal) and DEST: the destination name; owned */
   char *uri;                 /* LINK (external): owned */
   const char *tag;           /* TAG_*: "Document", "P", "H1", ... (static) */

@@ -1,10 +1,15 @@
 /* paint.c: layout items -> cairo calls, on any surface. pdf.c draws its
  * pages with it, cover.c the e-book's cover PNG, preview.c the thumbnails.
  * Images are loaded once per painter (a cache keyed by the model's
- * resource); their size comes from the model, never from the file. */
+ * resource); their size comes from the model, never from the file: PNG
+ * (cairo), JPEG (embedded as it is), GIF (its first frame, gdk-pixbuf), SVG
+ * (as vectors, librsvg). One that cannot be drawn gets a warning and a
+ * frame. */
 #include "paint.h"
 
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <hb.h>
+#include <librsvg/rsvg.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
@@ -32,7 +37,7 @@ struct Painter {
   cairo_t *cr;
   PaintTarget target;
   Book *book;          /* for warnings; may be NULL */
-  GHashTable *images;  /* const BookResource * -> cairo_surface_t * (NULL: cannot be drawn) */
+  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
   Drift drift;         /* PDF targets only */
   int depth;           /* open structure tags */
 };
@@ -168,40 +173,115 @@ static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool f
   return n;
 }
 
-static cairo_surface_t *load_image(Painter *p, const BookResource *r) {
+/* A loaded image: a raster surface or an SVG document (one of them). */
+typedef struct {
+  cairo_surface_t *surface;
+  RsvgHandle *svg;
+} Image;
+
+static void image_free(gpointer v) {
+  Image *im = v;
+  if (!im)
+    return;
+  if (im->surface)
+    cairo_surface_destroy(im->surface);
+  if (im->svg)
+    g_object_unref(im->svg);
+  g_free(im);
+}
+
+/* The first frame of an image gdk-pixbuf reads (GIF) as a cairo surface:
+ * premultiplied native-endian ARGB, as cairo wants it. */
+static cairo_surface_t *pixbuf_surface(const char *path, GError **err) {
+  GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, err);
+  if (!pb)
+    return NULL;
+  int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb);
+  int n = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
+  bool alpha = gdk_pixbuf_get_has_alpha(pb);
+  cairo_surface_t *s = cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
+  const guchar *src = gdk_pixbuf_read_pixels(pb);
+  unsigned char *dst = cairo_image_surface_get_data(s);
+  int ds = cairo_image_surface_get_stride(s);
+  cairo_surface_flush(s);
+  for (int y = 0; y < h && dst; y++) {
+    const guchar *sp = src + (gsize)y * rs;
+    guint32 *dp = (guint32 *)(dst + (gsize)y * ds);
+    for (int x = 0; x < w; x++, sp += n) {
+      guint32 a = alpha ? sp[3] : 255;
+      guint32 r = sp[0] * a / 255, g = sp[1] * a / 255, b = sp[2] * a / 255;
+      dp[x] = a << 24 | r << 16 | g << 8 | b;
+    }
+  }
+  cairo_surface_mark_dirty(s);
+  g_object_unref(pb);
+  return s;
+}
+
+/* Load r once (the cache keeps failures as NULL, warned once). */
+static Image *load_image(Painter *p, const LayItem *it) {
+  const BookResource *r = it->res;
   gpointer v;
   if (g_hash_table_lookup_extended(p->images, r, NULL, &v))
     return v;
-  cairo_surface_t *s = NULL;
-  if (r->path && r->kind == BOOK_IMAGE_PNG) {
-    s = cairo_image_surface_create_from_png(r->path);
-  } else if (r->path && r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
+  Image *im = g_new0(Image, 1);
+  GError *err = NULL;
+  if (r->kind == BOOK_IMAGE_PNG) {
+    im->surface = cairo_image_surface_create_from_png(r->path);
+  } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
     /* cairo embeds JPEG data as it is; the surface only gives the size */
     gchar *data = NULL;
     gsize len = 0;
-    if (g_file_get_contents(r->path, &data, &len, NULL)) {
-      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, r->width_px, r->height_px);
-      cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free, data);
+    if (g_file_get_contents(r->path, &data, &len, &err)) {
+      im->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, r->width_px, r->height_px);
+      cairo_surface_set_mime_data(im->surface, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len,
+                                  g_free, data);
     }
+  } else if (r->kind == BOOK_IMAGE_GIF) {
+    im->surface = pixbuf_surface(r->path, &err); /* the first frame */
+  } else if (r->kind == BOOK_IMAGE_SVG) {
+    im->svg = rsvg_handle_new_from_file(r->path, &err);
   }
-  if (s && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(s);
-    s = NULL;
+  if (im->surface && cairo_surface_status(im->surface) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(im->surface);
+    im->surface = NULL;
   }
-  g_hash_table_insert(p->images, (gpointer)r, s);
-  return s;
+  if (!im->surface && !im->svg) {
+    if (p->book)
+      book_diag(p->book, BOOK_WARNING, &it->pos, "image %s cannot be drawn in the PDF%s%s; a frame "
+                "stands in its place", r->src, err ? ": " : "", err ? err->message : "");
+    image_free(im);
+    im = NULL;
+  }
+  if (err)
+    g_error_free(err);
+  g_hash_table_insert(p->images, (gpointer)r, im);
+  return im;
 }
 
 static void draw_image(Painter *p, const LayItem *it) {
   cairo_t *cr = p->cr;
-  cairo_surface_t *s = it->res ? load_image(p, it->res) : NULL;
-  if (!s) {
+  Image *im = it->res ? load_image(p, it) : NULL;
+  if (im && im->svg) {
+    RsvgRectangle vp = {it->x_pt, it->y_pt, it->w_pt, it->h_pt};
+    GError *err = NULL;
+    cairo_save(cr);
+    if (!rsvg_handle_render_document(im->svg, cr, &vp, &err)) {
+      if (p->book)
+        book_diag(p->book, BOOK_WARNING, &it->pos, "image %s: %s", it->res->src, err->message);
+      g_error_free(err);
+    }
+    cairo_restore(cr);
+    return;
+  }
+  if (!im) {
     cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
     cairo_set_line_width(cr, 0.5);
     cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
     cairo_stroke(cr);
     return;
   }
+  cairo_surface_t *s = im->surface;
   double sw = cairo_image_surface_get_width(s), sh = cairo_image_surface_get_height(s);
   if (sw <= 0 || sh <= 0)
     return;
@@ -247,7 +327,7 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book) {
   p->cr = cr;
   p->target = target;
   p->book = book;
-  p->images = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)cairo_surface_destroy);
+  p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
   p->drift.units = g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
   return p;
 }

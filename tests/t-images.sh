@@ -38,5 +38,55 @@ for std in none default; do
   f=$(structure_count "$pdf" Figure)
   [ "$f" -eq 2 ] || bad "$std: $f Figure elements, want 2"
 done
+
+# every kind: PNG and GIF as rasters (the GIF's first frame), SVG as vectors
+# (a Figure, no raster), a raw-HTML width in percent of the measure
+cp "$A/f3-led-roulette.gif" "$D/anim.gif" || exit 1
+cp "$TOP/tests/books/multi/images/logo.svg" "$D/logo.svg" || exit 1
+printf '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="10"</svg>\n' > "$D/bad.svg"
+cat > "$D/kinds.md" <<'MD'
+# Kinds
+
+![an animation](anim.gif)
+
+![a logo](logo.svg)
+
+<img src="a.png" alt="half" style="width: 50%">
+
+Text between.
+
+![A broken
+drawing whose alternative text is much longer than any frame could hold on one line, so it wraps inside](bad.svg)
+MD
+pdf="$D/kinds.pdf"
+"$OCTAVO" "$D/kinds.md" -o "$pdf" -o "$D/kinds.epub" 2> "$D/kinds.err"
+rc=$?
+[ $rc -eq 0 ] || bad "kinds: exit $rc (a malformed SVG must not stop the build)"
+grep -q "kinds.md:11:1: warning: image bad.svg is not a well-formed SVG" "$D/kinds.err" \
+  || { bad "kinds: no positioned warning for bad.svg"; cat "$D/kinds.err"; }
+grep -q "cannot be drawn\|cairo refused" "$D/kinds.err" && bad "kinds: $(cat "$D/kinds.err")"
+qpdf --check "$pdf" 2>&1 | grep -q "WARNING" && bad "kinds: qpdf warnings"
+pdfimages -list "$pdf" | awk 'NR > 2 && $3 == "image" { print $4 "x" $5 }' > "$D/kinds.imgs"
+grep -qx "320x194" "$D/kinds.imgs" || bad "kinds: the GIF is not drawn ($(tr '\n' ' ' < "$D/kinds.imgs"))"
+grep -qx "1120x494" "$D/kinds.imgs" || bad "kinds: the PNG is not drawn"
+[ "$(wc -l < "$D/kinds.imgs")" -eq 2 ] || bad "kinds: $(wc -l < "$D/kinds.imgs") rasters, want 2 (the SVG is vectors)"
+f=$(structure_count "$pdf" Figure)
+[ "$f" -eq 4 ] || bad "kinds: $f Figure elements, want 4"
+# the 50% image: half the measure wide (pdfimages' x-ppi: 1120 px over its width)
+ppi=$(pdfimages -list "$pdf" | awk 'NR > 2 && $4 == 1120 { print int($13) }')
+measure=$(python3 -c 'print(int(1120 / (0.5 * 423.28 / 72)))') # A4's measure, 423.28 pt
+[ -n "$ppi" ] && [ $((ppi - measure)) -le 3 ] && [ $((measure - ppi)) -le 3 ] \
+  || bad "kinds: the 50% image is drawn at ${ppi:-?} ppi, want about $measure"
+# the SVG is drawn as vectors on its page: some paths, no raster
+pdftotext -raw "$pdf" - | tr '\n' ' ' > "$D/kinds.txt"
+grep -q "A broken drawing whose alternative text is much longer" "$D/kinds.txt" \
+  || bad "kinds: the placeholder's alt text is not there (or not with a space for the newline)"
+grep -q "↵" "$D/kinds.txt" && bad "kinds: a newline drawn as ↵"
+# the placeholder text wraps inside its frame: every word box of the page
+# with the alt text lies within the text block (A4: 86 .. 509 pt)
+pdftotext -bbox "$pdf" - | python3 -c '
+import re, sys
+out = [float(m.group(1)) for m in re.finditer(r"xMax=\"([0-9.]+)\"[^>]*>(?:frame|hold|line|wraps|inside)<", sys.stdin.read())]
+sys.exit(0 if out and max(out) < 510 else 1)' || bad "kinds: the alt text runs out of its frame"
 [ $fail -eq 0 ] && echo "t-images: ok"
 exit $fail
