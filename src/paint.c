@@ -190,7 +190,8 @@ static void image_free(gpointer v) {
   g_free(im);
 }
 
-/* The first frame of an image gdk-pixbuf reads (GIF) as a cairo surface:
+/* The first frame of an image gdk-pixbuf reads (GIF; JPEG on a raster
+ * target) as a cairo surface:
  * premultiplied native-endian ARGB, as cairo wants it. */
 static cairo_surface_t *pixbuf_surface(const char *path, GError **err) {
   GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, err);
@@ -228,8 +229,10 @@ static Image *load_image(Painter *p, const LayItem *it) {
   GError *err = NULL;
   if (r->kind == BOOK_IMAGE_PNG) {
     im->surface = cairo_image_surface_create_from_png(r->path);
+  } else if (r->kind == BOOK_IMAGE_JPEG && p->target == PAINT_RASTER) {
+    im->surface = pixbuf_surface(r->path, &err); /* decoded: pixels are drawn */
   } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
-    /* cairo embeds JPEG data as it is; the surface only gives the size */
+    /* a PDF embeds the JPEG data as it is; the surface only gives the size */
     gchar *data = NULL;
     gsize len = 0;
     if (g_file_get_contents(r->path, &data, &len, &err)) {
