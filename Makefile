@@ -12,10 +12,12 @@ BUILD     ?= build
 BOOK      := lsfmm-bpf-2023
 
 # The one list of Debian packages: what the build needs, and what only the tests need.
+# The fonts-* packages hold the fallback faces of fonts/fallback.conf (the scripts and
+# symbols Charis SIL and DejaVu Sans Mono lack).
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
-              libgdk-pixbuf-2.0-dev
+              libgdk-pixbuf-2.0-dev fonts-noto-core fonts-noto-cjk fonts-symbola
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
@@ -70,7 +72,10 @@ define ensure_pkgs
 endef
 
 BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.h && \
-               test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc
+               test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
+               test -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc && \
+               test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
+               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
                command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
 
@@ -103,10 +108,14 @@ $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 # --- the default book ---------------------------------------------------------
 BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)
 
-book: out/$(BOOK).epub out/$(BOOK).pdf
+book: out/$(BOOK).epub out/$(BOOK).pdf out/$(BOOK)-handout.pdf
 
 out/$(BOOK).epub out/$(BOOK).pdf &: $(BUILD)/octavo $(BOOK_DEPS) | out
 	$(BUILD)/octavo --smart content/$(BOOK).md -o out/$(BOOK).epub -o out/$(BOOK).pdf
+
+# the same report as a handout: a title block on page 1, the sections running on
+out/$(BOOK)-handout.pdf: $(BUILD)/octavo $(BOOK_DEPS) | out
+	$(BUILD)/octavo --smart --layout handout content/$(BOOK).md -o $@
 
 # --- tests ----------------------------------------------------------------------
 test: $(BUILD)/octavo $(UNIT_BINS)

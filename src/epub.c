@@ -30,6 +30,7 @@
 
 #include "cover.h"
 #include "fonts.h"
+#include "fontstack.h"
 #include "labels.h"
 #include "outline.h"
 #include "subset.h"
@@ -701,14 +702,36 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
   }
   add_codepoints(text_set, always);
   add_codepoints(mono_set, always);
-  GArray *text_cps = sorted_set(text_set), *mono_cps = sorted_set(mono_set);
-  bool ok = true;
+  GArray *all_text = sorted_set(text_set), *all_mono = sorted_set(mono_set);
+  /* The book's faces get the characters they draw (Charis SIL not its few
+   * Greek letters: fonts/fallback.conf); the fallback faces the rest. */
+  const GArray *all = fonts_faces(e->fonts);
+  const char *text_family = NULL, *mono_family = NULL;
+  for (guint i = 0; i < all->len; i++) {
+    const FontsFace *f = &g_array_index(all, FontsFace, i);
+    if (f->mono && !mono_family)
+      mono_family = f->family;
+    else if (!f->mono && !text_family)
+      text_family = f->family;
+  }
+  GArray *text_cps = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GArray *mono_cps = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GArray *files = g_array_new(FALSE, TRUE, sizeof(FontstackFile));
+  GString *fb_faces = g_string_new(NULL), *stacks = g_string_new(NULL);
+  bool ok = fontstack_build(e->book, e->fonts, text_family ? text_family : "serif",
+                            mono_family ? mono_family : "monospace", all_text, all_mono, text_cps,
+                            mono_cps, files, fb_faces, stacks);
+  g_array_free(all_text, TRUE);
+  g_array_free(all_mono, TRUE);
   GString *faces = g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
                                 "(SIL Open Font License; Bitstream Vera license). */\n");
+  if (files->len)
+    g_string_append_printf(faces, "/* Fallback faces for the characters they lack, subset likewise, each when "
+                                  "its subset is at most %d KB (Noto: SIL Open Font License; Symbola: free "
+                                  "for any use). */\n", FONTSTACK_MAX_BYTES / 1024);
+  size_t n = 0;
   /* Every face of the text, and the upright regular face of the code
    * (code is set in it alone). */
-  const GArray *all = fonts_faces(e->fonts);
-  size_t n = 0;
   for (guint i = 0; i < all->len && ok; i++) {
     const FontsFace *f = &g_array_index(all, FontsFace, i);
     if (f->mono && (f->italic || f->weight != 400))
@@ -736,8 +759,30 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
       g_free(file);
     }
   }
+  for (guint i = 0; i < files->len; i++) {
+    FontstackFile *f = &g_array_index(files, FontstackFile, i);
+    char *name = g_strdup_printf("EPUB/fonts/%s", f->file);
+    char *href = g_strdup_printf("fonts/%s", f->file);
+    char id[32];
+    g_snprintf(id, sizeof id, "font-%zu", ++n);
+    add_entry(e, name, g_bytes_ref(f->data));
+    add_item(e, id, href, f->media_type, NULL);
+    g_free(name);
+    g_free(href);
+    fontstack_file_clear(f);
+  }
+  g_array_free(files, TRUE);
+  g_string_append(faces, fb_faces->str);
   g_string_prepend(css, faces->str);
+  /* after the stylesheet's own font-family, which names the book's faces
+   * alone; before a stylesheet of --css, whose choice wins */
+  if (e->opts->css)
+    g_string_prepend(css, stacks->str);
+  else
+    g_string_append(css, stacks->str);
   g_string_free(faces, TRUE);
+  g_string_free(fb_faces, TRUE);
+  g_string_free(stacks, TRUE);
   g_array_free(text_cps, TRUE);
   g_array_free(mono_cps, TRUE);
   g_hash_table_destroy(mono_set);

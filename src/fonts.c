@@ -1,6 +1,7 @@
 /* fonts.c: the private font set. A fontconfig configuration that knows only
- * DATADIR/fonts (never the system fonts), with a cache directory, and a
- * pango cairo font map built on it. Draws nothing and lays out nothing. */
+ * DATADIR/fonts and the fallback faces DATADIR/fonts/fallback.conf names
+ * (never the system's configuration), with a cache directory, and a pango
+ * cairo font map built on it. Draws nothing and lays out nothing. */
 #include "fonts.h"
 
 #include <cairo.h>
@@ -15,7 +16,24 @@ struct Fonts {
   GPtrArray *files;
   GArray *faces;        /* FontsFace */
   GStringChunk *names;  /* the faces' family names */
+  GHashTable *chains;   /* "family\x1flang" -> Chain: the order fonts are tried in */
 };
+
+/* The faces tried for a family, in pango's order (fontconfig's sort of
+ * the family with its fallbacks), with each face's coverage. */
+typedef struct {
+  FcFontSet *sorted;
+  FcCharSet *all; /* the union of their coverage */
+  GArray *faces;  /* FontsFace per entry of sorted (family, path, index filled) */
+} Chain;
+
+static void chain_free(gpointer p) {
+  Chain *c = p;
+  FcFontSetDestroy(c->sorted);
+  FcCharSetDestroy(c->all);
+  g_array_free(c->faces, TRUE);
+  g_free(c);
+}
 
 static gint cmp_face(gconstpointer pa, gconstpointer pb) {
   const FontsFace *a = pa, *b = pb;
@@ -46,7 +64,7 @@ static void read_faces(Fonts *f, FcFontSet *set) {
       FcPatternGetInteger(set->fonts[i], FC_SPACING, 0, &spacing);
       FcPatternGetDouble(set->fonts[i], FC_WEIGHT, 0, &weight);
       FontsFace face = {path, g_string_chunk_insert_const(f->names, family ? (const char *)family : ""),
-                        (int)FcWeightToOpenTypeDouble(weight), slant != FC_SLANT_ROMAN, spacing == FC_MONO};
+                        (int)FcWeightToOpenTypeDouble(weight), slant != FC_SLANT_ROMAN, spacing == FC_MONO, 0};
       g_array_append_val(f->faces, face);
       break;
     }
@@ -58,26 +76,49 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-Fonts *fonts_load(const char *datadir, GError **err) {
-  char *dir = g_build_filename(datadir ? datadir : ".", "fonts", NULL);
-  char *abs = g_canonicalize_filename(dir, NULL);
-  g_free(dir);
-  char *cache = g_build_filename(g_get_user_cache_dir(), "octavo", "fontconfig", NULL);
+/* The configuration text: the cache directory, then the fallback faces of
+ * DATADIR/fonts/fallback.conf (may be absent: then the book's faces only).
+ * The cache directory is named after a checksum of that text, because
+ * fontconfig keeps in its cache what the file's scan rules made of each
+ * font (Charis SIL's coverage) and checks only the directories' times. */
+static bool load_config(FcConfig *config, const char *fontdir, GError **err) {
+  char *path = g_build_filename(fontdir, "fallback.conf", NULL);
+  char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents(path, &text, &len, NULL))
+    text = g_strdup("<fontconfig/>");
+  char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA1, text, -1);
+  sum[12] = '\0';
+  char *cache = g_strdup_printf("%s/octavo/fontconfig-%s", g_get_user_cache_dir(), sum);
+  g_free(sum);
   g_mkdir_with_parents(cache, 0755); /* best effort: without it fontconfig only rescans */
-
-  FcConfig *config = FcConfigCreate();
   /* The cache directory can only be set through configuration text. */
   GString *conf = g_string_new("<?xml version=\"1.0\"?>\n<fontconfig>\n<cachedir>");
   char *esc = g_markup_escape_text(cache, -1);
   g_string_append(conf, esc);
   g_string_append(conf, "</cachedir>\n</fontconfig>\n");
   g_free(esc);
-  FcConfigParseAndLoadFromMemory(config, (const FcChar8 *)conf->str, FcFalse);
+  bool ok = FcConfigParseAndLoadFromMemory(config, (const FcChar8 *)conf->str, FcFalse) &&
+            FcConfigParseAndLoadFromMemory(config, (const FcChar8 *)text, FcTrue) &&
+            FcConfigBuildFonts(config);
+  if (!ok)
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a usable fontconfig file", path);
   g_string_free(conf, TRUE);
   g_free(cache);
+  g_free(text);
+  g_free(path);
+  return ok;
+}
 
+Fonts *fonts_load(const char *datadir, GError **err) {
+  char *dir = g_build_filename(datadir ? datadir : ".", "fonts", NULL);
+  char *abs = g_canonicalize_filename(dir, NULL);
+  g_free(dir);
+  FcConfig *config = FcConfigCreate();
   Fonts *f = g_new0(Fonts, 1);
   f->files = g_ptr_array_new_with_free_func(g_free);
+  if (!load_config(config, abs, err))
+    goto fail;
   if (!FcConfigAppFontAddDir(config, (const FcChar8 *)abs)) {
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "cannot read fonts from %s", abs);
     goto fail;
@@ -95,6 +136,7 @@ Fonts *fonts_load(const char *datadir, GError **err) {
   g_ptr_array_sort(f->files, cmp_str);
   read_faces(f, set);
   f->config = config;
+  f->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, chain_free);
   f->map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
   pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(f->map), config);
   g_free(abs);
@@ -107,6 +149,105 @@ fail:
   return NULL;
 }
 
+/* The chain of a family for a language, made once: the pattern pango makes
+ * (family, language, regular weight, upright), substituted by the private
+ * configuration (the fallback aliases) and sorted by fontconfig. */
+static Chain *chain_for(const Fonts *cf, const char *family, const char *lang) {
+  Fonts *f = (Fonts *)cf; /* the cache only */
+  char *key = g_strconcat(family, "\x1f", lang ? lang : "", NULL);
+  Chain *c = g_hash_table_lookup(f->chains, key);
+  if (c) {
+    g_free(key);
+    return c;
+  }
+  FcPattern *pat = FcPatternCreate();
+  FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)family);
+  if (lang && *lang)
+    FcPatternAddString(pat, FC_LANG, (const FcChar8 *)lang);
+  FcPatternAddInteger(pat, FC_SLANT, FC_SLANT_ROMAN);
+  FcPatternAddDouble(pat, FC_WEIGHT, FC_WEIGHT_REGULAR);
+  FcConfigSubstitute(f->config, pat, FcMatchPattern);
+  FcDefaultSubstitute(pat);
+  FcResult res;
+  FcCharSet *all = NULL;
+  c = g_new0(Chain, 1);
+  c->sorted = FcFontSort(f->config, pat, FcTrue, &all, &res);
+  c->all = all ? all : FcCharSetCreate();
+  if (!c->sorted)
+    c->sorted = FcFontSetCreate();
+  c->faces = g_array_new(FALSE, TRUE, sizeof(FontsFace));
+  for (int i = 0; i < c->sorted->nfont; i++) {
+    FcPattern *p = c->sorted->fonts[i];
+    FcChar8 *file = NULL, *fam = NULL;
+    int index = 0, spacing = FC_PROPORTIONAL;
+    FcPatternGetString(p, FC_FILE, 0, &file);
+    FcPatternGetString(p, FC_FAMILY, 0, &fam);
+    FcPatternGetInteger(p, FC_INDEX, 0, &index);
+    FcPatternGetInteger(p, FC_SPACING, 0, &spacing);
+    FontsFace face = {g_string_chunk_insert_const(f->names, file ? (const char *)file : ""),
+                      g_string_chunk_insert_const(f->names, fam ? (const char *)fam : ""), 400, false,
+                      spacing == FC_MONO, index};
+    g_array_append_val(c->faces, face);
+  }
+  FcPatternDestroy(pat);
+  g_hash_table_insert(f->chains, key, c);
+  return c;
+}
+
+const FontsFace *fonts_face_for(const Fonts *f, const char *family, const char *lang, gunichar ch) {
+  Chain *c = chain_for(f, family, lang);
+  if (!FcCharSetHasChar(c->all, ch))
+    return NULL;
+  for (int i = 0; i < c->sorted->nfont; i++) {
+    FcCharSet *cs = NULL;
+    if (FcPatternGetCharSet(c->sorted->fonts[i], FC_CHARSET, 0, &cs) == FcResultMatch &&
+        FcCharSetHasChar(cs, ch))
+      return &g_array_index(c->faces, FontsFace, i);
+  }
+  return NULL;
+}
+
+GArray *fonts_split(const Fonts *f, const char *family, const char *lang, const GArray *cps,
+                    GArray *own) {
+  Chain *c = chain_for(f, family, lang);
+  GArray *uses = g_array_new(FALSE, TRUE, sizeof(FontsUse));
+  GHashTable *at = g_hash_table_new(g_direct_hash, g_direct_equal); /* face -> index + 1 */
+  for (guint i = 0; i < cps->len; i++) {
+    gunichar ch = g_array_index(cps, gunichar, i);
+    const FontsFace *face = fonts_face_for(f, family, lang, ch);
+    if (!face)
+      continue;
+    if (fonts_is_own(f, face)) {
+      g_array_append_val(own, ch);
+      continue;
+    }
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(at, face));
+    if (!k) {
+      FontsUse u = {face, g_array_new(FALSE, FALSE, sizeof(gunichar))};
+      g_array_append_val(uses, u);
+      k = uses->len;
+      g_hash_table_insert(at, (gpointer)face, GUINT_TO_POINTER(k));
+    }
+    g_array_append_val(g_array_index(uses, FontsUse, k - 1).cps, ch);
+  }
+  g_hash_table_destroy(at);
+  /* in the chain's order, the order of a CSS font stack */
+  GArray *sorted = g_array_new(FALSE, TRUE, sizeof(FontsUse));
+  for (guint j = 0; j < c->faces->len; j++)
+    for (guint i = 0; i < uses->len; i++)
+      if (g_array_index(uses, FontsUse, i).face == &g_array_index(c->faces, FontsFace, j))
+        g_array_append_val(sorted, g_array_index(uses, FontsUse, i));
+  g_array_free(uses, TRUE);
+  return sorted;
+}
+
+bool fonts_is_own(const Fonts *f, const FontsFace *face) {
+  for (guint i = 0; i < f->files->len; i++)
+    if (strcmp(f->files->pdata[i], face->path) == 0)
+      return true;
+  return false;
+}
+
 void fonts_free(Fonts *f) {
   if (!f)
     return;
@@ -115,6 +256,7 @@ void fonts_free(Fonts *f) {
   g_ptr_array_free(f->files, TRUE);
   g_array_free(f->faces, TRUE);
   g_string_chunk_free(f->names);
+  g_hash_table_destroy(f->chains);
   g_free(f);
 }
 

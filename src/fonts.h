@@ -11,8 +11,10 @@
 typedef struct Fonts Fonts;
 
 /* Load every font file in DATADIR/fonts into a private fontconfig
- * configuration whose cache lives in $XDG_CACHE_HOME/octavo (so a second
- * run does not rescan), and make a pango font map from it. Returns NULL
+ * configuration, with the fallback faces DATADIR/fonts/fallback.conf names
+ * (system font files, reached through that file only), whose cache lives
+ * in $XDG_CACHE_HOME/octavo (so a second run does not rescan), and make a
+ * pango font map from it. Returns NULL
  * with *err set when the directory holds no usable font. Free with
  * fonts_free(). */
 Fonts *fonts_load(const char *datadir, GError **err);
@@ -34,11 +36,33 @@ typedef struct {
   int weight;         /* CSS/OpenType weight: 400 regular, 700 bold */
   bool italic;        /* italic or oblique */
   bool mono;          /* a monospace face */
+  int index;          /* the face's index in its file (a .ttc collection holds several) */
 } FontsFace;
 
 /* The faces loaded (FontsFace; owned by fonts), in the order proportional
  * before monospace, then by weight, then upright before italic, then by
  * path: a stable order for the EPUB's manifest and @font-face rules. */
 const GArray *fonts_faces(const Fonts *fonts);
+
+/* The face that draws ch in text set in family for language lang (may
+ * be NULL): the family's own face when it has ch, else the first fallback
+ * face of fonts/fallback.conf that has it, in the order pango takes them;
+ * NULL when no face has it. A fallback's weight and style are not filled
+ * (400, upright). Owned by fonts. */
+const FontsFace *fonts_face_for(const Fonts *fonts, const char *family, const char *lang, gunichar ch);
+/* The characters of a text drawn by one fallback face. */
+typedef struct {
+  const FontsFace *face; /* owned by fonts */
+  GArray *cps;           /* gunichar, in the order given; owned by the caller */
+} FontsUse;
+/* Split cps (gunichar) of text set in family for language lang by the face
+ * that draws each (fonts_face_for): those of the book's own faces are
+ * appended to own (gunichar); the others are returned as FontsUse, one per
+ * fallback face, in the order the faces are tried. Characters no face has
+ * are left out. The caller frees each use's cps and the array. */
+GArray *fonts_split(const Fonts *fonts, const char *family, const char *lang, const GArray *cps,
+                    GArray *own);
+/* Whether face is one of the book's own faces (fonts/), not a fallback. */
+bool fonts_is_own(const Fonts *fonts, const FontsFace *face);
 
 #endif

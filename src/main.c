@@ -12,6 +12,7 @@
 
 #include "archive.h"
 #include "book.h"
+#include "coverage.h"
 #include "epub.h"
 #include "fonts.h"
 #include "layout.h"
@@ -64,12 +65,12 @@ static Format format_from_path(const char *path) {
 /* Everything the options fill in; freed by args_clear(). */
 typedef struct {
   char **outputs, **metadata, **inputs;
-  char *to, *lang, *paper, *linebreak, *link_notes, *resource_path, *style, *css;
+  char *to, *lang, *paper, *linebreak, *link_notes, *layout, *resource_path, *style, *css;
   char *pdf_standard;
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
   int split_level, toc_depth, columns;
-  gboolean number_sections, smart;
+  gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   GArray *outs; /* Output */
 } Args;
@@ -88,6 +89,7 @@ static void args_clear(Args *a) {
   g_free(a->paper);
   g_free(a->linebreak);
   g_free(a->link_notes);
+  g_free(a->layout);
   g_free(a->resource_path);
   g_free(a->style);
   g_free(a->css);
@@ -166,6 +168,11 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"columns", 0, 0, G_OPTION_ARG_INT, &a->columns, "PDF text columns: 1 (default) or 2", "N"},
       {"linebreak", 0, 0, G_OPTION_ARG_STRING, &a->linebreak,
        "PDF line breaking: optimal (default) or greedy", "MODE"},
+      {"layout", 0, 0, G_OPTION_ARG_STRING, &a->layout,
+       "PDF layout: book (default: title page, contents, chapters on new pages) or handout (a title "
+       "block on page 1, sections running on; the style's [layout.handout])",
+       "LAYOUT"},
+      {"toc", 0, 0, G_OPTION_ARG_NONE, &a->toc, "PDF handout: print a contents block", NULL},
       {"link-notes", 0, 0, G_OPTION_ARG_STRING, &a->link_notes,
        "PDF: print URLs of links as footnotes (foot, default) or at the chapter's end (end)", "WHERE"},
       {"pdf-standard", 0, 0, G_OPTION_ARG_STRING, &a->pdf_standard,
@@ -224,7 +231,8 @@ static int parse_args(Args *a, int argc, char **argv) {
     size_t offset;
   } enums[] = {{OCTAVO_ENUM_PAPER, "paper", offsetof(Args, paper)},
                {OCTAVO_ENUM_LINEBREAK, "line breaking", offsetof(Args, linebreak)},
-               {OCTAVO_ENUM_LINK_NOTES, "--link-notes", offsetof(Args, link_notes)}};
+               {OCTAVO_ENUM_LINK_NOTES, "--link-notes", offsetof(Args, link_notes)},
+               {OCTAVO_ENUM_LAYOUT, "--layout", offsetof(Args, layout)}};
   for (size_t i = 0; i < G_N_ELEMENTS(enums); i++) {
     const char *name = *(char **)((char *)a + enums[i].offset);
     int v;
@@ -321,14 +329,14 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
 static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool need_pdf) {
   GError *err = NULL;
   char *path = octavo_style_path(opts);
-  ld->style_ok = style_load(&ld->style, path, opts->paper, opts->columns, &err);
+  ld->style_ok = style_load_layout(&ld->style, path, opts->paper, opts->columns, opts->layout, &err);
   g_free(path);
   if (!ld->style_ok) {
     book_diag(book, need_pdf ? BOOK_ERROR : BOOK_WARNING, NULL, "%s%s", err->message,
               need_pdf || !opts->page_list ? "" : "; the EPUB has no print page list");
     g_clear_error(&err);
     style_clear(&ld->style);
-    style_load(&ld->style, NULL, opts->paper, opts->columns, NULL); /* the defaults */
+    style_load_layout(&ld->style, NULL, opts->paper, opts->columns, opts->layout, NULL); /* the defaults */
     if (need_pdf)
       return false;
   }
@@ -338,6 +346,7 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
     g_clear_error(&err);
     return !need_pdf;
   }
+  coverage_check(book, ld->fonts, ld->style.body_face, ld->style.code_face);
   return true;
 }
 
@@ -360,6 +369,9 @@ static int run(Args *a, const char *argv0) {
     opts.linebreak = (OctavoLinebreak)v;
   if (octavo_enum_parse(OCTAVO_ENUM_LINK_NOTES, a->link_notes, &v))
     opts.link_notes = (OctavoLinkNotes)v;
+  if (octavo_enum_parse(OCTAVO_ENUM_LAYOUT, a->layout, &v))
+    opts.layout = (OctavoLayout)v;
+  opts.toc = a->toc;
   opts.embed_fonts = !a->no_fonts;
   opts.page_list = !a->no_page_list;
   opts.resource_path = a->resource_path;

@@ -15,6 +15,7 @@ void octavo_options_init(OctavoOptions *o) {
   o->columns = 1;
   o->linebreak = OCTAVO_BREAK_OPTIMAL;
   o->link_notes = OCTAVO_NOTES_FOOT;
+  o->layout = OCTAVO_LAYOUT_BOOK;
   o->pdf_standard = "a-3u,ua-1";
   o->attach_source = true;
 }
@@ -27,6 +28,7 @@ typedef struct {
 static const Name papers[] = {{OCTAVO_PAPER_A4, "a4"}, {OCTAVO_PAPER_LETTER, "letter"}, {OCTAVO_PAPER_A5, "a5"}};
 static const Name breaks[] = {{OCTAVO_BREAK_OPTIMAL, "optimal"}, {OCTAVO_BREAK_GREEDY, "greedy"}};
 static const Name notes[] = {{OCTAVO_NOTES_FOOT, "foot"}, {OCTAVO_NOTES_END, "end"}};
+static const Name layouts[] = {{OCTAVO_LAYOUT_BOOK, "book"}, {OCTAVO_LAYOUT_HANDOUT, "handout"}};
 
 static const struct {
   const Name *names;
@@ -36,6 +38,7 @@ static const struct {
     [OCTAVO_ENUM_PAPER] = {papers, G_N_ELEMENTS(papers), "a4, letter, a5"},
     [OCTAVO_ENUM_LINEBREAK] = {breaks, G_N_ELEMENTS(breaks), "optimal, greedy"},
     [OCTAVO_ENUM_LINK_NOTES] = {notes, G_N_ELEMENTS(notes), "foot, end"},
+    [OCTAVO_ENUM_LAYOUT] = {layouts, G_N_ELEMENTS(layouts), "book, handout"},
 };
 
 bool octavo_enum_parse(OctavoEnum which, const char *name, int *value) {

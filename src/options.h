@@ -21,8 +21,13 @@ typedef enum { OCTAVO_BREAK_OPTIMAL, OCTAVO_BREAK_GREEDY } OctavoLinebreak;
 /* Where the PDF prints the URLs of links: as footnotes, or at the chapter's end. */
 typedef enum { OCTAVO_NOTES_FOOT, OCTAVO_NOTES_END } OctavoLinkNotes;
 
+/* The print layout: a book (title page, contents, chapters on new pages)
+ * or a handout (a title block on page 1, sections running on); the style
+ * file's [layout.NAME] groups say what each means. */
+typedef enum { OCTAVO_LAYOUT_BOOK, OCTAVO_LAYOUT_HANDOUT } OctavoLayout;
+
 /* The enumerated options, for the one table of names. */
-typedef enum { OCTAVO_ENUM_PAPER, OCTAVO_ENUM_LINEBREAK, OCTAVO_ENUM_LINK_NOTES } OctavoEnum;
+typedef enum { OCTAVO_ENUM_PAPER, OCTAVO_ENUM_LINEBREAK, OCTAVO_ENUM_LINK_NOTES, OCTAVO_ENUM_LAYOUT } OctavoEnum;
 
 typedef struct {
   /* parsing */
@@ -40,6 +45,8 @@ typedef struct {
   int columns;               /* 1 or 2 */
   OctavoLinebreak linebreak; /* optimal */
   OctavoLinkNotes link_notes;/* foot */
+  OctavoLayout layout;       /* book */
+  bool toc;                  /* --toc: printed contents where the layout has them only on request */
   const char *datadir;       /* holds fonts/ and styles/ */
   const char *style;         /* print style file, or NULL for datadir/styles/print.ini */
   const char *css;           /* e-book stylesheet, or NULL for datadir/styles/book.css */

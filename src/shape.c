@@ -4,6 +4,32 @@
 
 #include <string.h>
 
+/* A glyph no face has (pango would draw a box of hex digits) becomes the
+ * run's font's U+FFFD, with its width; its cluster keeps the character, so
+ * the text layer still holds it. The warning is coverage.c's. */
+static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs) {
+  PangoGlyphInfo repl = {0};
+  bool have = false;
+  for (int g = 0; g < gs->num_glyphs; g++) {
+    PangoGlyphInfo *gi = &gs->glyphs[g];
+    if (!(gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG) || gi->glyph == PANGO_GLYPH_EMPTY)
+      continue;
+    if (!have) {
+      static const char fffd[] = "\xEF\xBF\xBD";
+      PangoGlyphString *r = pango_glyph_string_new();
+      pango_shape_full(fffd, 3, fffd, 3, an, r);
+      if (r->num_glyphs == 1 && !(r->glyphs[0].glyph & PANGO_GLYPH_UNKNOWN_FLAG))
+        repl = r->glyphs[0];
+      else /* the font has no U+FFFD either: leave the space, draw nothing */
+        repl.glyph = PANGO_GLYPH_EMPTY, repl.geometry.width = gi->geometry.width;
+      pango_glyph_string_free(r);
+      have = true;
+    }
+    gi->glyph = repl.glyph;
+    gi->geometry.width = repl.geometry.width;
+  }
+}
+
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang) {
   Shaped *s = g_new0(Shaped, 1);
@@ -31,6 +57,7 @@ Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrLis
       ShapeRun run = {item, pango_glyph_string_new(), 0};
       pango_shape_full(s->text + item->offset, item->length, s->text, (int)len, &item->analysis,
                        run.glyphs);
+      replace_unknown(&item->analysis, run.glyphs);
       for (GSList *a = item->analysis.extra_attrs; a; a = a->next) {
         PangoAttribute *attr = a->data;
         if (attr->klass->type == PANGO_ATTR_RISE)

@@ -91,32 +91,54 @@ static void defaults(Style *st) {
   st->byline_size_pt = 12;
   st->toc_size_pt = 10.5;
   st->toc_leading_pt = 17;
+  st->chapter_new_page = true;
+  st->contents_always = true;
 }
 
 /* The value of group.key, from [group.columns] (two columns), then
  * [group.paper], then [group]. */
-static char *value(GKeyFile *kf, const char *group, const char *key, const char *paper,
-                   bool two_columns) {
+/* Which groups a key is looked up in: for a layout other than the book,
+ * [G.LAYOUT.PAPER.columns] and [G.LAYOUT.columns] (two columns),
+ * [G.LAYOUT.PAPER], [G.LAYOUT]; then [G.PAPER.columns], [G.columns] (two
+ * columns), [G.PAPER], [G]. The first that has it wins. */
+typedef struct {
+  const char *paper;  /* "a4", ... */
+  bool cols;          /* two columns */
+  const char *layout; /* "handout", or NULL for the book */
+} Sel;
+
+static char *value_in(GKeyFile *kf, const char *group, const char *key, const Sel *sel) {
   char *v = NULL;
-  if (two_columns) {
-    char *gc = g_strdup_printf("%s.columns", group);
-    v = g_key_file_get_value(kf, gc, key, NULL);
-    g_free(gc);
-  }
-  char *g = g_strdup_printf("%s.%s", group, paper);
-  if (!v)
+  char *pc = sel->cols ? g_strdup_printf("%s.columns", sel->paper) : NULL;
+  const char *subs[] = {pc, sel->cols ? "columns" : NULL, sel->paper, ""};
+  for (size_t i = 0; i < G_N_ELEMENTS(subs) && !v; i++) {
+    if (!subs[i])
+      continue;
+    char *g = *subs[i] ? g_strdup_printf("%s.%s", group, subs[i]) : g_strdup(group);
     v = g_key_file_get_value(kf, g, key, NULL);
-  g_free(g);
+    g_free(g);
+  }
+  g_free(pc);
+  return v;
+}
+
+static char *value(GKeyFile *kf, const char *group, const char *key, const Sel *sel) {
+  char *v = NULL;
+  if (sel->layout) {
+    char *g = g_strdup_printf("%s.%s", group, sel->layout);
+    v = value_in(kf, g, key, sel);
+    g_free(g);
+  }
   if (!v)
-    v = g_key_file_get_value(kf, group, key, NULL);
+    v = value_in(kf, group, key, sel);
   if (v)
     g_strstrip(v);
   return v;
 }
 
-static bool num(GKeyFile *kf, const char *group, const char *key, const char *paper, bool cols,
-                double *out, const char *path, GError **err) {
-  char *v = value(kf, group, key, paper, cols);
+static bool num(GKeyFile *kf, const char *group, const char *key, const Sel *sel, double *out,
+                const char *path, GError **err) {
+  char *v = value(kf, group, key, sel);
   if (!v)
     return true;
   char *end = NULL;
@@ -131,9 +153,8 @@ static bool num(GKeyFile *kf, const char *group, const char *key, const char *pa
   return ok;
 }
 
-static void str(GKeyFile *kf, const char *group, const char *key, const char *paper, bool cols,
-                char **out) {
-  char *v = value(kf, group, key, paper, cols);
+static void str(GKeyFile *kf, const char *group, const char *key, const Sel *sel, char **out) {
+  char *v = value(kf, group, key, sel);
   if (v && *v) {
     g_free(*out);
     *out = v;
@@ -142,7 +163,23 @@ static void str(GKeyFile *kf, const char *group, const char *key, const char *pa
 }
 
 bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err) {
+  return style_load_layout(st, path, paper, columns, OCTAVO_LAYOUT_BOOK, err);
+}
+
+/* A yes/no key: "true"/"false" (or 1/0); others keep *out. */
+static void flag(GKeyFile *kf, const char *group, const char *key, const Sel *sel, bool *out) {
+  char *v = value(kf, group, key, sel);
+  if (v && (!g_ascii_strcasecmp(v, "true") || !strcmp(v, "1")))
+    *out = true;
+  else if (v && (!g_ascii_strcasecmp(v, "false") || !strcmp(v, "0")))
+    *out = false;
+  g_free(v);
+}
+
+bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int columns,
+                       OctavoLayout layout, GError **err) {
   defaults(st);
+  st->layout = layout;
   bool cols = columns == 2;
   st->cover = cover_defaults;
   st->cover.face = g_strdup("Charis SIL");
@@ -158,7 +195,8 @@ bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GEr
   cover_load(&st->cover, kf);
   st->paper = paper;
   if (paper == OCTAVO_PAPER_STYLE) {
-    char *file_paper = value(kf, "page", "paper", "-", false);
+    const Sel none = {"-", false, NULL};
+    char *file_paper = value(kf, "page", "paper", &none);
     int v = OCTAVO_PAPER_DEFAULT;
     if (file_paper && !octavo_enum_parse(OCTAVO_ENUM_PAPER, file_paper, &v)) {
       g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper '%s' (%s)",
@@ -177,6 +215,7 @@ bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GEr
   }
   const char *p = octavo_enum_name(OCTAVO_ENUM_PAPER, st->paper);
   const char *f = path ? path : "style";
+  const Sel sel = {p, cols, layout == OCTAVO_LAYOUT_BOOK ? NULL : octavo_enum_name(OCTAVO_ENUM_LAYOUT, layout)};
   struct {
     const char *group, *key;
     double *out;
@@ -224,7 +263,7 @@ bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GEr
   };
   bool ok = true;
   for (size_t i = 0; i < G_N_ELEMENTS(nums) && ok; i++)
-    ok = num(kf, nums[i].group, nums[i].key, p, cols, nums[i].out, f, err);
+    ok = num(kf, nums[i].group, nums[i].key, &sel, nums[i].out, f, err);
   /* letter spacing: from 0 (off) or at least the natural word space; at
    * most 0.1 em per gap (style.h) */
   if (ok && st->track_from != 0 && st->track_from < 1) {
@@ -238,13 +277,15 @@ bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GEr
     ok = false;
   }
   if (ok) {
-    str(kf, "body", "face", p, cols, &st->body_face);
-    str(kf, "heading", "face", p, cols, &st->heading_face);
-    str(kf, "code", "face", p, cols, &st->code_face);
-    char *j = value(kf, "body", "justify", p, cols);
+    str(kf, "body", "face", &sel, &st->body_face);
+    str(kf, "heading", "face", &sel, &st->heading_face);
+    str(kf, "code", "face", &sel, &st->code_face);
+    char *j = value(kf, "body", "justify", &sel);
     if (j)
       st->justify = g_ascii_strcasecmp(j, "false") != 0 && strcmp(j, "0") != 0;
     g_free(j);
+    flag(kf, "layout", "chapter-new-page", &sel, &st->chapter_new_page);
+    flag(kf, "layout", "contents-always", &sel, &st->contents_always);
     if (st->body_size_pt < 4 || st->leading_pt < st->body_size_pt * 0.8 || st->code_size_pt < 4) {
       g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                   "%s: body or code size too small, or leading below the size", f);

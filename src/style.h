@@ -52,6 +52,12 @@ typedef struct {
   double title_size_pt, subtitle_size_pt, byline_size_pt;
   double toc_size_pt, toc_leading_pt;
   CoverStyle cover;                  /* [cover]: a colour that is not #rrggbb keeps its default */
+  /* the layout ([layout], [layout.handout]): what opens the book and how chapters follow */
+  OctavoLayout layout;               /* the one the style was read for */
+  bool chapter_new_page;             /* a title page and contents as front matter, each chapter
+                                      * from a new page; else a title block at the top of page 1
+                                      * and the sections running on (the handout) */
+  bool contents_always;              /* printed contents always (else only with --toc) */
 } Style;
 
 /* Read the style file at path (NULL: built-in defaults only) for `paper`
@@ -61,6 +67,10 @@ typedef struct {
  * cannot be read or parsed, or the paper is unknown. Free with
  * style_clear(). */
 bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err);
+/* As style_load, for `layout`: a group [G.LAYOUT] (and [G.LAYOUT.PAPER],
+ * [G.LAYOUT.columns]) overrides [G] for a layout other than the book. */
+bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int columns,
+                       OctavoLayout layout, GError **err);
 /* Free the strings of a style. Accepts a style never loaded if zeroed. */
 void style_clear(Style *st);
 /* Paper size in points; false for OCTAVO_PAPER_STYLE or an unknown value. */

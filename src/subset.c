@@ -7,6 +7,10 @@
 #include <hb.h>
 
 GBytes *subset_font_file(const char *path, const GArray *codepoints, GError **err) {
+  return subset_font_face(path, 0, codepoints, err);
+}
+
+GBytes *subset_font_face(const char *path, int index, const GArray *codepoints, GError **err) {
   GBytes *result = NULL;
   hb_blob_t *blob = hb_blob_create_from_file_or_fail(path);
   hb_face_t *face = NULL, *sub = NULL;
@@ -15,7 +19,7 @@ GBytes *subset_font_file(const char *path, const GArray *codepoints, GError **er
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot read font %s", path);
     goto out;
   }
-  face = hb_face_create(blob, 0);
+  face = hb_face_create(blob, (unsigned)index);
   if (hb_face_get_glyph_count(face) == 0) {
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s is not a usable font", path);
     goto out;

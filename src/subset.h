@@ -9,5 +9,8 @@
  * font's bytes (caller g_bytes_unref), or NULL with *err set when the file
  * cannot be read or subset. Deterministic for the same input. */
 GBytes *subset_font_file(const char *path, const GArray *codepoints, GError **err);
+/* The same for face `index` of a font collection (.ttc): the result is a
+ * single font (an OpenType/CFF face stays CFF). */
+GBytes *subset_font_face(const char *path, int index, const GArray *codepoints, GError **err);
 
 #endif

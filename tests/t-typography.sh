@@ -55,4 +55,12 @@ for name in $books; do
       --max-hyphen-runs 0 --max-widows 0 --max-orphans 0 --max-stranded 0 || fail=1
   done
 done
+
+# The quality table (issue 13): the report in both layouts, A4/A5/Letter,
+# one and two columns: pages, characters per line, p95 and max word-space
+# ratio, loose lines, hyphen runs, widows/orphans/stranded headings, lines
+# past the margin, page fullness; fails on any figure out of range and on
+# the handout's page targets (tests/tools/quality_table.py).
+mkdir -p "$TMPROOT/quality"
+python3 "$TOP/tests/tools/quality_table.py" "$OCTAVO" "$TOP/content/lsfmm-bpf-2023.md" "$TMPROOT/quality" || fail=1
 exit $fail

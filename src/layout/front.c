@@ -98,8 +98,9 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   y += 36;
   PangoFontDescription *db = font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL,
                                        PANGO_WEIGHT_NORMAL);
+  const char *lang = c->env->book->meta.lang;
   if (m->authors && m->authors->len) {
-    char *a = labels_join(c->env->book->meta.lang, m->authors);
+    char *a = labels_byline(lang, m->authors); /* as the e-book's title page */
     add_tag(it, LAY_TAG_BEGIN, "P");
     y = centered(c, it, db, a, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
@@ -107,9 +108,11 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
     g_free(a);
   }
   if (m->date) {
+    char *date = labels_date(lang, m->date);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, m->date, y, c->st->byline_size_pt * 1.4);
+    centered(c, it, db, date, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
+    g_free(date);
   }
   const char *pub = m->publisher ? m->publisher : m->source;
   if (pub) {
@@ -126,6 +129,68 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   pango_font_description_free(dt);
   g_ptr_array_add(lay->pages, p);
   build_clear(c);
+}
+
+/* Lines of text set ragged to c's measure, left-aligned, tagged. */
+static void block_text(Build *c, const char *text, const PangoFontDescription *d, double leading,
+                       const char *tag) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, text, 0);
+  ParaStyle ps = para_style(c, d, leading);
+  ps.hyphenate = false;
+  set_para(c, &p, &ps, true, tag, NULL, NULL);
+  para_clear(&p);
+}
+
+void title_block(Build *c) {
+  const BookMeta *m = &c->env->book->meta;
+  const Style *st = c->st;
+  const char *lang = m->lang;
+  emit_dest_pending(c, "title-page");
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, m->title, 0);
+  set_heading(c, &p, 1, NULL, NULL, true); /* the H1 of the document */
+  para_clear(&p);
+  c->space = 0;
+  if (m->subtitle) {
+    PangoFontDescription *ds = font_desc(st->heading_face, st->subtitle_size_pt, PANGO_STYLE_ITALIC,
+                                         PANGO_WEIGHT_NORMAL);
+    block_text(c, m->subtitle, ds, ceil(st->subtitle_size_pt * 1.3), "P");
+    pango_font_description_free(ds);
+  }
+  char *by = m->authors && m->authors->len ? labels_byline(lang, m->authors) : NULL;
+  char *date = labels_date(lang, m->date);
+  GString *line = g_string_new(by);
+  if (date)
+    g_string_append_printf(line, "%s%s", line->len ? " \xC2\xB7 " : "", date);
+  PangoFontDescription *db = font_desc(st->body_face, st->byline_size_pt, PANGO_STYLE_NORMAL,
+                                       PANGO_WEIGHT_NORMAL);
+  if (line->len) {
+    want_space(c, st->byline_size_pt * 0.3);
+    block_text(c, line->str, db, ceil(st->byline_size_pt * 1.35), "P");
+  }
+  const char *src = m->source ? m->source : m->publisher;
+  if (src) {
+    PangoFontDescription *dp = font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_ITALIC,
+                                         PANGO_WEIGHT_NORMAL);
+    block_text(c, src, dp, st->note_leading_pt, "P");
+    pango_font_description_free(dp);
+  }
+  /* a rule across the text block closes the title block */
+  want_space(c, st->byline_size_pt * 0.4);
+  GArray *items = items_new();
+  add_rule(items, LAY_RULE, 0, 0, c->measure, 0.6, 0);
+  VItem *v = emit_line(c, items, 0.6, LB_INFINITY);
+  v->trace = g_strdup("[title rule]");
+  c->space = st->heading_after_pt * 2;
+  c->first_block = true; /* no heading space above the first section */
+  c->after_par = false;
+  pango_font_description_free(db);
+  g_string_free(line, TRUE);
+  g_free(by);
+  g_free(date);
 }
 
 /* The contents' heading line. */
@@ -180,9 +245,13 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
   Para p;
   para_init(&p);
   para_text(&p, NULL, e->title, 0);
+  if (e->code->len && p.text->len == strlen(e->title)) {
+    pango_attr_list_unref(p.attrs);
+    p.attrs = code_attrs(c->st, e->code, 0);
+  }
   ParaStyle ps = para_style(c, d, leading);
   ps.left_pt = indent;
-  ps.width_pt = c->measure - indent - k->numw - 12;
+  ps.width_pt = c->measure - indent - k->numw - 12 - 4 * k->pitch; /* room for a few leader dots */
   ps.hyphenate = false;
   GPtrArray *lines = g_ptr_array_new();
   set_para(c, &p, &ps, true, NULL, NULL, lines);
@@ -212,6 +281,36 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
   para_clear(&p);
 }
 
+/* The entries' lines (to c's measure). dest_folio may be NULL: numbers
+ * not known yet (0). */
+static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio) {
+  const Style *st = c->st;
+  TocLook k;
+  k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  k.numw = label_width(c->shp, k.d1, "0000");
+  k.pitch = label_width(c->shp, k.d1, ". ");
+  for (guint i = 0; i < entries->len; i++) {
+    TocEntry *e = &g_array_index(entries, TocEntry, i);
+    int *folio = dest_folio ? g_hash_table_lookup(dest_folio, e->dest) : NULL;
+    toc_entry(c, &k, e, folio ? *folio : 0);
+  }
+  pango_font_description_free(k.d1);
+  pango_font_description_free(k.d2);
+}
+
+void contents_block(Build *c, GArray *entries, GHashTable *dest_folio) {
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0);
+  open_tag(c, "TOC");
+  emit_dest_pending(c, "contents");
+  set_heading(c, &p, c->env->chapter_level, NULL, NULL, false);
+  para_clear(&p);
+  toc_entries(c, entries, dest_folio);
+  close_tag(c, "TOC");
+}
+
 /* The contents: one linked line per entry, dot leaders, the page number at
  * the right; set to the text block's width and paginated in one column on
  * front pages appended to lay. */
@@ -221,16 +320,7 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   Build cb, *c = &cb;
   build_init(c, env, shp, store, env->text_w);
   contents_head(c);
-  TocLook k;
-  k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  k.numw = label_width(shp, k.d1, "0000");
-  k.pitch = label_width(shp, k.d1, ". ");
-  for (guint i = 0; i < entries->len; i++) {
-    TocEntry *e = &g_array_index(entries, TocEntry, i);
-    int *folio = g_hash_table_lookup(dest_folio, e->dest);
-    toc_entry(c, &k, e, folio ? *folio : 0);
-  }
+  toc_entries(c, entries, dest_folio);
   close_tag(c, "TOC");
   vl_end(c);
   Body fb;
@@ -248,15 +338,46 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
     g_ptr_array_add(lay->pages, fb.pages->pdata[i]);
   body_clear(&fb);
   build_clear(c);
-  pango_font_description_free(k.d1);
-  pango_font_description_free(k.d2);
 }
 
 const char *chapter_title(const BookChapter *ch, const char *book_title) {
   return ch->title && *ch->title ? ch->title : book_title;
 }
 
-void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_title) {
+PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from) {
+  PangoAttrList *l = pango_attr_list_new();
+  for (guint i = 0; code && i < code->len; i++) {
+    const OutlineSpan *sp = &g_array_index(code, OutlineSpan, i);
+    if (sp->end <= from)
+      continue;
+    PangoAttribute *a[2] = {pango_attr_family_new(st->code_face), pango_attr_scale_new(0.86)};
+    for (int k = 0; k < 2; k++) {
+      a[k]->start_index = (guint)(MAX(sp->start, from) - from);
+      a[k]->end_index = (guint)(sp->end - from);
+      pango_attr_list_insert(l, a[k]);
+    }
+  }
+  return l;
+}
+
+/* The code spans of a chapter's running head: those of its outline entry,
+ * whose title ends with the chapter's (it may carry a number before it). */
+static const GArray *head_code(const Outline *o, const BookChapter *ch, const char *text,
+                               gsize *from) {
+  for (guint i = 0; o && i < o->entries->len; i++) {
+    const OutlineEntry *e = outline_entry(o, i);
+    if (e->chapter != ch)
+      continue;
+    size_t tl = strlen(e->title), hl = strlen(text);
+    if (!e->code->len || tl < hl || strcmp(e->title + tl - hl, text) != 0)
+      return NULL;
+    *from = tl - hl;
+    return e->code;
+  }
+  return NULL;
+}
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
+                   const char *book_title) {
   const Style *st = env->st;
   PangoFontDescription *d = font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC,
                                       PANGO_WEIGHT_NORMAL);
@@ -279,9 +400,13 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_
     bool recto = p->folio % 2 == 1;
     const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
+    gsize from = 0;
+    const GArray *code = recto && f->chapter && full != book_title ? head_code(outline, f->chapter, full, &from)
+                                                                    : NULL;
+    PangoAttrList *attrs = code ? code_attrs(st, code, from) : NULL;
     /* a title too long for the head loses words at its end */
     char *text = g_strdup(full);
-    double tw = label_width(shp, d, text);
+    double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
     while (tw > env->text_w - nw - 24) {
       char *sp = strrchr(text, ' ');
       if (!sp)
@@ -290,15 +415,17 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_
       g_free(text);
       text = g_strconcat(tail, "\xE2\x80\xA6", NULL);
       g_free(tail);
-      tw = label_width(shp, d, text);
+      tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
     }
     if (recto) {
       shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
-      shape_label(shp, p->items, d, text, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
+      shape_label_attrs(shp, p->items, d, text, attrs, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
     } else {
       shape_label(shp, p->items, dn, num, x0, y, 0);
-      shape_label(shp, p->items, d, text, x0 + nw + 18, y, 0.2);
+      shape_label_attrs(shp, p->items, d, text, attrs, x0 + nw + 18, y, 0.2);
     }
+    if (attrs)
+      pango_attr_list_unref(attrs);
     add_rule(p->items, LAY_RULE, x0, y + 5, env->text_w, 0.3, 0.4);
     g_free(text);
   }

@@ -24,6 +24,7 @@
 #include "layout.h"
 #include "linebreak.h"
 #include "options.h"
+#include "outline.h"
 #include "shape.h"
 #include "style.h"
 
@@ -146,6 +147,9 @@ PangoFontDescription *font_desc(const char *family, double size, PangoStyle styl
 double baseline(LayShaper *shp, const PangoFontDescription *d, double leading);
 double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d, const char *str,
                    double x, double y, double gray);
+/* As shape_label, with pango attributes over str (NULL: none). */
+double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescription *d,
+                         const char *str, PangoAttrList *attrs, double x, double y, double gray);
 double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str);
 void word_points(LayShaper *shp, const char *w, size_t len, GArray *out);
 double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at);
@@ -274,10 +278,12 @@ void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, 
 /* ------------------------------------------------------------------------ */
 /* Front matter and running heads (front.c)                                 */
 
+/* An entry of the printed contents (strings borrowed from the outline). */
 typedef struct {
-  int depth; /* 1 = chapter */
-  char *title;
-  char *dest;
+  int depth;          /* the outline's depth, 1.. */
+  const char *title;
+  const char *dest;
+  const GArray *code; /* OutlineSpan: the code spans of title */
 } TocEntry;
 
 const char *chapter_title(const BookChapter *ch, const char *book_title);
@@ -286,6 +292,16 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
                 const char *title);
 void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
               GArray *entries, GHashTable *dest_folio);
-void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const char *book_title);
+/* The handout's title block (title, subtitle, byline and date, source, a
+ * rule) into c's vertical list, to c's measure. */
+void title_block(Build *c);
+/* A contents block (a heading, then the entries) into c's vertical list;
+ * dest_folio NULL: page numbers not known yet. */
+void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
+/* The monospace face (at the size code has in text) over the code spans
+ * of a title, from byte `from` (spans shifted by -from); a new list. */
+PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
+                   const char *book_title);
 
 #endif

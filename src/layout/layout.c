@@ -19,6 +19,7 @@
 
 #include "fonts.h"
 #include "hyphenate.h"
+#include "outline.h"
 
 /* Everything one lay_book call owns until it returns. */
 typedef struct {
@@ -26,7 +27,7 @@ typedef struct {
   LayShaper shp;
   LayStore store;
   Body body;              /* the body's pages, frames and page marks */
-  GArray *toc;            /* TocEntry: every chapter and section, in reading order */
+  Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
 } Run;
 
@@ -87,7 +88,8 @@ static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const 
   r->store.dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   body_init(&r->body);
-  r->toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  r->outline = outline_new(book, r->env.chapter_level, opts->toc_depth,
+                           labels_get(lang, LABEL_UNTITLED_SECTION));
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
@@ -106,7 +108,7 @@ static void run_clear(Run *r) {
   pango_font_description_free(r->env.body);
   shaper_clear(&r->shp);
   body_clear(&r->body);
-  g_array_free(r->toc, TRUE); /* its strings went to the outline or were freed */
+  outline_free(r->outline);
   g_hash_table_destroy(r->dest_folio);
 }
 
@@ -164,34 +166,6 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
   return vl;
 }
 
-/* The chapter's entries for the contents and the outline: the chapter,
- * then its headings (not inside tables, figures, ...). */
-static void toc_add_chapter(Run *r, const BookChapter *ch, const char *book_title) {
-  const char *cdest = ch->heading && ch->heading->as.heading.id ? ch->heading->as.heading.id : ch->id;
-  if (ch->title || ch->index == 0) {
-    TocEntry e = {1, g_strdup(chapter_title(ch, book_title)), g_strdup(cdest ? cdest : ch->id)};
-    g_array_append_val(r->toc, e);
-  }
-  BookIter it;
-  book_iter_init(&it, ch->root);
-  BookIterEvent ev;
-  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-    BookNode *n = it.cur;
-    if (ev != BOOK_ITER_ENTER)
-      continue;
-    if (n->type == BOOK_HEADING && n != ch->heading && n->as.heading.id) {
-      int depth = CLAMP(n->as.heading.level - r->env.chapter_level + 1, 2, 6);
-      GString *s = g_string_new(NULL);
-      book_node_text(n, s);
-      TocEntry e = {depth, g_string_free(s, FALSE), g_strdup(n->as.heading.id)};
-      g_array_append_val(r->toc, e);
-    }
-    if (!book_node_is_inline(n->type) && n->type != BOOK_ROOT && n->type != BOOK_BLOCKQUOTE &&
-        n->type != BOOK_LIST && n->type != BOOK_ITEM && n->type != BOOK_HTML_BLOCK)
-      book_iter_skip_children(&it);
-  }
-}
-
 /* Each chapter from a new page: set, its URL notes laid out, paginated. */
 static void lay_chapters(Run *r, const char *book_title) {
   const Book *book = r->env.book;
@@ -204,7 +178,6 @@ static void lay_chapters(Run *r, const char *book_title) {
     r->store.url_first = r->store.url_notes->len;
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
-    toc_add_chapter(r, ch, book_title);
   }
 }
 
@@ -226,16 +199,18 @@ static void find_dest_folios(Run *r) {
 /* ------------------------------------------------------------------------ */
 /* Front matter, pages, outline                                             */
 
-/* The title page and the contents (entries to --toc-depth that landed on a
- * page), padded to an even count so that the body starts on a recto; their
+/* The title page and the contents (the outline's entries to --toc-depth
+ * that landed on a page), padded to an even count so that the body starts on a recto; their
  * labels are roman. */
 static void lay_front(Run *r, Layout *lay) {
   title_page(&r->env, &r->shp, &r->store, lay, lay->title);
   GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  for (guint i = 0; i < r->toc->len; i++) {
-    TocEntry *e = &g_array_index(r->toc, TocEntry, i);
-    if (e->depth <= MAX(1, r->env.opts->toc_depth) && g_hash_table_contains(r->dest_folio, e->dest))
-      g_array_append_val(shown, *e);
+  for (guint i = 0; i < r->outline->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(r->outline, i);
+    if (oe->in_toc && g_hash_table_contains(r->dest_folio, oe->id)) {
+      TocEntry e = {oe->depth, oe->title, oe->id, oe->code};
+      g_array_append_val(shown, e);
+    }
   }
   contents(&r->env, &r->shp, &r->store, lay, shown, r->dest_folio);
   g_array_free(shown, TRUE);
@@ -265,29 +240,25 @@ static void add_body(Run *r, Layout *lay) {
   }
 }
 
-/* The outline: every chapter and section that landed on a page, nested by
- * depth. Takes the entries' strings. */
+/* The bookmarks: the outline's entries to --toc-depth that landed on a
+ * page (the contents' entries), nested as the outline nests them; their
+ * titles plain text. */
 static void build_outline(Run *r, Layout *lay) {
-  int stack[8];
-  int depth_of[8];
-  int sp = 0;
-  for (guint i = 0; i < r->toc->len; i++) {
-    TocEntry *e = &g_array_index(r->toc, TocEntry, i);
-    if (!g_hash_table_contains(r->dest_folio, e->dest)) {
-      g_free(e->title);
-      g_free(e->dest);
+  guint n = r->outline->entries->len;
+  int *at = g_new(int, n); /* outline index -> bookmark index, or -1 */
+  for (guint i = 0; i < n; i++) {
+    const OutlineEntry *oe = outline_entry(r->outline, i);
+    at[i] = -1;
+    if (!oe->in_toc || !g_hash_table_contains(r->dest_folio, oe->id))
       continue;
-    }
-    while (sp > 0 && depth_of[sp - 1] >= e->depth)
-      sp--;
-    LayOutline o = {e->depth, sp > 0 ? stack[sp - 1] : -1, e->title, e->dest};
+    int parent = oe->parent;
+    while (parent >= 0 && at[parent] < 0)
+      parent = outline_entry(r->outline, (guint)parent)->parent;
+    LayOutline o = {oe->depth, parent >= 0 ? at[parent] : -1, g_strdup(oe->title), g_strdup(oe->id)};
     g_array_append_val(lay->outline, o);
-    if (sp < 8) {
-      stack[sp] = (int)lay->outline->len - 1;
-      depth_of[sp] = e->depth;
-      sp++;
-    }
+    at[i] = (int)lay->outline->len - 1;
   }
+  g_free(at);
 }
 
 /* Links to destinations that were never placed are dropped. */
@@ -316,16 +287,112 @@ static void drop_dead_links(Layout *lay) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The handout                                                              */
+
+/* The contents' entries: the outline's to --toc-depth (those that landed
+ * on a page when `landed` is known). */
+static GArray *toc_shown(const Run *r, GHashTable *landed) {
+  GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  for (guint i = 0; i < r->outline->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(r->outline, i);
+    if (oe->in_toc && (!landed || g_hash_table_contains(landed, oe->id))) {
+      TocEntry e = {oe->depth, oe->title, oe->id, oe->code};
+      g_array_append_val(shown, e);
+    }
+  }
+  return shown;
+}
+
+/* The handout's one vertical list: the title block (and the contents with
+ * --toc) across the text block, then every chapter running on, its
+ * heading a section heading. *span_end: the items across the columns. */
+static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
+  const Book *book = r->env.book;
+  Build cb, *c = &cb;
+  build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
+  open_tag(c, "Sect");
+  title_block(c);
+  if (r->env.opts->toc || r->env.st->contents_always) {
+    GArray *shown = toc_shown(r, folios);
+    contents_block(c, shown, folios);
+    g_array_free(shown, TRUE);
+    want_space(c, c->st->heading_before_pt * 1.5);
+  }
+  close_tag(c, "Sect");
+  *span_end = c->vl->len;
+  c->measure = r->env.cols.w_pt;
+  for (guint ci = 0; ci < book->chapters->len; ci++) {
+    BookChapter *ch = book->chapters->pdata[ci];
+    open_tag(c, "Sect");
+    emit_dest_pending(c, ch->id);
+    if (ch->heading)
+      do_heading(c, ch->heading, false);
+    walk_blocks(c, ch->root, ch->heading);
+    close_tag(c, "Sect");
+  }
+  if (r->env.url_end)
+    url_notes_end(c);
+  vl_end(c);
+  GArray *vl = build_take(c);
+  build_clear(c);
+  return vl;
+}
+
+/* One pass of the handout: no front matter; sections run on. folios: where
+ * the destinations landed in a previous pass (for the contents' numbers),
+ * or NULL. *landed (if not NULL) takes where they land in this one. */
+static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
+                            const Fonts *fonts, GHashTable *folios, GHashTable **landed) {
+  Run r;
+  run_init(&r, book, opts, st, fonts);
+  Layout *lay = layout_new(book, st, fonts);
+  layout_notes(&r.env, &r.shp, &r.store);
+  guint span_end;
+  GArray *vl = handout_vlist(&r, folios, &span_end);
+  if (!r.env.url_end)
+    url_notes_foot(&r.env, &r.shp, &r.store);
+  paginate(&r.env, &r.store, &r.env.cols, &r.body, vl, NULL, span_end);
+  vlist_free(vl);
+  find_dest_folios(&r);
+  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+  lay->front_pages = 0;
+  add_body(&r, lay);
+  build_outline(&r, lay);
+  drop_dead_links(lay);
+  if (landed) {
+    *landed = r.dest_folio;
+    r.dest_folio = g_hash_table_new(g_str_hash, g_str_equal);
+  }
+  run_clear(&r);
+  return lay;
+}
+
+/* The handout: with printed contents, a first pass finds the pages the
+ * entries land on (the contents take the same room whatever the numbers). */
+static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
+                           const Fonts *fonts) {
+  if (!opts->toc && !st->contents_always)
+    return handout_pass(book, opts, st, fonts, NULL, NULL);
+  GHashTable *folios = NULL;
+  lay_free(handout_pass(book, opts, st, fonts, NULL, &folios));
+  Layout *lay = handout_pass(book, opts, st, fonts, folios, NULL);
+  g_hash_table_destroy(folios);
+  return lay;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The driver                                                               */
 
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts) {
+  if (!st->chapter_new_page)
+    return lay_handout(book, opts, st, fonts);
   Run r;
   run_init(&r, book, opts, st, fonts);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, lay->title);
   find_dest_folios(&r);
-  running_heads(&r.env, &r.shp, &r.body, lay->title);
+  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
   lay_front(&r, lay);
   add_body(&r, lay);
   build_outline(&r, lay);

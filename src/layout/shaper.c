@@ -60,8 +60,13 @@ double baseline(LayShaper *shp, const PangoFontDescription *d, double leading) {
  * shaped once on its own. Returns the width; appends at (x, y). */
 double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d, const char *str,
                    double x, double y, double gray) {
+  return shape_label_attrs(shp, items, d, str, NULL, x, y, gray);
+}
+
+double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescription *d,
+                         const char *str, PangoAttrList *attrs, double x, double y, double gray) {
   pango_context_set_font_description(shp->pctx, d);
-  Shaped *sh = shape_text(shp->pctx, str, strlen(str), NULL, shp->plang);
+  Shaped *sh = shape_text(shp->pctx, str, strlen(str), attrs, shp->plang);
   GArray *sl = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   shape_slices(sh, 0, sh->len, sl);
   double x0 = x;

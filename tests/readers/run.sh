@@ -21,6 +21,8 @@ if ! cmp -s "$R/package-lock.json" "$stamp" 2>/dev/null; then
   cp "$R/package-lock.json" "$stamp"
 fi
 
+TOPDIR=$(pwd)
+case "$OCTAVO" in /*) ;; *) OCTAVO=$TOPDIR/$OCTAVO ;; esac
 rm -rf "$OUT"
 mkdir -p "$OUT/books"
 names=""
@@ -34,17 +36,18 @@ book() { # name, octavo arguments...
 book report --smart content/lsfmm-bpf-2023.md
 book multi tests/books/multi/0*.md
 book xref tests/books/xref/one.md tests/books/xref/two.md
-# tests/corpus/: a NAME.md is a book; a folder is one book of its *.md in name order.
+# tests/corpus/: each folder is one book, its chapters listed in book.list
+# (in reading order, relative to the folder) with its options in book.args.
 if [ -d tests/corpus ]; then
-  for e in tests/corpus/*; do
-    n=corpus-$(basename "$e" .md)
-    if [ -d "$e" ]; then
-      files=$(LC_ALL=C ls "$e"/*.md 2>/dev/null) || continue
-      # shellcheck disable=SC2086
-      book "$n" $files
-    else
-      case "$e" in *.md) book "$n" "$e";; esac
-    fi
+  for e in tests/corpus/*/; do
+    e=${e%/}
+    [ -f "$e/book.list" ] || continue
+    n=corpus-$(basename "$e")
+    args=$(cat "$e/book.args" 2>/dev/null || true)
+    # shellcheck disable=SC2086
+    (cd "$e" && "$OCTAVO" -q $args $(cat book.list) -o "$TOPDIR/$OUT/books/$n.epub" -o "$TOPDIR/$OUT/books/$n.pdf") ||
+      { echo "FAIL $n: octavo could not build it"; exit 1; }
+    names="$names $n"
   done
 fi
 # shellcheck disable=SC2086

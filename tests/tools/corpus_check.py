@@ -1027,17 +1027,23 @@ def pdf_contents(pdf, objs):
         physical = front[0] + k + 1
         left = m["margin-inner"] if physical % 2 else m["margin-outer"]
         lines = []
-        for lm in re.finditer(r'<line xMin="([-\d.]+)" yMin="([-\d.]+)"[^>]*>(.*?)</line>', pm.group(1), re.S):
-            words = [html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", lm.group(3))]
-            lines.append((round(float(lm.group(2))), float(lm.group(1)) - left, " ".join(words)))
+        for lm in re.finditer(r'<line xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="([-\d.]+)"[^>]*>(.*?)</line>',
+                              pm.group(1), re.S):
+            words = [html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", lm.group(4))]
+            # by the centre of the box: a title in the (smaller) code face sits on the same line
+            centre = (float(lm.group(2)) + float(lm.group(3))) / 2
+            lines.append((centre, float(lm.group(1)) - left, " ".join(words)))
         lines.sort()  # reading order: top to bottom, then left to right
         merged = []   # pieces of one line (a title in another face, its dots, its number) joined
         for y, x, text in lines:
-            if merged and abs(merged[-1][0] - y) <= 2:
-                merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + " " + text)
+            if merged and abs(merged[-1][0][0] - y) <= 2.5:
+                merged[-1].append((y, x, text))
             else:
-                merged.append((y, x, text))
-        lines = merged
+                merged.append([(y, x, text)])
+        lines = []
+        for group in merged:  # left to right within a line
+            group.sort(key=lambda t: t[1])
+            lines.append((group[0][0], group[0][1], " ".join(t[2] for t in group)))
         page_entries = []
         for _, x, text in lines:
             m2 = re.match(r"^(.*?)\s*(?:\.\s*){3,}([\divxlcdm]+)?\s*$", text)

@@ -10,8 +10,10 @@ How it reads the page (single column unless --columns 2):
   title: a word crosses a column boundary, or no gap there is wider than
   the body type; or a heading in the first column with nothing beside it),
   whose right edge is the last column's.
-- Words are regrouped into lines by baseline (yMax within 0.3 of the word
-  height), left to right.
+- Words are regrouped into lines by the centres of their boxes (within 0.3
+  of the word height; a code span in another face and size stays in its
+  line), left to right. Characters per line: the mean length (words and
+  one space between each) of the full justified lines.
 - The body type is, among the four commonest heights of words not in a
   monospaced font, the one whose lines most often end at one right edge
   (the font of each word comes from pdftohtml -xml; poppler derives a
@@ -232,7 +234,7 @@ def read_pages(pdf):
 
 
 def group_lines(words, page, columns, width, body_h):
-    """Lines by baseline. Words of body size or larger make the lines; a
+    """Lines by the centres of the word boxes. Words of body size or larger make the lines; a
     smaller word (a footnote mark, a superscript) joins the line whose
     vertical extent holds its middle, else it starts lines of its own."""
     cols = [[] for _ in range(columns)]
@@ -279,11 +281,14 @@ def group_lines(words, page, columns, width, body_h):
                     else:
                         rest.append(w)
                 ws = rest
-            ws.sort(key=lambda w: (w['y1'], w['x0']))
+            # by the centre of the boxes: a code span (another face, another
+            # size, another baseline in poppler's boxes) stays in its line
+            ctr = lambda w: (w['y0'] + w['y1']) / 2
+            ws.sort(key=lambda w: (ctr(w), w['x0']))
             cur = []
             for w in ws:
                 h = w['y1'] - w['y0']
-                if cur and abs(w['y1'] - cur[-1]['y1']) <= 0.3 * max(h, cur[-1]['y1'] - cur[-1]['y0']):
+                if cur and abs(ctr(w) - ctr(cur[-1])) <= 0.3 * max(h, cur[-1]['y1'] - cur[-1]['y0']):
                     cur.append(w)
                 else:
                     if cur:
@@ -556,6 +561,8 @@ def measure(pdf, args):
         'pdf': pdf, 'pages': len(pages), 'body_height': round(body_h, 2),
         'leading': round(leading, 2), 'space': round(space, 3), 'space_from': space_from,
         'full_lines': len(ratios),
+        'chars_per_line': round(statistics.mean(len(ln.text) for ln in all_lines if ln.full), 1)
+        if ratios else 0,
         'p50': round(pct(ratios, 50), 3), 'p95': round(pct(fair, 95), 3),
         'p95_all': round(pct(ratios, 95), 3),
         'mean': round(statistics.mean(ratios), 3) if ratios else 0,
@@ -619,6 +626,7 @@ def main():
         for r in ([res, other] if other else [res]):
             if r['space_from'].startswith('all'):
                 print('%s: warning: natural space from %s' % (r['pdf'], r['space_from']))
+            print('%s: %.1f chars/line' % (r['pdf'], r['chars_per_line']))
             print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
                   '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>1.5: %d, >2: %d); '
                   'past margin %d; '

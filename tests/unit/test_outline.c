@@ -25,7 +25,7 @@ static char *outline_of(const char *md, int split, int toc_depth, bool number, O
   o.quiet = true;
   book_free(book);
   book = book_new();
-  MdSource src = {"t.md", md, strlen(md)};
+  MdSource src = {.name = "t.md", .text = md, .len = strlen(md)};
   assert_true(md_parse_sources(book, &src, 1, &o));
   Outline *ol = outline_new(book, split, toc_depth, "Untitled section");
   GString *s = g_string_new(NULL);

@@ -1,0 +1,126 @@
+/* coverage.c: the characters no face has, reported once each. Only asks
+ * fonts.c which face would draw a character; the PDF's placeholder for
+ * them (U+FFFD) is shape.c's. */
+#include "coverage.h"
+
+#include <string.h>
+
+#define CODE_BIT 0x80000000u
+
+typedef struct {
+  Book *book;
+  const Fonts *fonts;
+  const char *text_face, *code_face;
+  GHashTable *seen;   /* gunichar, | CODE_BIT in code: checked already */
+  GHashTable *warned; /* gunichar: reported */
+  guint missing;
+} Check;
+
+/* Drawn as nothing, whatever the font: no glyph is needed. */
+static bool invisible(gunichar ch) {
+  switch (g_unichar_type(ch)) {
+  case G_UNICODE_CONTROL:
+  case G_UNICODE_FORMAT:
+  case G_UNICODE_SPACE_SEPARATOR:
+  case G_UNICODE_LINE_SEPARATOR:
+  case G_UNICODE_PARAGRAPH_SEPARATOR:
+    return true;
+  default:
+    return (ch >= 0xFE00 && ch <= 0xFE0F) || (ch >= 0xE0100 && ch <= 0xE01EF);
+  }
+}
+
+static bool drawable(const Check *k, const char *face, gunichar ch) {
+  const char *lang = k->book->meta.lang;
+  if (invisible(ch) || fonts_face_for(k->fonts, face, lang, ch))
+    return true;
+  /* harfbuzz composes a precomposed letter from its parts when the font
+   * lacks it (an accented letter from the letter and the accent) */
+  gunichar parts[G_UNICHAR_MAX_DECOMPOSITION_LENGTH];
+  gsize n = g_unichar_fully_decompose(ch, FALSE, parts, G_N_ELEMENTS(parts));
+  if (n < 2)
+    return false;
+  for (gsize i = 0; i < n; i++)
+    if (!invisible(parts[i]) && !fonts_face_for(k->fonts, face, lang, parts[i]))
+      return false;
+  return true;
+}
+
+/* Check the characters of t, set in face, from source position pos (NULL:
+ * unknown). A column is reported for characters on the text's first line. */
+static void check_text(Check *k, const char *t, const char *face, const BookPos *pos) {
+  if (!t)
+    return;
+  int line = 0;
+  const char *line_start = t;
+  for (const char *p = t; *p; p = g_utf8_next_char(p)) {
+    gunichar ch = g_utf8_get_char_validated(p, -1);
+    if (ch == '\n') {
+      line++;
+      line_start = p + 1;
+      continue;
+    }
+    guint key = ch | (face == k->code_face ? CODE_BIT : 0);
+    if (ch >= 0x110000 || g_hash_table_contains(k->seen, GUINT_TO_POINTER(key)))
+      continue;
+    g_hash_table_add(k->seen, GUINT_TO_POINTER(key));
+    if (drawable(k, face, ch) || g_hash_table_contains(k->warned, GUINT_TO_POINTER(ch)))
+      continue;
+    g_hash_table_add(k->warned, GUINT_TO_POINTER(ch));
+    k->missing++;
+    BookPos at = {0};
+    if (pos) {
+      at = *pos;
+      if (at.line > 0) {
+        at.line += line;
+        at.col = line == 0 && at.col > 0 ? at.col + (int)(p - line_start) : 0;
+      }
+    }
+    char c[8] = {0};
+    g_unichar_to_utf8(ch, c);
+    book_diag(k->book, BOOK_WARNING, pos ? &at : NULL,
+              "no font has U+%04X '%s'; drawn as U+FFFD '\xEF\xBF\xBD' in the PDF, left to the "
+              "reader's fonts in the EPUB",
+              ch, c);
+  }
+}
+
+static bool in_code(const BookNode *n) {
+  for (; n; n = n->parent) {
+    if (n->type == BOOK_CODE || n->type == BOOK_CODE_BLOCK)
+      return true;
+    if (n->type == BOOK_HTML_INLINE && n->as.html.tag &&
+        (!strcmp(n->as.html.tag, "code") || !strcmp(n->as.html.tag, "kbd") ||
+         !strcmp(n->as.html.tag, "samp") || !strcmp(n->as.html.tag, "tt")))
+      return true;
+  }
+  return false;
+}
+
+static void check_tree(Check *k, BookNode *root) {
+  BookIter it;
+  book_iter_init(&it, root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
+    if (ev == BOOK_ITER_ENTER && it.cur->text)
+      check_text(k, it.cur->text, in_code(it.cur) ? k->code_face : k->text_face, &it.cur->pos);
+}
+
+guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face) {
+  Check k = {book, fonts, text_face, code_face, g_hash_table_new(g_direct_hash, g_direct_equal),
+             g_hash_table_new(g_direct_hash, g_direct_equal), 0};
+  for (guint i = 0; i < book->chapters->len; i++)
+    check_tree(&k, ((BookChapter *)book->chapters->pdata[i])->root);
+  for (guint i = 0; i < book->footnotes->len; i++)
+    check_tree(&k, ((BookFootnote *)book->footnotes->pdata[i])->def);
+  /* last: a title taken from a heading is reported at the heading */
+  const BookMeta *m = &book->meta;
+  const char *meta[] = {m->title, m->subtitle, m->date, m->publisher, m->description, m->rights};
+  for (size_t i = 0; i < G_N_ELEMENTS(meta); i++)
+    check_text(&k, meta[i], text_face, NULL);
+  for (guint i = 0; m->authors && i < m->authors->len; i++)
+    check_text(&k, m->authors->pdata[i], text_face, NULL);
+  g_hash_table_destroy(k.seen);
+  g_hash_table_destroy(k.warned);
+  return k.missing;
+}
