@@ -72,9 +72,11 @@ grep -qx "1120x494" "$D/kinds.imgs" || bad "kinds: the PNG is not drawn"
 [ "$(wc -l < "$D/kinds.imgs")" -eq 2 ] || bad "kinds: $(wc -l < "$D/kinds.imgs") rasters, want 2 (the SVG is vectors)"
 f=$(structure_count "$pdf" Figure)
 [ "$f" -eq 4 ] || bad "kinds: $f Figure elements, want 4"
-# the 50% image: half the measure wide (pdfimages' x-ppi: 1120 px over its width)
+# the 50% image: half the measure wide (pdfimages' x-ppi: 1120 px over its width in inches)
 ppi=$(pdfimages -list "$pdf" | awk 'NR > 2 && $4 == 1120 { print int($13) }')
-measure=$(python3 -c 'print(int(1120 / (0.5 * 423.28 / 72)))') # A4's measure, 423.28 pt
+# two.md draws the same PNG across the whole measure: twice its ppi
+full=$(pdfimages -list "$D/two-none.pdf" | awk 'NR > 2 && $4 == 1120 { print int($13) }')
+measure=$((2 * ${full:-0}))
 [ -n "$ppi" ] && [ $((ppi - measure)) -le 3 ] && [ $((measure - ppi)) -le 3 ] \
   || bad "kinds: the 50% image is drawn at ${ppi:-?} ppi, want about $measure"
 # the SVG is drawn as vectors on its page: some paths, no raster
