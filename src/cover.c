@@ -1,15 +1,26 @@
-/* cover.c: the generated cover, drawn once in points so that the PNG for the
- * e-book and the PDF's title page are the same design at two sizes. */
+/* cover.c: the generated cover as layout items, designed once in points so
+ * that the PNG for the e-book and the PDF's title page are the same design
+ * at two sizes; paint.c draws the items on either surface. */
 #include "cover.h"
 
 #include "labels.h"
+#include "paint.h"
 
+#include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Set text centred in a box of width w at y; returns the height used. */
-static double centred_text(cairo_t *cr, PangoContext *ctx, const CoverStyle *cs, const char *text,
+static void add_box(GArray *items, double x, double y, double w, double h, const double rgb[3]) {
+  LayItem it = {.kind = LAY_RULE, .x_pt = x, .y_pt = y, .w_pt = w, .h_pt = h, .rgb_set = true};
+  memcpy(it.rgb, rgb, sizeof it.rgb);
+  g_array_append_val(items, it);
+}
+
+/* Text centred in a box of width w, its top at y, as one glyph item per
+ * run at the positions pango_cairo_show_layout() would draw them; returns
+ * the height used. */
+static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *cs, const char *text,
                            double size_pt, PangoWeight weight, PangoStyle style, double x, double y,
                            double w, const double rgb[3]) {
   if (!text || !*text)
@@ -27,52 +38,64 @@ static double centred_text(cairo_t *cr, PangoContext *ctx, const CoverStyle *cs,
   pango_layout_set_alignment(lay, PANGO_ALIGN_CENTER);
   pango_layout_set_line_spacing(lay, 0.92f);
   pango_layout_set_text(lay, text, -1);
+  const char *all = pango_layout_get_text(lay);
+  /* pango_cairo_show_layout() started from cairo's current point, which
+   * cairo keeps in 24.8 fixed point: the same origin draws the same bytes */
+  double ox = nearbyint(x * 256) / 256, oy = nearbyint(y * 256) / 256;
+  PangoLayoutIter *iter = pango_layout_get_iter(lay);
+  do {
+    PangoLayoutRun *run = pango_layout_iter_get_run_readonly(iter);
+    if (!run)
+      continue; /* the end of a line */
+    PangoRectangle log;
+    pango_layout_iter_get_run_extents(iter, NULL, &log);
+    int base = pango_layout_iter_get_baseline(iter);
+    LayItem it = {.kind = LAY_GLYPHS,
+                  .x_pt = ox + (double)log.x / PANGO_SCALE,
+                  .y_pt = oy + (double)base / PANGO_SCALE,
+                  .font = g_object_ref(run->item->analysis.font),
+                  .glyphs = pango_glyph_string_copy(run->glyphs),
+                  .text = g_strndup(all + run->item->offset, (gsize)run->item->length),
+                  .rgb_set = true,
+                  .exact = true};
+    memcpy(it.rgb, rgb, sizeof it.rgb);
+    g_array_append_val(items, it);
+  } while (pango_layout_iter_next_run(iter));
+  pango_layout_iter_free(iter);
   int hpu = 0;
   pango_layout_get_size(lay, NULL, &hpu);
-  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-  cairo_move_to(cr, x, y);
-  pango_cairo_show_layout(cr, lay);
   g_object_unref(lay);
   return (double)hpu / PANGO_SCALE;
 }
 
-void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverStyle *cs, double w,
-                double h) {
+void cover_items(GArray *items, PangoContext *ctx, const Book *book, const CoverStyle *cs,
+                 double w, double h) {
   const BookMeta *m = &book->meta;
-  cairo_save(cr);
-  cairo_new_path(cr);
-  cairo_set_source_rgb(cr, cs->background[0], cs->background[1], cs->background[2]);
-  cairo_rectangle(cr, 0, 0, w, h);
-  cairo_fill(cr);
+  add_box(items, 0, 0, w, h, cs->background);
   /* The bands at the head and foot, with a fine accent rule inside each. */
   double band = h * 0.075, rule = w * 0.004;
-  cairo_set_source_rgb(cr, cs->band[0], cs->band[1], cs->band[2]);
-  cairo_rectangle(cr, 0, 0, w, band);
-  cairo_rectangle(cr, 0, h - band, w, band);
-  cairo_fill(cr);
-  cairo_set_source_rgb(cr, cs->accent[0], cs->accent[1], cs->accent[2]);
-  cairo_rectangle(cr, 0, band + rule * 1.5, w, rule);
-  cairo_rectangle(cr, 0, h - band - rule * 2.5, w, rule);
-  cairo_fill(cr);
+  add_box(items, 0, 0, w, band, cs->band);
+  add_box(items, 0, h - band, w, band, cs->band);
+  add_box(items, 0, band + rule * 1.5, w, rule, cs->accent);
+  add_box(items, 0, h - band - rule * 2.5, w, rule, cs->accent);
 
   double mx = w * 0.12, tw = w - 2 * mx;
   double y = h * 0.25;
-  y += centred_text(cr, ctx, cs, m->title, w * 0.082, PANGO_WEIGHT_BOLD,
-                    PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
+  y += centred_text(items, ctx, cs, m->title, w * 0.082, PANGO_WEIGHT_BOLD, PANGO_STYLE_NORMAL, mx,
+                    y, tw, cs->ink);
   if (m->subtitle) {
     y += w * 0.03;
-    y += centred_text(cr, ctx, cs, m->subtitle, w * 0.042, PANGO_WEIGHT_NORMAL, PANGO_STYLE_ITALIC, mx, y,
-                      tw, cs->ink);
+    y += centred_text(items, ctx, cs, m->subtitle, w * 0.042, PANGO_WEIGHT_NORMAL,
+                      PANGO_STYLE_ITALIC, mx, y, tw, cs->ink);
   }
   /* A short accent rule between the title and the authors. */
   y += w * 0.06;
-  cairo_set_source_rgb(cr, cs->accent[0], cs->accent[1], cs->accent[2]);
-  cairo_rectangle(cr, w * 0.42, y, w * 0.16, rule * 1.2);
-  cairo_fill(cr);
+  add_box(items, w * 0.42, y, w * 0.16, rule * 1.2, cs->accent);
   y += w * 0.06;
   if (m->authors->len) {
     char *who = labels_join(m->lang, m->authors);
-    centred_text(cr, ctx, cs, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw, cs->ink);
+    centred_text(items, ctx, cs, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
+                 cs->ink);
     g_free(who);
   }
   /* Date, and publisher or source, above the foot band. */
@@ -88,10 +111,9 @@ void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverSty
     g_free(shown);
   }
   double fy = h - band - w * 0.13;
-  centred_text(cr, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy, tw,
-               cs->ink);
+  centred_text(items, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy,
+               tw, cs->ink);
   g_string_free(foot, TRUE);
-  cairo_restore(cr);
 }
 
 static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int len) {
@@ -106,7 +128,13 @@ GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, in
   PangoContext *ctx = fonts_context(fonts);
   pango_cairo_update_context(cr, ctx);
   /* One pixel per point: the design is in points of a w_px-wide page. */
-  cover_draw(cr, ctx, book, cs, w_px, h_px);
+  GArray *items = g_array_new(FALSE, TRUE, sizeof(LayItem));
+  g_array_set_clear_func(items, (GDestroyNotify)lay_item_clear);
+  cover_items(items, ctx, book, cs, w_px, h_px);
+  Painter *p = paint_new(cr, PAINT_RASTER, NULL);
+  paint_items(p, items);
+  paint_free(p);
+  g_array_free(items, TRUE);
   g_object_unref(ctx);
   cairo_destroy(cr);
   GByteArray *png = g_byte_array_new();

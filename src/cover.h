@@ -1,5 +1,5 @@
 /* cover.h: the generated cover. One typographic design (title, subtitle,
- * authors, date, publisher) drawn with cairo and pango; the EPUB carries it
+ * authors, date, publisher) laid out as layout items and drawn by paint.c; the EPUB carries it
  * as its cover image (a PNG) and the PDF uses it as its title page, so both
  * books open on the same face. Colours come from the [cover] group of the
  * print style (Style.cover, read by style_load). */
@@ -12,13 +12,15 @@
 
 #include "book.h"
 #include "fonts.h"
+#include "layout.h"
 #include "style.h"
 
-/* Draw the cover of book into the rectangle (0, 0, w_pt, h_pt) of cr, text
- * through pango (extractable in a PDF). ctx must be a pango context of the
- * private fonts (fonts_context). Changes no state of cr visible after. */
-void cover_draw(cairo_t *cr, PangoContext *ctx, const Book *book, const CoverStyle *cs, double w_pt,
-                double h_pt);
+/* Append the cover of book, designed for a page of w_pt by h_pt, to items
+ * (a GArray of LayItem, clear func lay_item_clear): coloured rules and
+ * glyph runs shaped with ctx (a context of the private fonts,
+ * fonts_context). paint.c draws them. */
+void cover_items(GArray *items, PangoContext *ctx, const Book *book, const CoverStyle *cs,
+                 double w_pt, double h_pt);
 
 /* The cover as a PNG of w_px by h_px pixels. Returns the bytes (caller
  * g_bytes_unref), or NULL with *err set. Deterministic for the same book. */

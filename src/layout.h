@@ -35,9 +35,15 @@ typedef struct {
   PangoGlyphString *glyphs;  /* GLYPHS: owned; log_clusters are byte offsets into text */
   char *text;                /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
   const BookResource *res;   /* IMAGE */
+  BookPos pos;               /* IMAGE: the image in the source (for warnings) */
   char *dest;                /* LINK (internal) and DEST: the destination name; owned */
   char *uri;                 /* LINK (external): owned */
   const char *tag;           /* TAG_*: "Document", "P", "H1", ... (static) */
+  bool rgb_set;              /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
+  double rgb[3];             /* 0 .. 1 */
+  bool exact;                /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
+                              * cairo's 1/256), without the PDF viewers' width
+                              * correction (paint.c): the cover's runs */
 } LayItem;
 
 typedef struct {
@@ -45,8 +51,7 @@ typedef struct {
   char *label;       /* the page label: "i", "ii" in the front matter, "1", "2" after */
   bool front;        /* front matter (title page, contents) */
   int folio;         /* body: 1-based page number; front: 1-based roman number */
-  bool cover;        /* the title page: pdf.c draws the generated cover design
-                      * (cover.c) here, keeping only the page's destinations */
+  bool cover;        /* the title page is the generated cover (cover.c's items) */
 } LayPage;
 
 typedef struct {

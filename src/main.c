@@ -19,6 +19,7 @@
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
+#include "preview.h"
 #include "progress.h"
 #include "project.h"
 #include "style.h"
@@ -66,6 +67,7 @@ typedef struct {
   char **outputs, **metadata, **inputs;
   char *to, *lang, *paper, *linebreak, *link_notes, *layout, *resource_path, *style, *css;
   char *pdf_standard;
+  char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
   int split_level, toc_depth, columns;
   gboolean number_sections, smart, toc;
@@ -92,6 +94,8 @@ static void args_clear(Args *a) {
   g_free(a->style);
   g_free(a->css);
   g_free(a->pdf_standard);
+  g_free(a->preview);
+  g_free(a->pages);
 }
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
@@ -125,7 +129,7 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   case FMT_EPUB:
     return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF:
-    return pdf_write(book, lay, &ld->style, opts, out->path);
+    return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML:
     return xhtml_write_file(book, opts, out->path);
   case FMT_HTML:
@@ -186,6 +190,11 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"dump-model", 0, 0, G_OPTION_ARG_NONE, &a->dump, "Print the document model as a tree", NULL},
       {"dump-layout", 0, 0, G_OPTION_ARG_NONE, &a->dump_layout,
        "Print the print layout's lines and page breaks (lay_trace)", NULL},
+      {"preview", 0, 0, G_OPTION_ARG_FILENAME, &a->preview,
+       "Write PNG thumbnails of the PDF's pages and a contact sheet (contact.png) into DIR", "DIR"},
+      {"pages", 0, 0, G_OPTION_ARG_STRING, &a->pages,
+       "--preview: the pages to draw as thumbnails, e.g. 1-3,7 (1 = the title page; default all)",
+       "LIST"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &a->version, "Print the version and exit", NULL},
@@ -233,6 +242,8 @@ static int parse_args(Args *a, int argc, char **argv) {
   ArchiveStandard std;
   if (!archive_standard_parse(a->pdf_standard, &std))
     return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)", a->pdf_standard);
+  if (a->pages && !a->preview)
+    return usage_error("--pages chooses the pages of --preview DIR");
   Format forced = FMT_NONE;
   if (a->to && (forced = format_from_name(a->to)) == FMT_NONE)
     return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
@@ -249,7 +260,7 @@ static int parse_args(Args *a, int argc, char **argv) {
       out.path = g_strdup(*o);
       g_array_append_val(a->outs, out);
     }
-  } else if (!a->dump && !a->dump_layout) {
+  } else if (!a->dump && !a->dump_layout && !a->preview) {
     const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
     char *base = project_name(first);
     const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
@@ -427,6 +438,7 @@ static int run(Args *a, const char *argv0) {
       need_pdf |= f == FMT_PDF;
       need_epub |= f == FMT_EPUB;
     }
+    need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
     bool need_lay = need_pdf || (need_epub && opts.page_list) || a->dump_layout;
     if ((need_lay || need_epub) && !load_shared(book, &ld, &opts, need_pdf || a->dump_layout))
       rc = EXIT_INPUT;
@@ -448,6 +460,18 @@ static int run(Args *a, const char *argv0) {
     char *t = lay_trace(lay);
     fputs(t, stdout);
     g_free(t);
+  }
+  if (rc == EXIT_OK && lay && a->preview) {
+    GError *err = NULL;
+    bool *chosen = preview_pages(a->pages, (int)lay->pages->len, &err);
+    if (!chosen) {
+      book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+      g_error_free(err);
+      rc = EXIT_USAGE;
+    } else if (!preview_write(book, lay, chosen, a->preview)) {
+      rc = EXIT_INPUT;
+    }
+    g_free(chosen);
   }
   progress_step("writing", outs->len);
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {

@@ -5,13 +5,10 @@
 #include "book.h"
 #include "layout.h"
 #include "options.h"
-#include "style.h"
 
 /* Write the laid-out book as a PDF to path ("-" = stdout), under a
- * temporary name renamed at the end. style is the loaded print style the
- * layout used (its cover colours draw the title page). Returns false with a diagnostic in
+ * temporary name renamed at the end. Returns false with a diagnostic in
  * book on failure; no file is left behind then. */
-bool pdf_write(Book *book, const Layout *lay, const Style *style, const OctavoOptions *opts,
-               const char *path);
+bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path);
 
 #endif

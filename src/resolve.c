@@ -216,9 +216,14 @@ static void resolve_image(Ctx *c, BookNode *n) {
     /* already known */
   } else {
     int w, h;
+    char *why = NULL;
     BookImageKind kind = book_image_probe(real, &w, &h);
     if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
+    } else if (kind == BOOK_IMAGE_SVG && !san_svg_well_formed(real, &why)) {
+      /* neither format can use it: both show a placeholder */
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a well-formed SVG file (%s); left out", src,
+                why);
     } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
       /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w, h);
@@ -235,6 +240,7 @@ static void resolve_image(Ctx *c, BookNode *n) {
       g_hash_table_insert(c->res_by_path, r->path, r);
       n->as.image.res = r;
     }
+    g_free(why);
   }
   free(real);
   g_free(cand);

@@ -956,3 +956,21 @@ void san_repair(Book *book, BookNode *tree) {
     n = (n && n != tree) ? n->next : NULL;
   }
 }
+
+bool san_svg_well_formed(const char *path, char **why) {
+  xmlResetLastError();
+  xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  bool ok = root && xmlStrcmp(root->name, BAD_CAST "svg") == 0;
+  if (!ok && why) {
+    const xmlError *e = xmlGetLastError();
+    if (e && e->message) {
+      char *m = g_strstrip(g_strdup(e->message));
+      *why = g_strdup_printf("line %d: %s", e->line, m);
+      g_free(m);
+    } else
+      *why = g_strdup(doc ? "its root element is not <svg>" : "it cannot be read");
+  }
+  xmlFreeDoc(doc);
+  return ok;
+}

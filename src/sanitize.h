@@ -82,4 +82,9 @@ bool san_element_is_allowed(const char *tag);
  * value checks: ids without spaces, numbers, safe URLs). */
 bool san_attr_is_allowed(const char *tag, const char *attr);
 
+/* Whether the file at path is a well-formed XML document whose root is
+ * <svg> (the same parse as the EPUB's SVG cleaning). When not, *why (if
+ * why) is set to a reason to show (caller g_free). */
+bool san_svg_well_formed(const char *path, char **why);
+
 #endif

@@ -225,10 +225,91 @@ static void do_rule(Build *c, BookNode *n) {
   want_space(c, c->st->block_space_pt);
 }
 
-/* The PDF draws PNG and JPEG images whose size the model knows. */
+/* The PDF draws PNG, JPEG, GIF and SVG images whose size the model knows
+ * (paint.c). */
 static bool drawable_image(const BookResource *r) {
-  return r && (r->kind == BOOK_IMAGE_PNG || r->kind == BOOK_IMAGE_JPEG) && r->width_px > 0 &&
-         r->height_px > 0;
+  return r &&
+         (r->kind == BOOK_IMAGE_PNG || r->kind == BOOK_IMAGE_JPEG || r->kind == BOOK_IMAGE_GIF ||
+          r->kind == BOOK_IMAGE_SVG) &&
+         r->width_px > 0 && r->height_px > 0;
+}
+
+/* A length of the model in points against the measure w (0: not given). */
+static double length_pt(const Build *c, BookLength l, double w) {
+  switch (l.unit) {
+  case BOOK_LEN_PX: return l.value * 0.75; /* 96 px to the inch */
+  case BOOK_LEN_EM: return l.value * c->st->body_size_pt;
+  case BOOK_LEN_PERCENT: return l.value / 100 * w;
+  case BOOK_LEN_NONE: break;
+  }
+  return 0;
+}
+
+/* The size an image figure is drawn at: the size the source asks for (the
+ * width, at most max-width; the height only when no width is given), else
+ * its own (96 px to the inch), keeping its aspect ratio, never wider than
+ * the measure w nor taller than 60% of the text block. */
+static void figure_size(const Build *c, const BookNode *img, const BookResource *r, double w,
+                        double *iw, double *ih) {
+  double nw = r->width_px * 0.75, nh = r->height_px * 0.75;
+  double want = length_pt(c, img->as.image.width, w);
+  double hwant = length_pt(c, img->as.image.height, w);
+  if (want <= 0 && hwant > 0 && img->as.image.height.unit != BOOK_LEN_PERCENT)
+    want = hwant * nw / nh;
+  if (want <= 0)
+    want = nw;
+  double maxw = length_pt(c, img->as.image.max_width, w);
+  if (maxw > 0)
+    want = MIN(want, maxw);
+  want = MIN(want, w);
+  double s = MIN(want / nw, c->env->text_h * 0.6 / nh);
+  *iw = nw * s;
+  *ih = nh * s;
+}
+
+/* An image that cannot be drawn: a frame with its alt text set inside it,
+ * wrapped to the frame, centred; a newline in the alt text is a space.
+ * Appends to items (frame at y 0); returns the frame's height. */
+static double placeholder(Build *c, GArray *items, const char *label, double w) {
+  char *text = g_strdup(label);
+  g_strdelimit(text, "\n\r\t", ' ');
+  PangoFontDescription *d = font_desc(c->st->body_face, c->st->body_size_pt * 0.9,
+                                      PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  double pad = 12, lead = c->st->leading_pt;
+  double fw = MIN(label_width(c->shp, d, text), w - 2 * pad - 12) + 2 * pad;
+  Para p;
+  para_init(&p);
+  para_text(&p, NULL, text, 0);
+  ParaStyle ps = para_style(c, d, lead);
+  ps.left_pt = 0;
+  ps.width_pt = fw - 2 * pad;
+  ps.base_pt = 0;
+  ps.hyphenate = false;
+  GPtrArray *lines = g_ptr_array_new();
+  set_para(c, &p, &ps, true, NULL, NULL, lines);
+  double h = MAX(3 * lead, (lines->len + 1) * lead);
+  double x0 = left_of(c) + (w - fw) / 2;
+  add_rule(items, LAY_FRAME, x0, 0, fw, h, 0.3);
+  double y = (h - lines->len * lead) / 2 + lead * 0.75;
+  for (guint i = 0; i < lines->len; i++) {
+    GArray *ln = lines->pdata[i];
+    double lw = 0;
+    for (guint q = 0; q < ln->len; q++) {
+      LayItem *g = &g_array_index(ln, LayItem, q);
+      if (g->kind == LAY_GLYPHS) {
+        g->gray = 0.2;
+        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
+      }
+    }
+    items_append(items, ln, x0 + pad + (fw - 2 * pad - lw) / 2, y, true);
+    items_free(ln);
+    y += lead;
+  }
+  g_ptr_array_free(lines, TRUE);
+  para_clear(&p);
+  pango_font_description_free(d);
+  g_free(text);
+  return h;
 }
 
 static void do_figure(Build *c, BookNode *n) {
@@ -243,7 +324,6 @@ static void do_figure(Build *c, BookNode *n) {
   book_node_text(img, alt);
   const BookResource *r = img->as.image.res;
   double w = c->measure - left_of(c);
-  int pw = 0, ph = 0;
   want_space(c, c->st->block_space_pt * 1.5);
   c->after_par = false;
   open_tag(c, "Figure");
@@ -251,28 +331,16 @@ static void do_figure(Build *c, BookNode *n) {
   double h;
   bool drawn = drawable_image(r);
   if (drawn) {
-    pw = r->width_px;
-    ph = r->height_px;
-    double iw = pw * 0.75, ih = ph * 0.75; /* 96 px to the inch */
-    double maxh = c->env->text_h * 0.6;
-    double s = MIN(1.0, MIN(w / iw, maxh / ih));
-    iw *= s;
-    ih *= s;
+    double iw, ih;
+    figure_size(c, img, r, w, &iw, &ih);
     LayItem it = {.kind = LAY_IMAGE, .x_pt = left_of(c) + (w - iw) / 2, .y_pt = 0, .w_pt = iw,
-                  .h_pt = ih, .res = r};
+                  .h_pt = ih, .res = r, .pos = img->pos};
     g_array_append_val(items, it);
     h = ih;
   } else {
-    /* no image to draw (missing, remote, SVG): its alt text in a frame */
-    PangoFontDescription *d = font_desc(c->st->body_face, c->st->body_size_pt * 0.9,
-                                        PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
-    const char *label = alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image");
-    double lw = MIN(label_width(c->shp, d, label), w - 24);
-    double fw = lw + 24;
-    h = 3 * c->st->leading_pt;
-    add_rule(items, LAY_FRAME, left_of(c) + (w - fw) / 2, 0, fw, h, 0.3);
-    shape_label(c->shp, items, d, label, left_of(c) + (w - lw) / 2, h / 2 + c->st->body_size_pt * 0.3, 0.2);
-    pango_font_description_free(d);
+    /* no image to draw (missing, remote, refused): its alt text in a frame */
+    h = placeholder(c, items, alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image"),
+                    w);
   }
   VItem *v = emit_line(c, items, h, 0);
   v->mark_node = n;

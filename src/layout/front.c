@@ -2,6 +2,9 @@
  * pagination found), and the running heads and folios of the body. */
 #include "layout/internal.h"
 
+#include "cover.h"
+#include "fonts.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -59,6 +62,19 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   build_init(c, env, shp, store, env->text_w);
   LayPage *p = page_new();
   p->cover = !c->env->book->meta.cover; /* a given cover image stays the e-book's */
+  if (p->cover && lay->fonts) {
+    /* the generated cover, the e-book's face; untagged (inside Document
+     * only): in cairo 1.16 a Sect around it failed the whole file with a
+     * tag error on Letter paper */
+    PangoContext *ctx = fonts_context(lay->fonts);
+    cover_items(p->items, ctx, env->book, &env->st->cover, lay->page_w_pt, lay->page_h_pt);
+    g_object_unref(ctx);
+    add_dest(p->items, "title-page", 0, 0);
+    g_ptr_array_add(lay->pages, p);
+    build_clear(c);
+    return;
+  }
+  p->cover = false;
   const BookMeta *m = &c->env->book->meta;
   GArray *it = p->items;
   add_tag(it, LAY_TAG_BEGIN, "Sect");

@@ -1,0 +1,390 @@
+/* paint.c: layout items -> cairo calls, on any surface. pdf.c draws its
+ * pages with it, cover.c the e-book's cover PNG, preview.c the thumbnails.
+ * Images are loaded once per painter (a cache keyed by the model's
+ * resource); their size comes from the model, never from the file: PNG
+ * (cairo), JPEG (embedded as it is), GIF (its first frame, gdk-pixbuf), SVG
+ * (as vectors, librsvg). One that cannot be drawn gets a warning and a
+ * frame. */
+#include "paint.h"
+
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <hb.h>
+#include <librsvg/rsvg.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+/* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
+ * thousandths of an em, but places glyphs by their exact advances: a viewer
+ * then draws each glyph up to 1/1000 em left of where cairo meant, and the
+ * error adds up along a line (about 0.5 pt at the end of a justified line
+ * of 10.5 pt type, so the right margin is not straight). Drift models what
+ * a viewer will do: from the last position cairo set exactly (a Tm or Td:
+ * a new text object, a new font size, another baseline, a jump of more
+ * than 10 em), the error of the glyphs shown since; each glyph is handed
+ * to cairo that much further right. Only TrueType faces (cairo's TrueType
+ * subsetter is the one that truncates like this). */
+typedef struct {
+  bool in_text;         /* a text object is open and its position known */
+  double y, gray;       /* of the last glyphs shown */
+  cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
+  double next_x;        /* where cairo expects the next glyph (points) */
+  double err;           /* the viewer is this many points left of cairo */
+  GHashTable *units;    /* hb_face_t * -> hb_font_t * in font units (NULL: not TrueType) */
+} Drift;
+
+struct Painter {
+  cairo_t *cr;
+  PaintTarget target;
+  Book *book;          /* for warnings; may be NULL */
+  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  Drift drift;         /* PDF targets only */
+  int depth;           /* open structure tags */
+};
+
+void paint_attr_str(GString *out, const char *s) {
+  g_string_append_c(out, '\'');
+  for (; *s; s++) {
+    if (*s == '\'' || *s == '\\')
+      g_string_append_c(out, '\\');
+    g_string_append_c(out, *s);
+  }
+  g_string_append_c(out, '\'');
+}
+
+static void drift_font_free(gpointer f) {
+  if (f)
+    hb_font_destroy(f);
+}
+
+static hb_font_t *drift_units_font(Drift *d, PangoFont *font) {
+  hb_font_t *hf = pango_font_get_hb_font(font);
+  if (!hf)
+    return NULL;
+  hb_face_t *face = hb_font_get_face(hf);
+  gpointer v;
+  if (g_hash_table_lookup_extended(d->units, face, NULL, &v))
+    return v;
+  hb_blob_t *glyf = hb_face_reference_table(face, HB_TAG('g', 'l', 'y', 'f'));
+  hb_font_t *uf = hb_blob_get_length(glyf) > 0 ? hb_font_create(face) : NULL; /* scale: upem */
+  hb_blob_destroy(glyf);
+  g_hash_table_insert(d->units, hb_face_reference(face), uf); /* the key lives as long */
+  return uf;
+}
+
+/* Move gs's glyphs right by the viewers' accumulated error (see Drift). */
+static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs) {
+  hb_font_t *uf = drift_units_font(d, it->font);
+  cairo_matrix_t m = {0};
+  cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
+  if (sf)
+    cairo_scaled_font_get_scale_matrix(sf, &m);
+  double size = m.xx; /* the type's size in points: the page is drawn at 1 pt per unit */
+  bool same_scale = m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx &&
+                    m.yy == d->scale.yy;
+  if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
+      fabs(it->x_pt - d->next_x) > 10 * size)
+    d->err = 0; /* cairo sets this position exactly */
+  double x = it->x_pt, upem = uf ? hb_face_get_upem(hb_font_get_face(uf)) : 0;
+  int prev_dy = 0;
+  for (int i = 0; i < gs->num_glyphs; i++) {
+    PangoGlyphInfo *g = &gs->glyphs[i];
+    if (g->geometry.y_offset != prev_dy)
+      d->err = 0; /* another baseline: a Td */
+    prev_dy = g->geometry.y_offset;
+    double gx = x + g->geometry.x_offset / (double)PANGO_SCALE + d->err;
+    g->geometry.x_offset += (int)lround(d->err * PANGO_SCALE);
+    double exact = 0;
+    if (uf && !(g->glyph & PANGO_GLYPH_UNKNOWN_FLAG) && g->glyph != PANGO_GLYPH_EMPTY) {
+      double em = hb_font_get_glyph_h_advance(uf, g->glyph) / upem;
+      exact = em * size;
+      d->err += (em - (double)(long)(em * 1000) / 1000) * size;
+    }
+    d->next_x = gx + exact;
+    x += g->geometry.width / (double)PANGO_SCALE;
+  }
+  d->in_text = true;
+  d->scale = m;
+  d->y = it->y_pt;
+  d->gray = it->gray;
+}
+
+static void set_colour(cairo_t *cr, const LayItem *it) {
+  if (it->rgb_set)
+    cairo_set_source_rgb(cr, it->rgb[0], it->rgb[1], it->rgb[2]);
+  else
+    cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
+}
+
+static void draw_glyphs(Painter *p, const LayItem *it) {
+  if (!it->font || !it->glyphs || !it->text)
+    return;
+  PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
+  if (p->target != PAINT_RASTER && !it->exact)
+    drift_correct(&p->drift, it, gs);
+  PangoItem *item = pango_item_new();
+  item->offset = 0;
+  item->length = (int)strlen(it->text);
+  item->num_chars = (int)g_utf8_strlen(it->text, -1);
+  item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
+  PangoGlyphItem gi = {.item = item, .glyphs = gs};
+  set_colour(p->cr, it);
+  double x = it->x_pt, y = it->y_pt;
+  if (it->exact) {
+    /* cairo keeps the current point, where pango starts, in 24.8 fixed
+     * point: start from there and move the glyphs by the rest */
+    x = nearbyint(x * 256) / 256;
+    y = nearbyint(y * 256) / 256;
+    int dx = (int)lround((it->x_pt - x) * PANGO_SCALE), dy = (int)lround((it->y_pt - y) * PANGO_SCALE);
+    for (int i = 0; i < gs->num_glyphs; i++) {
+      gs->glyphs[i].geometry.x_offset += dx;
+      gs->glyphs[i].geometry.y_offset += dy;
+    }
+  }
+  cairo_move_to(p->cr, x, y);
+  pango_cairo_show_glyph_item(p->cr, it->text, &gi);
+  item->analysis.font = NULL;
+  pango_item_free(item);
+  pango_glyph_string_free(gs);
+}
+
+static bool same_colour(const LayItem *a, const LayItem *b) {
+  if (a->rgb_set != b->rgb_set)
+    return false;
+  return a->rgb_set ? memcmp(a->rgb, b->rgb, sizeof a->rgb) == 0 : a->gray == b->gray;
+}
+
+/* A rule or frame; consecutive rules of one colour are one path and one
+ * fill (next: the next item or NULL). Returns how many items it drew. */
+static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool fill) {
+  set_colour(cr, it);
+  guint n = 0;
+  do
+    cairo_rectangle(cr, it[n].x_pt, it[n].y_pt, it[n].w_pt, it[n].h_pt);
+  while (fill && &it[++n] < end && it[n].kind == LAY_RULE && same_colour(it, &it[n]));
+  if (!fill)
+    n = 1;
+  if (fill) {
+    cairo_fill(cr);
+  } else {
+    cairo_set_line_width(cr, 0.5);
+    cairo_stroke(cr);
+  }
+  return n;
+}
+
+/* A loaded image: a raster surface or an SVG document (one of them). */
+typedef struct {
+  cairo_surface_t *surface;
+  RsvgHandle *svg;
+} Image;
+
+static void image_free(gpointer v) {
+  Image *im = v;
+  if (!im)
+    return;
+  if (im->surface)
+    cairo_surface_destroy(im->surface);
+  if (im->svg)
+    g_object_unref(im->svg);
+  g_free(im);
+}
+
+/* The first frame of an image gdk-pixbuf reads (GIF; JPEG on a raster
+ * target) as a cairo surface:
+ * premultiplied native-endian ARGB, as cairo wants it. */
+static cairo_surface_t *pixbuf_surface(const char *path, GError **err) {
+  GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, err);
+  if (!pb)
+    return NULL;
+  int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb);
+  int n = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
+  bool alpha = gdk_pixbuf_get_has_alpha(pb);
+  cairo_surface_t *s = cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
+  const guchar *src = gdk_pixbuf_read_pixels(pb);
+  unsigned char *dst = cairo_image_surface_get_data(s);
+  int ds = cairo_image_surface_get_stride(s);
+  cairo_surface_flush(s);
+  for (int y = 0; y < h && dst; y++) {
+    const guchar *sp = src + (gsize)y * rs;
+    guint32 *dp = (guint32 *)(dst + (gsize)y * ds);
+    for (int x = 0; x < w; x++, sp += n) {
+      guint32 a = alpha ? sp[3] : 255;
+      guint32 r = sp[0] * a / 255, g = sp[1] * a / 255, b = sp[2] * a / 255;
+      dp[x] = a << 24 | r << 16 | g << 8 | b;
+    }
+  }
+  cairo_surface_mark_dirty(s);
+  g_object_unref(pb);
+  return s;
+}
+
+/* Load r once (the cache keeps failures as NULL, warned once). */
+static Image *load_image(Painter *p, const LayItem *it) {
+  const BookResource *r = it->res;
+  gpointer v;
+  if (g_hash_table_lookup_extended(p->images, r, NULL, &v))
+    return v;
+  Image *im = g_new0(Image, 1);
+  GError *err = NULL;
+  if (r->kind == BOOK_IMAGE_PNG) {
+    im->surface = cairo_image_surface_create_from_png(r->path);
+  } else if (r->kind == BOOK_IMAGE_JPEG && p->target == PAINT_RASTER) {
+    im->surface = pixbuf_surface(r->path, &err); /* decoded: pixels are drawn */
+  } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
+    /* a PDF embeds the JPEG data as it is; the surface only gives the size */
+    gchar *data = NULL;
+    gsize len = 0;
+    if (g_file_get_contents(r->path, &data, &len, &err)) {
+      im->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, r->width_px, r->height_px);
+      cairo_surface_set_mime_data(im->surface, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len,
+                                  g_free, data);
+    }
+  } else if (r->kind == BOOK_IMAGE_GIF) {
+    im->surface = pixbuf_surface(r->path, &err); /* the first frame */
+  } else if (r->kind == BOOK_IMAGE_SVG) {
+    im->svg = rsvg_handle_new_from_file(r->path, &err);
+  }
+  if (im->surface && cairo_surface_status(im->surface) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(im->surface);
+    im->surface = NULL;
+  }
+  if (!im->surface && !im->svg) {
+    if (p->book)
+      book_diag(p->book, BOOK_WARNING, &it->pos, "image %s cannot be drawn in the PDF%s%s; a frame "
+                "stands in its place", r->src, err ? ": " : "", err ? err->message : "");
+    image_free(im);
+    im = NULL;
+  }
+  if (err)
+    g_error_free(err);
+  g_hash_table_insert(p->images, (gpointer)r, im);
+  return im;
+}
+
+static void draw_image(Painter *p, const LayItem *it) {
+  cairo_t *cr = p->cr;
+  Image *im = it->res ? load_image(p, it) : NULL;
+  if (im && im->svg) {
+    RsvgRectangle vp = {it->x_pt, it->y_pt, it->w_pt, it->h_pt};
+    GError *err = NULL;
+    cairo_save(cr);
+    if (!rsvg_handle_render_document(im->svg, cr, &vp, &err)) {
+      if (p->book)
+        book_diag(p->book, BOOK_WARNING, &it->pos, "image %s: %s", it->res->src, err->message);
+      g_error_free(err);
+    }
+    cairo_restore(cr);
+    return;
+  }
+  if (!im) {
+    cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
+    cairo_set_line_width(cr, 0.5);
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_stroke(cr);
+    return;
+  }
+  cairo_surface_t *s = im->surface;
+  double sw = cairo_image_surface_get_width(s), sh = cairo_image_surface_get_height(s);
+  if (sw <= 0 || sh <= 0)
+    return;
+  cairo_save(cr);
+  cairo_translate(cr, it->x_pt, it->y_pt);
+  cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
+  cairo_set_source_surface(cr, s, 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+  /* fill the image's rectangle, never cairo_paint(): cairo 1.16 fails the
+   * whole file with a tag error at cairo_surface_finish() when an (unbounded)
+   * paint of a surface pattern stands inside a structure tag (a Figure) */
+  cairo_rectangle(cr, 0, 0, sw, sh);
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
+static void draw_link(cairo_t *cr, const LayItem *it) {
+  GString *a = g_string_new(NULL);
+  g_string_append_printf(a, "rect=[%.2f %.2f %.2f %.2f] ", it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+  if (it->uri) {
+    g_string_append(a, "uri=");
+    paint_attr_str(a, it->uri);
+  } else {
+    g_string_append(a, "dest=");
+    paint_attr_str(a, it->dest);
+  }
+  cairo_tag_begin(cr, CAIRO_TAG_LINK, a->str);
+  cairo_tag_end(cr, CAIRO_TAG_LINK);
+  g_string_free(a, TRUE);
+}
+
+static void draw_dest(cairo_t *cr, const LayItem *it) {
+  GString *a = g_string_new("name=");
+  paint_attr_str(a, it->dest);
+  g_string_append_printf(a, " x=%.2f y=%.2f", it->x_pt, it->y_pt);
+  cairo_tag_begin(cr, CAIRO_TAG_DEST, a->str);
+  cairo_tag_end(cr, CAIRO_TAG_DEST);
+  g_string_free(a, TRUE);
+}
+
+Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book) {
+  Painter *p = g_new0(Painter, 1);
+  p->cr = cr;
+  p->target = target;
+  p->book = book;
+  p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
+  p->drift.units = g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
+  return p;
+}
+
+void paint_items(Painter *p, const GArray *items) {
+  bool pdf = p->target != PAINT_RASTER, tags = p->target == PAINT_PDF_TAGS;
+  p->drift.in_text = false;
+  for (guint k = 0; k < items->len; k++) {
+    const LayItem *it = &g_array_index(items, LayItem, k);
+    if (it->kind != LAY_GLYPHS)
+      p->drift.in_text = false; /* drawing, a tag or a link ends cairo's text object */
+    switch (it->kind) {
+    case LAY_GLYPHS:
+      draw_glyphs(p, it);
+      break;
+    case LAY_RULE:
+    case LAY_FRAME: {
+      const LayItem *end = &g_array_index(items, LayItem, 0) + items->len;
+      k += draw_box(p->cr, it, end, it->kind == LAY_RULE) - 1;
+      break;
+    }
+    case LAY_IMAGE:
+      draw_image(p, it);
+      break;
+    case LAY_LINK:
+      if (pdf)
+        draw_link(p->cr, it);
+      break;
+    case LAY_DEST:
+      if (pdf)
+        draw_dest(p->cr, it);
+      break;
+    case LAY_TAG_BEGIN:
+      if (tags) {
+        cairo_tag_begin(p->cr, it->tag, "");
+        p->depth++;
+      }
+      break;
+    case LAY_TAG_END:
+      if (tags && p->depth > 0) {
+        cairo_tag_end(p->cr, it->tag);
+        p->depth--;
+      }
+      break;
+    }
+  }
+}
+
+int paint_open_tags(const Painter *p) { return p->depth; }
+
+void paint_free(Painter *p) {
+  if (!p)
+    return;
+  g_hash_table_destroy(p->images);
+  g_hash_table_destroy(p->drift.units);
+  g_free(p);
+}

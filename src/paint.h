@@ -1,0 +1,42 @@
+/* paint.h: the painter. Draws a laid-out page's items (LayItem: glyph runs,
+ * rules, frames, images, links, destinations, structure tags) on any cairo_t:
+ * the PDF's pages (pdf.c), the e-book's cover PNG (cover.c) and the preview
+ * thumbnails (preview.c). The only code that turns layout items into cairo
+ * calls. */
+#ifndef OCTAVO_PAINT_H
+#define OCTAVO_PAINT_H
+
+#include <cairo.h>
+#include <stdbool.h>
+
+#include "book.h"
+#include "layout.h"
+
+typedef struct Painter Painter;
+
+typedef enum {
+  PAINT_RASTER,    /* an image surface: no links, destinations or tags */
+  PAINT_PDF,       /* cairo's PDF surface: links, destinations; glyphs corrected
+                    * for the widths viewers read (see paint.c) */
+  PAINT_PDF_TAGS,  /* PAINT_PDF with the layout's structure tags */
+} PaintTarget;
+
+/* A painter drawing on cr (the caller's; not owned), one unit = one point
+ * unless the caller scaled cr. book receives the warnings of images that
+ * cannot be drawn (NULL: none). Free with paint_free(). */
+Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
+
+/* Draw the items of one page (a GArray of LayItem) in order. Structure tags
+ * may open on one page and close on a later one. */
+void paint_items(Painter *p, const GArray *items);
+
+/* Structure tags opened and not yet closed (0 when the tree is whole). */
+int paint_open_tags(const Painter *p);
+
+/* Append s to out as a cairo attribute value: quoted, ' and \ escaped. */
+void paint_attr_str(GString *out, const char *s);
+
+/* Free a painter and its image cache. Accepts NULL. */
+void paint_free(Painter *p);
+
+#endif
