@@ -455,7 +455,7 @@ static Layout *lay_md(const char *md, OctavoPaper paper, int columns, Book **bp)
   opts_init(&o);
   o.paper = paper;
   o.columns = columns;
-  MdSource src = {"t.md", md, strlen(md)};
+  MdSource src = {.name = "t.md", .text = md, .len = strlen(md)};
   assert_true(md_parse_sources(b, &src, 1, &o));
   Layout *lay = layout(b, &o);
   assert_non_null(lay);
