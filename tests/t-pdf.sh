@@ -53,6 +53,7 @@ fi
 for d in "$TOP"/tests/books/*/; do
   n=$(basename "$d")
   [ "$n" = multi ] && continue
+  [ "$n" = fonts ] && continue # t-fonts checks its scripts book; pdftotext reads right-to-left lines in visual order
   ls "$d"*.md >/dev/null 2>&1 || continue
   check_book "$n" "" "" "$d"*.md
 done
