@@ -69,6 +69,7 @@ typedef struct {
   GHashTable *note_h;     /* the same keys -> double * height */
   GHashTable *kids;       /* BookFootnote * -> GPtrArray * of the notes it first references */
   GPtrArray *url_notes;   /* UrlNote, owned, in order */
+  GHashTable *url_index;  /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;        /* the first of the current chapter */
   GHashTable *dests;      /* names of emitted destinations */
 } LayStore;

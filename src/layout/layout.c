@@ -89,6 +89,7 @@ static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const 
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
   r->store.dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
+  r->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
   body_init(&r->body);
   r->outline = outline_new(book, r->env.chapter_level, opts->toc_depth,
                            labels_get(lang, LABEL_UNTITLED_SECTION));
@@ -105,6 +106,7 @@ static void run_clear(Run *r) {
   g_hash_table_destroy(r->store.note_h);
   g_hash_table_destroy(r->store.kids);
   g_hash_table_destroy(r->store.dests);
+  g_hash_table_destroy(r->store.url_index);
   g_ptr_array_free(r->store.url_notes, TRUE);
   g_hash_table_destroy(r->env.targets);
   pango_font_description_free(r->env.body);

@@ -59,7 +59,9 @@ static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end) {
 static bool tail_is_code(const Para *p) {
   for (guint i = p->spans->len; i-- > 0;) {
     const Span *s = &g_array_index(p->spans, Span, i);
-    if (s->kind == SPAN_CODE && s->b == p->text->len && s->a < s->b)
+    if (s->b < p->text->len)
+      break; /* spans are kept in the order they close: none before this one ends here */
+    if (s->kind == SPAN_CODE && s->a < s->b)
       return true;
   }
   return false;
@@ -128,11 +130,10 @@ static const char *html_attr(const BookNode *n, const char *name) {
  * page (or the chapter's list) never prints the same URL twice. */
 static UrlNote *url_note_for(Build *c, const char *href) {
   GPtrArray *all = c->store->url_notes;
-  for (guint k = c->store->url_first; k < all->len; k++) {
-    UrlNote *u = all->pdata[k];
-    if (strcmp(u->uri, href) == 0)
-      return u;
-  }
+  /* url_index: uri -> 1 + the index of its latest note (one lookup, not a scan) */
+  guint at = GPOINTER_TO_UINT(g_hash_table_lookup(c->store->url_index, href));
+  if (at > c->store->url_first)
+    return all->pdata[at - 1];
   UrlNote *u = g_new0(UrlNote, 1);
   guint k = all->len - c->store->url_first;
   GString *lab = g_string_new(NULL);
@@ -142,6 +143,7 @@ static UrlNote *url_note_for(Build *c, const char *href) {
   u->id = g_strdup_printf("url-%u", all->len + 1);
   u->uri = g_strdup(href);
   g_ptr_array_add(all, u);
+  g_hash_table_insert(c->store->url_index, u->uri, GUINT_TO_POINTER(all->len));
   return u;
 }
 
