@@ -293,14 +293,12 @@ static double placeholder(Build *c, GArray *items, const char *label, double w) 
   double y = (h - lines->len * lead) / 2 + lead * 0.75;
   for (guint i = 0; i < lines->len; i++) {
     GArray *ln = lines->pdata[i];
-    double lw = 0;
     for (guint q = 0; q < ln->len; q++) {
       LayItem *g = &g_array_index(ln, LayItem, q);
-      if (g->kind == LAY_GLYPHS) {
+      if (g->kind == LAY_GLYPHS)
         g->gray = 0.2;
-        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
-      }
     }
+    double lw = items_right(ln, 0);
     items_append(items, ln, x0 + pad + (fw - 2 * pad - lw) / 2, y, true);
     items_free(ln);
     y += lead;

@@ -39,12 +39,7 @@ static double centered(Build *c, GArray *items, const PangoFontDescription *d, c
   set_para(c, &p, &ps, true, NULL, NULL, lines);
   for (guint i = 0; i < lines->len; i++) {
     GArray *ln = lines->pdata[i];
-    double lw = 0;
-    for (guint q = 0; q < ln->len; q++) {
-      LayItem *g = &g_array_index(ln, LayItem, q);
-      if (g->kind == LAY_GLYPHS)
-        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
-    }
+    double lw = items_right(ln, 0);
     items_append(items, ln, c->st->margin_inner_pt + (c->env->text_w - lw) / 2, y, false);
     items_free(ln);
     y += leading;
@@ -261,12 +256,7 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
     GArray *all = items_new();
     if (li == 0)
       add_tag(all, LAY_TAG_BEGIN, "TOCI");
-    double lw = indent;
-    for (guint q = 0; q < items->len; q++) {
-      LayItem *g = &g_array_index(items, LayItem, q);
-      if (g->kind == LAY_GLYPHS)
-        lw = MAX(lw, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
-    }
+    double lw = items_right(items, indent);
     g_array_append_vals(all, items->data, items->len);
     g_array_free(items, TRUE);
     if (lastl)

@@ -125,6 +125,8 @@ typedef struct {
 
 /* vlist.c */
 GArray *items_new(void);
+/* The right edge of the glyph runs in items (a set line), or from when further left. */
+double items_right(const GArray *items, double from);
 void items_free(GArray *items);
 void add_tag(GArray *items, LayKind kind, const char *tag);
 void add_rule(GArray *items, LayKind kind, double x, double y, double w, double h, double gray);

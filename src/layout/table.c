@@ -88,12 +88,7 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
   add_tag(items, LAY_TAG_BEGIN, ctag);
   for (guint li = 0; li < lines->len; li++) {
     GArray *ln = lines->pdata[li];
-    double lw = 0;
-    for (guint q = 0; q < ln->len; q++) {
-      LayItem *it = &g_array_index(ln, LayItem, q);
-      if (it->kind == LAY_GLYPHS)
-        lw = MAX(lw, it->x_pt + pango_glyph_string_get_width(it->glyphs) / (double)PANGO_SCALE);
-    }
+    double lw = items_right(ln, 0);
     double dx = x + t->pad;
     if (al == BOOK_ALIGN_RIGHT)
       dx += ps.width_pt - lw;

@@ -35,6 +35,16 @@ void items_free(GArray *items) {
   g_array_free(items, TRUE);
 }
 
+double items_right(const GArray *items, double from) {
+  double right = from;
+  for (guint q = 0; q < items->len; q++) {
+    const LayItem *g = &g_array_index(items, LayItem, q);
+    if (g->kind == LAY_GLYPHS)
+      right = MAX(right, g->x_pt + pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE);
+  }
+  return right;
+}
+
 GArray *items_new(void) { return g_array_new(FALSE, TRUE, sizeof(LayItem)); }
 
 void add_tag(GArray *items, LayKind kind, const char *tag) {
