@@ -42,7 +42,8 @@ static const char *const icc_paths[] = {
     "/usr/share/color/icc/colord/sRGB.icc", /* colord-data */
 };
 
-bool archive_standard_parse(const char *spec, ArchiveStandard *out) {
+bool archive_standard_parse(const char *spec, ArchiveStandard *out)
+{
   *out = (ArchiveStandard){0};
   if (!spec)
     spec = "a-3u,ua-1";
@@ -68,7 +69,8 @@ bool archive_standard_parse(const char *spec, ArchiveStandard *out) {
 /* ---- dates ---- */
 
 /* t as a PDF date (D:YYYYMMDDHHmmSS+00'00') or an XMP date. */
-static char *date_str(gint64 t, bool xmp) {
+static char *date_str(gint64 t, bool xmp)
+{
   GDateTime *dt = g_date_time_new_from_unix_utc(t);
   if (!dt)
     dt = g_date_time_new_from_unix_utc(0);
@@ -86,7 +88,8 @@ typedef struct {
 
 #define NS_RDF "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
-static void xmp_lang_alt(xmlTextWriterPtr w, const char *prop, const char *value) {
+static void xmp_lang_alt(xmlTextWriterPtr w, const char *prop, const char *value)
+{
   xmlTextWriterStartElement(w, BAD_CAST prop);
   xmlTextWriterStartElement(w, BAD_CAST "rdf:Alt");
   xmlTextWriterStartElement(w, BAD_CAST "rdf:li");
@@ -99,7 +102,8 @@ static void xmp_lang_alt(xmlTextWriterPtr w, const char *prop, const char *value
 
 /* An rdf:Seq or rdf:Bag of n items (strings or a GPtrArray). */
 static void xmp_list(xmlTextWriterPtr w, const char *prop, const char *kind, const GPtrArray *items,
-                     const char *one) {
+                     const char *one)
+{
   if ((!items || !items->len) && !one)
     return;
   xmlTextWriterStartElement(w, BAD_CAST prop);
@@ -111,18 +115,21 @@ static void xmp_list(xmlTextWriterPtr w, const char *prop, const char *kind, con
   xmlTextWriterEndElement(w);
 }
 
-static void xmp_text(xmlTextWriterPtr w, const char *prop, const char *value) {
+static void xmp_text(xmlTextWriterPtr w, const char *prop, const char *value)
+{
   if (value && *value)
     xmlTextWriterWriteElement(w, BAD_CAST prop, BAD_CAST value);
 }
 
 /* The pdfuaid schema is not one PDF/A predefines: it must be declared. */
-static void xmp_pdfua_extension(xmlTextWriterPtr w) {
+static void xmp_pdfua_extension(xmlTextWriterPtr w)
+{
   xmlTextWriterStartElement(w, BAD_CAST "rdf:Description");
   xmlTextWriterWriteAttribute(w, BAD_CAST "rdf:about", BAD_CAST "");
   xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaExtension",
                               BAD_CAST "http://www.aiim.org/pdfa/ns/extension/");
-  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaSchema", BAD_CAST "http://www.aiim.org/pdfa/ns/schema#");
+  xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaSchema",
+                              BAD_CAST "http://www.aiim.org/pdfa/ns/schema#");
   xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaProperty",
                               BAD_CAST "http://www.aiim.org/pdfa/ns/property#");
   xmlTextWriterStartElement(w, BAD_CAST "pdfaExtension:schemas");
@@ -139,20 +146,24 @@ static void xmp_pdfua_extension(xmlTextWriterPtr w) {
   xmp_text(w, "pdfaProperty:name", "part");
   xmp_text(w, "pdfaProperty:valueType", "Integer");
   xmp_text(w, "pdfaProperty:category", "internal");
-  xmp_text(w, "pdfaProperty:description", "Indicates, which part of ISO 14289 standard is followed");
+  xmp_text(w, "pdfaProperty:description",
+           "Indicates, which part of ISO 14289 standard is followed");
   for (int i = 0; i < 6; i++)
     xmlTextWriterEndElement(w);
   xmlTextWriterEndElement(w); /* rdf:Description */
 }
 
 /* The XMP packet (caller frees with g_free; *len its length). */
-static char *xmp_packet(const Book *book, const XmpValues *v, const ArchiveStandard *std, gsize *len) {
+static char *xmp_packet(const Book *book, const XmpValues *v, const ArchiveStandard *std,
+                        gsize *len)
+{
   const BookMeta *m = &book->meta;
   xmlBufferPtr buf = xmlBufferCreate();
   xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
   xmlTextWriterSetIndent(w, 1);
   xmlTextWriterSetIndentString(w, BAD_CAST " ");
-  xmlTextWriterWritePI(w, BAD_CAST "xpacket", BAD_CAST "begin=\"\xEF\xBB\xBF\" id=\"W5M0MpCehiHzreSzNTczkc9d\"");
+  xmlTextWriterWritePI(w, BAD_CAST "xpacket",
+                       BAD_CAST "begin=\"\xEF\xBB\xBF\" id=\"W5M0MpCehiHzreSzNTczkc9d\"");
   xmlTextWriterStartElement(w, BAD_CAST "x:xmpmeta");
   xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:x", BAD_CAST "adobe:ns:meta/");
   xmlTextWriterStartElement(w, BAD_CAST "rdf:RDF");
@@ -164,9 +175,11 @@ static char *xmp_packet(const Book *book, const XmpValues *v, const ArchiveStand
   xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:xmp", BAD_CAST "http://ns.adobe.com/xap/1.0/");
   xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdf", BAD_CAST "http://ns.adobe.com/pdf/1.3/");
   if (std->pdfa3u)
-    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaid", BAD_CAST "http://www.aiim.org/pdfa/ns/id/");
+    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfaid",
+                                BAD_CAST "http://www.aiim.org/pdfa/ns/id/");
   if (std->pdfua1)
-    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfuaid", BAD_CAST "http://www.aiim.org/pdfua/ns/id/");
+    xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns:pdfuaid",
+                                BAD_CAST "http://www.aiim.org/pdfua/ns/id/");
   xmlTextWriterWriteElement(w, BAD_CAST "dc:format", BAD_CAST "application/pdf");
   if (v->title)
     xmp_lang_alt(w, "dc:title", v->title);
@@ -213,7 +226,8 @@ static char *xmp_packet(const Book *book, const XmpValues *v, const ArchiveStand
 
 /* A string value of dict[key] as UTF-8 (owned by qpdf until the next
  * call), or NULL. */
-static const char *dict_utf8(qpdf_data q, qpdf_oh dict, const char *key) {
+static const char *dict_utf8(qpdf_data q, qpdf_oh dict, const char *key)
+{
   if (!qpdf_oh_has_key(q, dict, key))
     return NULL;
   qpdf_oh v = qpdf_oh_get_key(q, dict, key);
@@ -222,7 +236,8 @@ static const char *dict_utf8(qpdf_data q, qpdf_oh dict, const char *key) {
   return s;
 }
 
-static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value) {
+static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value)
+{
   qpdf_oh_replace_key(q, dict, key, value);
   qpdf_oh_release(q, value);
 }
@@ -230,7 +245,8 @@ static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value) {
 /* dict[key] as a dictionary, created (direct) when absent; named as
  * changed when it is an object of its own (dict's holder is the caller's
  * to name). */
-static qpdf_oh sub_dict(qpdf_data q, PdfUpdate *u, qpdf_oh dict, const char *key) {
+static qpdf_oh sub_dict(qpdf_data q, PdfUpdate *u, qpdf_oh dict, const char *key)
+{
   qpdf_oh d = qpdf_oh_get_key(q, dict, key);
   if (!qpdf_oh_is_dictionary(q, d)) {
     qpdf_oh_release(q, d);
@@ -243,8 +259,9 @@ static qpdf_oh sub_dict(qpdf_data q, PdfUpdate *u, qpdf_oh dict, const char *key
 
 /* A new stream object holding data (flate-compressed when compress), with
  * dict_src (a PDF dictionary in PDF syntax) as its other entries. */
-static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len, const char *dict_src,
-                          bool compress) {
+static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len,
+                          const char *dict_src, bool compress)
+{
   qpdf_oh dict = qpdf_oh_parse(q, dict_src);
   GBytes *bytes = NULL;
   if (compress) {
@@ -270,13 +287,14 @@ static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t le
 /* ---- link descriptions ---- */
 
 /* Destination name -> what a link there goes to (for /Contents). */
-static GHashTable *dest_texts(const Book *book) {
+static GHashTable *dest_texts(const Book *book)
+{
   GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; i < book->chapters->len; i++) {
     const BookChapter *ch = book->chapters->pdata[i];
     if (ch->id)
       g_hash_table_replace(t, g_strdup(ch->id),
-                           ch->title                           ? g_strdup(ch->title)
+                           ch->title          ? g_strdup(ch->title)
                            : book->meta.title ? g_strdup(book->meta.title)
                                               : g_strdup_printf("Chapter %u", i + 1));
     BookIter it;
@@ -304,7 +322,8 @@ static GHashTable *dest_texts(const Book *book) {
 }
 
 /* /Contents for a link annotation: its URI, or the destination's text. */
-static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests) {
+static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests)
+{
   char *out = NULL;
   qpdf_oh a = qpdf_oh_get_key(q, annot, "/A");
   if (qpdf_oh_is_dictionary(q, a)) {
@@ -325,7 +344,8 @@ static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests) {
 
 /* /F 4 (print) and, for PDF/UA, /Contents on a link: on the annotation
  * dictionary a (a direct copy or the object itself). */
-static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests) {
+static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests)
+{
   set_key(q, a, "/F", qpdf_oh_new_integer(q, 4));
   qpdf_oh sub = qpdf_oh_get_key(q, a, "/Subtype");
   if (ua && qpdf_oh_is_name_and_equals(q, sub, "/Link") && !qpdf_oh_has_key(q, a, "/Contents")) {
@@ -340,7 +360,8 @@ static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests) {
  * annotation is read as a direct copy from the file's bytes when it can
  * be (pdfupdate_read_direct): qpdf then keeps nothing of the 25,000 of
  * the benchmark book. */
-static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua) {
+static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
+{
   GHashTable *dests = ua ? dest_texts(book) : NULL;
   int n = qpdf_get_num_pages(q);
   for (int i = 0; i < n; i++) {
@@ -380,14 +401,16 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua) {
 
 /* The sRGB profile's bytes, checked (header size, 'acsp', RGB); NULL with
  * a diagnostic when no usable profile is installed. */
-static GBytes *read_icc(Book *book) {
+static GBytes *read_icc(Book *book)
+{
   for (size_t i = 0; i < G_N_ELEMENTS(icc_paths); i++) {
     gchar *data = NULL;
     gsize len = 0;
     if (!g_file_get_contents(icc_paths[i], &data, &len, NULL))
       continue;
     const guchar *d = (const guchar *)data;
-    guint32 size = len >= 128 ? (guint32)d[0] << 24 | (guint32)d[1] << 16 | (guint32)d[2] << 8 | d[3] : 0;
+    guint32 size =
+        len >= 128 ? (guint32)d[0] << 24 | (guint32)d[1] << 16 | (guint32)d[2] << 8 | d[3] : 0;
     if (len >= 128 && size == len && !memcmp(d + 36, "acsp", 4) && !memcmp(d + 16, "RGB ", 4))
       return g_bytes_new_take(data, len);
     book_diag(book, BOOK_WARNING, NULL, "%s: not a valid RGB ICC profile", icc_paths[i]);
@@ -400,13 +423,15 @@ static GBytes *read_icc(Book *book) {
   return NULL;
 }
 
-static void add_output_intent(qpdf_data q, PdfUpdate *u, qpdf_oh root, GBytes *icc) {
+static void add_output_intent(qpdf_data q, PdfUpdate *u, qpdf_oh root, GBytes *icc)
+{
   gsize len = 0;
   const void *data = g_bytes_get_data(icc, &len);
   qpdf_oh prof = new_stream(q, u, data, len, "<< /N 3 >>", true);
-  qpdf_oh intent = qpdf_oh_parse(q, "<< /Type /OutputIntent /S /GTS_PDFA1 "
-                                    "/OutputConditionIdentifier (sRGB IEC61966-2.1) "
-                                    "/RegistryName (http://www.color.org) /Info (sRGB IEC61966-2.1) >>");
+  qpdf_oh intent =
+      qpdf_oh_parse(q, "<< /Type /OutputIntent /S /GTS_PDFA1 "
+                       "/OutputConditionIdentifier (sRGB IEC61966-2.1) "
+                       "/RegistryName (http://www.color.org) /Info (sRGB IEC61966-2.1) >>");
   qpdf_oh_replace_key(q, intent, "/DestOutputProfile", prof);
   qpdf_oh arr = qpdf_oh_new_array(q);
   qpdf_oh_append_item(q, arr, intent);
@@ -421,13 +446,15 @@ typedef struct {
   char *name, *path;
 } Source;
 
-static int source_cmp(const void *a, const void *b) {
+static int source_cmp(const void *a, const void *b)
+{
   return strcmp(((const Source *)a)->name, ((const Source *)b)->name);
 }
 
 /* The book's Markdown files (each once, readable files only: not stdin),
  * with names unique among them, sorted by name (the name tree's order). */
-static GArray *book_sources(const Book *book) {
+static GArray *book_sources(const Book *book)
+{
   GArray *out = g_array_new(FALSE, FALSE, sizeof(Source));
   GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
   GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
@@ -454,7 +481,8 @@ static GArray *book_sources(const Book *book) {
   return out;
 }
 
-static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book) {
+static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
+{
   GArray *srcs = book_sources(book);
   if (!srcs->len) {
     g_array_free(srcs, TRUE);
@@ -476,7 +504,8 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book) 
       break;
     }
     struct stat st;
-    gint64 t = have_sde || stat(s->path, &st) != 0 ? util_build_time(book->meta.date) : (gint64)st.st_mtime;
+    gint64 t = have_sde || stat(s->path, &st) != 0 ? util_build_time(book->meta.date)
+                                                   : (gint64)st.st_mtime;
     char *date = date_str(t, false);
     guint8 md5[16];
     gsize md5_len = sizeof md5;
@@ -487,9 +516,10 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book) 
     GString *hex = g_string_new(NULL);
     for (gsize k = 0; k < md5_len; k++)
       g_string_append_printf(hex, "%02X", md5[k]);
-    char *dict = g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
-                                 "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
-                                 date, len, hex->str);
+    char *dict =
+        g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
+                        "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
+                        date, len, hex->str);
     qpdf_oh efi = new_stream(q, u, data, len, dict, true);
     qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
                                     "/Desc (The Markdown source of this book) >>");
@@ -534,17 +564,21 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book) 
 
 /* ---- the pass ---- */
 
-static bool qpdf_failed(qpdf_data q, Book *book, const char *name, const char *what) {
+static bool qpdf_failed(qpdf_data q, Book *book, const char *name, const char *what)
+{
   if (!qpdf_has_error(q))
     return false;
   qpdf_error e = qpdf_get_error(q);
-  book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s: %s", name, what, qpdf_get_error_full_text(q, e));
+  book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s: %s", name, what,
+            qpdf_get_error_full_text(q, e));
   return true;
 }
 
 /* Info's dates from the one instant the XMP gives too, and the XMP
  * stream as the catalog's /Metadata. */
-static void add_info_and_xmp(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const ArchiveStandard *std) {
+static void add_info_and_xmp(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book,
+                             const ArchiveStandard *std)
+{
   qpdf_oh trailer = qpdf_get_trailer(q), info = qpdf_oh_get_key(q, trailer, "/Info");
   if (!qpdf_oh_is_dictionary(q, info)) {
     qpdf_oh_release(q, info);
@@ -570,7 +604,8 @@ static void add_info_and_xmp(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book
   gsize xmp_len = 0;
   char *xmp = xmp_packet(book, &v, std, &xmp_len);
   /* not compressed: PDF/A wants the XMP readable without PDF tools */
-  set_key(q, root, "/Metadata", new_stream(q, u, xmp, xmp_len, "<< /Type /Metadata /Subtype /XML >>", false));
+  set_key(q, root, "/Metadata",
+          new_stream(q, u, xmp, xmp_len, "<< /Type /Metadata /Subtype /XML >>", false));
   g_free(xmp);
   g_free(v.xmp_date);
   for (int i = 0; i < 6; i++)
@@ -580,7 +615,9 @@ static void add_info_and_xmp(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book
 }
 
 /* /Lang, /MarkInfo, /ViewerPreferences, /Version on the catalog. */
-static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const ArchiveStandard *std) {
+static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book,
+                        const ArchiveStandard *std)
+{
   pdfupdate_changed(u, root);
   const char *lang = book->meta.lang && *book->meta.lang ? book->meta.lang : "en";
   set_key(q, root, "/Lang", qpdf_oh_new_unicode_string(q, lang));
@@ -600,17 +637,20 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
 }
 
 /* CPU time of the process, in microseconds (the pass's cost for -v). */
-static gint64 cpu_us(void) {
+static gint64 cpu_us(void)
+{
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const char *pdf,
-                 const char *name) {
+                 const char *name)
+{
   ArchiveStandard std;
   if (!archive_standard_parse(opts->pdf_standard, &std)) {
-    book_diag(book, BOOK_ERROR, NULL, "unknown --pdf-standard '%s' (a-3u, ua-1, none)", opts->pdf_standard);
+    book_diag(book, BOOK_ERROR, NULL, "unknown --pdf-standard '%s' (a-3u, ua-1, none)",
+              opts->pdf_standard);
     return false;
   }
   if (!std.pdfa3u && !std.pdfua1)

@@ -22,18 +22,19 @@
 
 #include <string.h>
 
-static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value) {
+static void set_key(qpdf_data q, qpdf_oh dict, const char *key, qpdf_oh value)
+{
   qpdf_oh_replace_key(q, dict, key, value);
   qpdf_oh_release(q, value);
 }
-
 
 typedef struct {
   const BookNode *img; /* the figure's BOOK_IMAGE */
   bool used;
 } FigNode;
 
-static void collect_figures(BookNode *root, GArray *out) {
+static void collect_figures(BookNode *root, GArray *out)
+{
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
@@ -51,7 +52,8 @@ static void collect_figures(BookNode *root, GArray *out) {
   }
 }
 
-static const BookNode *take_figure(GArray *figs, guint *next, const BookResource *res) {
+static const BookNode *take_figure(GArray *figs, guint *next, const BookResource *res)
+{
   if (*next < figs->len) {
     FigNode *f = &g_array_index(figs, FigNode, *next);
     if (!f->used && (!res || f->img->as.image.res == res)) {
@@ -71,7 +73,8 @@ static const BookNode *take_figure(GArray *figs, guint *next, const BookResource
 }
 
 /* The alt text of every Figure tag of the layout, in drawing order. */
-static GPtrArray *figure_alts(const Book *book, const Layout *lay) {
+static GPtrArray *figure_alts(const Book *book, const Layout *lay)
+{
   GArray *body = g_array_new(FALSE, FALSE, sizeof(FigNode));
   GArray *notes = g_array_new(FALSE, FALSE, sizeof(FigNode));
   for (guint i = 0; i < book->chapters->len; i++)
@@ -108,7 +111,8 @@ static GPtrArray *figure_alts(const Book *book, const Layout *lay) {
           break;
         }
       }
-      const BookNode *img = in_note ? take_figure(notes, &next_note, res) : take_figure(body, &next_body, res);
+      const BookNode *img =
+          in_note ? take_figure(notes, &next_note, res) : take_figure(body, &next_body, res);
       GString *alt = g_string_new(NULL);
       if (img) {
         book_node_text(img, alt);
@@ -132,7 +136,8 @@ static GPtrArray *figure_alts(const Book *book, const Layout *lay) {
 
 /* The structure elements in preorder whose /S is /Figure (handles the
  * caller releases). Reads the whole structure tree: only the fallback. */
-static GArray *figures_in_preorder(qpdf_data q, qpdf_oh tree) {
+static GArray *figures_in_preorder(qpdf_data q, qpdf_oh tree)
+{
   GArray *figs = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   qpdf_oh k = qpdf_oh_get_key(q, tree, "/K");
@@ -162,7 +167,8 @@ static GArray *figures_in_preorder(qpdf_data q, qpdf_oh tree) {
 }
 
 /* The value of key in a number tree (PDF 32000-1 §7.9.7), or null. */
-static qpdf_oh num_tree_get(qpdf_data q, qpdf_oh node, long long key, int depth) {
+static qpdf_oh num_tree_get(qpdf_data q, qpdf_oh node, long long key, int depth)
+{
   qpdf_oh nums = qpdf_oh_get_key(q, node, "/Nums"), kids = qpdf_oh_get_key(q, node, "/Kids");
   qpdf_oh found = 0;
   if (qpdf_oh_is_array(q, nums)) { /* sorted pairs: binary search */
@@ -184,8 +190,8 @@ static qpdf_oh num_tree_get(qpdf_data q, qpdf_oh node, long long key, int depth)
   for (int i = 0; i < n && !found; i++) {
     qpdf_oh kid = qpdf_oh_get_array_item(q, kids, i), lim = qpdf_oh_get_key(q, kid, "/Limits");
     qpdf_oh l0 = qpdf_oh_get_array_item(q, lim, 0), l1 = qpdf_oh_get_array_item(q, lim, 1);
-    if (qpdf_oh_is_integer(q, l0) && qpdf_oh_is_integer(q, l1) && qpdf_oh_get_int_value(q, l0) <= key &&
-        key <= qpdf_oh_get_int_value(q, l1))
+    if (qpdf_oh_is_integer(q, l0) && qpdf_oh_is_integer(q, l1) &&
+        qpdf_oh_get_int_value(q, l0) <= key && key <= qpdf_oh_get_int_value(q, l1))
       found = num_tree_get(q, kid, key, depth + 1);
     qpdf_oh_release(q, l0);
     qpdf_oh_release(q, l1);
@@ -198,7 +204,8 @@ static qpdf_oh num_tree_get(qpdf_data q, qpdf_oh node, long long key, int depth)
 }
 
 /* The Figure element that elem is or is inside, or 0. */
-static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem) {
+static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem)
+{
   qpdf_oh cur = qpdf_oh_new_object(q, elem);
   for (int depth = 0; depth < 64 && qpdf_oh_is_dictionary(q, cur); depth++) {
     qpdf_oh s = qpdf_oh_get_key(q, cur, "/S");
@@ -218,7 +225,8 @@ static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem) {
  * Figure, in the order of their first marked content (page, then MCID):
  * the order in which pdf.c opened their tags. Reads only those pages'
  * entries of the parent tree and their elements' ancestors. */
-static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay) {
+static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay)
+{
   GArray *figs = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   GHashTable *seen = g_hash_table_new(NULL, NULL);
   qpdf_oh ptree = qpdf_oh_get_key(q, tree, "/ParentTree");
@@ -236,8 +244,9 @@ static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay) {
     if (!visit)
       continue;
     qpdf_oh page = qpdf_get_page_n(q, p), sp = qpdf_oh_get_key(q, page, "/StructParents");
-    qpdf_oh mcids = qpdf_oh_is_integer(q, sp) ? num_tree_get(q, ptree, qpdf_oh_get_int_value(q, sp), 0)
-                                               : qpdf_oh_new_null(q);
+    qpdf_oh mcids = qpdf_oh_is_integer(q, sp)
+                        ? num_tree_get(q, ptree, qpdf_oh_get_int_value(q, sp), 0)
+                        : qpdf_oh_new_null(q);
     int n = qpdf_oh_is_array(q, mcids) ? qpdf_oh_get_array_n_items(q, mcids) : 0;
     for (int i = 0; i < n; i++) {
       qpdf_oh e = qpdf_oh_get_array_item(q, mcids, i), f = figure_of(q, e);
@@ -263,7 +272,9 @@ static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay) {
  * order). The elements come from the parent tree's entries for the pages
  * with figures; when they are not one for each of the layout's Figure
  * tags, from a walk of the whole structure tree. */
-static void set_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Layout *lay, const GPtrArray *alts) {
+static void set_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Layout *lay,
+                            const GPtrArray *alts)
+{
   qpdf_oh tree = qpdf_oh_get_key(q, root, "/StructTreeRoot");
   if (!qpdf_oh_is_dictionary(q, tree)) {
     qpdf_oh_release(q, tree);
@@ -286,7 +297,9 @@ static void set_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Layou
   qpdf_oh_release(q, tree);
 }
 
-void archive_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const Layout *lay) {
+void archive_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book,
+                         const Layout *lay)
+{
   GPtrArray *alts = figure_alts(book, lay);
   set_figure_alts(q, u, root, lay, alts);
   g_ptr_array_free(alts, TRUE);

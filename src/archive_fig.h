@@ -14,6 +14,7 @@
  * n-th Figure tag, else its title, else "Image FILE", else "Image". Each
  * element changed is named to u. Reads only the parent tree's entries of
  * the pages with figures when they account for every Figure tag. */
-void archive_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book, const Layout *lay);
+void archive_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *book,
+                         const Layout *lay);
 
 #endif

@@ -35,20 +35,26 @@ static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
     [BOOK_HTML_INLINE] = "html_inline",
 };
 
-const char *book_node_type_name(BookNodeType type) {
+const char *book_node_type_name(BookNodeType type)
+{
   return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
 }
 
-int book_node_depth(const BookNode *n) {
+int book_node_depth(const BookNode *n)
+{
   int d = 0;
   for (const BookNode *p = n ? n->parent : NULL; p; p = p->parent)
     d++;
   return d;
 }
 
-bool book_node_is_inline(BookNodeType type) { return type >= BOOK_TEXT && type < BOOK_NODE_TYPE_COUNT; }
+bool book_node_is_inline(BookNodeType type)
+{
+  return type >= BOOK_TEXT && type < BOOK_NODE_TYPE_COUNT;
+}
 
-static bool is_leaf(BookNodeType type) {
+static bool is_leaf(BookNodeType type)
+{
   switch (type) {
   case BOOK_TEXT:
   case BOOK_CODE:
@@ -56,14 +62,13 @@ static bool is_leaf(BookNodeType type) {
   case BOOK_THEMATIC_BREAK:
   case BOOK_SOFTBREAK:
   case BOOK_LINEBREAK:
-  case BOOK_FOOTNOTE_REF:
-    return true;
-  default:
-    return false;
+  case BOOK_FOOTNOTE_REF: return true;
+  default: return false;
   }
 }
 
-Book *book_new(void) {
+Book *book_new(void)
+{
   Book *b = g_new0(Book, 1);
   b->meta.authors = g_ptr_array_new_with_free_func(g_free);
   b->meta.subjects = g_ptr_array_new_with_free_func(g_free);
@@ -77,18 +82,13 @@ Book *book_new(void) {
   return b;
 }
 
-static void node_free_one(BookNode *n) {
+static void node_free_one(BookNode *n)
+{
   g_free(n->text);
   switch (n->type) {
-  case BOOK_HEADING:
-    g_free(n->as.heading.id);
-    break;
-  case BOOK_CODE_BLOCK:
-    g_free(n->as.code.info);
-    break;
-  case BOOK_TABLE:
-    g_free(n->as.table.align);
-    break;
+  case BOOK_HEADING: g_free(n->as.heading.id); break;
+  case BOOK_CODE_BLOCK: g_free(n->as.code.info); break;
+  case BOOK_TABLE: g_free(n->as.table.align); break;
   case BOOK_LINK:
     g_free(n->as.link.href);
     g_free(n->as.link.title);
@@ -98,21 +98,19 @@ static void node_free_one(BookNode *n) {
     g_free(n->as.image.src);
     g_free(n->as.image.title);
     break;
-  case BOOK_FIGURE:
-    g_free(n->as.figure.file_name);
-    break;
+  case BOOK_FIGURE: g_free(n->as.figure.file_name); break;
   case BOOK_HTML_BLOCK:
   case BOOK_HTML_INLINE:
     g_free(n->as.html.tag);
     g_strfreev(n->as.html.attrs);
     break;
-  default:
-    break;
+  default: break;
   }
   g_free(n);
 }
 
-void book_node_free(BookNode *node) {
+void book_node_free(BookNode *node)
+{
   if (!node)
     return;
   /* Iterative post-order: descend to a leaf, free it, climb. */
@@ -140,7 +138,8 @@ void book_node_free(BookNode *node) {
   }
 }
 
-void book_free(Book *b) {
+void book_free(Book *b)
+{
   if (!b)
     return;
   for (guint i = 0; i < b->chapters->len; i++) {
@@ -190,11 +189,13 @@ void book_free(Book *b) {
   g_free(b);
 }
 
-const char *book_intern(Book *b, const char *name) {
+const char *book_intern(Book *b, const char *name)
+{
   return name ? g_string_chunk_insert_const(b->names, name) : NULL;
 }
 
-BookNode *book_node_new(Book *b, BookNodeType type, const BookPos *pos) {
+BookNode *book_node_new(Book *b, BookNodeType type, const BookPos *pos)
+{
   BookNode *n = g_new0(BookNode, 1);
   n->type = type;
   if (pos)
@@ -203,7 +204,8 @@ BookNode *book_node_new(Book *b, BookNodeType type, const BookPos *pos) {
   return n;
 }
 
-void book_node_append(BookNode *parent, BookNode *child) {
+void book_node_append(BookNode *parent, BookNode *child)
+{
   g_assert(!child->parent && !child->prev && !child->next);
   child->parent = parent;
   child->prev = parent->last_child;
@@ -214,7 +216,8 @@ void book_node_append(BookNode *parent, BookNode *child) {
   parent->last_child = child;
 }
 
-void book_node_insert_before(BookNode *sibling, BookNode *node) {
+void book_node_insert_before(BookNode *sibling, BookNode *node)
+{
   g_assert(!node->parent && !node->prev && !node->next);
   node->parent = sibling->parent;
   node->next = sibling;
@@ -226,7 +229,8 @@ void book_node_insert_before(BookNode *sibling, BookNode *node) {
   sibling->prev = node;
 }
 
-void book_node_unlink(BookNode *n) {
+void book_node_unlink(BookNode *n)
+{
   if (n->prev)
     n->prev->next = n->next;
   else if (n->parent)
@@ -238,7 +242,8 @@ void book_node_unlink(BookNode *n) {
   n->parent = n->prev = n->next = NULL;
 }
 
-void book_node_unwrap(BookNode *n) {
+void book_node_unwrap(BookNode *n)
+{
   BookNode *k;
   while ((k = n->first_child)) {
     book_node_unlink(k);
@@ -248,7 +253,8 @@ void book_node_unwrap(BookNode *n) {
   book_node_free(n);
 }
 
-void book_node_text(const BookNode *node, GString *out) {
+void book_node_text(const BookNode *node, GString *out)
+{
   BookIter it;
   book_iter_init(&it, (BookNode *)node);
   BookIterEvent ev;
@@ -264,16 +270,14 @@ void book_node_text(const BookNode *node, GString *out) {
         g_string_append(out, n->text);
       break;
     case BOOK_SOFTBREAK:
-    case BOOK_LINEBREAK:
-      g_string_append_c(out, ' ');
-      break;
-    default:
-      break;
+    case BOOK_LINEBREAK: g_string_append_c(out, ' '); break;
+    default: break;
     }
   }
 }
 
-BookChapter *book_chapter_add(Book *b, const char *source) {
+BookChapter *book_chapter_add(Book *b, const char *source)
+{
   BookChapter *c = g_new0(BookChapter, 1);
   c->index = (int)b->chapters->len;
   c->root = book_node_new(b, BOOK_ROOT, NULL);
@@ -282,7 +286,8 @@ BookChapter *book_chapter_add(Book *b, const char *source) {
   return c;
 }
 
-char *book_id_reserve(Book *b, const char *base) {
+char *book_id_reserve(Book *b, const char *base)
+{
   const char *stem = (base && *base) ? base : "section";
   char *id = g_strdup(stem);
   if (g_hash_table_contains(b->ids, id)) {
@@ -301,7 +306,8 @@ char *book_id_reserve(Book *b, const char *base) {
   return id;
 }
 
-char *book_slug(const char *text) {
+char *book_slug(const char *text)
+{
   GString *s = g_string_new(NULL);
   char *copy = g_strstrip(g_strdup(text ? text : ""));
   const char *p = copy;
@@ -328,7 +334,8 @@ char *book_slug(const char *text) {
   return g_string_free(s, FALSE);
 }
 
-void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...) {
+void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
+{
   BookDiag d = {.level = level};
   if (pos)
     d.pos = *pos;
@@ -339,7 +346,8 @@ void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt
   g_array_append_val(b->diags, d);
 }
 
-guint book_diag_count(const Book *b, BookDiagLevel level) {
+guint book_diag_count(const Book *b, BookDiagLevel level)
+{
   guint n = 0;
   for (guint i = 0; i < b->diags->len; i++)
     if (g_array_index(b->diags, BookDiag, i).level == level)
@@ -347,7 +355,8 @@ guint book_diag_count(const Book *b, BookDiagLevel level) {
   return n;
 }
 
-guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out) {
+guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out)
+{
   for (guint i = from; i < b->diags->len; i++) {
     const BookDiag *d = &g_array_index(b->diags, BookDiag, i);
     if (errors_only && d->level != BOOK_ERROR)
@@ -364,13 +373,15 @@ guint book_diag_print(const Book *b, guint from, bool errors_only, FILE *out) {
   return b->diags->len;
 }
 
-void book_iter_init(BookIter *it, BookNode *root) {
+void book_iter_init(BookIter *it, BookNode *root)
+{
   it->root = root;
   it->cur = NULL;
   it->ev = BOOK_ITER_DONE;
 }
 
-BookIterEvent book_iter_next(BookIter *it) {
+BookIterEvent book_iter_next(BookIter *it)
+{
   if (!it->root)
     return BOOK_ITER_DONE;
   if (!it->cur) {
@@ -404,58 +415,51 @@ BookIterEvent book_iter_next(BookIter *it) {
   return it->ev;
 }
 
-void book_iter_skip_children(BookIter *it) {
+void book_iter_skip_children(BookIter *it)
+{
   if (it->ev == BOOK_ITER_ENTER && !is_leaf(it->cur->type))
     it->ev = BOOK_ITER_EXIT;
 }
 
 /* ---- dump ---- */
 
-static void dump_str(GString *out, const char *s) {
+static void dump_str(GString *out, const char *s)
+{
   g_string_append_c(out, '"');
   for (const char *p = s ? s : ""; *p; p++) {
     switch (*p) {
-    case '"':
-      g_string_append(out, "\\\"");
-      break;
-    case '\\':
-      g_string_append(out, "\\\\");
-      break;
-    case '\n':
-      g_string_append(out, "\\n");
-      break;
-    case '\t':
-      g_string_append(out, "\\t");
-      break;
-    default:
-      g_string_append_c(out, *p);
+    case '"': g_string_append(out, "\\\""); break;
+    case '\\': g_string_append(out, "\\\\"); break;
+    case '\n': g_string_append(out, "\\n"); break;
+    case '\t': g_string_append(out, "\\t"); break;
+    default: g_string_append_c(out, *p);
     }
   }
   g_string_append_c(out, '"');
 }
 
-static const char *align_name(BookAlign a) {
+static const char *align_name(BookAlign a)
+{
   switch (a) {
-  case BOOK_ALIGN_LEFT:
-    return "left";
-  case BOOK_ALIGN_CENTER:
-    return "center";
-  case BOOK_ALIGN_RIGHT:
-    return "right";
-  default:
-    return "none";
+  case BOOK_ALIGN_LEFT: return "left";
+  case BOOK_ALIGN_CENTER: return "center";
+  case BOOK_ALIGN_RIGHT: return "right";
+  default: return "none";
   }
 }
 
-static void dump_length(GString *out, const char *name, BookLength l) {
+static void dump_length(GString *out, const char *name, BookLength l)
+{
   static const char *const units[] = {"", "px", "em", "%"};
   char num[G_ASCII_DTOSTR_BUF_SIZE];
   if (l.unit == BOOK_LEN_NONE)
     return;
-  g_string_append_printf(out, " %s=%s%s", name, g_ascii_formatd(num, sizeof num, "%g", l.value), units[l.unit]);
+  g_string_append_printf(out, " %s=%s%s", name, g_ascii_formatd(num, sizeof num, "%g", l.value),
+                         units[l.unit]);
 }
 
-static void dump_node_line(GString *out, const BookNode *n, int depth) {
+static void dump_node_line(GString *out, const BookNode *n, int depth)
+{
   for (int i = 0; i < depth; i++)
     g_string_append(out, "  ");
   g_string_append(out, book_node_type_name(n->type));
@@ -546,15 +550,15 @@ static void dump_node_line(GString *out, const BookNode *n, int depth) {
     }
     g_string_append_c(out, '>');
     break;
-  default:
-    break;
+  default: break;
   }
   if (n->pos.line)
     g_string_append_printf(out, " @%d:%d", n->pos.line, n->pos.col);
   g_string_append_c(out, '\n');
 }
 
-static void dump_tree(GString *out, BookNode *root, int base) {
+static void dump_tree(GString *out, BookNode *root, int base)
+{
   BookIter it;
   book_iter_init(&it, root);
   int depth = base - 1;
@@ -571,7 +575,8 @@ static void dump_tree(GString *out, BookNode *root, int base) {
   }
 }
 
-static void dump_meta_str(GString *out, const char *key, const char *val) {
+static void dump_meta_str(GString *out, const char *key, const char *val)
+{
   if (!val)
     return;
   g_string_append_printf(out, "  %s: ", key);
@@ -579,7 +584,8 @@ static void dump_meta_str(GString *out, const char *key, const char *val) {
   g_string_append_c(out, '\n');
 }
 
-void book_dump(const Book *b, GString *out) {
+void book_dump(const Book *b, GString *out)
+{
   const BookMeta *m = &b->meta;
   g_string_append(out, "book\n");
   dump_meta_str(out, "title", m->title);
@@ -614,7 +620,8 @@ void book_dump(const Book *b, GString *out) {
     const BookFootnote *f = b->footnotes->pdata[i];
     g_string_append_printf(out, "footnote %d id=%s label=", f->number, f->id);
     dump_str(out, f->label);
-    g_string_append_printf(out, " chapter=%s refs=%d\n", f->chapter ? f->chapter->id : "-", f->nrefs);
+    g_string_append_printf(out, " chapter=%s refs=%d\n", f->chapter ? f->chapter->id : "-",
+                           f->nrefs);
     if (f->def)
       dump_tree(out, f->def, 1);
   }
@@ -624,7 +631,8 @@ void book_dump(const Book *b, GString *out) {
   }
 }
 
-void book_number_headings(Book *book, int chapter_level) {
+void book_number_headings(Book *book, int chapter_level)
+{
   int count[6] = {0};
   bool in_chapter = false; /* a numbered chapter heading came after the last part heading */
   for (guint i = 0; i < book->chapters->len; i++) {
@@ -684,7 +692,8 @@ void book_number_headings(Book *book, int chapter_level) {
   }
 }
 
-int book_outline_level(BookOutlineLevels *o, int level) {
+int book_outline_level(BookOutlineLevels *o, int level)
+{
   int src = CLAMP(level, 1, 6);
   while (o->n > 0 && o->src[o->n - 1] >= src)
     o->n--; /* source levels strictly increase along the stack: at most 6 */

@@ -19,33 +19,33 @@
 
 typedef enum {
   /* blocks */
-  BOOK_ROOT,           /* the root of one chapter's tree */
-  BOOK_HEADING,        /* as.heading */
+  BOOK_ROOT,    /* the root of one chapter's tree */
+  BOOK_HEADING, /* as.heading */
   BOOK_PARAGRAPH,
-  BOOK_LIST,           /* as.list */
-  BOOK_ITEM,           /* as.item */
+  BOOK_LIST, /* as.list */
+  BOOK_ITEM, /* as.item */
   BOOK_BLOCKQUOTE,
-  BOOK_CODE_BLOCK,     /* text = the literal code, as.code.info */
+  BOOK_CODE_BLOCK, /* text = the literal code, as.code.info */
   BOOK_THEMATIC_BREAK,
-  BOOK_TABLE,          /* as.table; children are BOOK_TABLE_ROW */
-  BOOK_TABLE_ROW,      /* as.row; children are BOOK_TABLE_CELL */
-  BOOK_TABLE_CELL,     /* inline children */
-  BOOK_FOOTNOTE_DEF,   /* block children; owned by a BookFootnote */
-  BOOK_FIGURE,         /* as.figure; content, then an optional BOOK_FIGCAPTION (see below) */
-  BOOK_FIGCAPTION,     /* a figure's caption: inline children; only as a figure's last child */
-  BOOK_HTML_BLOCK,     /* a cleaned, allow-listed element: as.html; any children */
+  BOOK_TABLE,        /* as.table; children are BOOK_TABLE_ROW */
+  BOOK_TABLE_ROW,    /* as.row; children are BOOK_TABLE_CELL */
+  BOOK_TABLE_CELL,   /* inline children */
+  BOOK_FOOTNOTE_DEF, /* block children; owned by a BookFootnote */
+  BOOK_FIGURE,       /* as.figure; content, then an optional BOOK_FIGCAPTION (see below) */
+  BOOK_FIGCAPTION,   /* a figure's caption: inline children; only as a figure's last child */
+  BOOK_HTML_BLOCK,   /* a cleaned, allow-listed element: as.html; any children */
   /* inlines */
-  BOOK_TEXT,           /* text */
+  BOOK_TEXT, /* text */
   BOOK_EMPH,
   BOOK_STRONG,
   BOOK_STRIKE,
-  BOOK_CODE,           /* text */
-  BOOK_LINK,           /* as.link; inline children are the link text */
-  BOOK_IMAGE,          /* as.image; inline children are the alt text */
-  BOOK_FOOTNOTE_REF,   /* as.fnref */
+  BOOK_CODE,         /* text */
+  BOOK_LINK,         /* as.link; inline children are the link text */
+  BOOK_IMAGE,        /* as.image; inline children are the alt text */
+  BOOK_FOOTNOTE_REF, /* as.fnref */
   BOOK_SOFTBREAK,
   BOOK_LINEBREAK,
-  BOOK_HTML_INLINE,    /* a cleaned, allow-listed element: as.html; inline children */
+  BOOK_HTML_INLINE, /* a cleaned, allow-listed element: as.html; inline children */
   BOOK_NODE_TYPE_COUNT
 } BookNodeType;
 
@@ -98,12 +98,12 @@ struct BookNode {
   char *text;   /* TEXT, CODE, CODE_BLOCK: UTF-8, owned */
   union {
     struct {
-      int level;  /* 1..6 */
-      char *id;   /* unique in the book, stable (a slug of the text) */
+      int level; /* 1..6 */
+      char *id;  /* unique in the book, stable (a slug of the text) */
     } heading;
     struct {
       bool ordered;
-      int start;  /* first number of an ordered list */
+      int start; /* first number of an ordered list */
       bool tight;
       char delim; /* '.' or ')' for ordered lists */
     } list;
@@ -121,10 +121,10 @@ struct BookNode {
       bool header;
     } row;
     struct {
-      char *href;            /* as written (internal links: as resolved below) */
-      char *title;           /* or NULL */
-      BookChapter *chapter;  /* internal link target chapter, or NULL (external/unresolved) */
-      char *fragment;        /* internal target id within chapter, or NULL for the chapter start */
+      char *href;           /* as written (internal links: as resolved below) */
+      char *title;          /* or NULL */
+      BookChapter *chapter; /* internal link target chapter, or NULL (external/unresolved) */
+      char *fragment;       /* internal target id within chapter, or NULL for the chapter start */
       bool internal;
     } link;
     struct {
@@ -168,8 +168,8 @@ struct BookNode {
       int ref_index; /* 1 for the first reference to this note, 2 for the second, ... */
     } fnref;
     struct {
-      char *tag;     /* lower-case element name, allow-listed */
-      char **attrs;  /* NULL-terminated name, value, name, value, ...; allow-listed; owned */
+      char *tag;    /* lower-case element name, allow-listed */
+      char **attrs; /* NULL-terminated name, value, name, value, ...; allow-listed; owned */
     } html;
   } as;
 };
@@ -184,12 +184,12 @@ struct BookChapter {
 };
 
 struct BookFootnote {
-  char *label;           /* as written in the source */
-  int number;            /* 1-based in order of first reference */
-  char *id;              /* "fn-N", unique */
-  BookNode *def;         /* BOOK_FOOTNOTE_DEF, owned */
-  BookChapter *chapter;  /* chapter of the first reference */
-  int nrefs;             /* references seen */
+  char *label;          /* as written in the source */
+  int number;           /* 1-based in order of first reference */
+  char *id;             /* "fn-N", unique */
+  BookNode *def;        /* BOOK_FOOTNOTE_DEF, owned */
+  BookChapter *chapter; /* chapter of the first reference */
+  int nrefs;            /* references seen */
 };
 
 /* What an image file is, from its first bytes (image.c). */
@@ -213,10 +213,10 @@ typedef enum {
  * completed from its viewBox); both 0 when the file does not say (then draw
  * a placeholder).  Images over 20000 px a side or 100 Mpx are refused. */
 struct BookResource {
-  char *src;        /* as written in the Markdown */
-  char *path;       /* resolved file system path */
-  char *media_type; /* image/png, image/jpeg, image/gif, image/svg+xml */
-  char *href;       /* path inside the EPUB, e.g. "images/img-1.png" */
+  char *src;               /* as written in the Markdown */
+  char *path;              /* resolved file system path */
+  char *media_type;        /* image/png, image/jpeg, image/gif, image/svg+xml */
+  char *href;              /* path inside the EPUB, e.g. "images/img-1.png" */
   int width_px, height_px; /* 0 when unknown */
   BookImageKind kind;
 };
@@ -227,14 +227,14 @@ struct BookResource {
  * "en"): writers use them as they are. */
 typedef struct {
   char *title, *subtitle; /* title: never NULL after parsing */
-  GPtrArray *authors;  /* char *, owned */
-  char *date;          /* YYYY-MM-DD or as given */
-  char *lang;          /* BCP 47; never NULL after parsing */
+  GPtrArray *authors;     /* char *, owned */
+  char *date;             /* YYYY-MM-DD or as given */
+  char *lang;             /* BCP 47; never NULL after parsing */
   char *identifier;
   char *publisher, *description;
   GPtrArray *subjects; /* char *, owned */
   char *rights, *source;
-  char *cover;         /* path of a cover image, or NULL */
+  char *cover; /* path of a cover image, or NULL */
 } BookMeta;
 
 typedef enum { BOOK_WARNING, BOOK_ERROR } BookDiagLevel;
@@ -250,21 +250,21 @@ typedef struct {
  * the start of block `node` when offset is 0. Made by the print layout
  * (Layout.page_marks), read by the EPUB's page list. */
 typedef struct {
-  int page;        /* 1-based physical page number */
-  char *label;     /* the printed folio ("1", "iv") */
+  int page;    /* 1-based physical page number */
+  char *label; /* the printed folio ("1", "iv") */
   BookNode *node;
   size_t offset;
 } BookPageMark;
 
 typedef struct {
   BookMeta meta;
-  GPtrArray *chapters;   /* BookChapter *, owned, in reading order */
-  GPtrArray *footnotes;  /* BookFootnote *, owned, by number */
-  GPtrArray *resources;  /* BookResource *, owned */
-  GArray *diags;         /* BookDiag */
-  GStringChunk *names;   /* interned file names */
-  GHashTable *ids;       /* every id in use -> NULL (keys owned by the table) */
-  GHashTable *id_next;   /* id stem -> next suffix to try (book_id_reserve) */
+  GPtrArray *chapters;  /* BookChapter *, owned, in reading order */
+  GPtrArray *footnotes; /* BookFootnote *, owned, by number */
+  GPtrArray *resources; /* BookResource *, owned */
+  GArray *diags;        /* BookDiag */
+  GStringChunk *names;  /* interned file names */
+  GHashTable *ids;      /* every id in use -> NULL (keys owned by the table) */
+  GHashTable *id_next;  /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
 } Book;
 
@@ -326,7 +326,6 @@ guint book_diag_count(const Book *book, BookDiagLevel level);
 /* Print diagnostics from index `from` on as "FILE:LINE:COL: error: msg"
  * (only errors when errors_only). Returns the index after the last one. */
 guint book_diag_print(const Book *book, guint from, bool errors_only, FILE *out);
-
 
 /* Walk a tree without recursion: each node is seen on ENTER and, when it
  * may have children, on EXIT (leaves only on ENTER). */

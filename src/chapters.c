@@ -13,7 +13,8 @@
 #include <string.h>
 
 /* Plain text of a node with runs of white space collapsed. Caller frees. */
-char *md_plain_text(const BookNode *n) {
+char *md_plain_text(const BookNode *n)
+{
   GString *s = g_string_new(NULL);
   book_node_text(n, s);
   char **words = g_strsplit_set(s->str, " \t\n\r", -1);
@@ -29,7 +30,8 @@ char *md_plain_text(const BookNode *n) {
   return g_string_free(o, FALSE);
 }
 
-static BookChapter *new_chapter(Ctx *c, Src *s, BookNode *heading, const BookNode *first) {
+static BookChapter *new_chapter(Ctx *c, Src *s, BookNode *heading, const BookNode *first)
+{
   BookChapter *ch = book_chapter_add(c->book, s->file);
   char *base = g_strdup_printf("ch%02d", ch->index + 1);
   ch->id = book_id_reserve(c->book, base);
@@ -44,7 +46,8 @@ static BookChapter *new_chapter(Ctx *c, Src *s, BookNode *heading, const BookNod
   return ch;
 }
 
-static void attr_remove(BookNode *n, char **a) {
+static void attr_remove(BookNode *n, char **a)
+{
   g_free(a[0]);
   g_free(a[1]);
   char **e = a;
@@ -59,7 +62,8 @@ static void attr_remove(BookNode *n, char **a) {
 
 /* Unique ids for the headings, and the ids of raw HTML, in tree; anchors
  * recorded for chapter ch (NULL: footnote text, not a link target). */
-static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch) {
+static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
+{
   BookIter it;
   book_iter_init(&it, tree);
   while (book_iter_next(&it) != BOOK_ITER_DONE) {
@@ -82,7 +86,8 @@ static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch) {
         if (strcmp(a[0], "id") != 0)
           continue;
         if (g_hash_table_contains(c->book->ids, a[1])) {
-          book_diag(c->book, BOOK_WARNING, &n->pos, "raw HTML: dropped id '%s', already in use", a[1]);
+          book_diag(c->book, BOOK_WARNING, &n->pos, "raw HTML: dropped id '%s', already in use",
+                    a[1]);
           attr_remove(n, a);
         } else {
           char *id = book_id_reserve(c->book, a[1]);
@@ -101,7 +106,8 @@ static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch) {
 
 /* Does blk show anything: text, code, an image, a rule, a table, a list,
  * a footnote reference? (Raw HTML with nothing inside, an anchor, does not.) */
-static bool has_content(const BookNode *blk) {
+static bool has_content(const BookNode *blk)
+{
   BookIter it;
   book_iter_init(&it, (BookNode *)blk);
   while (book_iter_next(&it) != BOOK_ITER_DONE) {
@@ -120,21 +126,20 @@ static bool has_content(const BookNode *blk) {
     case BOOK_THEMATIC_BREAK:
     case BOOK_TABLE:
     case BOOK_LIST:
-    case BOOK_FOOTNOTE_REF:
-      return true;
+    case BOOK_FOOTNOTE_REF: return true;
     case BOOK_HTML_BLOCK:
     case BOOK_HTML_INLINE:
       if (san_element_is_void(n->as.html.tag))
         return true;
       break;
-    default:
-      break;
+    default: break;
     }
   }
   return false;
 }
 
-void md_split_chapters(Ctx *c, Src *s, bool first_src) {
+void md_split_chapters(Ctx *c, Src *s, bool first_src)
+{
   int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
   BookChapter *ch = NULL;
   guint first_index = c->book->chapters->len;
@@ -191,8 +196,9 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src) {
   /* Nothing to show in the whole file: into the book's last chapter, or a
    * chapter of its own when it is the book's first. */
   if (pending->len) {
-    BookChapter *last = c->book->chapters->len ? g_ptr_array_index(c->book->chapters, c->book->chapters->len - 1)
-                                               : NULL;
+    BookChapter *last = c->book->chapters->len
+                            ? g_ptr_array_index(c->book->chapters, c->book->chapters->len - 1)
+                            : NULL;
     if (!last)
       last = new_chapter(c, s, NULL, pending->pdata[0]);
     for (guint i = 0; i < pending->len; i++) {
@@ -215,7 +221,8 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src) {
 
 /* ---- footnotes ---- */
 
-static void number_refs(Ctx *c, BookNode *tree, BookChapter *ch) {
+static void number_refs(Ctx *c, BookNode *tree, BookChapter *ch)
+{
   Book *b = c->book;
   BookIter it;
   book_iter_init(&it, tree);
@@ -240,7 +247,8 @@ static void number_refs(Ctx *c, BookNode *tree, BookChapter *ch) {
   }
 }
 
-void md_number_footnotes(Ctx *c) {
+void md_number_footnotes(Ctx *c)
+{
   Book *b = c->book;
   for (guint i = 0; i < b->chapters->len; i++) {
     BookChapter *ch = b->chapters->pdata[i];
@@ -256,7 +264,8 @@ void md_number_footnotes(Ctx *c) {
     if (f->number > 0)
       continue;
     if (f->def)
-      book_diag(b, BOOK_WARNING, &f->def->pos, "footnote [^%s] is never referenced", f->label ? f->label : "?");
+      book_diag(b, BOOK_WARNING, &f->def->pos, "footnote [^%s] is never referenced",
+                f->label ? f->label : "?");
     book_node_free(f->def);
     g_free(f->label);
     g_free(f);

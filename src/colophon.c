@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static void add_line(Colophon *c, LabelId label, char *owned_value, bool link) {
+static void add_line(Colophon *c, LabelId label, char *owned_value, bool link)
+{
   if (!owned_value || !*owned_value) {
     g_free(owned_value);
     return;
@@ -14,7 +15,8 @@ static void add_line(Colophon *c, LabelId label, char *owned_value, bool link) {
 
 /* The faces' family names, each once, in the faces' order, joined as the
  * language joins names: "Charis SIL and DejaVu Sans Mono". */
-static char *families(const Fonts *fonts, const char *lang) {
+static char *families(const Fonts *fonts, const char *lang)
+{
   if (!fonts)
     return NULL;
   const GArray *faces = fonts_faces(fonts);
@@ -32,8 +34,9 @@ static char *families(const Fonts *fonts, const char *lang) {
   return s;
 }
 
-Colophon *colophon_new(const Book *book, const char *lang, const char *identifier, gint64 build_time,
-                       const Fonts *fonts) {
+Colophon *colophon_new(const Book *book, const char *lang, const char *identifier,
+                       gint64 build_time, const Fonts *fonts)
+{
   Colophon *c = g_new0(Colophon, 1);
   c->lines = g_array_new(FALSE, TRUE, sizeof(ColophonLine));
   const char *src = book->meta.source;
@@ -52,7 +55,8 @@ Colophon *colophon_new(const Book *book, const char *lang, const char *identifie
   return c;
 }
 
-void colophon_free(Colophon *c) {
+void colophon_free(Colophon *c)
+{
   if (!c)
     return;
   for (guint i = 0; i < c->lines->len; i++)

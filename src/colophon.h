@@ -14,9 +14,10 @@
 #include "labels.h"
 
 typedef struct {
-  LabelId label; /* what the line is: LABEL_SOURCE, LABEL_IDENTIFIER, LABEL_BUILT, LABEL_TYPEFACES */
-  char *value;   /* owned */
-  bool link;     /* value is a web address (http, https) to link to */
+  LabelId
+      label;   /* what the line is: LABEL_SOURCE, LABEL_IDENTIFIER, LABEL_BUILT, LABEL_TYPEFACES */
+  char *value; /* owned */
+  bool link;   /* value is a web address (http, https) to link to */
 } ColophonLine;
 
 typedef struct {
@@ -30,8 +31,8 @@ typedef struct {
  * labels_date writes it), the family names of fonts' faces in their order
  * (none when fonts is NULL: a book that embeds none names none). Free with
  * colophon_free (accepts NULL). */
-Colophon *colophon_new(const Book *book, const char *lang, const char *identifier, gint64 build_time,
-                       const Fonts *fonts);
+Colophon *colophon_new(const Book *book, const char *lang, const char *identifier,
+                       gint64 build_time, const Fonts *fonts);
 void colophon_free(Colophon *c);
 
 #endif

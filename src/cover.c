@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void add_box(GArray *items, double x, double y, double w, double h, const double rgb[3]) {
+static void add_box(GArray *items, double x, double y, double w, double h, const double rgb[3])
+{
   LayItem it = {.kind = LAY_RULE, .x_pt = x, .y_pt = y, .w_pt = w, .h_pt = h, .rgb_set = true};
   memcpy(it.rgb, rgb, sizeof it.rgb);
   g_array_append_val(items, it);
@@ -22,7 +23,8 @@ static void add_box(GArray *items, double x, double y, double w, double h, const
  * the height used. */
 static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *cs, const char *text,
                            double size_pt, PangoWeight weight, PangoStyle style, double x, double y,
-                           double w, const double rgb[3]) {
+                           double w, const double rgb[3])
+{
   if (!text || !*text)
     return 0;
   PangoLayout *lay = pango_layout_new(ctx);
@@ -68,8 +70,9 @@ static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *c
   return (double)hpu / PANGO_SCALE;
 }
 
-void cover_items(GArray *items, PangoContext *ctx, const Book *book, const CoverStyle *cs,
-                 double w, double h) {
+void cover_items(GArray *items, PangoContext *ctx, const Book *book, const CoverStyle *cs, double w,
+                 double h)
+{
   const BookMeta *m = &book->meta;
   add_box(items, 0, 0, w, h, cs->background);
   /* The bands at the head and foot, with a fine accent rule inside each. */
@@ -111,18 +114,20 @@ void cover_items(GArray *items, PangoContext *ctx, const Book *book, const Cover
     g_free(shown);
   }
   double fy = h - band - w * 0.13;
-  centred_text(items, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, fy,
-               tw, cs->ink);
+  centred_text(items, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx,
+               fy, tw, cs->ink);
   g_string_free(foot, TRUE);
 }
 
-static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int len) {
+static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int len)
+{
   g_byte_array_append(closure, data, len);
   return CAIRO_STATUS_SUCCESS;
 }
 
 GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, int w_px, int h_px,
-                  GError **err) {
+                  GError **err)
+{
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w_px, h_px);
   cairo_t *cr = cairo_create(s);
   PangoContext *ctx = fonts_context(fonts);
@@ -141,7 +146,8 @@ GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, in
   cairo_status_t st = cairo_surface_write_to_png_stream(s, append_bytes, png);
   cairo_surface_destroy(s);
   if (st != CAIRO_STATUS_SUCCESS) {
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot draw the cover: %s", cairo_status_to_string(st));
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot draw the cover: %s",
+                cairo_status_to_string(st));
     g_byte_array_unref(png);
     return NULL;
   }

@@ -17,20 +17,20 @@ typedef struct {
 } Check;
 
 /* Drawn as nothing, whatever the font: no glyph is needed. */
-static bool invisible(gunichar ch) {
+static bool invisible(gunichar ch)
+{
   switch (g_unichar_type(ch)) {
   case G_UNICODE_CONTROL:
   case G_UNICODE_FORMAT:
   case G_UNICODE_SPACE_SEPARATOR:
   case G_UNICODE_LINE_SEPARATOR:
-  case G_UNICODE_PARAGRAPH_SEPARATOR:
-    return true;
-  default:
-    return (ch >= 0xFE00 && ch <= 0xFE0F) || (ch >= 0xE0100 && ch <= 0xE01EF);
+  case G_UNICODE_PARAGRAPH_SEPARATOR: return true;
+  default: return (ch >= 0xFE00 && ch <= 0xFE0F) || (ch >= 0xE0100 && ch <= 0xE01EF);
   }
 }
 
-static bool drawable(const Check *k, const char *face, gunichar ch) {
+static bool drawable(const Check *k, const char *face, gunichar ch)
+{
   const char *lang = k->book->meta.lang;
   if (invisible(ch) || fonts_face_for(k->fonts, face, lang, ch))
     return true;
@@ -48,7 +48,8 @@ static bool drawable(const Check *k, const char *face, gunichar ch) {
 
 /* Check the characters of t, set in face, from source position pos (NULL:
  * unknown). A column is reported for characters on the text's first line. */
-static void check_text(Check *k, const char *t, const char *face, const BookPos *pos) {
+static void check_text(Check *k, const char *t, const char *face, const BookPos *pos)
+{
   if (!t)
     return;
   int line = 0;
@@ -85,7 +86,8 @@ static void check_text(Check *k, const char *t, const char *face, const BookPos 
   }
 }
 
-static bool in_code(const BookNode *n) {
+static bool in_code(const BookNode *n)
+{
   for (; n; n = n->parent) {
     if (n->type == BOOK_CODE || n->type == BOOK_CODE_BLOCK)
       return true;
@@ -97,7 +99,8 @@ static bool in_code(const BookNode *n) {
   return false;
 }
 
-static void check_tree(Check *k, BookNode *root) {
+static void check_tree(Check *k, BookNode *root)
+{
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
@@ -106,9 +109,15 @@ static void check_tree(Check *k, BookNode *root) {
       check_text(k, it.cur->text, in_code(it.cur) ? k->code_face : k->text_face, &it.cur->pos);
 }
 
-guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face) {
-  Check k = {book, fonts, text_face, code_face, g_hash_table_new(g_direct_hash, g_direct_equal),
-             g_hash_table_new(g_direct_hash, g_direct_equal), 0};
+guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face)
+{
+  Check k = {book,
+             fonts,
+             text_face,
+             code_face,
+             g_hash_table_new(g_direct_hash, g_direct_equal),
+             g_hash_table_new(g_direct_hash, g_direct_equal),
+             0};
   for (guint i = 0; i < book->chapters->len; i++)
     check_tree(&k, ((BookChapter *)book->chapters->pdata[i])->root);
   for (guint i = 0; i < book->footnotes->len; i++)

@@ -56,9 +56,9 @@ typedef struct {
   const OctavoOptions *opts;
   const Style *style; /* the print style: the cover's colours */
   const Fonts *fonts; /* NULL: no fonts to embed, no generated cover */
-  GArray *entries;  /* Entry, in container order after mimetype */
-  GArray *items;    /* Item: the manifest */
-  GPtrArray *spine; /* item ids (borrowed from items) */
+  GArray *entries;    /* Entry, in container order after mimetype */
+  GArray *items;      /* Item: the manifest */
+  GPtrArray *spine;   /* item ids (borrowed from items) */
   XhtmlWriter *x;
   char *identifier;
   gint64 time;
@@ -69,16 +69,20 @@ typedef struct {
 
 /* ---- entries and manifest ---- */
 
-static void add_entry(Epub *e, const char *name, GBytes *data) {
+static void add_entry(Epub *e, const char *name, GBytes *data)
+{
   Entry en = {g_strdup(name), data};
   g_array_append_val(e->entries, en);
 }
 
-static void add_entry_str(Epub *e, const char *name, char *owned_text) {
+static void add_entry_str(Epub *e, const char *name, char *owned_text)
+{
   add_entry(e, name, g_bytes_new_take(owned_text, strlen(owned_text)));
 }
 
-static Item *add_item(Epub *e, const char *id, const char *href, const char *media_type, const char *props) {
+static Item *add_item(Epub *e, const char *id, const char *href, const char *media_type,
+                      const char *props)
+{
   Item it = {g_strdup(id), g_strdup(href), g_strdup(media_type), g_strdup(props)};
   g_array_append_val(e->items, it);
   return &g_array_index(e->items, Item, e->items->len - 1);
@@ -86,7 +90,8 @@ static Item *add_item(Epub *e, const char *id, const char *href, const char *med
 
 /* ---- writers of the package documents ---- */
 
-static xmlTextWriterPtr wr_open(xmlBufferPtr *buf) {
+static xmlTextWriterPtr wr_open(xmlBufferPtr *buf)
+{
   *buf = xmlBufferCreate();
   xmlBufferSetAllocationScheme(*buf, XML_BUFFER_ALLOC_DOUBLEIT);
   xmlTextWriterPtr w = xmlNewTextWriterMemory(*buf, 0);
@@ -96,7 +101,8 @@ static xmlTextWriterPtr wr_open(xmlBufferPtr *buf) {
   return w;
 }
 
-static char *wr_close(xmlTextWriterPtr w, xmlBufferPtr buf) {
+static char *wr_close(xmlTextWriterPtr w, xmlBufferPtr buf)
+{
   xmlTextWriterEndDocument(w);
   xmlTextWriterFlush(w);
   xmlFreeTextWriter(w);
@@ -113,19 +119,22 @@ static char *wr_close(xmlTextWriterPtr w, xmlBufferPtr buf) {
 /* Text and attribute values from the book (titles, headings, metadata)
  * pass through xhtml_xml_text: libxml2 escapes, but cannot carry what XML
  * forbids. */
-static void put_text(xmlTextWriterPtr w, const char *s) {
+static void put_text(xmlTextWriterPtr w, const char *s)
+{
   char *c = xhtml_xml_text(s);
   xmlTextWriterWriteString(w, BAD_CAST c);
   g_free(c);
 }
 
-static void put_attr(xmlTextWriterPtr w, const char *name, const char *value) {
+static void put_attr(xmlTextWriterPtr w, const char *name, const char *value)
+{
   char *c = xhtml_xml_text(value);
   xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST c);
   g_free(c);
 }
 
-static void elem(xmlTextWriterPtr w, const char *tag, const char *text) {
+static void elem(xmlTextWriterPtr w, const char *tag, const char *text)
+{
   START(w, tag);
   TEXT(w, text);
   xmlTextWriterFullEndElement(w);
@@ -142,7 +151,8 @@ typedef struct {
 
 /* The contents: the outline's entries at --toc-depth (outline.h), with
  * their depth as the level to nest by. */
-static GArray *toc_entries(Epub *e) {
+static GArray *toc_entries(Epub *e)
+{
   GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   const char *lang = xhtml_book_lang(e->book, e->opts);
   Outline *o = outline_new(e->book, e->opts->split_level, e->opts->toc_depth,
@@ -154,7 +164,8 @@ static GArray *toc_entries(Epub *e) {
     char *file = xhtml_chapter_href(oe->chapter);
     TocEntry t = {oe->depth, g_strdup(oe->title),
                   oe->chapter_start ? g_strdup(file) : g_strdup_printf("%s#%s", file, oe->id),
-                  oe->number && g_str_has_prefix(oe->title, oe->number) ? g_strdup(oe->number) : NULL};
+                  oe->number && g_str_has_prefix(oe->title, oe->number) ? g_strdup(oe->number)
+                                                                        : NULL};
     g_array_append_val(toc, t);
     g_free(file);
   }
@@ -162,7 +173,8 @@ static GArray *toc_entries(Epub *e) {
   return toc;
 }
 
-static void toc_free(GArray *toc) {
+static void toc_free(GArray *toc)
+{
   for (guint i = 0; i < toc->len; i++) {
     g_free(g_array_index(toc, TocEntry, i).label);
     g_free(g_array_index(toc, TocEntry, i).href);
@@ -174,7 +186,8 @@ static void toc_free(GArray *toc) {
 /* Nest the entries by level into <ol>/<li> (nav) or <navPoint> (ncx),
  * without recursion: a stack of the levels of the open items. Returns the
  * maximum depth. */
-static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx) {
+static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx)
+{
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
   int maxdepth = 0, order = 0;
   if (!ncx)
@@ -248,7 +261,8 @@ static int write_toc_tree(xmlTextWriterPtr w, const GArray *toc, bool ncx) {
   return maxdepth;
 }
 
-static char *nav_document(Epub *e, const GArray *toc) {
+static char *nav_document(Epub *e, const GArray *toc)
+{
   const char *lang = xhtml_book_lang(e->book, e->opts);
   xmlBufferPtr buf;
   xmlTextWriterPtr w = wr_open(&buf);
@@ -338,13 +352,15 @@ static char *nav_document(Epub *e, const GArray *toc) {
 
 /* The number of a print page whose label is arabic ("7"), or 0 (front
  * matter, "ii"): an NCX pageTarget's value. */
-static long page_value(const char *label) {
+static long page_value(const char *label)
+{
   char *end = NULL;
   long v = label && g_ascii_isdigit(*label) ? strtol(label, &end, 10) : 0;
   return end && !*end && v > 0 ? v : 0;
 }
 
-static char *ncx_document(Epub *e, const GArray *toc) {
+static char *ncx_document(Epub *e, const GArray *toc)
+{
   /* The depth is known only after nesting: write the tree first into its
    * own buffer. */
   xmlBufferPtr tbuf = xmlBufferCreate();
@@ -427,12 +443,15 @@ static char *ncx_document(Epub *e, const GArray *toc) {
   return wr_close(w, buf);
 }
 
-static bool valid_w3cdtf(const char *s) {
-  return s && g_regex_match_simple("^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?(Z|[+-][0-9]{2}:[0-9]{2}))?)?)?$",
+static bool valid_w3cdtf(const char *s)
+{
+  return s && g_regex_match_simple("^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?(Z|"
+                                   "[+-][0-9]{2}:[0-9]{2}))?)?)?$",
                                    s, 0, 0);
 }
 
-static char *opf_document(Epub *e) {
+static char *opf_document(Epub *e)
+{
   const BookMeta *m = &e->book->meta;
   const char *lang = xhtml_book_lang(e->book, e->opts);
   bool pages = xhtml_writer_pages(e->x)->len > 0;
@@ -470,7 +489,8 @@ static char *opf_document(Epub *e) {
   if (valid_w3cdtf(m->date))
     elem(w, "dc:date", m->date);
   else if (m->date && *m->date)
-    book_diag(e->book, BOOK_WARNING, NULL, "date '%s' is not YYYY[-MM[-DD]]: the EPUB has no dc:date", m->date);
+    book_diag(e->book, BOOK_WARNING, NULL,
+              "date '%s' is not YYYY[-MM[-DD]]: the EPUB has no dc:date", m->date);
   if (m->publisher && *m->publisher)
     elem(w, "dc:publisher", m->publisher);
   if (m->description && *m->description)
@@ -494,8 +514,9 @@ static char *opf_document(Epub *e) {
   /* The rendition defaults, said outright: a reflowable book, any
    * orientation, spreads as the reader likes. Without rendition:layout
    * epub.js 0.3 asks for Apple's display-options file to learn it. */
-  const char *rendition[][2] = {
-      {"rendition:layout", "reflowable"}, {"rendition:orientation", "auto"}, {"rendition:spread", "auto"}};
+  const char *rendition[][2] = {{"rendition:layout", "reflowable"},
+                                {"rendition:orientation", "auto"},
+                                {"rendition:spread", "auto"}};
   for (size_t i = 0; i < G_N_ELEMENTS(rendition); i++) {
     START(w, "meta");
     ATTR(w, "property", rendition[i][0]);
@@ -527,10 +548,12 @@ static char *opf_document(Epub *e) {
     TEXT(w, a11y[i][1]);
     END(w);
   }
-  GString *sum = g_string_new("A reflowable text with a table of contents, headings that mark its structure, "
-                              "and a reading order that follows the source");
+  GString *sum =
+      g_string_new("A reflowable text with a table of contents, headings that mark its structure, "
+                   "and a reading order that follows the source");
   if (e->has_images)
-    g_string_append(sum, e->all_alt ? "; every image has a text alternative" : "; some images lack a text alternative");
+    g_string_append(sum, e->all_alt ? "; every image has a text alternative"
+                                    : "; some images lack a text alternative");
   if (pages)
     g_string_append(sum, "; page breaks and a page list follow the print edition");
   g_string_append(sum, ". No known hazards.");
@@ -605,7 +628,8 @@ static char *opf_document(Epub *e) {
   return wr_close(w, buf);
 }
 
-static char *container_document(void) {
+static char *container_document(void)
+{
   xmlBufferPtr buf;
   xmlTextWriterPtr w = wr_open(&buf);
   START(w, "container");
@@ -627,7 +651,8 @@ static char *container_document(void) {
  * not written: its readers and foliate-js take Apple's file first, and
  * what it could say (fixed layout, spreads) does not concern a reflowable
  * book. */
-static char *apple_display_options(void) {
+static char *apple_display_options(void)
+{
   xmlBufferPtr buf;
   xmlTextWriterPtr w = wr_open(&buf);
   START(w, "display_options");
@@ -644,7 +669,8 @@ static char *apple_display_options(void) {
 
 /* ---- fonts ---- */
 
-static void add_codepoints(GHashTable *set, const char *s) {
+static void add_codepoints(GHashTable *set, const char *s)
+{
   for (const char *p = s; p && *p; p = g_utf8_next_char(p)) {
     gunichar c = g_utf8_get_char_validated(p, -1);
     if (c == (gunichar)-1 || c == (gunichar)-2)
@@ -653,12 +679,14 @@ static void add_codepoints(GHashTable *set, const char *s) {
   }
 }
 
-static gint cmp_unichar(gconstpointer a, gconstpointer b) {
+static gint cmp_unichar(gconstpointer a, gconstpointer b)
+{
   gunichar x = *(const gunichar *)a, y = *(const gunichar *)b;
   return x < y ? -1 : x > y;
 }
 
-static GArray *sorted_set(GHashTable *set) {
+static GArray *sorted_set(GHashTable *set)
+{
   GArray *a = g_array_new(FALSE, FALSE, sizeof(gunichar));
   GHashTableIter it;
   gpointer k;
@@ -672,7 +700,8 @@ static GArray *sorted_set(GHashTable *set) {
 }
 
 /* The characters set in code (monospace) across the book. */
-static void code_codepoints(Book *b, GHashTable *set) {
+static void code_codepoints(Book *b, GHashTable *set)
+{
   for (guint pass = 0; pass < 2; pass++) {
     guint n = pass == 0 ? b->chapters->len : b->footnotes->len;
     for (guint i = 0; i < n; i++) {
@@ -690,7 +719,8 @@ static void code_codepoints(Book *b, GHashTable *set) {
 
 /* Subset and add the fonts; append their @font-face rules to css. The text
  * set holds every character of the content documents. */
-static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
+static bool add_fonts(Epub *e, GHashTable *text_set, GString *css)
+{
   GHashTable *mono_set = g_hash_table_new(g_direct_hash, g_direct_equal);
   code_codepoints(e->book, mono_set);
   /* Always: printable ASCII and the punctuation the writers add. */
@@ -722,12 +752,16 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
                             mono_cps, files, fb_faces, stacks);
   g_array_free(all_text, TRUE);
   g_array_free(all_mono, TRUE);
-  GString *faces = g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
-                                "(SIL Open Font License; Bitstream Vera license). */\n");
+  GString *faces =
+      g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
+                   "(SIL Open Font License; Bitstream Vera license). */\n");
   if (files->len)
-    g_string_append_printf(faces, "/* Fallback faces for the characters they lack, subset likewise, each when "
-                                  "its subset is at most %d KB (Noto: SIL Open Font License; Symbola: free "
-                                  "for any use). */\n", FONTSTACK_MAX_BYTES / 1024);
+    g_string_append_printf(
+        faces,
+        "/* Fallback faces for the characters they lack, subset likewise, each when "
+        "its subset is at most %d KB (Noto: SIL Open Font License; Symbola: free "
+        "for any use). */\n",
+        FONTSTACK_MAX_BYTES / 1024);
   size_t n = 0;
   /* Every face of the text, and the upright regular face of the code
    * (code is set in it alone). */
@@ -749,10 +783,11 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
       g_snprintf(id, sizeof id, "font-%zu", ++n);
       add_entry(e, name, font);
       add_item(e, id, href, "font/ttf", NULL);
-      g_string_append_printf(faces,
-                             "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %d;\n"
-                             "  src: url(\"../%s\") format(\"truetype\");\n}\n",
-                             f->family, f->italic ? "italic" : "normal", f->weight, href);
+      g_string_append_printf(
+          faces,
+          "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %d;\n"
+          "  src: url(\"../%s\") format(\"truetype\");\n}\n",
+          f->family, f->italic ? "italic" : "normal", f->weight, href);
       g_free(name);
       g_free(href);
       g_free(file);
@@ -796,7 +831,8 @@ static bool add_fonts(Epub *e, GHashTable *text_set, GString *css) {
  * well-formed SVG. */
 /* The node after n in pre-order within root (into n's children when
  * descend), or NULL. */
-static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend) {
+static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend)
+{
   if (descend && n->type == XML_ELEMENT_NODE && n->children)
     return n->children;
   while (n && n != root && !n->next)
@@ -804,7 +840,8 @@ static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend) {
   return n && n != root ? n->next : NULL;
 }
 
-static bool svg_url_ok(const xmlChar *v, bool hyperlink) {
+static bool svg_url_ok(const xmlChar *v, bool hyperlink)
+{
   const char *s = (const char *)v;
   if (s[0] == '#')
     return true;
@@ -815,7 +852,8 @@ static bool svg_url_ok(const xmlChar *v, bool hyperlink) {
 
 /* Event handlers, attributes made of entity references, and references to
  * files outside the image (only hyperlinks may go to the web). */
-static void clean_svg_attrs(xmlNodePtr n) {
+static void clean_svg_attrs(xmlNodePtr n)
+{
   bool hyperlink = xmlStrcmp(n->name, BAD_CAST "a") == 0;
   for (xmlAttrPtr a = n->properties, an; a; a = an) {
     an = a->next;
@@ -832,8 +870,10 @@ static void clean_svg_attrs(xmlNodePtr n) {
   }
 }
 
-static GBytes *clean_svg(const char *data, gsize len) {
-  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+static GBytes *clean_svg(const char *data, gsize len)
+{
+  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (!doc)
     return NULL;
   xmlNodePtr root = xmlDocGetRootElement(doc);
@@ -844,8 +884,9 @@ static GBytes *clean_svg(const char *data, gsize len) {
   /* Iterative pre-order walk of the root element's subtree. */
   xmlNodePtr n = root;
   while (n) {
-    bool drop = n != root && (n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE ||
-                              (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "script") == 0));
+    bool drop =
+        n != root && (n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE ||
+                      (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "script") == 0));
     if (drop) {
       xmlNodePtr next = svg_next(n, root, false);
       xmlUnlinkNode(n);
@@ -878,7 +919,8 @@ static GBytes *clean_svg(const char *data, gsize len) {
   return b;
 }
 
-static bool add_images(Epub *e) {
+static bool add_images(Epub *e)
+{
   Book *b = e->book;
   for (guint i = 0; i < b->resources->len; i++) {
     BookResource *r = b->resources->pdata[i];
@@ -912,7 +954,8 @@ static bool add_images(Epub *e) {
 }
 
 /* Whether the book has images, and whether each has a text alternative. */
-static void survey_images(Epub *e) {
+static void survey_images(Epub *e)
+{
   Book *b = e->book;
   e->has_images = false;
   e->all_alt = true;
@@ -941,7 +984,8 @@ static void survey_images(Epub *e) {
  * cover.c, the face the PDF opens on. Sets *media_type and the size in
  * pixels (0 when the file does not say). NULL (with a warning) when there
  * is none. */
-static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *height) {
+static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *height)
+{
   Book *b = e->book;
   const char *given = b->meta.cover;
   if (given && *given) {
@@ -949,20 +993,24 @@ static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *he
     char *dir = src && strcmp(src, "-") != 0 ? g_path_get_dirname(src) : g_strdup(".");
     char *path = g_path_is_absolute(given) ? g_strdup(given) : g_build_filename(dir, given, NULL);
     char *lower = g_ascii_strdown(given, -1);
-    const char *type = g_str_has_suffix(lower, ".png")                                   ? "image/png"
-                       : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg") ? "image/jpeg"
-                                                                                            : NULL;
+    const char *type = g_str_has_suffix(lower, ".png") ? "image/png"
+                       : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg")
+                           ? "image/jpeg"
+                           : NULL;
     char *data = NULL;
     gsize len = 0;
     GBytes *bytes = NULL;
     char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
-    bool inside = real_dir && real && g_str_has_prefix(real, real_dir) && real[strlen(real_dir)] == '/';
+    bool inside =
+        real_dir && real && g_str_has_prefix(real, real_dir) && real[strlen(real_dir)] == '/';
     free(real_dir);
     free(real);
     if (g_file_test(path, G_FILE_TEST_EXISTS) && !inside) {
-      book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused", given);
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused",
+                given);
     } else if (!type) {
-      book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover", given);
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover",
+                given);
     } else if (!g_file_get_contents(path, &data, &len, NULL)) {
       book_diag(b, BOOK_WARNING, NULL, "cover %s not found; using octavo's cover", path);
     } else {
@@ -996,20 +1044,23 @@ static GBytes *cover_image(Epub *e, const char **media_type, int *width, int *he
 
 /* ---- identifier ---- */
 
-static char *content_uuid(GChecksum *sum) {
+static char *content_uuid(GChecksum *sum)
+{
   guint8 d[20];
   gsize len = sizeof d;
   g_checksum_get_digest(sum, d, &len);
   d[6] = (guint8)((d[6] & 0x0f) | 0x50); /* version 5: name-based, SHA-1 */
   d[8] = (guint8)((d[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-  return g_strdup_printf("urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d[0], d[1],
-                         d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
+  return g_strdup_printf(
+      "urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", d[0], d[1],
+      d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
 }
 
 /* The identifier names the content: the title page and the chapters'
  * bodies without print page breaks, and the resources' names, so that it
  * depends neither on the pagination nor on the fonts. */
-char *epub_identifier(Book *book, const OctavoOptions *opts) {
+char *epub_identifier(Book *book, const OctavoOptions *opts)
+{
   if (book->meta.identifier && *book->meta.identifier)
     return g_strdup(book->meta.identifier);
   GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
@@ -1034,7 +1085,8 @@ char *epub_identifier(Book *book, const OctavoOptions *opts) {
 
 /* DOS date and time of t in UTC (not local time, as zip_file_set_mtime
  * would use), so that the bytes do not depend on the time zone. */
-static void dos_time(gint64 t, zip_uint16_t *dtime, zip_uint16_t *ddate) {
+static void dos_time(gint64 t, zip_uint16_t *dtime, zip_uint16_t *ddate)
+{
   GDateTime *dt = g_date_time_new_from_unix_utc(t);
   int y = g_date_time_get_year(dt);
   if (y < 1980) {
@@ -1043,15 +1095,17 @@ static void dos_time(gint64 t, zip_uint16_t *dtime, zip_uint16_t *ddate) {
   } else {
     if (y > 2107)
       y = 2107;
-    *ddate = (zip_uint16_t)(((y - 1980) << 9) | (g_date_time_get_month(dt) << 5) | g_date_time_get_day_of_month(dt));
+    *ddate = (zip_uint16_t)(((y - 1980) << 9) | (g_date_time_get_month(dt) << 5) |
+                            g_date_time_get_day_of_month(dt));
     *dtime = (zip_uint16_t)((g_date_time_get_hour(dt) << 11) | (g_date_time_get_minute(dt) << 5) |
                             (g_date_time_get_second(dt) / 2));
   }
   g_date_time_unref(dt);
 }
 
-static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool store, zip_uint16_t dt,
-                    zip_uint16_t dd) {
+static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool store,
+                      zip_uint16_t dt, zip_uint16_t dd)
+{
   gsize len = 0;
   const void *p = g_bytes_get_data(data, &len);
   zip_source_t *src = zip_source_buffer(za, p, len, 0);
@@ -1062,14 +1116,16 @@ static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool s
     zip_source_free(src);
     return false;
   }
-  if (zip_set_file_compression(za, (zip_uint64_t)idx, store ? ZIP_CM_STORE : ZIP_CM_DEFLATE, store ? 0 : 9) < 0)
+  if (zip_set_file_compression(za, (zip_uint64_t)idx, store ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
+                               store ? 0 : 9) < 0)
     return false;
   if (zip_file_set_dostime(za, (zip_uint64_t)idx, dt, dd, 0) < 0)
     return false;
   return true;
 }
 
-static bool write_zip(Epub *e, const char *path) {
+static bool write_zip(Epub *e, const char *path)
+{
   GError *err = NULL;
   char *tmp = util_temp_beside(path, &err);
   if (!tmp) {
@@ -1100,8 +1156,8 @@ static bool write_zip(Epub *e, const char *path) {
   if (ok && zip_close(za) < 0)
     ok = false;
   if (!ok) {
-    book_diag(e->book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
-              zip_strerror(za));
+    book_diag(e->book, BOOK_ERROR, NULL, "cannot write %s: %s",
+              strcmp(path, "-") == 0 ? "standard output" : path, zip_strerror(za));
     zip_discard(za);
     unlink(tmp);
   }
@@ -1115,7 +1171,8 @@ static bool write_zip(Epub *e, const char *path) {
   return ok;
 }
 
-static char *read_css(Epub *e) {
+static char *read_css(Epub *e)
+{
   char *path = octavo_css_path(e->opts);
   char *css = NULL;
   GError *err = NULL;
@@ -1128,7 +1185,8 @@ static char *read_css(Epub *e) {
 }
 
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                const GArray *page_marks, const char *path) {
+                const GArray *page_marks, const char *path)
+{
   Epub e = {0};
   e.book = book;
   e.style = style;
@@ -1168,7 +1226,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   const char *cover_type = NULL;
   int cover_w = 0, cover_h = 0;
   GBytes *cover = cover_image(&e, &cover_type, &cover_w, &cover_h);
-  const char *cover_file = cover && strcmp(cover_type, "image/jpeg") == 0 ? "cover.jpg" : "cover.png";
+  const char *cover_file =
+      cover && strcmp(cover_type, "image/jpeg") == 0 ? "cover.jpg" : "cover.png";
   if (cover)
     e.cover_href = g_strdup("cover.xhtml");
 
@@ -1198,8 +1257,10 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   add_entry_str(&e, "EPUB/toc.ncx", ncx_document(&e, toc));
   add_item(&e, "ncx", "toc.ncx", "application/x-dtbncx+xml", NULL);
   if (cover) {
-    add_entry_str(&e, "EPUB/cover.xhtml", xhtml_cover_document(e.x, CSS_HREF, cover_file, cover_w, cover_h));
-    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml", cover_w > 0 && cover_h > 0 ? "svg" : NULL);
+    add_entry_str(&e, "EPUB/cover.xhtml",
+                  xhtml_cover_document(e.x, CSS_HREF, cover_file, cover_w, cover_h));
+    add_item(&e, "cover", "cover.xhtml", "application/xhtml+xml",
+             cover_w > 0 && cover_h > 0 ? "svg" : NULL);
     g_ptr_array_add(e.spine, "cover");
   }
   add_entry_str(&e, "EPUB/title.xhtml", title);

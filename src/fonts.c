@@ -14,9 +14,9 @@ struct Fonts {
   FcConfig *config;
   PangoFontMap *map;
   GPtrArray *files;
-  GArray *faces;        /* FontsFace */
-  GStringChunk *names;  /* the faces' family names */
-  GHashTable *chains;   /* "family\x1flang" -> Chain: the order fonts are tried in */
+  GArray *faces;       /* FontsFace */
+  GStringChunk *names; /* the faces' family names */
+  GHashTable *chains;  /* "family\x1flang" -> Chain: the order fonts are tried in */
 };
 
 /* The faces tried for a family, in pango's order (fontconfig's sort of
@@ -27,7 +27,8 @@ typedef struct {
   GArray *faces;  /* FontsFace per entry of sorted (family, path, index filled) */
 } Chain;
 
-static void chain_free(gpointer p) {
+static void chain_free(gpointer p)
+{
   Chain *c = p;
   FcFontSetDestroy(c->sorted);
   FcCharSetDestroy(c->all);
@@ -35,7 +36,8 @@ static void chain_free(gpointer p) {
   g_free(c);
 }
 
-static gint cmp_face(gconstpointer pa, gconstpointer pb) {
+static gint cmp_face(gconstpointer pa, gconstpointer pb)
+{
   const FontsFace *a = pa, *b = pb;
   if (a->mono != b->mono)
     return a->mono - b->mono;
@@ -47,7 +49,8 @@ static gint cmp_face(gconstpointer pa, gconstpointer pb) {
 }
 
 /* The faces of the files, read from fontconfig's patterns. */
-static void read_faces(Fonts *f, FcFontSet *set) {
+static void read_faces(Fonts *f, FcFontSet *set)
+{
   f->faces = g_array_new(FALSE, TRUE, sizeof(FontsFace));
   f->names = g_string_chunk_new(256);
   for (guint k = 0; k < f->files->len; k++) {
@@ -63,8 +66,12 @@ static void read_faces(Fonts *f, FcFontSet *set) {
       FcPatternGetInteger(set->fonts[i], FC_SLANT, 0, &slant);
       FcPatternGetInteger(set->fonts[i], FC_SPACING, 0, &spacing);
       FcPatternGetDouble(set->fonts[i], FC_WEIGHT, 0, &weight);
-      FontsFace face = {path, g_string_chunk_insert_const(f->names, family ? (const char *)family : ""),
-                        (int)FcWeightToOpenTypeDouble(weight), slant != FC_SLANT_ROMAN, spacing == FC_MONO, 0};
+      FontsFace face = {path,
+                        g_string_chunk_insert_const(f->names, family ? (const char *)family : ""),
+                        (int)FcWeightToOpenTypeDouble(weight),
+                        slant != FC_SLANT_ROMAN,
+                        spacing == FC_MONO,
+                        0};
       g_array_append_val(f->faces, face);
       break;
     }
@@ -72,7 +79,8 @@ static void read_faces(Fonts *f, FcFontSet *set) {
   g_array_sort(f->faces, cmp_face);
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b) {
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
@@ -81,7 +89,8 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
  * The cache directory is named after a checksum of that text, because
  * fontconfig keeps in its cache what the file's scan rules made of each
  * font (Charis SIL's coverage) and checks only the directories' times. */
-static bool load_config(FcConfig *config, const char *fontdir, GError **err) {
+static bool load_config(FcConfig *config, const char *fontdir, GError **err)
+{
   char *path = g_build_filename(fontdir, "fallback.conf", NULL);
   char *text = NULL;
   gsize len = 0;
@@ -110,7 +119,8 @@ static bool load_config(FcConfig *config, const char *fontdir, GError **err) {
   return ok;
 }
 
-Fonts *fonts_load(const char *datadir, GError **err) {
+Fonts *fonts_load(const char *datadir, GError **err)
+{
   char *dir = g_build_filename(datadir ? datadir : ".", "fonts", NULL);
   char *abs = g_canonicalize_filename(dir, NULL);
   g_free(dir);
@@ -152,7 +162,8 @@ fail:
 /* The chain of a family for a language, made once: the pattern pango makes
  * (family, language, regular weight, upright), substituted by the private
  * configuration (the fallback aliases) and sorted by fontconfig. */
-static Chain *chain_for(const Fonts *cf, const char *family, const char *lang) {
+static Chain *chain_for(const Fonts *cf, const char *family, const char *lang)
+{
   Fonts *f = (Fonts *)cf; /* the cache only */
   char *key = g_strconcat(family, "\x1f", lang ? lang : "", NULL);
   Chain *c = g_hash_table_lookup(f->chains, key);
@@ -185,8 +196,11 @@ static Chain *chain_for(const Fonts *cf, const char *family, const char *lang) {
     FcPatternGetInteger(p, FC_INDEX, 0, &index);
     FcPatternGetInteger(p, FC_SPACING, 0, &spacing);
     FontsFace face = {g_string_chunk_insert_const(f->names, file ? (const char *)file : ""),
-                      g_string_chunk_insert_const(f->names, fam ? (const char *)fam : ""), 400, false,
-                      spacing == FC_MONO, index};
+                      g_string_chunk_insert_const(f->names, fam ? (const char *)fam : ""),
+                      400,
+                      false,
+                      spacing == FC_MONO,
+                      index};
     g_array_append_val(c->faces, face);
   }
   FcPatternDestroy(pat);
@@ -194,7 +208,8 @@ static Chain *chain_for(const Fonts *cf, const char *family, const char *lang) {
   return c;
 }
 
-const FontsFace *fonts_face_for(const Fonts *f, const char *family, const char *lang, gunichar ch) {
+const FontsFace *fonts_face_for(const Fonts *f, const char *family, const char *lang, gunichar ch)
+{
   Chain *c = chain_for(f, family, lang);
   if (!FcCharSetHasChar(c->all, ch))
     return NULL;
@@ -208,7 +223,8 @@ const FontsFace *fonts_face_for(const Fonts *f, const char *family, const char *
 }
 
 GArray *fonts_split(const Fonts *f, const char *family, const char *lang, const GArray *cps,
-                    GArray *own) {
+                    GArray *own)
+{
   Chain *c = chain_for(f, family, lang);
   GArray *uses = g_array_new(FALSE, TRUE, sizeof(FontsUse));
   GHashTable *at = g_hash_table_new(g_direct_hash, g_direct_equal); /* face -> index + 1 */
@@ -241,14 +257,16 @@ GArray *fonts_split(const Fonts *f, const char *family, const char *lang, const 
   return sorted;
 }
 
-bool fonts_is_own(const Fonts *f, const FontsFace *face) {
+bool fonts_is_own(const Fonts *f, const FontsFace *face)
+{
   for (guint i = 0; i < f->files->len; i++)
     if (strcmp(f->files->pdata[i], face->path) == 0)
       return true;
   return false;
 }
 
-void fonts_free(Fonts *f) {
+void fonts_free(Fonts *f)
+{
   if (!f)
     return;
   g_object_unref(f->map);
@@ -260,13 +278,23 @@ void fonts_free(Fonts *f) {
   g_free(f);
 }
 
-PangoFontMap *fonts_font_map(const Fonts *f) { return f->map; }
+PangoFontMap *fonts_font_map(const Fonts *f)
+{
+  return f->map;
+}
 
-const GPtrArray *fonts_files(const Fonts *f) { return f->files; }
+const GPtrArray *fonts_files(const Fonts *f)
+{
+  return f->files;
+}
 
-const GArray *fonts_faces(const Fonts *f) { return f->faces; }
+const GArray *fonts_faces(const Fonts *f)
+{
+  return f->faces;
+}
 
-PangoContext *fonts_context(const Fonts *f) {
+PangoContext *fonts_context(const Fonts *f)
+{
   PangoContext *ctx = pango_font_map_create_context(f->map);
   /* DESIGN.md: 72 dpi, or 10 pt becomes 13.3; unrounded positions, or
    * justified lines miss the margin. */

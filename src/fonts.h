@@ -49,7 +49,8 @@ const GArray *fonts_faces(const Fonts *fonts);
  * face of fonts/fallback.conf that has it, in the order pango takes them;
  * NULL when no face has it. A fallback's weight and style are not filled
  * (400, upright). Owned by fonts. */
-const FontsFace *fonts_face_for(const Fonts *fonts, const char *family, const char *lang, gunichar ch);
+const FontsFace *fonts_face_for(const Fonts *fonts, const char *family, const char *lang,
+                                gunichar ch);
 /* The characters of a text drawn by one fallback face. */
 typedef struct {
   const FontsFace *face; /* owned by fonts */

@@ -6,7 +6,8 @@
 
 #include "subset.h"
 
-void fontstack_file_clear(FontstackFile *f) {
+void fontstack_file_clear(FontstackFile *f)
+{
   g_free(f->file);
   if (f->data)
     g_bytes_unref(f->data);
@@ -20,7 +21,8 @@ typedef struct {
   bool text, mono; /* in the text stack, in the code stack */
 } Used;
 
-static Used *used_for(GArray *used, const FontsFace *face) {
+static Used *used_for(GArray *used, const FontsFace *face)
+{
   for (guint i = 0; i < used->len; i++)
     if (g_array_index(used, Used, i).face == face ||
         (!strcmp(g_array_index(used, Used, i).face->path, face->path) &&
@@ -31,7 +33,8 @@ static Used *used_for(GArray *used, const FontsFace *face) {
   return &g_array_index(used, Used, used->len - 1);
 }
 
-static void collect(GArray *used, GArray *uses, bool mono) {
+static void collect(GArray *used, GArray *uses, bool mono)
+{
   for (guint i = 0; i < uses->len; i++) {
     FontsUse *fu = &g_array_index(uses, FontsUse, i);
     Used *u = used_for(used, fu->face);
@@ -46,7 +49,8 @@ static void collect(GArray *used, GArray *uses, bool mono) {
 }
 
 /* Subset and describe one face; false on a subset error. */
-static bool embed(Book *book, const Used *u, GArray *files, GString *faces, bool *embedded) {
+static bool embed(Book *book, const Used *u, GArray *files, GString *faces, bool *embedded)
+{
   GError *err = NULL;
   GBytes *data = subset_font_face(u->face->path, u->face->index, u->cps, &err);
   *embedded = false;
@@ -57,10 +61,11 @@ static bool embed(Book *book, const Used *u, GArray *files, GString *faces, bool
   }
   gsize len = g_bytes_get_size(data);
   if (len > FONTSTACK_MAX_BYTES) {
-    book_diag(book, BOOK_WARNING, NULL,
-              "font %s: the subset of %u characters is %zu KB, over %d KB: not embedded in the EPUB, "
-              "named in its font stack for the reader's own copy",
-              u->face->family, u->cps->len, len / 1024, FONTSTACK_MAX_BYTES / 1024);
+    book_diag(
+        book, BOOK_WARNING, NULL,
+        "font %s: the subset of %u characters is %zu KB, over %d KB: not embedded in the EPUB, "
+        "named in its font stack for the reader's own copy",
+        u->face->family, u->cps->len, len / 1024, FONTSTACK_MAX_BYTES / 1024);
     g_bytes_unref(data);
     return true;
   }
@@ -72,16 +77,18 @@ static bool embed(Book *book, const Used *u, GArray *files, GString *faces, bool
   g_string_append(name, cff ? ".otf" : ".ttf");
   FontstackFile f = {g_string_free(name, FALSE), cff ? "font/otf" : "font/ttf", data};
   g_array_append_val(files, f);
-  g_string_append_printf(faces,
-                         "@font-face {\n  font-family: \"%s\";\n  font-style: normal;\n  font-weight: 400;\n"
-                         "  src: url(\"../fonts/%s\") format(\"%s\");\n}\n",
-                         u->face->family, f.file, cff ? "opentype" : "truetype");
+  g_string_append_printf(
+      faces,
+      "@font-face {\n  font-family: \"%s\";\n  font-style: normal;\n  font-weight: 400;\n"
+      "  src: url(\"../fonts/%s\") format(\"%s\");\n}\n",
+      u->face->family, f.file, cff ? "opentype" : "truetype");
   *embedded = true;
   return true;
 }
 
 static void stack_rule(GString *stacks, const char *sel, const char *own, GArray *used, bool mono,
-                       const char *generic) {
+                       const char *generic)
+{
   g_string_append_printf(stacks, "%s {\n  font-family: \"%s\"", sel, own);
   for (guint i = 0; i < used->len; i++) {
     const Used *u = &g_array_index(used, Used, i);
@@ -91,9 +98,11 @@ static void stack_rule(GString *stacks, const char *sel, const char *own, GArray
   g_string_append_printf(stacks, ", %s;\n}\n", generic);
 }
 
-bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family, const char *mono_family,
-                     const GArray *text_cps, const GArray *mono_cps, GArray *own_text, GArray *own_mono,
-                     GArray *files, GString *faces, GString *stacks) {
+bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family,
+                     const char *mono_family, const GArray *text_cps, const GArray *mono_cps,
+                     GArray *own_text, GArray *own_mono, GArray *files, GString *faces,
+                     GString *stacks)
+{
   const char *lang = book->meta.lang;
   GArray *used = g_array_new(FALSE, TRUE, sizeof(Used));
   collect(used, fonts_split(fonts, text_family, lang, text_cps, own_text), false);
@@ -107,8 +116,9 @@ bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family, co
     n += embedded;
   }
   if (ok && used->len) {
-    g_string_append_printf(stacks, "/* The faces for the characters %s and %s lack, in the order "
-                                   "the print book takes them (fonts/fallback.conf). */\n",
+    g_string_append_printf(stacks,
+                           "/* The faces for the characters %s and %s lack, in the order "
+                           "the print book takes them (fonts/fallback.conf). */\n",
                            text_family, mono_family);
     stack_rule(stacks, "html", text_family, used, false, "serif");
     stack_rule(stacks, "code, pre, kbd, samp", mono_family, used, true, "monospace");

@@ -11,9 +11,9 @@
 
 /* A fallback face's subset, to embed as fonts/FILE. */
 typedef struct {
-  char *file;   /* "NotoSerifCJKSC.otf" (owned) */
+  char *file;             /* "NotoSerifCJKSC.otf" (owned) */
   const char *media_type; /* "font/otf" or "font/ttf" */
-  GBytes *data; /* owned */
+  GBytes *data;           /* owned */
 } FontstackFile;
 
 /* The largest subset of one fallback face that is embedded (bytes): past
@@ -28,9 +28,10 @@ typedef struct {
  * fallback families after the book's in the font stacks of html and of
  * code. A face over FONTSTACK_MAX_BYTES gets a warning on book. False with
  * an error on book when a subset fails. */
-bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family, const char *mono_family,
-                     const GArray *text_cps, const GArray *mono_cps, GArray *own_text, GArray *own_mono,
-                     GArray *files, GString *faces, GString *stacks);
+bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family,
+                     const char *mono_family, const GArray *text_cps, const GArray *mono_cps,
+                     GArray *own_text, GArray *own_mono, GArray *files, GString *faces,
+                     GString *stacks);
 void fontstack_file_clear(FontstackFile *f);
 
 #endif

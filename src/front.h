@@ -44,10 +44,10 @@ typedef struct {
   char *realdir;    /* realpath(dir), or NULL */
   char *text;       /* repaired text, front matter blanked to newlines */
   gsize len;
-  MetaLayer fm;       /* front matter */
-  bool has_fm;        /* the file opens with front matter (a metadata-only source is no empty file) */
-  BookNode *root;     /* the converted tree before chapter splitting */
-  GPtrArray *notes;   /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
+  MetaLayer fm;     /* front matter */
+  bool has_fm;      /* the file opens with front matter (a metadata-only source is no empty file) */
+  BookNode *root;   /* the converted tree before chapter splitting */
+  GPtrArray *notes; /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
   GHashTable *slugs;  /* slug as written -> final id, for links into this file (owned strings) */
   BookChapter *first; /* the file's first chapter, or NULL when it has none */
   GArray *lines;      /* gsize offset of each line's start in text */
@@ -59,13 +59,13 @@ typedef struct {
   const OctavoOptions *opts;
   Src *srcs;
   int n;
-  GPtrArray *pending;        /* BookFootnote * not yet numbered (owned; NULL slots) */
-  GHashTable *anchors;       /* id -> BookChapter * for headings and HTML ids */
-  GHashTable *res_by_path;   /* realpath -> BookResource * */
-  bool title_known;          /* front matter or -M gives the title: the first H1 stays */
+  GPtrArray *pending;      /* BookFootnote * not yet numbered (owned; NULL slots) */
+  GHashTable *anchors;     /* id -> BookChapter * for headings and HTML ids */
+  GHashTable *res_by_path; /* realpath -> BookResource * */
+  bool title_known;        /* front matter or -M gives the title: the first H1 stays */
   bool first_h1_seen, chapter_heading_seen;
-  MetaLayer doc;             /* title heading and byline */
-  char *realres;             /* realpath(opts->resource_path), or NULL */
+  MetaLayer doc; /* title heading and byline */
+  char *realres; /* realpath(opts->resource_path), or NULL */
 } Ctx;
 
 /* ---- input.c ---- */

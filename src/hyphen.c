@@ -95,8 +95,9 @@ static HyphenDict *dict_for(const char *lang)
   }
   if (!d && (!cc[0] || strcmp(ll, "de") == 0 || strcmp(ll, "fr") == 0 || strcmp(ll, "en") == 0)) {
     /* The language's main country: en -> en_US, de -> de_DE, fr -> fr_FR. */
-    static const char *const main_cc[][2] = {{"en", "US"}, {"de", "DE"}, {"fr", "FR"}, {"it", "IT"},
-                                             {"es", "ES"}, {"nl", "NL"}, {"pt", "PT"}, {"ru", "RU"}};
+    static const char *const main_cc[][2] = {{"en", "US"}, {"de", "DE"}, {"fr", "FR"},
+                                             {"it", "IT"}, {"es", "ES"}, {"nl", "NL"},
+                                             {"pt", "PT"}, {"ru", "RU"}};
     for (size_t i = 0; i < G_N_ELEMENTS(main_cc) && !d; i++)
       if (strcmp(ll, main_cc[i][0]) == 0) {
         name = g_strdup_printf("hyph_%s_%s.dic", ll, main_cc[i][1]);
@@ -241,10 +242,12 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
     const char *p = s;
     while (p < e) {
-      while (p < e && !g_unichar_isalpha(g_utf8_get_char(p)) && !g_unichar_ismark(g_utf8_get_char(p)))
+      while (p < e && !g_unichar_isalpha(g_utf8_get_char(p)) &&
+             !g_unichar_ismark(g_utf8_get_char(p)))
         p = g_utf8_next_char(p);
       const char *q = p;
-      while (q < e && (g_unichar_isalpha(g_utf8_get_char(q)) || g_unichar_ismark(g_utf8_get_char(q))))
+      while (q < e &&
+             (g_unichar_isalpha(g_utf8_get_char(q)) || g_unichar_ismark(g_utf8_get_char(q))))
         q = g_utf8_next_char(q);
       if (q > p)
         hyphenate_run(d, word, (size_t)(p - word), (size_t)(q - word), offsets);

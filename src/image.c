@@ -24,7 +24,8 @@ typedef struct {
 } Bytes;
 
 /* n bytes at offset off into out; false past the end. */
-static bool bytes_at(const Bytes *b, guint64 off, guchar *out, gsize n) {
+static bool bytes_at(const Bytes *b, guint64 off, guchar *out, gsize n)
+{
   if (off + n <= b->len) {
     memcpy(out, b->d + off, n);
     return true;
@@ -34,13 +35,26 @@ static bool bytes_at(const Bytes *b, guint64 off, guchar *out, gsize n) {
   return fread(out, 1, n, b->f) == n;
 }
 
-static unsigned be16(const guchar *p) { return (unsigned)p[0] << 8 | p[1]; }
-static unsigned be32(const guchar *p) { return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3]; }
-static unsigned le16(const guchar *p) { return (unsigned)p[1] << 8 | p[0]; }
-static unsigned le24(const guchar *p) { return (unsigned)p[2] << 16 | (unsigned)p[1] << 8 | p[0]; }
+static unsigned be16(const guchar *p)
+{
+  return (unsigned)p[0] << 8 | p[1];
+}
+static unsigned be32(const guchar *p)
+{
+  return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3];
+}
+static unsigned le16(const guchar *p)
+{
+  return (unsigned)p[1] << 8 | p[0];
+}
+static unsigned le24(const guchar *p)
+{
+  return (unsigned)p[2] << 16 | (unsigned)p[1] << 8 | p[0];
+}
 
 /* A JPEG's size: walk the marker segments to the first start-of-frame. */
-static void jpeg_size(const Bytes *b, int *w, int *h) {
+static void jpeg_size(const Bytes *b, int *w, int *h)
+{
   guint64 i = 2;
   guchar s[10];
   for (int guard = 0; guard < 1 << 20 && bytes_at(b, i, s, sizeof s) && s[0] == 0xFF; guard++) {
@@ -63,12 +77,15 @@ static void jpeg_size(const Bytes *b, int *w, int *h) {
 }
 
 /* A WebP's canvas size (lossy, lossless or extended). */
-static void webp_size(const guchar *d, gsize len, int *w, int *h) {
-  if (len >= 30 && memcmp(d + 12, "VP8 ", 4) == 0 && d[23] == 0x9D && d[24] == 0x01 && d[25] == 0x2A) {
+static void webp_size(const guchar *d, gsize len, int *w, int *h)
+{
+  if (len >= 30 && memcmp(d + 12, "VP8 ", 4) == 0 && d[23] == 0x9D && d[24] == 0x01 &&
+      d[25] == 0x2A) {
     *w = (int)(le16(d + 26) & 0x3FFF);
     *h = (int)(le16(d + 28) & 0x3FFF);
   } else if (len >= 25 && memcmp(d + 12, "VP8L", 4) == 0 && d[20] == 0x2F) {
-    guint32 bits = (guint32)d[21] | (guint32)d[22] << 8 | (guint32)d[23] << 16 | (guint32)d[24] << 24;
+    guint32 bits =
+        (guint32)d[21] | (guint32)d[22] << 8 | (guint32)d[23] << 16 | (guint32)d[24] << 24;
     *w = (int)(bits & 0x3FFF) + 1;
     *h = (int)((bits >> 14) & 0x3FFF) + 1;
   } else if (len >= 30 && memcmp(d + 12, "VP8X", 4) == 0) {
@@ -81,7 +98,8 @@ static void webp_size(const guchar *d, gsize len, int *w, int *h) {
 
 /* The value of attribute `name` in the start tag [p, e), or NULL. Caller
  * frees. */
-static char *svg_attr(const char *p, const char *e, const char *name) {
+static char *svg_attr(const char *p, const char *e, const char *name)
+{
   size_t n = strlen(name);
   while (p < e) {
     while (p < e && (g_ascii_isspace(*p) || *p == '/'))
@@ -121,13 +139,13 @@ static char *svg_attr(const char *p, const char *e, const char *name) {
 }
 
 /* A CSS length in px (96 to the inch); 0 for none, a percentage or junk. */
-static double svg_length(const char *s) {
+static double svg_length(const char *s)
+{
   static const struct {
     const char *unit;
     double px;
-  } units[] = {{"", 1},        {"px", 1},         {"pt", 96.0 / 72}, {"pc", 16},
-               {"in", 96},     {"cm", 96 / 2.54}, {"mm", 96 / 25.4}, {"em", 16},
-               {"ex", 8}};
+  } units[] = {{"", 1},           {"px", 1},         {"pt", 96.0 / 72}, {"pc", 16}, {"in", 96},
+               {"cm", 96 / 2.54}, {"mm", 96 / 25.4}, {"em", 16},        {"ex", 8}};
   if (!s)
     return 0;
   char *end;
@@ -145,7 +163,8 @@ static double svg_length(const char *s) {
 /* The size of the <svg> element starting at tag (its '<'), in [tag, e):
  * width and height, completed from the viewBox's aspect ratio, or the
  * viewBox alone. */
-static void svg_size(const char *tag, const char *e, int *w, int *h) {
+static void svg_size(const char *tag, const char *e, int *w, int *h)
+{
   const char *close = memchr(tag, '>', (size_t)(e - tag));
   if (!close)
     return;
@@ -185,7 +204,8 @@ static void svg_size(const char *tag, const char *e, int *w, int *h) {
 }
 
 /* The start of the root <svg> element in the first 4 KiB of text, or NULL. */
-static const char *find_svg(const guchar *d, gsize len) {
+static const char *find_svg(const guchar *d, gsize len)
+{
   gsize i = 0;
   if (len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0)
     i = 3;
@@ -197,7 +217,8 @@ static const char *find_svg(const guchar *d, gsize len) {
   return g_strstr_len((const char *)d + i, (gssize)look, "<svg");
 }
 
-static BookImageKind sniff(const Bytes *b, int *w, int *h) {
+static BookImageKind sniff(const Bytes *b, int *w, int *h)
+{
   const guchar *d = b->d;
   gsize len = b->len;
   *w = *h = 0;
@@ -229,12 +250,14 @@ static BookImageKind sniff(const Bytes *b, int *w, int *h) {
   return BOOK_IMAGE_NONE;
 }
 
-BookImageKind book_image_sniff(const guchar *data, gsize len, int *width_px, int *height_px) {
+BookImageKind book_image_sniff(const guchar *data, gsize len, int *width_px, int *height_px)
+{
   Bytes b = {data, len, NULL};
   return sniff(&b, width_px, height_px);
 }
 
-BookImageKind book_image_probe(const char *path, int *width_px, int *height_px) {
+BookImageKind book_image_probe(const char *path, int *width_px, int *height_px)
+{
   *width_px = *height_px = 0;
   FILE *f = path ? fopen(path, "rb") : NULL;
   if (!f)
@@ -248,7 +271,8 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px) 
   return k;
 }
 
-const char *book_image_media_type(BookImageKind kind) {
+const char *book_image_media_type(BookImageKind kind)
+{
   switch (kind) {
   case BOOK_IMAGE_PNG: return "image/png";
   case BOOK_IMAGE_JPEG: return "image/jpeg";
@@ -259,7 +283,8 @@ const char *book_image_media_type(BookImageKind kind) {
   }
 }
 
-const char *book_image_ext(BookImageKind kind) {
+const char *book_image_ext(BookImageKind kind)
+{
   switch (kind) {
   case BOOK_IMAGE_PNG: return "png";
   case BOOK_IMAGE_JPEG: return "jpg";

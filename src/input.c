@@ -13,14 +13,15 @@
 
 /* Replace invalid UTF-8 with U+FFFD (reported with line:col) and NUL bytes
  * with U+FFFD (silently, as cmark would); drop a leading BOM. */
-static char *repair_utf8(Book *b, const char *file, const char *text, gsize len, gsize *out_len) {
+static char *repair_utf8(Book *b, const char *file, const char *text, gsize len, gsize *out_len)
+{
   /* A UTF-16 file (with its BOM) is text too: convert it (g_convert keeps
    * the BOM as U+FEFF, dropped below). */
   if (len >= 2 && (((guchar)text[0] == 0xFF && (guchar)text[1] == 0xFE) ||
                    ((guchar)text[0] == 0xFE && (guchar)text[1] == 0xFF))) {
     gsize got = 0;
-    char *u8 = g_convert(text, (gssize)len, "UTF-8", (guchar)text[0] == 0xFF ? "UTF-16LE" : "UTF-16BE", NULL, &got,
-                         NULL);
+    char *u8 = g_convert(text, (gssize)len, "UTF-8",
+                         (guchar)text[0] == 0xFF ? "UTF-16LE" : "UTF-16BE", NULL, &got, NULL);
     if (u8) {
       char *r = repair_utf8(b, file, u8, got, out_len);
       g_free(u8);
@@ -52,7 +53,8 @@ static char *repair_utf8(Book *b, const char *file, const char *text, gsize len,
       bad++;
       if (reported < 10) {
         BookPos pos = {file, line, (int)(p - line_start) + 1};
-        book_diag(b, BOOK_WARNING, &pos, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD", (guchar)*p);
+        book_diag(b, BOOK_WARNING, &pos, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD",
+                  (guchar)*p);
         reported++;
       }
     }
@@ -61,13 +63,15 @@ static char *repair_utf8(Book *b, const char *file, const char *text, gsize len,
   }
   if (bad > reported) {
     BookPos pos = {file, 0, 0};
-    book_diag(b, BOOK_WARNING, &pos, "%d more invalid UTF-8 bytes replaced with U+FFFD", bad - reported);
+    book_diag(b, BOOK_WARNING, &pos, "%d more invalid UTF-8 bytes replaced with U+FFFD",
+              bad - reported);
   }
   *out_len = o->len;
   return g_string_free(o, FALSE);
 }
 
-void md_src_init(Ctx *c, Src *s, const MdSource *in) {
+void md_src_init(Ctx *c, Src *s, const MdSource *in)
+{
   bool is_stdin = !in->name || strcmp(in->name, "-") == 0;
   s->file = book_intern(c->book, is_stdin ? "<stdin>" : in->name);
   char *cwd = g_get_current_dir();
@@ -82,7 +86,8 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in) {
   s->heading_shift = in->heading_shift;
   s->notes = g_ptr_array_new();
   s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  s->text = repair_utf8(c->book, s->file, in->text ? in->text : "", in->text ? in->len : 0, &s->len);
+  s->text =
+      repair_utf8(c->book, s->file, in->text ? in->text : "", in->text ? in->len : 0, &s->len);
   s->lines = g_array_new(FALSE, FALSE, sizeof(gsize));
   gsize zero = 0;
   g_array_append_val(s->lines, zero);
@@ -93,7 +98,8 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in) {
     }
 }
 
-void md_src_free(Src *s) {
+void md_src_free(Src *s)
+{
   g_free(s->canon);
   g_free(s->dir);
   free(s->realdir);
@@ -105,7 +111,8 @@ void md_src_free(Src *s) {
   g_array_free(s->lines, TRUE);
 }
 
-static char *read_stream(FILE *f, gsize *len) {
+static char *read_stream(FILE *f, gsize *len)
+{
   GString *s = g_string_new(NULL);
   char buf[65536];
   size_t got;
@@ -121,7 +128,8 @@ static char *read_stream(FILE *f, gsize *len) {
   return g_string_free(s, FALSE);
 }
 
-bool md_parse_files(Book *book, const char *const *files, int n, const OctavoOptions *opts) {
+bool md_parse_files(Book *book, const char *const *files, int n, const OctavoOptions *opts)
+{
   MdSource *srcs = g_new0(MdSource, n > 0 ? n : 1);
   char **texts = g_new0(char *, n > 0 ? n : 1);
   bool ok = true;

@@ -8,9 +8,9 @@
 #include <glib.h>
 
 typedef enum {
-  LABEL_CONTENTS,         /* the contents' heading */
-  LABEL_BY,               /* before the authors: "By" */
-  LABEL_AND,              /* between the last two authors: "and" */
+  LABEL_CONTENTS, /* the contents' heading */
+  LABEL_BY,       /* before the authors: "By" */
+  LABEL_AND,      /* between the last two authors: "and" */
   LABEL_COVER,
   LABEL_TITLEPAGE,
   LABEL_START,            /* landmark: start of content */
@@ -20,13 +20,13 @@ typedef enum {
   LABEL_PRINT_PAGES,      /* the EPUB's page list */
   LABEL_UNTITLED_SECTION, /* a contents entry for a heading without text */
   /* the colophon (colophon.h) */
-  LABEL_COLOPHON,         /* its heading */
-  LABEL_SOURCE,           /* where the text comes from (-M source=URL) */
-  LABEL_IDENTIFIER,       /* the book's identifier */
-  LABEL_BUILT,            /* the date of the build */
-  LABEL_TYPEFACES,        /* the fonts the book is set in */
-  LABEL_MADE_WITH,        /* before "octavo VERSION": "Made with" */
-  LABEL_PAGE_OF,          /* the handout's running head: "page %d of %d" (labels_page_of) */
+  LABEL_COLOPHON,   /* its heading */
+  LABEL_SOURCE,     /* where the text comes from (-M source=URL) */
+  LABEL_IDENTIFIER, /* the book's identifier */
+  LABEL_BUILT,      /* the date of the build */
+  LABEL_TYPEFACES,  /* the fonts the book is set in */
+  LABEL_MADE_WITH,  /* before "octavo VERSION": "Made with" */
+  LABEL_PAGE_OF,    /* the handout's running head: "page %d of %d" (labels_page_of) */
   LABEL_COUNT
 } LabelId;
 

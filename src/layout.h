@@ -30,47 +30,47 @@ typedef enum {
 typedef struct {
   LayKind kind;
   double x_pt, y_pt, w_pt, h_pt;
-  double gray;               /* RULE, FRAME, GLYPHS: 0 black .. 1 white */
-  PangoFont *font;           /* GLYPHS: a reference the item owns */
-  PangoGlyphString *glyphs;  /* GLYPHS: owned; log_clusters are byte offsets into text */
-  char *text;                /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
-  const BookResource *res;   /* IMAGE */
-  BookPos pos;               /* IMAGE: the image in the source (for warnings) */
-  char *dest;                /* LINK (internal) and DEST: the destination name; owned */
-  char *uri;                 /* LINK (external): owned */
-  const char *tag;           /* TAG_*: "Document", "P", "H1", ... (static) */
-  bool rgb_set;              /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
-  double rgb[3];             /* 0 .. 1 */
-  bool exact;                /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
+  double gray;              /* RULE, FRAME, GLYPHS: 0 black .. 1 white */
+  PangoFont *font;          /* GLYPHS: a reference the item owns */
+  PangoGlyphString *glyphs; /* GLYPHS: owned; log_clusters are byte offsets into text */
+  char *text;               /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
+  const BookResource *res;  /* IMAGE */
+  BookPos pos;              /* IMAGE: the image in the source (for warnings) */
+  char *dest;               /* LINK (internal) and DEST: the destination name; owned */
+  char *uri;                /* LINK (external): owned */
+  const char *tag;          /* TAG_*: "Document", "P", "H1", ... (static) */
+  bool rgb_set;             /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
+  double rgb[3];            /* 0 .. 1 */
+  bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
                               * cairo's 1/256), without the PDF viewers' width
                               * correction (paint.c): the cover's runs */
 } LayItem;
 
 typedef struct {
-  GArray *items;     /* LayItem, in drawing order */
-  char *label;       /* the page label: "i", "ii" in the front matter, "1", "2" after */
-  bool front;        /* front matter (title page, contents) */
-  int folio;         /* body: 1-based page number; front: 1-based roman number */
-  bool cover;        /* the title page is the generated cover (cover.c's items) */
+  GArray *items; /* LayItem, in drawing order */
+  char *label;   /* the page label: "i", "ii" in the front matter, "1", "2" after */
+  bool front;    /* front matter (title page, contents) */
+  int folio;     /* body: 1-based page number; front: 1-based roman number */
+  bool cover;    /* the title page is the generated cover (cover.c's items) */
 } LayPage;
 
 typedef struct {
-  int level;         /* 1 = chapter */
-  int parent;        /* index of the parent entry, or -1 */
-  char *title;       /* owned */
-  char *dest;        /* named destination; owned */
+  int level;   /* 1 = chapter */
+  int parent;  /* index of the parent entry, or -1 */
+  char *title; /* owned */
+  char *dest;  /* named destination; owned */
 } LayOutline;
 
 typedef struct Layout {
   double page_w_pt, page_h_pt;
-  GPtrArray *pages;    /* LayPage *, owned */
-  GArray *outline;     /* LayOutline, in reading order */
-  int front_pages;     /* the first front_pages pages are front matter */
-  char *title;         /* the book's title as printed (owned) */
-  GArray *page_marks;  /* BookPageMark (labels owned): where each body page
+  GPtrArray *pages;   /* LayPage *, owned */
+  GArray *outline;    /* LayOutline, in reading order */
+  int front_pages;    /* the first front_pages pages are front matter */
+  char *title;        /* the book's title as printed (owned) */
+  GArray *page_marks; /* BookPageMark (labels owned): where each body page
                         * starts in the source (page = physical page number,
                         * label = folio); front matter pages have none */
-  const Fonts *fonts;  /* the font set the glyph runs' fonts come from (the
+  const Fonts *fonts; /* the font set the glyph runs' fonts come from (the
                         * caller's, not owned; for drawing more with the same
                         * fonts, e.g. a cover) */
 } Layout;
@@ -92,7 +92,6 @@ void lay_free(Layout *lay);
  * ("page 3 [1]" / "  y=123.4 x=72.0 w=400.1 |text|"), positions rounded to
  * 0.1 pt. For golden-file tests. Caller frees. */
 char *lay_trace(const Layout *lay);
-
 
 /* Deep copy and clear of one item (references and strings). */
 void lay_item_copy(LayItem *dst, const LayItem *src);

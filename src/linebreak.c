@@ -63,7 +63,7 @@ typedef struct {
   size_t line;  /* lines ended at this break */
   int fitness;
   bool flagged;
-  int run;      /* consecutive lines ending at a flagged break, this one included */
+  int run; /* consecutive lines ending at a flagged break, this one included */
   double total;
   size_t start; /* first item of the next line */
   long next;    /* next active node, -1 at the end */

@@ -68,20 +68,20 @@ typedef struct {
 typedef enum { LB_OPTIMAL, LB_GREEDY } LbMode;
 
 typedef struct {
-  double tolerance;         /* first pass (TeX \pretolerance), e.g. 100; < 0 skips pass 1 */
-  double tolerance2;        /* second pass, with hyphenation, e.g. 200 */
-  double emergency_stretch; /* third pass: extra stretch per line, points */
-  double line_penalty;      /* 10 */
-  double adj_demerits;      /* fitness classes two apart: 10000 */
+  double tolerance;              /* first pass (TeX \pretolerance), e.g. 100; < 0 skips pass 1 */
+  double tolerance2;             /* second pass, with hyphenation, e.g. 200 */
+  double emergency_stretch;      /* third pass: extra stretch per line, points */
+  double line_penalty;           /* 10 */
+  double adj_demerits;           /* fitness classes two apart: 10000 */
   double double_hyphen_demerits; /* 10000 */
   double final_hyphen_demerits;  /* 5000 */
-  int looseness;            /* 0; otherwise the final choice prefers that many lines more/fewer */
-  int max_hyphen_run;       /* 1..3: at most this many consecutive lines end at a flagged
+  int looseness;              /* 0; otherwise the final choice prefers that many lines more/fewer */
+  int max_hyphen_run;         /* 1..3: at most this many consecutive lines end at a flagged
                              * break (a hyphen) before the final pass; there a longer
                              * run costs 10 * double_hyphen_demerits more; 0: no limit
                              * (TeX: only double_hyphen_demerits); more than 3 counts
                              * as 3 */
-  double max_ratio;         /* > 0: a line that stretches its own glue by more than this
+  double max_ratio;           /* > 0: a line that stretches its own glue by more than this
                              * ratio is infeasible before the final pass whatever
                              * emergency_stretch allows, and there has its real badness
                              * (no emergency stretch), so an emergency point can beat it;
@@ -102,13 +102,13 @@ typedef struct {
 void lb_params_default(LbParams *p);
 
 typedef struct {
-  size_t end;   /* index of the break item (glue or penalty), or n for the paragraph end */
-  double ratio; /* adjustment ratio of the line's finite glue: >0 stretched, <0 shrunk.
+  size_t end;    /* index of the break item (glue or penalty), or n for the paragraph end */
+  double ratio;  /* adjustment ratio of the line's finite glue: >0 stretched, <0 shrunk.
                  * 0 when the line holds LB_FIL glue and is short (the fil glue takes
                  * the rest), or when nothing can stretch (the line is ragged). */
-  bool hyphen;  /* the line ends at a flagged penalty: draw its hyphen when the penalty's
+  bool hyphen;   /* the line ends at a flagged penalty: draw its hyphen when the penalty's
                  * width is > 0 (an explicit hyphen's break has width 0: nothing to add) */
-  size_t start; /* first item of the line: the paragraph's first item, or the first
+  size_t start;  /* first item of the line: the paragraph's first item, or the first
                  * box after the previous break (glue and penalties there are discarded,
                  * as TeX does); start == end for an empty line */
   bool overfull; /* the line is wider than its width even with all glue shrunk:

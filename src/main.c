@@ -36,7 +36,8 @@ typedef struct {
   Format format;
 } Output;
 
-static Format format_from_name(const char *name) {
+static Format format_from_name(const char *name)
+{
   if (!name)
     return FMT_NONE;
   if (g_ascii_strcasecmp(name, "epub") == 0 || g_ascii_strcasecmp(name, "epub3") == 0)
@@ -50,7 +51,8 @@ static Format format_from_name(const char *name) {
   return FMT_NONE;
 }
 
-static Format format_from_path(const char *path) {
+static Format format_from_path(const char *path)
+{
   const char *dot = strrchr(path, '.');
   const char *slash = strrchr(path, '/');
   if (!dot || (slash && dot < slash))
@@ -75,7 +77,8 @@ typedef struct {
   GArray *outs; /* Output */
 } Args;
 
-static void args_clear(Args *a) {
+static void args_clear(Args *a)
+{
   if (a->outs) {
     for (guint i = 0; i < a->outs->len; i++)
       g_free(g_array_index(a->outs, Output, i).path);
@@ -99,7 +102,8 @@ static void args_clear(Args *a) {
 }
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...) {
+static int usage_error(const char *fmt, ...)
+{
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "octavo: error: ");
@@ -110,7 +114,8 @@ static int usage_error(const char *fmt, ...) {
 }
 
 /* True when a and b name the same existing file. */
-static bool same_file(const char *a, const char *b) {
+static bool same_file(const char *a, const char *b)
+{
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
@@ -124,40 +129,43 @@ typedef struct {
 } Loaded;
 
 static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
-                         const Output *out) {
+                         const Output *out)
+{
   switch (out->format) {
   case FMT_EPUB:
     return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
-  case FMT_PDF:
-    return pdf_write(book, lay, opts, out->path);
-  case FMT_XHTML:
-    return xhtml_write_file(book, opts, out->path);
-  case FMT_HTML:
-    return xhtml_write_fragment_file(book, opts, out->path);
-  default:
-    return false;
+  case FMT_PDF: return pdf_write(book, lay, opts, out->path);
+  case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
+  case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
+  default: return false;
   }
 }
 
 /* Parse and check the command line into a. Returns EXIT_OK, or EXIT_USAGE
  * after printing the reason. */
-static int parse_args(Args *a, int argc, char **argv) {
+static int parse_args(Args *a, int argc, char **argv)
+{
   a->split_level = 2;
   a->toc_depth = 2;
   a->columns = 1;
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &a->outputs,
-       "Write FILE (repeatable; format from the extension: .epub .pdf .xhtml .html; - is stdout)", "FILE"},
-      {"to", 't', 0, G_OPTION_ARG_STRING, &a->to, "Output format for every -o: epub, pdf, xhtml, html",
-       "FORMAT"},
+       "Write FILE (repeatable; format from the extension: .epub .pdf .xhtml .html; - is stdout)",
+       "FILE"},
+      {"to", 't', 0, G_OPTION_ARG_STRING, &a->to,
+       "Output format for every -o: epub, pdf, xhtml, html", "FORMAT"},
       {"metadata", 'M', 0, G_OPTION_ARG_STRING_ARRAY, &a->metadata,
-       "Set metadata (title, subtitle, author, date, lang, publisher, description, subject, rights, "
+       "Set metadata (title, subtitle, author, date, lang, publisher, description, subject, "
+       "rights, "
        "identifier, source, cover)",
        "KEY=VALUE"},
-      {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)", "LANG"},
+      {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)",
+       "LANG"},
       {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
-      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth, "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)", "N"},
+      {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth,
+       "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)",
+       "N"},
       {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
        "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
        NULL},
@@ -169,24 +177,28 @@ static int parse_args(Args *a, int argc, char **argv) {
       {"linebreak", 0, 0, G_OPTION_ARG_STRING, &a->linebreak,
        "PDF line breaking: optimal (default) or greedy", "MODE"},
       {"layout", 0, 0, G_OPTION_ARG_STRING, &a->layout,
-       "PDF layout: book (default: title page, contents, chapters on new pages) or handout (a title "
+       "PDF layout: book (default: title page, contents, chapters on new pages) or handout (a "
+       "title "
        "block on page 1, sections running on; the style's [layout.handout])",
        "LAYOUT"},
       {"toc", 0, 0, G_OPTION_ARG_NONE, &a->toc, "PDF handout: print a contents block", NULL},
       {"link-notes", 0, 0, G_OPTION_ARG_STRING, &a->link_notes,
-       "PDF: print URLs of links as footnotes (foot, default) or at the chapter's end (end)", "WHERE"},
+       "PDF: print URLs of links as footnotes (foot, default) or at the chapter's end (end)",
+       "WHERE"},
       {"pdf-standard", 0, 0, G_OPTION_ARG_STRING, &a->pdf_standard,
        "PDF: archival standards, a-3u,ua-1 (default), one of them, or none", "LIST"},
       {"no-attach-source", 0, 0, G_OPTION_ARG_NONE, &a->no_attach_source,
        "PDF: do not attach the Markdown sources", NULL},
-      {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &a->no_fonts, "EPUB: do not embed the fonts", NULL},
-      {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &a->no_page_list, "EPUB: leave out the print page list",
+      {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &a->no_fonts, "EPUB: do not embed the fonts",
        NULL},
+      {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &a->no_page_list,
+       "EPUB: leave out the print page list", NULL},
       {"resource-path", 0, 0, G_OPTION_ARG_FILENAME, &a->resource_path,
        "Also allow images and links from DIR", "DIR"},
-      {"style", 0, 0, G_OPTION_ARG_FILENAME, &a->style, "Print style file (default styles/print.ini)",
+      {"style", 0, 0, G_OPTION_ARG_FILENAME, &a->style,
+       "Print style file (default styles/print.ini)", "FILE"},
+      {"css", 0, 0, G_OPTION_ARG_FILENAME, &a->css, "E-book stylesheet (default styles/book.css)",
        "FILE"},
-      {"css", 0, 0, G_OPTION_ARG_FILENAME, &a->css, "E-book stylesheet (default styles/book.css)", "FILE"},
       {"dump-model", 0, 0, G_OPTION_ARG_NONE, &a->dump, "Print the document model as a tree", NULL},
       {"dump-layout", 0, 0, G_OPTION_ARG_NONE, &a->dump_layout,
        "Print the print layout's lines and page breaks (lay_trace)", NULL},
@@ -204,9 +216,10 @@ static int parse_args(Args *a, int argc, char **argv) {
   GOptionContext *ctx = g_option_context_new("- turn Markdown into an EPUB 3 and a print PDF");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_description(
-      ctx, "Without -o, writes NAME.epub and NAME.pdf in the current directory, NAME being the first\n"
-           "input's base name. Several inputs make one book, each starting a chapter; - reads stdin.\n\n"
-           "Exit status: 0 success (warnings allowed), 1 an input or output error, 2 a usage error.\n");
+      ctx,
+      "Without -o, writes NAME.epub and NAME.pdf in the current directory, NAME being the first\n"
+      "input's base name. Several inputs make one book, each starting a chapter; - reads stdin.\n\n"
+      "Exit status: 0 success (warnings allowed), 1 an input or output error, 2 a usage error.\n");
   GError *err = NULL;
   gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &err);
   g_option_context_free(ctx);
@@ -237,11 +250,13 @@ static int parse_args(Args *a, int argc, char **argv) {
     const char *name = *(char **)((char *)a + enums[i].offset);
     int v;
     if (name && !octavo_enum_parse(enums[i].which, name, &v))
-      return usage_error("unknown %s '%s' (%s)", enums[i].what, name, octavo_enum_choices(enums[i].which));
+      return usage_error("unknown %s '%s' (%s)", enums[i].what, name,
+                         octavo_enum_choices(enums[i].which));
   }
   ArchiveStandard std;
   if (!archive_standard_parse(a->pdf_standard, &std))
-    return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)", a->pdf_standard);
+    return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
+                       a->pdf_standard);
   if (a->pages && !a->preview)
     return usage_error("--pages chooses the pages of --preview DIR");
   Format forced = FMT_NONE;
@@ -256,7 +271,8 @@ static int parse_args(Args *a, int argc, char **argv) {
     for (char **o = a->outputs; *o; o++) {
       Output out = {NULL, forced ? forced : format_from_path(*o)};
       if (out.format == FMT_NONE)
-        return usage_error("cannot tell the format of '%s': use -t, or .epub, .pdf, .xhtml, .html", *o);
+        return usage_error("cannot tell the format of '%s': use -t, or .epub, .pdf, .xhtml, .html",
+                           *o);
       out.path = g_strdup(*o);
       g_array_append_val(a->outs, out);
     }
@@ -281,7 +297,8 @@ static int parse_args(Args *a, int argc, char **argv) {
  * then its part titles and chapters in order. Images and links may come
  * from anywhere in the book's folder unless --resource-path says
  * otherwise. */
-static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
+static bool parse_project(Book *book, const char *path, OctavoOptions *opts)
+{
   GError *err = NULL;
   GArray *diags = project_diags_new();
   Project *p = project_load(path, diags);
@@ -307,8 +324,8 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
     srcs[k++] = (MdSource){.name = fm_name, .text = fm, .len = strlen(fm)};
   for (guint i = 0; i < p->sources->len; i++) {
     const ProjectSource *ps = &g_array_index(p->sources, ProjectSource, i);
-    srcs[k++] = (MdSource){.name = ps->name, .text = ps->text, .len = ps->len,
-                           .heading_shift = ps->heading_shift};
+    srcs[k++] = (MdSource){
+        .name = ps->name, .text = ps->text, .len = ps->len, .heading_shift = ps->heading_shift};
   }
   if (!opts->resource_path)
     opts->resource_path = p->root;
@@ -326,17 +343,20 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts) {
  * both (false with an error); the EPUB goes on without the print page list
  * (a warning) and with the default cover colours when the style is
  * unreadable, and without embedded fonts when they are. */
-static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool need_pdf) {
+static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool need_pdf)
+{
   GError *err = NULL;
   char *path = octavo_style_path(opts);
-  ld->style_ok = style_load_layout(&ld->style, path, opts->paper, opts->columns, opts->layout, &err);
+  ld->style_ok =
+      style_load_layout(&ld->style, path, opts->paper, opts->columns, opts->layout, &err);
   g_free(path);
   if (!ld->style_ok) {
     book_diag(book, need_pdf ? BOOK_ERROR : BOOK_WARNING, NULL, "%s%s", err->message,
               need_pdf || !opts->page_list ? "" : "; the EPUB has no print page list");
     g_clear_error(&err);
     style_clear(&ld->style);
-    style_load_layout(&ld->style, NULL, opts->paper, opts->columns, opts->layout, NULL); /* the defaults */
+    style_load_layout(&ld->style, NULL, opts->paper, opts->columns, opts->layout,
+                      NULL); /* the defaults */
     if (need_pdf)
       return false;
   }
@@ -350,7 +370,8 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
   return true;
 }
 
-static int run(Args *a, const char *argv0) {
+static int run(Args *a, const char *argv0)
+{
   GArray *outs = a->outs;
   char **inputs = a->inputs;
   bool quiet = a->quiet, verbose = a->verbose;
@@ -398,12 +419,14 @@ static int run(Args *a, const char *argv0) {
       continue;
     for (char **in = inputs; *in; in++)
       if (strcmp(*in, "-") != 0 && same_file(*in, o->path)) {
-        book_diag(book, BOOK_ERROR, NULL, "output %s is also an input; refusing to overwrite it", o->path);
+        book_diag(book, BOOK_ERROR, NULL, "output %s is also an input; refusing to overwrite it",
+                  o->path);
         rc = EXIT_INPUT;
       }
     char *dir = g_path_get_dirname(o->path);
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-      book_diag(book, BOOK_ERROR, NULL, "cannot write %s: directory %s does not exist", o->path, dir);
+      book_diag(book, BOOK_ERROR, NULL, "cannot write %s: directory %s does not exist", o->path,
+                dir);
       rc = EXIT_INPUT;
     }
     g_free(dir);
@@ -447,8 +470,8 @@ static int run(Args *a, const char *argv0) {
       /* the colophon names what the EPUB's names: its identifier, the
        * build time, the book's faces */
       char *identifier = epub_identifier(book, &opts);
-      Colophon *col = colophon_new(book, book->meta.lang, identifier, util_build_time(book->meta.date),
-                                   ld.fonts);
+      Colophon *col = colophon_new(book, book->meta.lang, identifier,
+                                   util_build_time(book->meta.date), ld.fonts);
       lay = lay_book(book, &opts, &ld.style, ld.fonts, col);
       colophon_free(col);
       g_free(identifier);
@@ -498,7 +521,8 @@ static int run(Args *a, const char *argv0) {
   return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   /* Only LC_CTYPE: cairo prints numbers with the C locale only when
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
@@ -509,8 +533,7 @@ int main(int argc, char **argv) {
     octavo_version_text(v);
     fputs(v->str, stdout);
     g_string_free(v, TRUE);
-  }
-  else if (rc == EXIT_OK)
+  } else if (rc == EXIT_OK)
     rc = run(&args, argv[0]);
   args_clear(&args);
   return rc;

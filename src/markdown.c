@@ -29,7 +29,8 @@ typedef struct {
   BookNode *restore;
 } Open;
 
-static bool cm_is_leaf(cmark_node_type t) {
+static bool cm_is_leaf(cmark_node_type t)
+{
   switch (t) {
   case CMARK_NODE_HTML_BLOCK:
   case CMARK_NODE_THEMATIC_BREAK:
@@ -38,16 +39,15 @@ static bool cm_is_leaf(cmark_node_type t) {
   case CMARK_NODE_SOFTBREAK:
   case CMARK_NODE_LINEBREAK:
   case CMARK_NODE_CODE:
-  case CMARK_NODE_HTML_INLINE:
-    return true;
-  default:
-    return false;
+  case CMARK_NODE_HTML_INLINE: return true;
+  default: return false;
   }
 }
 
 /* cmark-gfm's inline positions are sometimes off (a column past the end of
  * the line for some autolinks): is line:col inside the text? */
-static bool plausible(const Src *s, int line, int col) {
+static bool plausible(const Src *s, int line, int col)
+{
   if (line < 1 || col < 1 || (guint)line > s->lines->len)
     return false;
   gsize start = g_array_index(s->lines, gsize, line - 1);
@@ -55,7 +55,8 @@ static bool plausible(const Src *s, int line, int col) {
   return (gsize)col <= end - start;
 }
 
-static BookPos cm_pos(const Src *s, cmark_node *n, const BookNode *parent) {
+static BookPos cm_pos(const Src *s, cmark_node *n, const BookNode *parent)
+{
   BookPos p = {s->file, cmark_node_get_start_line(n), cmark_node_get_start_column(n)};
   if (!plausible(s, p.line, p.col))
     p.line = p.col = 0;
@@ -70,7 +71,8 @@ static BookPos cm_pos(const Src *s, cmark_node *n, const BookNode *parent) {
   return p;
 }
 
-static BookFootnote *note_for(Ctx *c, Src *s, int k) {
+static BookFootnote *note_for(Ctx *c, Src *s, int k)
+{
   if (k < 1 || k > 1000000)
     return NULL;
   if (s->notes->len < (guint)k)
@@ -86,7 +88,8 @@ static BookFootnote *note_for(Ctx *c, Src *s, int k) {
 
 /* The label of a footnote definition: cmark-gfm keeps it only internally,
  * but its CommonMark renderer writes it first ("[^label]:"). */
-static char *footnote_label(cmark_node *def) {
+static char *footnote_label(cmark_node *def)
+{
   char *cm = cmark_render_commonmark(def, CMARK_OPT_DEFAULT, 0);
   char *label = NULL;
   if (cm && g_str_has_prefix(cm, "[^")) {
@@ -100,7 +103,9 @@ static char *footnote_label(cmark_node *def) {
 
 /* Close the innermost open raw-HTML element called `name` between cur and
  * limit (exclusive); report a closing tag that closes nothing. */
-static BookNode *close_html(Book *b, BookNode *cur, BookNode *limit, const char *name, const BookPos *pos) {
+static BookNode *close_html(Book *b, BookNode *cur, BookNode *limit, const char *name,
+                            const BookPos *pos)
+{
   for (BookNode *m = cur; m && m != limit; m = m->parent) {
     bool match = false;
     if (m->type == BOOK_HTML_BLOCK || m->type == BOOK_HTML_INLINE)
@@ -122,7 +127,8 @@ static BookNode *close_html(Book *b, BookNode *cur, BookNode *limit, const char 
 
 /* Paragraph done: a lone image becomes a figure; an empty paragraph (only
  * dropped HTML) goes. */
-static void finish_paragraph(BookNode *p) {
+static void finish_paragraph(BookNode *p)
+{
   if (!p->first_child) {
     book_node_unlink(p);
     book_node_free(p);
@@ -135,9 +141,11 @@ static void finish_paragraph(BookNode *p) {
  * break it counts the next line's text as if on the same line.  Put
  * position-less inlines where the previous sibling starts, and text after a
  * break on a later line. */
-static void fix_pos_after_break(const Src *s, cmark_node *cn, const BookNode *parent, BookPos *pos) {
+static void fix_pos_after_break(const Src *s, cmark_node *cn, const BookNode *parent, BookPos *pos)
+{
   const BookNode *prev = parent->last_child;
-  if (!plausible(s, cmark_node_get_start_line(cn), cmark_node_get_start_column(cn)) && prev && prev->pos.line > 0)
+  if (!plausible(s, cmark_node_get_start_line(cn), cmark_node_get_start_column(cn)) && prev &&
+      prev->pos.line > 0)
     *pos = prev->pos;
   if (prev && (prev->type == BOOK_SOFTBREAK || prev->type == BOOK_LINEBREAK)) {
     const BookNode *before = prev->prev;
@@ -151,11 +159,13 @@ static void fix_pos_after_break(const Src *s, cmark_node *cn, const BookNode *pa
 
 /* An inline container cannot start after its first child: cmark-gfm gets
  * some multi-line links wrong. Move it to just before the child. */
-static void fix_inline_pos(BookNode *n) {
+static void fix_inline_pos(BookNode *n)
+{
   const BookNode *k = n->first_child;
   if (!k || k->pos.line <= 0)
     return;
-  if (n->pos.line > k->pos.line || (n->pos.line == k->pos.line && n->pos.col > k->pos.col) || n->pos.line <= 0) {
+  if (n->pos.line > k->pos.line || (n->pos.line == k->pos.line && n->pos.col > k->pos.col) ||
+      n->pos.line <= 0) {
     int back = n->type == BOOK_IMAGE ? 2 : 1;
     n->pos = k->pos;
     n->pos.col = k->pos.col > back ? k->pos.col - back : 1;
@@ -171,14 +181,16 @@ typedef struct {
   BookNode *cur;   /* the node that takes the next children */
   BookNode *limit; /* raw-HTML closing tags close nothing at or above it */
   int ndefs;       /* footnote definitions seen */
-  GHashTable *refused;   /* raw-HTML tag -> opening tags not opened (too deep) whose closing tags to ignore */
+  GHashTable *
+      refused; /* raw-HTML tag -> opening tags not opened (too deep) whose closing tags to ignore */
   BookNode *deep_warned; /* the top-level block where flattening was last reported */
 } Conv;
 
 /* ---- the depth limit (book.h: BOOK_MAX_DEPTH) ---- */
 
 /* Report flattening once per top-level block. */
-static void warn_deep(Conv *v, const BookPos *pos) {
+static void warn_deep(Conv *v, const BookPos *pos)
+{
   BookNode *top = v->cur;
   while (top->parent && top->parent->parent)
     top = top->parent;
@@ -186,7 +198,8 @@ static void warn_deep(Conv *v, const BookPos *pos) {
     return;
   v->deep_warned = top;
   book_diag(v->b, BOOK_WARNING, pos,
-            "nesting deeper than the model allows (%d levels): deeper levels flattened into this one, their text kept",
+            "nesting deeper than the model allows (%d levels): deeper levels flattened into this "
+            "one, their text kept",
             BOOK_MAX_DEPTH);
 }
 
@@ -194,35 +207,35 @@ static void warn_deep(Conv *v, const BookPos *pos) {
  * open up to BOOK_MAX_BLOCK_DEPTH (a list with room for its items; an item
  * only in a list), inline containers while a child still fits under
  * BOOK_MAX_DEPTH.  A refused container's content goes into v->cur. */
-static bool fits(Conv *v, const BookNode *n) {
+static bool fits(Conv *v, const BookNode *n)
+{
   int d = book_node_depth(v->cur) + 1;
   switch (n->type) {
-  case BOOK_LIST:
-    return d + 1 <= BOOK_MAX_BLOCK_DEPTH;
-  case BOOK_ITEM:
-    return v->cur->type == BOOK_LIST;
+  case BOOK_LIST: return d + 1 <= BOOK_MAX_BLOCK_DEPTH;
+  case BOOK_ITEM: return v->cur->type == BOOK_LIST;
   case BOOK_BLOCKQUOTE:
-  case BOOK_HTML_BLOCK:
-    return d <= BOOK_MAX_BLOCK_DEPTH;
-  default:
-    return !book_node_is_inline(n->type) || d + 1 <= BOOK_MAX_DEPTH;
+  case BOOK_HTML_BLOCK: return d <= BOOK_MAX_BLOCK_DEPTH;
+  default: return !book_node_is_inline(n->type) || d + 1 <= BOOK_MAX_DEPTH;
   }
 }
 
 /* Refuse an opening raw-HTML tag that does not fit: its closing tag will
  * close nothing. */
-static bool refuse_html(Conv *v, BookNode *hn, const BookPos *pos) {
+static bool refuse_html(Conv *v, BookNode *hn, const BookPos *pos)
+{
   if (fits(v, hn))
     return false;
   warn_deep(v, pos);
   const char *tag = hn->as.html.tag ? hn->as.html.tag : "";
-  g_hash_table_insert(v->refused, g_strdup(tag), GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(v->refused, tag)) + 1));
+  g_hash_table_insert(v->refused, g_strdup(tag),
+                      GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(v->refused, tag)) + 1));
   book_node_free(hn);
   return true;
 }
 
 /* A closing tag: it closes a refused opening tag first, if any. */
-static BookNode *close_tag(Conv *v, const char *name, const BookPos *pos) {
+static BookNode *close_tag(Conv *v, const char *name, const BookPos *pos)
+{
   int k = GPOINTER_TO_INT(g_hash_table_lookup(v->refused, name));
   if (k > 0) {
     g_hash_table_insert(v->refused, g_strdup(name), GINT_TO_POINTER(k - 1));
@@ -233,7 +246,8 @@ static BookNode *close_tag(Conv *v, const char *name, const BookPos *pos) {
 
 /* A raw-HTML block: a lone opening tag opens a container for the Markdown
  * that follows, closing tags close one, anything else is cleaned whole. */
-static void html_block(Conv *v, const char *lit, const BookPos *pos) {
+static void html_block(Conv *v, const char *lit, const BookPos *pos)
+{
   BookNode *hn;
   char *name;
   char **closers = san_closing_tags(lit);
@@ -251,25 +265,22 @@ static void html_block(Conv *v, const char *lit, const BookPos *pos) {
     book_node_append(v->cur, hn);
     v->cur = hn;
     break;
-  case SAN_CLOSE:
-    v->cur = close_tag(v, name, pos);
-    break;
+  case SAN_CLOSE: v->cur = close_tag(v, name, pos); break;
   case SAN_NONE: {
     BookNode *open = san_block(v->b, lit ? lit : "", lit ? strlen(lit) : 0, pos, v->cur);
     if (open)
       v->cur = open;
     break;
   }
-  default:
-    book_node_free(hn);
-    break;
+  default: book_node_free(hn); break;
   }
   g_free(name);
 }
 
 /* One inline raw-HTML tag: opening tags open an element that takes the
  * inlines up to its closing tag. */
-static void html_inline(Conv *v, const char *lit, const BookPos *pos) {
+static void html_inline(Conv *v, const char *lit, const BookPos *pos)
+{
   BookNode *hn;
   char *name;
   switch (san_fragment(v->b, lit ? lit : "", false, pos, &hn, &name)) {
@@ -281,21 +292,16 @@ static void html_inline(Conv *v, const char *lit, const BookPos *pos) {
     book_node_append(v->cur, hn);
     v->cur = hn;
     break;
-  case SAN_VOID:
-    book_node_append(v->cur, hn);
-    break;
-  case SAN_CLOSE:
-    v->cur = close_tag(v, name, pos);
-    break;
-  default:
-    book_node_free(hn);
-    break;
+  case SAN_VOID: book_node_append(v->cur, hn); break;
+  case SAN_CLOSE: v->cur = close_tag(v, name, pos); break;
+  default: book_node_free(hn); break;
   }
   g_free(name);
 }
 
 /* A footnote definition: owned by its BookFootnote, never by the tree. */
-static BookNode *footnote_def(Conv *v, cmark_node *cn, const BookPos *pos) {
+static BookNode *footnote_def(Conv *v, cmark_node *cn, const BookPos *pos)
+{
   BookFootnote *f = note_for(v->c, v->s, ++v->ndefs);
   BookNode *n = book_node_new(v->b, BOOK_FOOTNOTE_DEF, pos);
   if (f && !f->def) {
@@ -308,33 +314,32 @@ static BookNode *footnote_def(Conv *v, cmark_node *cn, const BookPos *pos) {
   return n;
 }
 
-static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit, const BookPos *pos,
-                            bool *holds) {
+static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit,
+                            const BookPos *pos, bool *holds)
+{
   Book *b = v->b;
   BookNode *n = NULL;
   *holds = true;
   switch (t) {
-  case CMARK_NODE_PARAGRAPH:
-    n = book_node_new(b, BOOK_PARAGRAPH, pos);
-    break;
+  case CMARK_NODE_PARAGRAPH: n = book_node_new(b, BOOK_PARAGRAPH, pos); break;
   case CMARK_NODE_HEADING:
     n = book_node_new(b, BOOK_HEADING, pos);
     n->as.heading.level = CLAMP(cmark_node_get_heading_level(cn) + v->s->heading_shift, 1, 6);
     break;
-  case CMARK_NODE_BLOCK_QUOTE:
-    n = book_node_new(b, BOOK_BLOCKQUOTE, pos);
-    break;
+  case CMARK_NODE_BLOCK_QUOTE: n = book_node_new(b, BOOK_BLOCKQUOTE, pos); break;
   case CMARK_NODE_LIST:
     n = book_node_new(b, BOOK_LIST, pos);
     n->as.list.ordered = cmark_node_get_list_type(cn) == CMARK_ORDERED_LIST;
     n->as.list.start = n->as.list.ordered ? cmark_node_get_list_start(cn) : 0;
     n->as.list.tight = cmark_node_get_list_tight(cn);
-    n->as.list.delim = n->as.list.ordered ? (cmark_node_get_list_delim(cn) == CMARK_PAREN_DELIM ? ')' : '.') : 0;
+    n->as.list.delim =
+        n->as.list.ordered ? (cmark_node_get_list_delim(cn) == CMARK_PAREN_DELIM ? ')' : '.') : 0;
     break;
   case CMARK_NODE_ITEM:
     n = book_node_new(b, BOOK_ITEM, pos);
     if (strcmp(cmark_node_get_type_string(cn), "tasklist") == 0)
-      n->as.item.task = cmark_gfm_extensions_get_tasklist_item_checked(cn) ? BOOK_TASK_DONE : BOOK_TASK_OPEN;
+      n->as.item.task =
+          cmark_gfm_extensions_get_tasklist_item_checked(cn) ? BOOK_TASK_DONE : BOOK_TASK_OPEN;
     break;
   case CMARK_NODE_CODE_BLOCK: {
     *holds = false;
@@ -358,8 +363,9 @@ static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const ch
   return n;
 }
 
-static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit, const BookPos *pos,
-                             bool *holds) {
+static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit,
+                             const BookPos *pos, bool *holds)
+{
   Book *b = v->b;
   BookNode *n = NULL;
   *holds = false;
@@ -370,12 +376,8 @@ static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const c
       n->text = g_strdup(lit);
     }
     break;
-  case CMARK_NODE_SOFTBREAK:
-    n = book_node_new(b, BOOK_SOFTBREAK, pos);
-    break;
-  case CMARK_NODE_LINEBREAK:
-    n = book_node_new(b, BOOK_LINEBREAK, pos);
-    break;
+  case CMARK_NODE_SOFTBREAK: n = book_node_new(b, BOOK_SOFTBREAK, pos); break;
+  case CMARK_NODE_LINEBREAK: n = book_node_new(b, BOOK_LINEBREAK, pos); break;
   case CMARK_NODE_CODE:
     n = book_node_new(b, BOOK_CODE, pos);
     n->text = g_strdup(lit ? lit : "");
@@ -415,7 +417,8 @@ static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const c
 }
 
 /* The extensions' nodes: tables and strikethrough. */
-static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos) {
+static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos)
+{
   Book *b = v->b;
   BookNode *n = NULL;
   const char *ts = cmark_node_get_type_string(cn);
@@ -438,7 +441,8 @@ static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos) {
   } else if (strcmp(ts, "strikethrough") == 0) {
     n = book_node_new(b, BOOK_STRIKE, pos);
   } else {
-    book_diag(b, BOOK_WARNING, pos, "unsupported Markdown node '%s' ignored (its text is kept)", ts);
+    book_diag(b, BOOK_WARNING, pos, "unsupported Markdown node '%s' ignored (its text is kept)",
+              ts);
   }
   return n;
 }
@@ -446,8 +450,9 @@ static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos) {
 /* The model node for cmark node cn, or NULL when it makes none.  Raw HTML
  * is placed (and v->cur moved) here; *attach false: the caller must not
  * append the node; *holds: cn's children go into it. */
-static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const BookPos *pos, bool *holds,
-                           bool *attach) {
+static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const BookPos *pos,
+                           bool *holds, bool *attach)
+{
   const char *lit = cmark_node_get_literal(cn);
   *holds = false;
   *attach = true;
@@ -458,14 +463,9 @@ static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const Boo
   case CMARK_NODE_LIST:
   case CMARK_NODE_ITEM:
   case CMARK_NODE_CODE_BLOCK:
-  case CMARK_NODE_THEMATIC_BREAK:
-    return block_node(v, cn, t, lit, pos, holds);
-  case CMARK_NODE_HTML_BLOCK:
-    html_block(v, lit, pos);
-    return NULL;
-  case CMARK_NODE_HTML_INLINE:
-    html_inline(v, lit, pos);
-    return NULL;
+  case CMARK_NODE_THEMATIC_BREAK: return block_node(v, cn, t, lit, pos, holds);
+  case CMARK_NODE_HTML_BLOCK: html_block(v, lit, pos); return NULL;
+  case CMARK_NODE_HTML_INLINE: html_inline(v, lit, pos); return NULL;
   case CMARK_NODE_FOOTNOTE_DEFINITION:
     *holds = true;
     *attach = false;
@@ -478,8 +478,7 @@ static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const Boo
   case CMARK_NODE_STRONG:
   case CMARK_NODE_LINK:
   case CMARK_NODE_IMAGE:
-  case CMARK_NODE_FOOTNOTE_REFERENCE:
-    return inline_node(v, cn, t, lit, pos, holds);
+  case CMARK_NODE_FOOTNOTE_REFERENCE: return inline_node(v, cn, t, lit, pos, holds);
   default: {
     BookNode *n = ext_node(v, cn, pos);
     *holds = n != NULL;
@@ -491,7 +490,8 @@ static BookNode *make_node(Conv *v, cmark_node *cn, cmark_node_type t, const Boo
 /* cn's EXIT: pop the open containers down to cn's entry (robust even if
  * cm_is_leaf() and cmark disagree), finishing each; returns where the next
  * nodes go. */
-static BookNode *pop_open(GArray *stack, cmark_node *cn, BookNode *cur) {
+static BookNode *pop_open(GArray *stack, cmark_node *cn, BookNode *cur)
+{
   guint k = stack->len;
   while (k > 0 && g_array_index(stack, Open, k - 1).cm != cn)
     k--;
@@ -507,7 +507,8 @@ static BookNode *pop_open(GArray *stack, cmark_node *cn, BookNode *cur) {
   return cur;
 }
 
-static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
+static BookNode *convert(Ctx *c, Src *s, cmark_node *doc)
+{
   BookPos rpos = {s->file, 1, 1};
   Conv v = {.c = c, .s = s, .b = c->book};
   v.refused = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -563,7 +564,8 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc) {
 /* cmark-gfm silently drops footnote definitions that nothing references.
  * Find lines that look like one ("[^label]:" at the start) which no kept
  * block covers, and report them. */
-static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc) {
+static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc)
+{
   /* covered[line]: a kept leaf block or definition spans that line. Leaf
    * blocks do not overlap, so marking them is linear in the lines. */
   guint nlines = s->lines->len;
@@ -603,13 +605,14 @@ static void report_dropped_footnotes(Ctx *c, Src *s, cmark_node *doc) {
     if (q == p + 2 || q + 1 >= end || q[0] != ']' || q[1] != ':' || covered[ln + 1])
       continue;
     BookPos pos = {s->file, (int)ln + 1, sp + 1};
-    book_diag(c->book, BOOK_WARNING, &pos, "footnote [^%.*s] is defined but never referenced", (int)(q - p - 2),
-              p + 2);
+    book_diag(c->book, BOOK_WARNING, &pos, "footnote [^%.*s] is defined but never referenced",
+              (int)(q - p - 2), p + 2);
   }
   g_free(covered);
 }
 
-static void parse_one(Ctx *c, Src *s) {
+static void parse_one(Ctx *c, Src *s)
+{
   cmark_gfm_core_extensions_ensure_registered();
   int copts = CMARK_OPT_FOOTNOTES | CMARK_OPT_UNSAFE | CMARK_OPT_VALIDATE_UTF8;
   if (c->opts && c->opts->smart)
@@ -633,14 +636,16 @@ static void parse_one(Ctx *c, Src *s) {
 
 /* ---- the driver ---- */
 
-static int file_rank(const Ctx *c, const char *file) {
+static int file_rank(const Ctx *c, const char *file)
+{
   for (int i = 0; i < c->n; i++)
     if (c->srcs[i].file == file)
       return i;
   return c->n;
 }
 
-static gint diag_cmp(gconstpointer a, gconstpointer b, gpointer data) {
+static gint diag_cmp(gconstpointer a, gconstpointer b, gpointer data)
+{
   const Ctx *c = data;
   const BookDiag *x = a, *y = b;
   int fx = file_rank(c, x->pos.file), fy = file_rank(c, y->pos.file);
@@ -653,13 +658,16 @@ static gint diag_cmp(gconstpointer a, gconstpointer b, gpointer data) {
 
 /* Diagnostics from index `from` on in source order (file, line, column):
  * the steps find problems in different passes. The sort is stable. */
-static void sort_diags(Ctx *c, guint from) {
+static void sort_diags(Ctx *c, guint from)
+{
   GArray *d = c->book->diags;
   if (d->len > from + 1)
-    g_qsort_with_data(&g_array_index(d, BookDiag, from), (gint)(d->len - from), sizeof(BookDiag), diag_cmp, c);
+    g_qsort_with_data(&g_array_index(d, BookDiag, from), (gint)(d->len - from), sizeof(BookDiag),
+                      diag_cmp, c);
 }
 
-bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptions *opts) {
+bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptions *opts)
+{
   OctavoOptions defaults;
   if (!opts) {
     octavo_options_init(&defaults);
@@ -722,4 +730,3 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   md_layer_clear(&c.doc);
   return book_diag_count(book, BOOK_ERROR) == errors0;
 }
-

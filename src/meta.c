@@ -12,22 +12,26 @@
 #include <string.h>
 #include <yaml.h>
 
-static const char *const scalar_keys[K_NSCALAR] = {"title",     "subtitle",    "date",   "lang",   "identifier",
-                                                   "publisher", "description", "rights", "source", "cover"};
+static const char *const scalar_keys[K_NSCALAR] = {
+    "title",     "subtitle",    "date",   "lang",   "identifier",
+    "publisher", "description", "rights", "source", "cover"};
 
-void md_layer_clear(MetaLayer *l) {
+void md_layer_clear(MetaLayer *l)
+{
   for (int i = 0; i < K_NSCALAR; i++)
     g_clear_pointer(&l->v[i], g_free);
   g_clear_pointer(&l->authors, g_ptr_array_unref);
   g_clear_pointer(&l->subjects, g_ptr_array_unref);
 }
 
-void md_layer_set(MetaLayer *l, int k, const char *value) {
+void md_layer_set(MetaLayer *l, int k, const char *value)
+{
   g_free(l->v[k]);
   l->v[k] = g_strdup(value);
 }
 
-void md_list_add(GPtrArray **list, const char *value) {
+void md_list_add(GPtrArray **list, const char *value)
+{
   if (!*list)
     *list = g_ptr_array_new_with_free_func(g_free);
   char *v = g_strstrip(g_strdup(value));
@@ -37,7 +41,8 @@ void md_list_add(GPtrArray **list, const char *value) {
     g_free(v);
 }
 
-static char **meta_field(BookMeta *m, int k) {
+static char **meta_field(BookMeta *m, int k)
+{
   switch (k) {
   case K_TITLE: return &m->title;
   case K_SUBTITLE: return &m->subtitle;
@@ -52,14 +57,16 @@ static char **meta_field(BookMeta *m, int k) {
   }
 }
 
-static void list_replace(GPtrArray *dst, const GPtrArray *src) {
+static void list_replace(GPtrArray *dst, const GPtrArray *src)
+{
   g_ptr_array_set_size(dst, 0);
   for (guint i = 0; i < src->len; i++)
     g_ptr_array_add(dst, g_strdup(src->pdata[i]));
 }
 
 /* Copy what layer l sets over m. */
-static void layer_apply(BookMeta *m, const MetaLayer *l) {
+static void layer_apply(BookMeta *m, const MetaLayer *l)
+{
   for (int k = 0; k < K_NSCALAR; k++)
     if (l->v[k]) {
       char **f = meta_field(m, k);
@@ -72,18 +79,21 @@ static void layer_apply(BookMeta *m, const MetaLayer *l) {
     list_replace(m->subjects, l->subjects);
 }
 
-static int scalar_key(const char *key) {
+static int scalar_key(const char *key)
+{
   for (int k = 0; k < K_NSCALAR; k++)
     if (g_ascii_strcasecmp(key, scalar_keys[k]) == 0)
       return k;
   return -1;
 }
 
-static bool is_author_key(const char *key) {
+static bool is_author_key(const char *key)
+{
   return g_ascii_strcasecmp(key, "author") == 0 || g_ascii_strcasecmp(key, "authors") == 0;
 }
 
-static bool is_subject_key(const char *key) {
+static bool is_subject_key(const char *key)
+{
   return g_ascii_strcasecmp(key, "subject") == 0 || g_ascii_strcasecmp(key, "subjects") == 0 ||
          g_ascii_strcasecmp(key, "keywords") == 0;
 }
@@ -92,7 +102,8 @@ static bool is_subject_key(const char *key) {
 
 /* Length of the line starting at p (without its newline) and the start of
  * the next line. */
-static const char *line_end(const char *p, const char *end, const char **next) {
+static const char *line_end(const char *p, const char *end, const char **next)
+{
   const char *e = memchr(p, '\n', (size_t)(end - p));
   if (!e)
     e = end;
@@ -100,26 +111,30 @@ static const char *line_end(const char *p, const char *end, const char **next) {
   return e;
 }
 
-static bool is_fence_line(const char *p, const char *e, bool closing) {
+static bool is_fence_line(const char *p, const char *e, bool closing)
+{
   while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
     e--;
   size_t n = (size_t)(e - p);
   return (n == 3 && memcmp(p, "---", 3) == 0) || (closing && n == 3 && memcmp(p, "...", 3) == 0);
 }
 
-static const char *yaml_str(yaml_document_t *d, yaml_node_t *n) {
+static const char *yaml_str(yaml_document_t *d, yaml_node_t *n)
+{
   (void)d;
   return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static BookPos yaml_pos(const Src *s, yaml_mark_t m, int line0) {
+static BookPos yaml_pos(const Src *s, yaml_mark_t m, int line0)
+{
   return (BookPos){s->file, (int)m.line + line0, (int)m.column + 1};
 }
 
 /* Add the scalar items of a YAML value (a string, or a list of strings or of
  * mappings with a "name") to *list; keywords strings split at commas. */
 static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v, GPtrArray **list,
-                      bool split_commas, int line0) {
+                      bool split_commas, int line0)
+{
   if (v->type == YAML_SCALAR_NODE) {
     if (split_commas) {
       char **parts = g_strsplit(yaml_str(d, v), ",", -1);
@@ -142,7 +157,8 @@ static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v,
     yaml_node_t *item = yaml_document_get_node(d, *it);
     const char *str = yaml_str(d, item);
     if (!str && item && item->type == YAML_MAPPING_NODE)
-      for (yaml_node_pair_t *pr = item->data.mapping.pairs.start; pr < item->data.mapping.pairs.top; pr++) {
+      for (yaml_node_pair_t *pr = item->data.mapping.pairs.start; pr < item->data.mapping.pairs.top;
+           pr++) {
         const char *k = yaml_str(d, yaml_document_get_node(d, pr->key));
         if (k && g_ascii_strcasecmp(k, "name") == 0)
           str = yaml_str(d, yaml_document_get_node(d, pr->value));
@@ -161,7 +177,8 @@ static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v,
  * (an error is recorded), -1 when it is YAML but not a mapping: then it is
  * no front matter but Markdown (a thematic break, text, a setext heading),
  * and nothing of it is dropped. */
-static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
+static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0)
+{
   yaml_parser_t p;
   yaml_document_t d;
   bool ok = true;
@@ -169,8 +186,9 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
   yaml_parser_set_input_string(&p, (const unsigned char *)yaml, len);
   if (!yaml_parser_load(&p, &d)) {
     BookPos pos = yaml_pos(s, p.problem_mark, line0);
-    book_diag(b, BOOK_ERROR, &pos, "invalid YAML front matter: %s%s%s", p.problem ? p.problem : "syntax error",
-              p.context ? " " : "", p.context ? p.context : "");
+    book_diag(b, BOOK_ERROR, &pos, "invalid YAML front matter: %s%s%s",
+              p.problem ? p.problem : "syntax error", p.context ? " " : "",
+              p.context ? p.context : "");
     yaml_parser_delete(&p);
     return 0;
   }
@@ -180,7 +198,8 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
     yaml_parser_delete(&p);
     return -1;
   } else if (root) {
-    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
+         pr++) {
       yaml_node_t *kn = yaml_document_get_node(&d, pr->key);
       yaml_node_t *vn = yaml_document_get_node(&d, pr->value);
       const char *key = yaml_str(&d, kn);
@@ -217,7 +236,8 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0) {
 
 /* Find front matter between --- lines at the very top; parse it and blank it
  * (keeping the newlines, so cmark's line numbers stay the file's). */
-bool md_front_matter(Book *b, Src *s) {
+bool md_front_matter(Book *b, Src *s)
+{
   const char *p = s->text, *end = s->text + s->len, *next;
   const char *e = line_end(p, end, &next);
   if (!is_fence_line(p, e, false))
@@ -246,10 +266,11 @@ bool md_front_matter(Book *b, Src *s) {
 /* ---- byline ---- */
 
 /* "By NAME, YYYY-MM-DD", "By A and B, ...", "By A, B and C, ..." */
-bool md_byline(Ctx *c, const BookNode *para) {
+bool md_byline(Ctx *c, const BookNode *para)
+{
   for (const BookNode *k = para->first_child; k; k = k->next)
-    if (k->type != BOOK_TEXT && k->type != BOOK_SOFTBREAK && k->type != BOOK_EMPH && k->type != BOOK_STRONG &&
-        k->type != BOOK_LINK)
+    if (k->type != BOOK_TEXT && k->type != BOOK_SOFTBREAK && k->type != BOOK_EMPH &&
+        k->type != BOOK_STRONG && k->type != BOOK_LINK)
       return false;
   char *text = md_plain_text(para);
   GRegex *re = g_regex_new("^By\\s+(.+?),\\s*(\\d{4}-\\d{2}-\\d{2})\\.?$", 0, 0, NULL);
@@ -281,7 +302,8 @@ bool md_byline(Ctx *c, const BookNode *para) {
 
 /* ---- options and the final layers ---- */
 
-static void apply_options(Ctx *c) {
+static void apply_options(Ctx *c)
+{
   Book *b = c->book;
   const OctavoOptions *o = c->opts;
   if (o->lang && *o->lang) {
@@ -317,7 +339,8 @@ static void apply_options(Ctx *c) {
   md_layer_clear(&m);
 }
 
-bool md_options_give_title(const OctavoOptions *o) {
+bool md_options_give_title(const OctavoOptions *o)
+{
   for (guint i = 0; o->metadata && i < o->metadata->len; i++) {
     const char *kv = o->metadata->pdata[i];
     if (g_ascii_strncasecmp(kv, "title=", 6) == 0)
@@ -326,7 +349,8 @@ bool md_options_give_title(const OctavoOptions *o) {
   return false;
 }
 
-void md_finish_meta(Ctx *c) {
+void md_finish_meta(Ctx *c)
+{
   Book *b = c->book;
   layer_apply(&b->meta, &c->doc);
   for (int i = 0; i < c->n; i++)
@@ -344,7 +368,8 @@ void md_finish_meta(Ctx *c) {
     if (dot && dot != stem)
       *dot = '\0';
     BookPos pos = {s->file, 0, 0};
-    book_diag(b, BOOK_WARNING, &pos, "no title (no # heading, front matter or -M title): using '%s'", stem);
+    book_diag(b, BOOK_WARNING, &pos,
+              "no title (no # heading, front matter or -M title): using '%s'", stem);
     g_free(b->meta.title);
     b->meta.title = stem;
     g_free(base);

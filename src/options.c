@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-void octavo_options_init(OctavoOptions *o) {
+void octavo_options_init(OctavoOptions *o)
+{
   memset(o, 0, sizeof *o);
   o->split_level = 2;
   o->toc_depth = 2;
@@ -25,7 +26,8 @@ typedef struct {
   const char *name;
 } Name;
 
-static const Name papers[] = {{OCTAVO_PAPER_A4, "a4"}, {OCTAVO_PAPER_LETTER, "letter"}, {OCTAVO_PAPER_A5, "a5"}};
+static const Name papers[] = {
+    {OCTAVO_PAPER_A4, "a4"}, {OCTAVO_PAPER_LETTER, "letter"}, {OCTAVO_PAPER_A5, "a5"}};
 static const Name breaks[] = {{OCTAVO_BREAK_OPTIMAL, "optimal"}, {OCTAVO_BREAK_GREEDY, "greedy"}};
 static const Name notes[] = {{OCTAVO_NOTES_FOOT, "foot"}, {OCTAVO_NOTES_END, "end"}};
 static const Name layouts[] = {{OCTAVO_LAYOUT_BOOK, "book"}, {OCTAVO_LAYOUT_HANDOUT, "handout"}};
@@ -41,7 +43,8 @@ static const struct {
     [OCTAVO_ENUM_LAYOUT] = {layouts, G_N_ELEMENTS(layouts), "book, handout"},
 };
 
-bool octavo_enum_parse(OctavoEnum which, const char *name, int *value) {
+bool octavo_enum_parse(OctavoEnum which, const char *name, int *value)
+{
   for (size_t i = 0; name && i < tables[which].n; i++)
     if (g_ascii_strcasecmp(name, tables[which].names[i].name) == 0) {
       *value = tables[which].names[i].value;
@@ -50,21 +53,32 @@ bool octavo_enum_parse(OctavoEnum which, const char *name, int *value) {
   return false;
 }
 
-const char *octavo_enum_name(OctavoEnum which, int value) {
+const char *octavo_enum_name(OctavoEnum which, int value)
+{
   for (size_t i = 0; i < tables[which].n; i++)
     if (tables[which].names[i].value == value)
       return tables[which].names[i].name;
   return NULL;
 }
 
-const char *octavo_enum_choices(OctavoEnum which) { return tables[which].choices; }
+const char *octavo_enum_choices(OctavoEnum which)
+{
+  return tables[which].choices;
+}
 
-static char *data_file(const OctavoOptions *opts, const char *given, const char *name) {
+static char *data_file(const OctavoOptions *opts, const char *given, const char *name)
+{
   if (given)
     return g_strdup(given);
   return g_build_filename(opts->datadir ? opts->datadir : ".", "styles", name, NULL);
 }
 
-char *octavo_style_path(const OctavoOptions *opts) { return data_file(opts, opts->style, "print.ini"); }
+char *octavo_style_path(const OctavoOptions *opts)
+{
+  return data_file(opts, opts->style, "print.ini");
+}
 
-char *octavo_css_path(const OctavoOptions *opts) { return data_file(opts, opts->css, "book.css"); }
+char *octavo_css_path(const OctavoOptions *opts)
+{
+  return data_file(opts, opts->css, "book.css");
+}

@@ -12,7 +12,12 @@
 
 /* Paper sizes. OCTAVO_PAPER_STYLE: none chosen on the command line, so the
  * style file's [page] paper decides, else OCTAVO_PAPER_DEFAULT. */
-typedef enum { OCTAVO_PAPER_STYLE = -1, OCTAVO_PAPER_A4, OCTAVO_PAPER_LETTER, OCTAVO_PAPER_A5 } OctavoPaper;
+typedef enum {
+  OCTAVO_PAPER_STYLE = -1,
+  OCTAVO_PAPER_A4,
+  OCTAVO_PAPER_LETTER,
+  OCTAVO_PAPER_A5
+} OctavoPaper;
 #define OCTAVO_PAPER_DEFAULT OCTAVO_PAPER_A4
 
 /* PDF line breaking: Knuth-Plass over the paragraph, or first fit. */
@@ -27,7 +32,12 @@ typedef enum { OCTAVO_NOTES_FOOT, OCTAVO_NOTES_END } OctavoLinkNotes;
 typedef enum { OCTAVO_LAYOUT_BOOK, OCTAVO_LAYOUT_HANDOUT } OctavoLayout;
 
 /* The enumerated options, for the one table of names. */
-typedef enum { OCTAVO_ENUM_PAPER, OCTAVO_ENUM_LINEBREAK, OCTAVO_ENUM_LINK_NOTES, OCTAVO_ENUM_LAYOUT } OctavoEnum;
+typedef enum {
+  OCTAVO_ENUM_PAPER,
+  OCTAVO_ENUM_LINEBREAK,
+  OCTAVO_ENUM_LINK_NOTES,
+  OCTAVO_ENUM_LAYOUT
+} OctavoEnum;
 
 typedef struct {
   /* parsing */
@@ -37,23 +47,23 @@ typedef struct {
   const char *resource_path; /* another directory resources may come from, or NULL */
   bool smart;                /* typographic punctuation: "" '' -- --- ... (false, as GFM) */
   /* output */
-  int toc_depth;             /* entries in the contents, in outline depths (2): outline.h */
-  bool number_sections;      /* number chapters and sections (false): book_number_headings */
-  bool embed_fonts;          /* EPUB: embed subset fonts (true) */
-  bool page_list;            /* EPUB: print page numbers from the layout (true) */
-  OctavoPaper paper;         /* OCTAVO_PAPER_STYLE: the style file's, else a4 */
-  int columns;               /* 1 or 2 */
-  OctavoLinebreak linebreak; /* optimal */
-  OctavoLinkNotes link_notes;/* foot */
-  OctavoLayout layout;       /* book */
-  bool toc;                  /* --toc: printed contents where the layout has them only on request */
-  const char *datadir;       /* holds fonts/ and styles/ */
-  const char *style;         /* print style file, or NULL for datadir/styles/print.ini */
-  const char *css;           /* e-book stylesheet, or NULL for datadir/styles/book.css */
+  int toc_depth;              /* entries in the contents, in outline depths (2): outline.h */
+  bool number_sections;       /* number chapters and sections (false): book_number_headings */
+  bool embed_fonts;           /* EPUB: embed subset fonts (true) */
+  bool page_list;             /* EPUB: print page numbers from the layout (true) */
+  OctavoPaper paper;          /* OCTAVO_PAPER_STYLE: the style file's, else a4 */
+  int columns;                /* 1 or 2 */
+  OctavoLinebreak linebreak;  /* optimal */
+  OctavoLinkNotes link_notes; /* foot */
+  OctavoLayout layout;        /* book */
+  bool toc;            /* --toc: printed contents where the layout has them only on request */
+  const char *datadir; /* holds fonts/ and styles/ */
+  const char *style;   /* print style file, or NULL for datadir/styles/print.ini */
+  const char *css;     /* e-book stylesheet, or NULL for datadir/styles/book.css */
   bool verbose, quiet;
   /* archival PDF (archive.c) */
-  const char *pdf_standard;  /* "a-3u,ua-1" (default), a part of it, or "none" */
-  bool attach_source;        /* PDF: attach the Markdown sources (true) */
+  const char *pdf_standard; /* "a-3u,ua-1" (default), a part of it, or "none" */
+  bool attach_source;       /* PDF: attach the Markdown sources (true) */
 } OctavoOptions;
 
 /* Fill opts with the defaults above (datadir left NULL). */

@@ -5,7 +5,8 @@
 #include <string.h>
 
 /* The plain text of a heading (as book_node_text) with its code spans. */
-static char *heading_text(const BookNode *h, GArray *code) {
+static char *heading_text(const BookNode *h, GArray *code)
+{
   GString *s = g_string_new(NULL);
   BookIter it;
   book_iter_init(&it, (BookNode *)h);
@@ -43,9 +44,11 @@ static char *heading_text(const BookNode *h, GArray *code) {
 }
 
 /* The number book_number_headings gave the heading, or NULL. */
-static char *heading_number(const BookNode *h) {
+static char *heading_number(const BookNode *h)
+{
   const BookNode *c = h->first_child;
-  if (!c || c->type != BOOK_HTML_INLINE || g_strcmp0(c->as.html.tag, "span") != 0 || !c->as.html.attrs)
+  if (!c || c->type != BOOK_HTML_INLINE || g_strcmp0(c->as.html.tag, "span") != 0 ||
+      !c->as.html.attrs)
     return NULL;
   for (char **a = c->as.html.attrs; a[0] && a[1]; a += 2)
     if (strcmp(a[0], "class") == 0 && strcmp(a[1], "secno") == 0) {
@@ -61,12 +64,15 @@ typedef struct {
   GArray *open; /* int: indices of the open entries, source levels strictly increasing */
 } Build;
 
-static void add(Build *b, OutlineEntry *e) {
+static void add(Build *b, OutlineEntry *e)
+{
   GArray *open = b->open;
   /* e nests under the nearest open entry of a smaller level; one of a
    * level not smaller closes (as write_toc_tree's stack did) */
-  while (open->len && g_array_index(b->o->entries, OutlineEntry, g_array_index(open, int, open->len - 1)).level >=
-                          e->level)
+  while (
+      open->len &&
+      g_array_index(b->o->entries, OutlineEntry, g_array_index(open, int, open->len - 1)).level >=
+          e->level)
     g_array_set_size(open, open->len - 1);
   e->parent = open->len ? g_array_index(open, int, open->len - 1) : -1;
   e->depth = (int)open->len + 1;
@@ -78,7 +84,8 @@ static void add(Build *b, OutlineEntry *e) {
   g_array_append_val(open, idx);
 }
 
-Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const char *untitled) {
+Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const char *untitled)
+{
   Outline *o = g_new0(Outline, 1);
   o->entries = g_array_new(FALSE, TRUE, sizeof(OutlineEntry));
   o->chapter_level = CLAMP(chapter_level, 1, 6);
@@ -119,7 +126,8 @@ Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const c
   return o;
 }
 
-void outline_free(Outline *o) {
+void outline_free(Outline *o)
+{
   if (!o)
     return;
   for (guint i = 0; i < o->entries->len; i++) {

@@ -33,26 +33,26 @@ typedef struct {
 } OutlineSpan;
 
 typedef struct {
-  int depth;                 /* 1.. (see above) */
-  int parent;                /* index of the entry it nests in, or -1 */
-  int level;                 /* the heading's source level 1..6; the chapter level for a
+  int depth;      /* 1.. (see above) */
+  int parent;     /* index of the entry it nests in, or -1 */
+  int level;      /* the heading's source level 1..6; the chapter level for a
                               * chapter without a heading */
-  char *title;               /* plain text, trimmed, with the number under -N ("2.1\u2002Title");
+  char *title;    /* plain text, trimmed, with the number under -N ("2.1\u2002Title");
                               * owned */
-  GArray *code;              /* OutlineSpan: the code spans in title, in order (never NULL) */
-  char *number;              /* "2.1" under -N (book_number_headings), else NULL; owned */
-  const char *id;            /* the destination: the heading's id, or the chapter's id */
+  GArray *code;   /* OutlineSpan: the code spans in title, in order (never NULL) */
+  char *number;   /* "2.1" under -N (book_number_headings), else NULL; owned */
+  const char *id; /* the destination: the heading's id, or the chapter's id */
   const BookChapter *chapter;
-  const BookNode *heading;   /* NULL for a chapter without a heading */
-  bool chapter_start;        /* the entry stands where its chapter begins (link to the
+  const BookNode *heading; /* NULL for a chapter without a heading */
+  bool chapter_start;      /* the entry stands where its chapter begins (link to the
                               * chapter itself, not to a fragment) */
-  bool in_toc;               /* depth <= toc_depth: shown in the contents */
+  bool in_toc;             /* depth <= toc_depth: shown in the contents */
 } OutlineEntry;
 
 typedef struct {
-  GArray *entries;           /* OutlineEntry, in reading order */
-  int chapter_level;         /* the split level */
-  int toc_depth;             /* as given, at least 1 */
+  GArray *entries;   /* OutlineEntry, in reading order */
+  int chapter_level; /* the split level */
+  int toc_depth;     /* as given, at least 1 */
 } Outline;
 
 /* The outline of a parsed book (book.h's invariants): chapter_level is the
@@ -65,7 +65,8 @@ Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const c
 void outline_free(Outline *outline);
 
 /* The i-th entry. */
-static inline const OutlineEntry *outline_entry(const Outline *o, guint i) {
+static inline const OutlineEntry *outline_entry(const Outline *o, guint i)
+{
   return &g_array_index(o->entries, OutlineEntry, i);
 }
 

@@ -36,13 +36,14 @@ typedef struct {
 struct Painter {
   cairo_t *cr;
   PaintTarget target;
-  Book *book;          /* for warnings; may be NULL */
-  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
-  Drift drift;         /* PDF targets only */
-  int depth;           /* open structure tags */
+  Book *book;         /* for warnings; may be NULL */
+  GHashTable *images; /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  Drift drift;        /* PDF targets only */
+  int depth;          /* open structure tags */
 };
 
-void paint_attr_str(GString *out, const char *s) {
+void paint_attr_str(GString *out, const char *s)
+{
   g_string_append_c(out, '\'');
   for (; *s; s++) {
     if (*s == '\'' || *s == '\\')
@@ -52,12 +53,14 @@ void paint_attr_str(GString *out, const char *s) {
   g_string_append_c(out, '\'');
 }
 
-static void drift_font_free(gpointer f) {
+static void drift_font_free(gpointer f)
+{
   if (f)
     hb_font_destroy(f);
 }
 
-static hb_font_t *drift_units_font(Drift *d, PangoFont *font) {
+static hb_font_t *drift_units_font(Drift *d, PangoFont *font)
+{
   hb_font_t *hf = pango_font_get_hb_font(font);
   if (!hf)
     return NULL;
@@ -73,15 +76,16 @@ static hb_font_t *drift_units_font(Drift *d, PangoFont *font) {
 }
 
 /* Move gs's glyphs right by the viewers' accumulated error (see Drift). */
-static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs) {
+static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
+{
   hb_font_t *uf = drift_units_font(d, it->font);
   cairo_matrix_t m = {0};
   cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
   if (sf)
     cairo_scaled_font_get_scale_matrix(sf, &m);
   double size = m.xx; /* the type's size in points: the page is drawn at 1 pt per unit */
-  bool same_scale = m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx &&
-                    m.yy == d->scale.yy;
+  bool same_scale =
+      m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx && m.yy == d->scale.yy;
   if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
       fabs(it->x_pt - d->next_x) > 10 * size)
     d->err = 0; /* cairo sets this position exactly */
@@ -109,14 +113,16 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs) {
   d->gray = it->gray;
 }
 
-static void set_colour(cairo_t *cr, const LayItem *it) {
+static void set_colour(cairo_t *cr, const LayItem *it)
+{
   if (it->rgb_set)
     cairo_set_source_rgb(cr, it->rgb[0], it->rgb[1], it->rgb[2]);
   else
     cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
 }
 
-static void draw_glyphs(Painter *p, const LayItem *it) {
+static void draw_glyphs(Painter *p, const LayItem *it)
+{
   if (!it->font || !it->glyphs || !it->text)
     return;
   PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
@@ -135,7 +141,8 @@ static void draw_glyphs(Painter *p, const LayItem *it) {
      * point: start from there and move the glyphs by the rest */
     x = nearbyint(x * 256) / 256;
     y = nearbyint(y * 256) / 256;
-    int dx = (int)lround((it->x_pt - x) * PANGO_SCALE), dy = (int)lround((it->y_pt - y) * PANGO_SCALE);
+    int dx = (int)lround((it->x_pt - x) * PANGO_SCALE),
+        dy = (int)lround((it->y_pt - y) * PANGO_SCALE);
     for (int i = 0; i < gs->num_glyphs; i++) {
       gs->glyphs[i].geometry.x_offset += dx;
       gs->glyphs[i].geometry.y_offset += dy;
@@ -148,7 +155,8 @@ static void draw_glyphs(Painter *p, const LayItem *it) {
   pango_glyph_string_free(gs);
 }
 
-static bool same_colour(const LayItem *a, const LayItem *b) {
+static bool same_colour(const LayItem *a, const LayItem *b)
+{
   if (a->rgb_set != b->rgb_set)
     return false;
   return a->rgb_set ? memcmp(a->rgb, b->rgb, sizeof a->rgb) == 0 : a->gray == b->gray;
@@ -156,7 +164,8 @@ static bool same_colour(const LayItem *a, const LayItem *b) {
 
 /* A rule or frame; consecutive rules of one colour are one path and one
  * fill (next: the next item or NULL). Returns how many items it drew. */
-static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool fill) {
+static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool fill)
+{
   set_colour(cr, it);
   guint n = 0;
   do
@@ -179,7 +188,8 @@ typedef struct {
   RsvgHandle *svg;
 } Image;
 
-static void image_free(gpointer v) {
+static void image_free(gpointer v)
+{
   Image *im = v;
   if (!im)
     return;
@@ -193,14 +203,16 @@ static void image_free(gpointer v) {
 /* The first frame of an image gdk-pixbuf reads (GIF; JPEG on a raster
  * target) as a cairo surface:
  * premultiplied native-endian ARGB, as cairo wants it. */
-static cairo_surface_t *pixbuf_surface(const char *path, GError **err) {
+static cairo_surface_t *pixbuf_surface(const char *path, GError **err)
+{
   GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, err);
   if (!pb)
     return NULL;
   int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb);
   int n = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
   bool alpha = gdk_pixbuf_get_has_alpha(pb);
-  cairo_surface_t *s = cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
+  cairo_surface_t *s =
+      cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
   const guchar *src = gdk_pixbuf_read_pixels(pb);
   unsigned char *dst = cairo_image_surface_get_data(s);
   int ds = cairo_image_surface_get_stride(s);
@@ -220,7 +232,8 @@ static cairo_surface_t *pixbuf_surface(const char *path, GError **err) {
 }
 
 /* Load r once (the cache keeps failures as NULL, warned once). */
-static Image *load_image(Painter *p, const LayItem *it) {
+static Image *load_image(Painter *p, const LayItem *it)
+{
   const BookResource *r = it->res;
   gpointer v;
   if (g_hash_table_lookup_extended(p->images, r, NULL, &v))
@@ -251,8 +264,10 @@ static Image *load_image(Painter *p, const LayItem *it) {
   }
   if (!im->surface && !im->svg) {
     if (p->book)
-      book_diag(p->book, BOOK_WARNING, &it->pos, "image %s cannot be drawn in the PDF%s%s; a frame "
-                "stands in its place", r->src, err ? ": " : "", err ? err->message : "");
+      book_diag(p->book, BOOK_WARNING, &it->pos,
+                "image %s cannot be drawn in the PDF%s%s; a frame "
+                "stands in its place",
+                r->src, err ? ": " : "", err ? err->message : "");
     image_free(im);
     im = NULL;
   }
@@ -262,7 +277,8 @@ static Image *load_image(Painter *p, const LayItem *it) {
   return im;
 }
 
-static void draw_image(Painter *p, const LayItem *it) {
+static void draw_image(Painter *p, const LayItem *it)
+{
   cairo_t *cr = p->cr;
   Image *im = it->res ? load_image(p, it) : NULL;
   if (im && im->svg) {
@@ -301,7 +317,8 @@ static void draw_image(Painter *p, const LayItem *it) {
   cairo_restore(cr);
 }
 
-static void draw_link(cairo_t *cr, const LayItem *it) {
+static void draw_link(cairo_t *cr, const LayItem *it)
+{
   GString *a = g_string_new(NULL);
   g_string_append_printf(a, "rect=[%.2f %.2f %.2f %.2f] ", it->x_pt, it->y_pt, it->w_pt, it->h_pt);
   if (it->uri) {
@@ -316,7 +333,8 @@ static void draw_link(cairo_t *cr, const LayItem *it) {
   g_string_free(a, TRUE);
 }
 
-static void draw_dest(cairo_t *cr, const LayItem *it) {
+static void draw_dest(cairo_t *cr, const LayItem *it)
+{
   GString *a = g_string_new("name=");
   paint_attr_str(a, it->dest);
   g_string_append_printf(a, " x=%.2f y=%.2f", it->x_pt, it->y_pt);
@@ -325,17 +343,20 @@ static void draw_dest(cairo_t *cr, const LayItem *it) {
   g_string_free(a, TRUE);
 }
 
-Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book) {
+Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
+{
   Painter *p = g_new0(Painter, 1);
   p->cr = cr;
   p->target = target;
   p->book = book;
   p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
-  p->drift.units = g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
+  p->drift.units =
+      g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
   return p;
 }
 
-void paint_items(Painter *p, const GArray *items) {
+void paint_items(Painter *p, const GArray *items)
+{
   bool pdf = p->target != PAINT_RASTER, tags = p->target == PAINT_PDF_TAGS;
   p->drift.in_text = false;
   for (guint k = 0; k < items->len; k++) {
@@ -343,18 +364,14 @@ void paint_items(Painter *p, const GArray *items) {
     if (it->kind != LAY_GLYPHS)
       p->drift.in_text = false; /* drawing, a tag or a link ends cairo's text object */
     switch (it->kind) {
-    case LAY_GLYPHS:
-      draw_glyphs(p, it);
-      break;
+    case LAY_GLYPHS: draw_glyphs(p, it); break;
     case LAY_RULE:
     case LAY_FRAME: {
       const LayItem *end = &g_array_index(items, LayItem, 0) + items->len;
       k += draw_box(p->cr, it, end, it->kind == LAY_RULE) - 1;
       break;
     }
-    case LAY_IMAGE:
-      draw_image(p, it);
-      break;
+    case LAY_IMAGE: draw_image(p, it); break;
     case LAY_LINK:
       if (pdf)
         draw_link(p->cr, it);
@@ -379,9 +396,13 @@ void paint_items(Painter *p, const GArray *items) {
   }
 }
 
-int paint_open_tags(const Painter *p) { return p->depth; }
+int paint_open_tags(const Painter *p)
+{
+  return p->depth;
+}
 
-void paint_free(Painter *p) {
+void paint_free(Painter *p)
+{
   if (!p)
     return;
   g_hash_table_destroy(p->images);

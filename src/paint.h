@@ -15,10 +15,10 @@
 typedef struct Painter Painter;
 
 typedef enum {
-  PAINT_RASTER,    /* an image surface: no links, destinations or tags */
-  PAINT_PDF,       /* cairo's PDF surface: links, destinations; glyphs corrected
+  PAINT_RASTER,   /* an image surface: no links, destinations or tags */
+  PAINT_PDF,      /* cairo's PDF surface: links, destinations; glyphs corrected
                     * for the widths viewers read (see paint.c) */
-  PAINT_PDF_TAGS,  /* PAINT_PDF with the layout's structure tags */
+  PAINT_PDF_TAGS, /* PAINT_PDF with the layout's structure tags */
 } PaintTarget;
 
 /* A painter drawing on cr (the caller's; not owned), one unit = one point

@@ -21,7 +21,8 @@
 #include "paint.h"
 #include "util.h"
 
-static char *pdf_date(gint64 t) {
+static char *pdf_date(gint64 t)
+{
   GDateTime *dt = g_date_time_new_from_unix_utc(t);
   char *s = dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup("1970-01-01T00:00:00Z");
   if (dt)
@@ -29,7 +30,8 @@ static char *pdf_date(gint64 t) {
   return s;
 }
 
-static char *joined(const GPtrArray *a, const char *sep) {
+static char *joined(const GPtrArray *a, const char *sep)
+{
   if (!a || !a->len)
     return NULL;
   GString *s = g_string_new(NULL);
@@ -49,7 +51,8 @@ typedef struct {
   int err; /* errno of the first failed write, 0 if none */
 } PdfOut;
 
-static cairo_status_t out_write(void *closure, const unsigned char *data, unsigned int len) {
+static cairo_status_t out_write(void *closure, const unsigned char *data, unsigned int len)
+{
   PdfOut *o = closure;
   if (!o->err && fwrite(data, 1, len, o->f) != len)
     o->err = errno ? errno : EIO;
@@ -68,14 +71,16 @@ typedef enum {
 
 /* Draw every page into a PDF at tmp with the structure of mode. Returns
  * cairo's status after finishing the surface. */
-static cairo_status_t render(Book *book, const Layout *lay, const char *tmp,
-                             TagMode mode, int *write_errno) {
+static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
+                             int *write_errno)
+{
   PdfOut out = {fopen(tmp, "wb"), 0};
   if (!out.f) {
     *write_errno = errno;
     return CAIRO_STATUS_WRITE_ERROR;
   }
-  cairo_surface_t *surf = cairo_pdf_surface_create_for_stream(out_write, &out, lay->page_w_pt, lay->page_h_pt);
+  cairo_surface_t *surf =
+      cairo_pdf_surface_create_for_stream(out_write, &out, lay->page_w_pt, lay->page_h_pt);
   cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
   const BookMeta *m = &book->meta;
   cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, lay->title);
@@ -138,8 +143,8 @@ static cairo_status_t render(Book *book, const Layout *lay, const char *tmp,
   return st;
 }
 
-bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts,
-               const char *path) {
+bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path)
+{
   if (!lay) {
     book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
     return false;
@@ -161,8 +166,8 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts,
     st = render(book, lay, tmp, TAGS_PAGES, &werr);
   }
   if (werr) {
-    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
-              g_strerror(werr));
+    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s",
+              strcmp(path, "-") == 0 ? "standard output" : path, g_strerror(werr));
     unlink(tmp);
     g_free(tmp);
     return false;

@@ -39,7 +39,8 @@ struct PdfUpdate {
 };
 
 /* The offset after the last "startxref" in the file's tail. */
-static bool last_startxref(const char *base, gsize len, guint64 *out) {
+static bool last_startxref(const char *base, gsize len, guint64 *out)
+{
   gsize tail = MIN(len, 1024);
   const char *s = g_strrstr_len(base + len - tail, (gssize)tail, "startxref");
   if (!s)
@@ -61,7 +62,8 @@ static bool last_startxref(const char *base, gsize len, guint64 *out) {
 /* The first subsection of the classic cross-reference table at
  * u->prev_xref (cairo writes one: "xref", "0 N", N entries of 20 bytes);
  * anything else (a cross-reference stream) leaves the index empty. */
-static void index_xref(PdfUpdate *u) {
+static void index_xref(PdfUpdate *u)
+{
   const char *p = u->base + u->prev_xref, *end = u->base + u->base_len;
   if (end - p < 16 || strncmp(p, "xref", 4))
     return;
@@ -76,7 +78,8 @@ static void index_xref(PdfUpdate *u) {
   u->xref_count = (int)count;
 }
 
-PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err) {
+PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
+{
   guint64 prev = 0;
   if (!last_startxref(base, len, &prev)) {
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "no startxref at the end of the PDF");
@@ -106,7 +109,8 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
   return u;
 }
 
-void pdfupdate_free(PdfUpdate *u) {
+void pdfupdate_free(PdfUpdate *u)
+{
   if (!u)
     return;
   g_hash_table_destroy(u->objs);
@@ -115,17 +119,21 @@ void pdfupdate_free(PdfUpdate *u) {
   g_free(u);
 }
 
-void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh) {
+void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh)
+{
   int id = qpdf_oh_get_object_id(u->q, oh);
   if (id <= 0)
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
-  g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
+  g_hash_table_insert(u->objs, GINT_TO_POINTER(id),
+                      GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
 }
 
-qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref) {
+qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
+{
   int id = qpdf_oh_get_object_id(u->q, ref);
-  if (!u->xref_entries || id < u->xref_first || id - u->xref_first >= u->xref_count || qpdf_has_error(u->q))
+  if (!u->xref_entries || id < u->xref_first || id - u->xref_first >= u->xref_count ||
+      qpdf_has_error(u->q))
     return 0;
   const char *e = u->xref_entries + 20 * (gsize)(id - u->xref_first);
   if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || qpdf_oh_get_generation(u->q, ref) != 0)
@@ -133,9 +141,11 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref) {
   guint64 off = g_ascii_strtoull(e, NULL, 10);
   char head[32];
   int hn = snprintf(head, sizeof head, "%d 0 obj", id);
-  if (off >= u->base_len || u->base_len - off < (guint64)hn || memcmp(u->base + off, head, (size_t)hn))
+  if (off >= u->base_len || u->base_len - off < (guint64)hn ||
+      memcmp(u->base + off, head, (size_t)hn))
     return 0;
-  const char *s = u->base + off + hn, *end = memmem(s, u->base_len - (gsize)(s - u->base), "endobj", 6);
+  const char *s = u->base + off + hn,
+             *end = memmem(s, u->base_len - (gsize)(s - u->base), "endobj", 6);
   if (!end)
     return 0;
   /* an "endobj" inside a string cuts the dictionary short: qpdf then
@@ -153,20 +163,23 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref) {
   return o;
 }
 
-void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value) {
+void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value)
+{
   int id = qpdf_oh_get_object_id(u->q, ref);
   g_hash_table_insert(u->texts, GINT_TO_POINTER(id), g_strdup(qpdf_oh_unparse(u->q, value)));
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
 }
 
-qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value) {
+qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value)
+{
   int id = u->next_id++;
   qpdf_replace_object(u->q, id, 0, value);
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
   return qpdf_get_object_by_id(u->q, id, 0);
 }
 
-qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data) {
+qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data)
+{
   qpdf_oh len = qpdf_oh_new_integer(u->q, (long long)g_bytes_get_size(data));
   qpdf_oh_replace_key(u->q, dict, "/Length", len);
   qpdf_oh_release(u->q, len);
@@ -175,14 +188,16 @@ qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data) {
   return oh;
 }
 
-static int int_cmp(gconstpointer a, gconstpointer b) {
+static int int_cmp(gconstpointer a, gconstpointer b)
+{
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
 }
 
 /* The objects, in number order; offsets[i] is where the i-th starts in
  * the file (start: the file offset of body's first byte). */
-static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *offsets) {
+static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *offsets)
+{
   GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(int), g_hash_table_size(u->objs));
   GHashTableIter it;
   gpointer k;
@@ -220,8 +235,9 @@ static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *o
 
 /* The cross-reference section (subsections of consecutive numbers) and
  * the trailer, ending the file. */
-static void write_xref(PdfUpdate *u, GString *out, const GArray *ids, const GArray *offsets, gsize xref_at,
-                       const guint8 id0[16], const guint8 id1[16]) {
+static void write_xref(PdfUpdate *u, GString *out, const GArray *ids, const GArray *offsets,
+                       gsize xref_at, const guint8 id0[16], const guint8 id1[16])
+{
   g_string_append(out, "xref\n");
   for (guint i = 0; i < ids->len;) {
     guint j = i + 1;
@@ -231,13 +247,15 @@ static void write_xref(PdfUpdate *u, GString *out, const GArray *ids, const GArr
     for (; i < j; i++) {
       int id = g_array_index(ids, int, i);
       int gen = GPOINTER_TO_INT(g_hash_table_lookup(u->objs, GINT_TO_POINTER(id))) - 1;
-      g_string_append_printf(out, "%010" G_GSIZE_FORMAT " %05d n \n", g_array_index(offsets, gsize, i), gen);
+      g_string_append_printf(out, "%010" G_GSIZE_FORMAT " %05d n \n",
+                             g_array_index(offsets, gsize, i), gen);
     }
   }
   qpdf_data q = u->q;
   qpdf_oh old = qpdf_get_trailer(q), t = qpdf_oh_new_dictionary(q);
-  qpdf_oh v[5] = {qpdf_oh_new_integer(q, u->next_id), qpdf_get_root(q), qpdf_oh_get_key(q, old, "/Info"),
-                  qpdf_oh_new_integer(q, (long long)u->prev_xref), qpdf_oh_new_array(q)};
+  qpdf_oh v[5] = {qpdf_oh_new_integer(q, u->next_id), qpdf_get_root(q),
+                  qpdf_oh_get_key(q, old, "/Info"), qpdf_oh_new_integer(q, (long long)u->prev_xref),
+                  qpdf_oh_new_array(q)};
   const char *keys[5] = {"/Size", "/Root", "/Info", "/Prev", "/ID"};
   qpdf_oh s0 = qpdf_oh_new_binary_string(q, (const char *)id0, 16);
   qpdf_oh s1 = qpdf_oh_new_binary_string(q, (const char *)id1, 16);
@@ -256,9 +274,12 @@ static void write_xref(PdfUpdate *u, GString *out, const GArray *ids, const GArr
   qpdf_oh_release(q, old);
 }
 
-bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err) {
+bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
+{
   /* the update starts on a line of its own */
-  const char *sep = u->base_len && (u->base[u->base_len - 1] == '\n' || u->base[u->base_len - 1] == '\r') ? "" : "\n";
+  const char *sep =
+      u->base_len && (u->base[u->base_len - 1] == '\n' || u->base[u->base_len - 1] == '\r') ? ""
+                                                                                            : "\n";
   GString *body = g_string_new(NULL);
   GArray *offsets = g_array_new(FALSE, FALSE, sizeof(gsize));
   GArray *ids = write_objects(u, body, u->base_len + strlen(sep), offsets);
@@ -279,7 +300,8 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err) {
   GString *tail = g_string_new(NULL);
   write_xref(u, tail, ids, offsets, u->base_len + strlen(sep) + body->len, id0, id1);
   FILE *f = fopen(path, "ab");
-  bool ok = f && fwrite(sep, 1, strlen(sep), f) == strlen(sep) && fwrite(body->str, 1, body->len, f) == body->len &&
+  bool ok = f && fwrite(sep, 1, strlen(sep), f) == strlen(sep) &&
+            fwrite(body->str, 1, body->len, f) == body->len &&
             fwrite(tail->str, 1, tail->len, f) == tail->len;
   int e = errno;
   if (f && fclose(f) != 0 && ok) {
@@ -287,7 +309,8 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err) {
     e = errno;
   }
   if (!ok)
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot append to %s: %s", path, g_strerror(e));
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot append to %s: %s", path,
+                g_strerror(e));
   g_string_free(body, TRUE);
   g_string_free(tail, TRUE);
   g_array_free(offsets, TRUE);

@@ -13,7 +13,8 @@
 #include "paint.h"
 #include "util.h"
 
-bool *preview_pages(const char *spec, int n_pages, GError **err) {
+bool *preview_pages(const char *spec, int n_pages, GError **err)
+{
   bool *on = g_new0(bool, n_pages > 0 ? n_pages : 1);
   if (!spec) {
     for (int i = 0; i < n_pages; i++)
@@ -57,7 +58,8 @@ bool *preview_pages(const char *spec, int n_pages, GError **err) {
 
 /* Page p drawn at scale into cr at (x, y): a white sheet, then its items. */
 static void draw_page(cairo_t *cr, Painter *pt, const Layout *lay, const LayPage *p, double x,
-                      double y, double scale) {
+                      double y, double scale)
+{
   cairo_save(cr);
   cairo_translate(cr, x, y);
   cairo_scale(cr, scale, scale);
@@ -69,7 +71,8 @@ static void draw_page(cairo_t *cr, Painter *pt, const Layout *lay, const LayPage
   cairo_restore(cr);
 }
 
-static bool write_png(Book *book, cairo_surface_t *s, const char *path) {
+static bool write_png(Book *book, cairo_surface_t *s, const char *path)
+{
   GError *err = NULL;
   char *tmp = util_temp_beside(path, &err);
   cairo_status_t st = tmp ? cairo_surface_write_to_png(s, tmp) : CAIRO_STATUS_WRITE_ERROR;
@@ -86,7 +89,8 @@ static bool write_png(Book *book, cairo_surface_t *s, const char *path) {
   return ok;
 }
 
-static bool write_thumb(Book *book, const Layout *lay, guint i, const char *dir) {
+static bool write_thumb(Book *book, const Layout *lay, guint i, const char *dir)
+{
   double scale = PREVIEW_THUMB_W / lay->page_w_pt;
   int h = (int)ceil(lay->page_h_pt * scale);
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PREVIEW_THUMB_W, h);
@@ -105,7 +109,8 @@ static bool write_thumb(Book *book, const Layout *lay, guint i, const char *dir)
 }
 
 /* Every page in rows of PREVIEW_SHEET_COLS on a grey ground. */
-static bool write_sheet(Book *book, const Layout *lay, const char *dir) {
+static bool write_sheet(Book *book, const Layout *lay, const char *dir)
+{
   const int gap = 12;
   double scale = PREVIEW_SHEET_W / lay->page_w_pt;
   int th = (int)ceil(lay->page_h_pt * scale);
@@ -128,7 +133,8 @@ static bool write_sheet(Book *book, const Layout *lay, const char *dir) {
   return ok;
 }
 
-bool preview_write(Book *book, const Layout *lay, const bool *chosen, const char *dir) {
+bool preview_write(Book *book, const Layout *lay, const bool *chosen, const char *dir)
+{
   if (!lay || !lay->pages->len) {
     book_diag(book, BOOK_ERROR, NULL, "%s: no pages to preview", dir);
     return false;

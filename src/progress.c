@@ -18,7 +18,8 @@ static struct {
   long total, done;
 } P;
 
-void progress_init(bool quiet) {
+void progress_init(bool quiet)
+{
   P.enabled = !quiet && isatty(STDERR_FILENO) && !g_getenv("CI");
   P.shown = false;
   P.start = g_get_monotonic_time();
@@ -30,7 +31,8 @@ void progress_init(bool quiet) {
   P.what = NULL;
 }
 
-static void draw(void) {
+static void draw(void)
+{
   char bar[BAR_WIDTH + 1];
   if (P.total > 0) {
     long fill = P.done >= P.total ? BAR_WIDTH : P.done * BAR_WIDTH / P.total;
@@ -45,7 +47,8 @@ static void draw(void) {
   P.shown = true;
 }
 
-static void maybe_draw(void) {
+static void maybe_draw(void)
+{
   if (!P.enabled || !P.what)
     return;
   gint64 now = g_get_monotonic_time();
@@ -55,7 +58,8 @@ static void maybe_draw(void) {
   draw();
 }
 
-void progress_step(const char *what, long total) {
+void progress_step(const char *what, long total)
+{
   P.what = what;
   P.total = total;
   P.done = 0;
@@ -63,12 +67,14 @@ void progress_step(const char *what, long total) {
   maybe_draw();
 }
 
-void progress_update(long done) {
+void progress_update(long done)
+{
   P.done = done;
   maybe_draw();
 }
 
-void progress_clear(void) {
+void progress_clear(void)
+{
   if (P.shown) {
     fputs("\r\033[K", stderr);
     fflush(stderr);

@@ -13,27 +13,32 @@
 
 #define INCLUDE_DEPTH_MAX 10 /* as mdBook: includes inside included files, to a limit */
 
-static void source_clear(gpointer p) {
+static void source_clear(gpointer p)
+{
   ProjectSource *s = p;
   g_free(s->name);
   g_free(s->text);
 }
 
-static void diag_clear(gpointer d) {
+static void diag_clear(gpointer d)
+{
   ProjectDiag *pd = d;
   g_free(pd->file);
   g_free(pd->message);
 }
 
-GArray *project_diags_new(void) {
+GArray *project_diags_new(void)
+{
   GArray *a = g_array_new(FALSE, TRUE, sizeof(ProjectDiag));
   g_array_set_clear_func(a, diag_clear);
   return a;
 }
 
-static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt, ...)
-    G_GNUC_PRINTF(6, 7);
-static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt, ...) {
+static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt,
+                 ...) G_GNUC_PRINTF(6, 7);
+static void diag(GArray *diags, bool error, const char *file, int line, int col, const char *fmt,
+                 ...)
+{
   va_list ap;
   va_start(ap, fmt);
   ProjectDiag d = {g_strdup(file), line, col, error, g_strdup_vprintf(fmt, ap)};
@@ -41,7 +46,8 @@ static void diag(GArray *diags, bool error, const char *file, int line, int col,
   g_array_append_val(diags, d);
 }
 
-void project_free(Project *p) {
+void project_free(Project *p)
+{
   if (!p)
     return;
   g_free(p->root);
@@ -52,7 +58,8 @@ void project_free(Project *p) {
   g_free(p);
 }
 
-static Project *project_new(const char *root) {
+static Project *project_new(const char *root)
+{
   Project *p = g_new0(Project, 1);
   p->root = g_canonicalize_filename(root, NULL);
   p->sources = g_array_new(FALSE, TRUE, sizeof(ProjectSource));
@@ -70,7 +77,8 @@ typedef struct {
   int line, col; /* where it failed */
 } Toml;
 
-static bool toml_fail(Toml *t, const char *what) {
+static bool toml_fail(Toml *t, const char *what)
+{
   t->line = (int)g_scanner_cur_line(t->sc);
   t->col = (int)g_scanner_cur_position(t->sc);
   g_set_error(t->err, G_MARKUP_ERROR, G_MARKUP_ERROR_PARSE, "%s", what);
@@ -79,7 +87,8 @@ static bool toml_fail(Toml *t, const char *what) {
 
 /* Read one value; strings (and strings in arrays) go to out when out is not
  * NULL. Numbers, booleans, dates and inline tables are read and dropped. */
-static bool toml_value(Toml *t, GPtrArray *out, int depth) {
+static bool toml_value(Toml *t, GPtrArray *out, int depth)
+{
   if (depth > 32)
     return toml_fail(t, "values nested too deeply");
   GTokenType tok = g_scanner_get_next_token(t->sc);
@@ -91,7 +100,7 @@ static bool toml_value(Toml *t, GPtrArray *out, int depth) {
   case G_TOKEN_INT:
   case G_TOKEN_FLOAT:
   case G_TOKEN_IDENTIFIER: /* true, false, bare dates */
-    for (;;) { /* 1.5, 1979-05-27T07:32:00 and the like: several tokens */
+    for (;;) {             /* 1.5, 1979-05-27T07:32:00 and the like: several tokens */
       GTokenType n = g_scanner_peek_next_token(t->sc);
       if (n != ':' && n != '.' && n != '-' && n != '+' && n != G_TOKEN_INT && n != G_TOKEN_FLOAT)
         break;
@@ -117,12 +126,12 @@ static bool toml_value(Toml *t, GPtrArray *out, int depth) {
       open += c == '{' ? 1 : c == '}' ? -1 : 0;
     }
     return true;
-  default:
-    return toml_fail(t, "a value was expected");
+  default: return toml_fail(t, "a value was expected");
   }
 }
 
-static void toml_key_append(GString *key, GScanner *sc, GTokenType tok) {
+static void toml_key_append(GString *key, GScanner *sc, GTokenType tok)
+{
   if (key->len)
     g_string_append_c(key, '.');
   if (tok == G_TOKEN_INT)
@@ -134,7 +143,8 @@ static void toml_key_append(GString *key, GScanner *sc, GTokenType tok) {
 /* The string values of the [book] table as "KEY=VALUE" (a key once per
  * element of an array of strings). */
 static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs, GError **err,
-                            int *line, int *col) {
+                            int *line, int *col)
+{
   GScanner *sc = g_scanner_new(NULL);
   sc->config->cset_identifier_first = G_CSET_a_2_z G_CSET_A_2_Z "_";
   sc->config->cset_identifier_nth = G_CSET_a_2_z G_CSET_A_2_Z "_-0123456789";
@@ -219,7 +229,8 @@ done:
 }
 
 static bool book_toml_meta(const char *text, const char *name, GPtrArray *metadata, GError **err,
-                           int *line, int *col) {
+                           int *line, int *col)
+{
   static const struct {
     const char *toml, *meta;
   } keys[] = {{"title=", "title"},
@@ -232,13 +243,15 @@ static bool book_toml_meta(const char *text, const char *name, GPtrArray *metada
     const char *kv = pairs->pdata[i];
     for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
       if (g_str_has_prefix(kv, keys[k].toml) && kv[strlen(keys[k].toml)])
-        g_ptr_array_add(metadata, g_strdup_printf("%s=%s", keys[k].meta, kv + strlen(keys[k].toml)));
+        g_ptr_array_add(metadata,
+                        g_strdup_printf("%s=%s", keys[k].meta, kv + strlen(keys[k].toml)));
   }
   g_ptr_array_free(pairs, TRUE);
   return ok;
 }
 
-bool project_parse_book_toml(const char *text, const char *name, GPtrArray *metadata, GError **err) {
+bool project_parse_book_toml(const char *text, const char *name, GPtrArray *metadata, GError **err)
+{
   int line = 0, col = 0;
   GError *e = NULL;
   if (book_toml_meta(text, name, metadata, &e, &line, &col))
@@ -253,7 +266,8 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
 /* The lines of text between the "ANCHOR: name" and "ANCHOR_END: name" lines
  * (all of text when anchor is NULL), without any anchor lines; or lines
  * first..last (1-based, inclusive; 0 = open). */
-static void select_lines(const char *text, const char *anchor, long first, long last, GString *out) {
+static void select_lines(const char *text, const char *anchor, long first, long last, GString *out)
+{
   char **lines = g_strsplit(text, "\n", -1);
   guint n = g_strv_length(lines);
   if (n > 0 && lines[n - 1][0] == '\0')
@@ -292,7 +306,8 @@ static void select_lines(const char *text, const char *anchor, long first, long 
 static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
                     const char *fmt, ...) G_GNUC_PRINTF(5, 6);
 static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
-                    const char *fmt, ...) {
+                    const char *fmt, ...)
+{
   int line = 1, col = 1;
   for (const char *c = text; c < at; c++) {
     if (*c == '\n') {
@@ -311,23 +326,25 @@ static void warn_at(GArray *diags, const char *name, const char *text, const cha
 }
 
 /* True when path (existing) lies inside root (both canonical). */
-static bool inside(const char *path, const char *root) {
+static bool inside(const char *path, const char *root)
+{
   char *real = realpath(path, NULL);
   if (!real)
     return false;
   size_t n = strlen(root);
-  bool ok = strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(root, "/") == 0);
+  bool ok =
+      strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(root, "/") == 0);
   free(real);
   return ok;
 }
 
-static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
-                    GArray *diags, int depth);
+static char *expand(const char *text, gsize len, const char *name, const char *dir,
+                    const char *root, GArray *diags, int depth);
 
 /* One directive's argument "FILE[:ANCHOR|:FIRST[:LAST]]" → its text. */
 static bool include_one(const char *arg, const char *name, const char *text, const char *at,
-                        const char *dir, const char *root, GArray *diags, int depth,
-                        GString *out) {
+                        const char *dir, const char *root, GArray *diags, int depth, GString *out)
+{
   char **parts = g_strsplit(arg, ":", 3);
   char *file = g_strstrip(g_strdup(parts[0]));
   char *path = g_build_filename(dir, file, NULL);
@@ -336,9 +353,11 @@ static bool include_one(const char *arg, const char *name, const char *text, con
   bool ok = false;
   if (!inside(path, root) || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
     warn_at(diags, name, text, at, "include file %s %s; the line is kept as written", file,
-            g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
+            g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder"
+                                                  : "does not exist");
   } else if (!g_file_get_contents(path, &contents, &n, NULL)) {
-    warn_at(diags, name, text, at, "cannot read include file %s; the line is kept as written", file);
+    warn_at(diags, name, text, at, "cannot read include file %s; the line is kept as written",
+            file);
   } else {
     char *sub = g_path_get_dirname(path);
     char *expanded = depth + 1 < INCLUDE_DEPTH_MAX
@@ -368,8 +387,9 @@ static bool include_one(const char *arg, const char *name, const char *text, con
   return ok;
 }
 
-static char *expand(const char *text, gsize len, const char *name, const char *dir, const char *root,
-                    GArray *diags, int depth) {
+static char *expand(const char *text, gsize len, const char *name, const char *dir,
+                    const char *root, GArray *diags, int depth)
+{
   static const char *const kinds[] = {"{{#include ", "{{#rustdoc_include "};
   GString *out = g_string_sized_new(len + 64);
   char *src = g_strndup(text, len); /* NUL-terminated for strstr */
@@ -413,7 +433,8 @@ static char *expand(const char *text, gsize len, const char *name, const char *d
 }
 
 char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
-                              const char *root, GArray *diags) {
+                              const char *root, GArray *diags)
+{
   char *r = g_canonicalize_filename(root, NULL);
   char *out = expand(text, len, name, dir, r, diags, 0);
   g_free(r);
@@ -428,18 +449,19 @@ typedef struct {
   const char *dir;     /* its folder: chapter paths are relative to it */
   bool expand_includes;
   GArray *diags;
-  char *title;         /* the summary's own title heading, if any */
-  bool parts;          /* it has part titles: prefix and suffix chapters stand beside them */
+  char *title; /* the summary's own title heading, if any */
+  bool parts;  /* it has part titles: prefix and suffix chapters stand beside them */
 } Summary;
 
-static char *node_text(cmark_node *n) {
+static char *node_text(cmark_node *n)
+{
   GString *s = g_string_new(NULL);
   cmark_iter *it = cmark_iter_new(n);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
     cmark_node *c = cmark_iter_get_node(it);
-    if (ev == CMARK_EVENT_ENTER && (cmark_node_get_type(c) == CMARK_NODE_TEXT ||
-                                    cmark_node_get_type(c) == CMARK_NODE_CODE))
+    if (ev == CMARK_EVENT_ENTER &&
+        (cmark_node_get_type(c) == CMARK_NODE_TEXT || cmark_node_get_type(c) == CMARK_NODE_CODE))
       g_string_append(s, cmark_node_get_literal(c));
     else if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK)
       g_string_append_c(s, ' ');
@@ -448,12 +470,14 @@ static char *node_text(cmark_node *n) {
   return g_strstrip(g_string_free(s, FALSE));
 }
 
-static void add_source(Project *p, char *name, char *text, int shift, int line) {
+static void add_source(Project *p, char *name, char *text, int shift, int line)
+{
   ProjectSource s = {name, text, strlen(text), shift, line};
   g_array_append_val(p->sources, s);
 }
 
-static bool add_chapter(Summary *s, cmark_node *link, int depth) {
+static bool add_chapter(Summary *s, cmark_node *link, int depth)
+{
   const char *url = cmark_node_get_url(link);
   char *title = node_text(link);
   int line = cmark_node_get_start_line(link), col = cmark_node_get_start_column(link);
@@ -483,8 +507,9 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth) {
     ok = false;
   } else {
     char *dir = g_path_get_dirname(path);
-    char *t = s->expand_includes ? project_expand_includes(text, len, path, dir, s->p->root, s->diags)
-                                 : g_strndup(text, len);
+    char *t = s->expand_includes
+                  ? project_expand_includes(text, len, path, dir, s->p->root, s->diags)
+                  : g_strndup(text, len);
     add_source(s->p, g_strdup(path), t, 1 + depth, 0);
     g_free(dir);
   }
@@ -498,7 +523,8 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth) {
 /* The links of a paragraph: prefix and suffix chapters (depth -1: beside
  * the parts when there are parts, else chapters like the numbered ones),
  * or a list item's chapter. */
-static bool add_links(Summary *s, cmark_node *para, int depth) {
+static bool add_links(Summary *s, cmark_node *para, int depth)
+{
   if (depth < 0)
     depth = s->parts ? -1 : 0;
   for (cmark_node *c = cmark_node_first_child(para); c; c = cmark_node_next(c))
@@ -507,7 +533,8 @@ static bool add_links(Summary *s, cmark_node *para, int depth) {
   return true;
 }
 
-static bool add_list(Summary *s, cmark_node *list, int depth) {
+static bool add_list(Summary *s, cmark_node *list, int depth)
+{
   for (cmark_node *item = cmark_node_first_child(list); item; item = cmark_node_next(item)) {
     for (cmark_node *b = cmark_node_first_child(item); b; b = cmark_node_next(b)) {
       cmark_node_type t = cmark_node_get_type(b);
@@ -519,7 +546,8 @@ static bool add_list(Summary *s, cmark_node *list, int depth) {
   return true;
 }
 
-static bool read_summary(Summary *s, const char *text, gsize len) {
+static bool read_summary(Summary *s, const char *text, gsize len)
+{
   cmark_node *doc = cmark_parse_document(text, len, CMARK_OPT_DEFAULT);
   bool ok = true, first = true;
   for (cmark_node *b = cmark_node_first_child(doc); b; b = cmark_node_next(b))
@@ -536,14 +564,9 @@ static bool read_summary(Summary *s, const char *text, gsize len) {
         g_free(title);
       }
       break;
-    case CMARK_NODE_PARAGRAPH:
-      ok = add_links(s, b, -1);
-      break;
-    case CMARK_NODE_LIST:
-      ok = add_list(s, b, 0);
-      break;
-    default: /* separators, HTML comments */
-      break;
+    case CMARK_NODE_PARAGRAPH: ok = add_links(s, b, -1); break;
+    case CMARK_NODE_LIST: ok = add_list(s, b, 0); break;
+    default: /* separators, HTML comments */ break;
     }
     first = false;
   }
@@ -551,12 +574,12 @@ static bool read_summary(Summary *s, const char *text, gsize len) {
   return ok;
 }
 
-
 /* --- finding and loading ------------------------------------------------------------ */
 
 /* book.toml beside SUMMARY.md's folder or one folder up (mdBook keeps
  * SUMMARY.md in src/). */
-static char *find_book_toml(const char *summary_dir) {
+static char *find_book_toml(const char *summary_dir)
+{
   char *t = g_build_filename(summary_dir, "book.toml", NULL);
   if (g_file_test(t, G_FILE_TEST_IS_REGULAR))
     return t;
@@ -572,7 +595,8 @@ static char *find_book_toml(const char *summary_dir) {
 
 /* The SUMMARY.md of a directory: DIR/SUMMARY.md, DIR/<book.toml src>/SUMMARY.md,
  * DIR/src/SUMMARY.md. */
-static char *find_summary(const char *dir) {
+static char *find_summary(const char *dir)
+{
   char *s = g_build_filename(dir, "SUMMARY.md", NULL);
   if (g_file_test(s, G_FILE_TEST_IS_REGULAR))
     return s;
@@ -598,12 +622,14 @@ static char *find_summary(const char *dir) {
   return NULL;
 }
 
-static gint cmp_str(gconstpointer a, gconstpointer b) {
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Read a file into *text; an error diag naming it when it cannot be. */
-static bool read_file(const char *path, char **text, gsize *len, GArray *diags) {
+static bool read_file(const char *path, char **text, gsize *len, GArray *diags)
+{
   GError *e = NULL;
   if (g_file_get_contents(path, text, len, &e))
     return true;
@@ -612,7 +638,8 @@ static bool read_file(const char *path, char **text, gsize *len, GArray *diags) 
   return false;
 }
 
-static Project *load_folder(const char *dir, GArray *diags) {
+static Project *load_folder(const char *dir, GArray *diags)
+{
   GError *e = NULL;
   GDir *d = g_dir_open(dir, 0, &e);
   if (!d) {
@@ -652,7 +679,8 @@ static Project *load_folder(const char *dir, GArray *diags) {
   return p;
 }
 
-static Project *load_summary(const char *summary, GArray *diags) {
+static Project *load_summary(const char *summary, GArray *diags)
+{
   char *text = NULL;
   gsize len = 0;
   if (!read_file(summary, &text, &len, diags))
@@ -706,7 +734,8 @@ static Project *load_summary(const char *summary, GArray *diags) {
   return p;
 }
 
-char *project_name(const char *path) {
+char *project_name(const char *path)
+{
   char *base = g_path_get_basename(path);
   if (project_is_project(path) && !g_file_test(path, G_FILE_TEST_IS_DIR)) { /* SUMMARY.md */
     char *dir = g_path_get_dirname(path);
@@ -736,7 +765,8 @@ char *project_name(const char *path) {
   return base;
 }
 
-bool project_is_project(const char *path) {
+bool project_is_project(const char *path)
+{
   if (g_file_test(path, G_FILE_TEST_IS_DIR))
     return true;
   char *base = g_path_get_basename(path);
@@ -745,7 +775,8 @@ bool project_is_project(const char *path) {
   return r;
 }
 
-Project *project_load(const char *path, GArray *diags) {
+Project *project_load(const char *path, GArray *diags)
+{
   if (!g_file_test(path, G_FILE_TEST_IS_DIR))
     return load_summary(path, diags);
   char *summary = find_summary(path);
@@ -756,12 +787,14 @@ Project *project_load(const char *path, GArray *diags) {
 
 /* --- metadata as front matter --------------------------------------------------------- */
 
-static int emit_to_string(void *data, unsigned char *buf, size_t size) {
+static int emit_to_string(void *data, unsigned char *buf, size_t size)
+{
   g_string_append_len(data, (const char *)buf, (gssize)size);
   return 1;
 }
 
-static bool emit_scalar(yaml_emitter_t *em, const char *v) {
+static bool emit_scalar(yaml_emitter_t *em, const char *v)
+{
   yaml_event_t ev;
   yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), 1, 1,
                                YAML_ANY_SCALAR_STYLE);
@@ -770,7 +803,8 @@ static bool emit_scalar(yaml_emitter_t *em, const char *v) {
 
 /* book.toml's pairs ("title=...", "author=..." once per author) as a YAML
  * mapping; authors as a sequence. */
-static char *emit_yaml(const GPtrArray *pairs) {
+static char *emit_yaml(const GPtrArray *pairs)
+{
   GString *out = g_string_new("---\n");
   yaml_emitter_t em;
   yaml_event_t ev;
@@ -778,8 +812,10 @@ static char *emit_yaml(const GPtrArray *pairs) {
   yaml_emitter_set_output(&em, emit_to_string, out);
   yaml_emitter_set_unicode(&em, 1);
   yaml_emitter_set_width(&em, -1);
-  bool ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
-            yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
+  bool ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) &&
+            yaml_emitter_emit(&em, &ev) &&
+            yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) &&
+            yaml_emitter_emit(&em, &ev) &&
             yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE) &&
             yaml_emitter_emit(&em, &ev);
   bool authors = false;
@@ -817,7 +853,8 @@ static char *emit_yaml(const GPtrArray *pairs) {
   return g_string_free(out, FALSE);
 }
 
-char *project_front_matter(const Project *p, const char **name, GError **err) {
+char *project_front_matter(const Project *p, const char **name, GError **err)
+{
   if (p->metadata_file) {
     char *text = NULL;
     if (!g_file_get_contents(p->metadata_file, &text, NULL, err))
@@ -848,6 +885,7 @@ char *project_front_matter(const Project *p, const char **name, GError **err) {
   *name = p->toml_file ? p->toml_file : "book.toml";
   char *y = emit_yaml(p->metadata);
   if (!y)
-    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: cannot write its metadata as YAML", *name);
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: cannot write its metadata as YAML",
+                *name);
   return y;
 }

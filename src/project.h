@@ -27,8 +27,8 @@
 #include <stdbool.h>
 
 typedef struct {
-  char *name;        /* the file's path as shown in messages (owned) */
-  char *text;        /* its text, includes expanded (owned) */
+  char *name; /* the file's path as shown in messages (owned) */
+  char *text; /* its text, includes expanded (owned) */
   gsize len;
   int heading_shift; /* add to every heading level of this source (0: none) */
   int line;          /* for a part title: its line in SUMMARY.md; else 0 */
@@ -44,11 +44,11 @@ typedef struct {
 } ProjectDiag;
 
 typedef struct {
-  char *root;               /* the book's folder: includes and links stay inside it (owned) */
-  GArray *sources;          /* ProjectSource, in reading order */
-  GPtrArray *metadata;      /* "KEY=VALUE" from book.toml (owned strings) */
-  char *metadata_file;      /* DIR/metadata.yaml, or NULL (owned) */
-  char *toml_file;          /* book.toml, or NULL (owned) */
+  char *root;          /* the book's folder: includes and links stay inside it (owned) */
+  GArray *sources;     /* ProjectSource, in reading order */
+  GPtrArray *metadata; /* "KEY=VALUE" from book.toml (owned strings) */
+  char *metadata_file; /* DIR/metadata.yaml, or NULL (owned) */
+  char *toml_file;     /* book.toml, or NULL (owned) */
 } Project;
 
 /* True when path names a book project: a file called SUMMARY.md, or a

@@ -15,16 +15,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static Src *src_of(Ctx *c, const char *file) {
+static Src *src_of(Ctx *c, const char *file)
+{
   for (int i = 0; i < c->n; i++)
     if (c->srcs[i].file == file)
       return &c->srcs[i];
   return c->n ? &c->srcs[0] : NULL;
 }
 
-static const char *const doc_exts[] = {".md", ".markdown", ".mdown", ".html", ".htm", ".xhtml", NULL};
+static const char *const doc_exts[] = {".md",  ".markdown", ".mdown", ".html",
+                                       ".htm", ".xhtml",    NULL};
 
-char *md_strip_doc_ext(const char *path) {
+char *md_strip_doc_ext(const char *path)
+{
   for (const char *const *e = doc_exts; *e; e++)
     if (g_str_has_suffix(path, *e) && strlen(path) > strlen(*e))
       return g_strndup(path, strlen(path) - strlen(*e));
@@ -33,7 +36,8 @@ char *md_strip_doc_ext(const char *path) {
 
 /* The input that path (relative to from's directory) names, as ch02.md or
  * ch02.html, or NULL. */
-static Src *find_input(Ctx *c, const Src *from, const char *path) {
+static Src *find_input(Ctx *c, const Src *from, const char *path)
+{
   char *target = g_canonicalize_filename(path, from->dir);
   char *stem = md_strip_doc_ext(target);
   Src *found = NULL;
@@ -55,7 +59,8 @@ static Src *find_input(Ctx *c, const Src *from, const char *path) {
   return found;
 }
 
-static const char *find_anchor(Ctx *c, Src *s, const char *frag, BookChapter **ch) {
+static const char *find_anchor(Ctx *c, Src *s, const char *frag, BookChapter **ch)
+{
   const char *id = s ? g_hash_table_lookup(s->slugs, frag) : NULL;
   if (!id)
     id = frag;
@@ -67,7 +72,8 @@ static const char *find_anchor(Ctx *c, Src *s, const char *frag, BookChapter **c
  * space, controls, non-ASCII, "<>\^`{|}", brackets outside the host, a
  * second '#', a '%' that starts no escape).  cmark-gfm's autolinks can hold
  * any of these. Caller frees. */
-static char *uri_escape(const char *href) {
+static char *uri_escape(const char *href)
+{
   GString *o = g_string_new(NULL);
   const char *auth = strstr(href, "//");
   const char *auth_end = auth ? auth + 2 + strcspn(auth + 2, "/?#") : NULL;
@@ -83,8 +89,8 @@ static char *uri_escape(const char *href) {
       auth_end = p;
     }
     bool in_host = auth && auth[2] == '[' && p >= auth && p < auth_end; /* an IPv6 literal */
-    bool bad = ch <= 0x20 || ch >= 0x7f || strchr("\"<>\\^`{|}", ch) || ((ch == '[' || ch == ']') && !in_host) ||
-               (ch == '#' && hash) ||
+    bool bad = ch <= 0x20 || ch >= 0x7f || strchr("\"<>\\^`{|}", ch) ||
+               ((ch == '[' || ch == ']') && !in_host) || (ch == '#' && hash) ||
                (ch == '%' && !(g_ascii_isxdigit(p[1]) && g_ascii_isxdigit(p[2])));
     if (ch == '#')
       hash = true;
@@ -96,7 +102,8 @@ static char *uri_escape(const char *href) {
   return g_string_free(o, FALSE);
 }
 
-static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
+static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch)
+{
   Book *b = c->book;
   if (n->as.link.href) {
     char *clean = uri_escape(n->as.link.href);
@@ -115,7 +122,8 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
     return;
   }
   if (!*href || g_str_has_prefix(href, "//")) {
-    book_diag(b, BOOK_WARNING, &n->pos, "%s link dropped (its text is kept)", *href ? "scheme-relative" : "empty");
+    book_diag(b, BOOK_WARNING, &n->pos, "%s link dropped (its text is kept)",
+              *href ? "scheme-relative" : "empty");
     book_node_unwrap(n);
     return;
   }
@@ -143,8 +151,8 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
   } else if ((id = find_anchor(c, target, frag, &tch))) {
     /* resolved */
   } else if (*path && target->first) {
-    book_diag(b, BOOK_WARNING, &n->pos, "link to '%s': no heading or id '%s' there; linking to the file's start",
-              href, frag);
+    book_diag(b, BOOK_WARNING, &n->pos,
+              "link to '%s': no heading or id '%s' there; linking to the file's start", href, frag);
     tch = target->first;
   } else {
     book_diag(b, BOOK_WARNING, &n->pos, "link to '#%s' matches no heading or id", frag);
@@ -165,7 +173,8 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch) {
 enum { MAX_IMAGE_SIDE_PX = 20000 };
 #define MAX_IMAGE_PIXELS ((gint64)100 * 1000 * 1000)
 
-static bool inside(const char *real, const char *dir) {
+static bool inside(const char *real, const char *dir)
+{
   if (!dir)
     return false;
   size_t n = strlen(dir);
@@ -174,7 +183,8 @@ static bool inside(const char *real, const char *dir) {
   return strncmp(real, dir, n) == 0 && real[n] == '/';
 }
 
-static void resolve_image(Ctx *c, BookNode *n) {
+static void resolve_image(Ctx *c, BookNode *n)
+{
   Book *b = c->book;
   const char *src = n->as.image.src ? n->as.image.src : "";
   BookUrlKind kind = book_url_kind(src);
@@ -210,23 +220,25 @@ static void resolve_image(Ctx *c, BookNode *n) {
   if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
     book_diag(b, BOOK_WARNING, &n->pos, "image %s not found", src);
   } else if (!inside(real, s->realdir) && !inside(real, c->realres)) {
-    book_diag(b, BOOK_WARNING, &n->pos, "image %s is outside the input's directory; refused (see --resource-path)",
-              src);
+    book_diag(b, BOOK_WARNING, &n->pos,
+              "image %s is outside the input's directory; refused (see --resource-path)", src);
   } else if ((n->as.image.res = g_hash_table_lookup(c->res_by_path, real))) {
     /* already known */
   } else {
     int w, h;
     char *why = NULL;
     BookImageKind kind = book_image_probe(real, &w, &h);
-    if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
+    if (kind == BOOK_IMAGE_NONE ||
+        kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
     } else if (kind == BOOK_IMAGE_SVG && !san_svg_well_formed(real, &why)) {
       /* neither format can use it: both show a placeholder */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a well-formed SVG file (%s); left out", src,
-                why);
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a well-formed SVG file (%s); left out",
+                src, why);
     } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
       /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w, h);
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w,
+                h);
     } else {
       BookResource *r = g_new0(BookResource, 1);
       r->src = g_strdup(src);
@@ -248,12 +260,14 @@ static void resolve_image(Ctx *c, BookNode *n) {
   g_free(raw);
 }
 
-static bool is_html_a(const BookNode *n) {
+static bool is_html_a(const BookNode *n)
+{
   return n->type == BOOK_HTML_INLINE && strcmp(n->as.html.tag, "a") == 0;
 }
 
 /* Links, images and dropped-content markers of one tree. */
-void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
+void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch)
+{
   GPtrArray *todo = g_ptr_array_new();
   GHashTable *nested = g_hash_table_new(NULL, NULL); /* links inside links (raw HTML makes them) */
   int link_depth = 0;
@@ -271,13 +285,15 @@ void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch) {
     } else if ((n->type == BOOK_LINK || is_html_a(n)) && it.ev == BOOK_ITER_EXIT) {
       link_depth--;
     }
-    if (it.ev == BOOK_ITER_EXIT && (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
+    if (it.ev == BOOK_ITER_EXIT &&
+        (san_is_marker(n) || n->type == BOOK_LINK || n->type == BOOK_IMAGE))
       g_ptr_array_add(todo, n);
   }
   for (guint i = 0; i < todo->len; i++) {
     BookNode *n = todo->pdata[i];
     if (g_hash_table_contains(nested, n)) {
-      book_diag(c->book, BOOK_WARNING, &n->pos, "a link inside a link's text: the inner link dropped (its text is kept)");
+      book_diag(c->book, BOOK_WARNING, &n->pos,
+                "a link inside a link's text: the inner link dropped (its text is kept)");
       book_node_unwrap(n);
     } else if (san_is_marker(n)) {
       book_node_unlink(n);

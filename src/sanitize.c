@@ -17,13 +17,13 @@
 #include <string.h>
 
 enum {
-  E_BLOCK = 1 << 0,     /* a block element: BOOK_HTML_BLOCK */
-  E_INLINE = 1 << 1,    /* an inline element: BOOK_HTML_INLINE */
-  E_VOID = 1 << 2,      /* never has content */
-  E_CONTAINER = 1 << 3, /* may be opened by a lone tag in an HTML block, holding Markdown */
-  E_NOBLANKS = 1 << 4,  /* whitespace-only text inside it is dropped */
-  E_SUPPRESS = 1 << 5,  /* dropped with its content */
-  E_FORBIDDEN = 1 << 6, /* dropped (void or content-free) */
+  E_BLOCK = 1 << 0,       /* a block element: BOOK_HTML_BLOCK */
+  E_INLINE = 1 << 1,      /* an inline element: BOOK_HTML_INLINE */
+  E_VOID = 1 << 2,        /* never has content */
+  E_CONTAINER = 1 << 3,   /* may be opened by a lone tag in an HTML block, holding Markdown */
+  E_NOBLANKS = 1 << 4,    /* whitespace-only text inside it is dropped */
+  E_SUPPRESS = 1 << 5,    /* dropped with its content */
+  E_FORBIDDEN = 1 << 6,   /* dropped (void or content-free) */
   E_TRANSPARENT = 1 << 7, /* html, head, body: the parser's implied wrappers */
 };
 
@@ -139,7 +139,8 @@ static const ElemInfo elements[] = {
 
 static const char global_attrs[] = "id class title lang dir";
 
-static const ElemInfo *elem_info(const char *name) {
+static const ElemInfo *elem_info(const char *name)
+{
   if (!name)
     return NULL;
   for (size_t i = 0; i < G_N_ELEMENTS(elements); i++)
@@ -149,7 +150,8 @@ static const ElemInfo *elem_info(const char *name) {
 }
 
 /* True when word is one of the space-separated words of list. */
-static bool in_list(const char *list, const char *word) {
+static bool in_list(const char *list, const char *word)
+{
   size_t n = strlen(word);
   for (const char *p = list; *p;) {
     const char *e = strchr(p, ' ');
@@ -163,27 +165,33 @@ static bool in_list(const char *list, const char *word) {
   return false;
 }
 
-bool san_url_allowed(const char *url) {
+bool san_url_allowed(const char *url)
+{
   BookUrlKind k = book_url_kind(url);
   return k == BOOK_URL_RELATIVE || k == BOOK_URL_WEB || k == BOOK_URL_MAILTO;
 }
 
-bool san_element_is_void(const char *tag) {
+bool san_element_is_void(const char *tag)
+{
   const ElemInfo *ei = elem_info(tag);
   return ei && (ei->flags & E_VOID);
 }
 
-bool san_element_is_allowed(const char *tag) {
+bool san_element_is_allowed(const char *tag)
+{
   const ElemInfo *ei = elem_info(tag);
   return ei && (ei->flags & (E_BLOCK | E_INLINE));
 }
 
-bool san_attr_is_allowed(const char *tag, const char *attr) {
+bool san_attr_is_allowed(const char *tag, const char *attr)
+{
   const ElemInfo *ei = elem_info(tag);
-  return ei && (ei->flags & (E_BLOCK | E_INLINE)) && attr && (in_list(global_attrs, attr) || in_list(ei->attrs, attr));
+  return ei && (ei->flags & (E_BLOCK | E_INLINE)) && attr &&
+         (in_list(global_attrs, attr) || in_list(ei->attrs, attr));
 }
 
-bool san_is_marker(const BookNode *n) {
+bool san_is_marker(const BookNode *n)
+{
   if (!n || n->type != BOOK_HTML_INLINE)
     return false;
   const ElemInfo *ei = elem_info(n->as.html.tag);
@@ -192,7 +200,8 @@ bool san_is_marker(const BookNode *n) {
 
 /* ---- one element -> one node ---- */
 
-static bool all_digits(const char *s) {
+static bool all_digits(const char *s)
+{
   if (!s || !*s)
     return false;
   for (; *s; s++)
@@ -201,7 +210,8 @@ static bool all_digits(const char *s) {
   return true;
 }
 
-static bool has_space(const char *s) {
+static bool has_space(const char *s)
+{
   for (; *s; s++)
     if (g_ascii_isspace(*s))
       return true;
@@ -210,7 +220,8 @@ static bool has_space(const char *s) {
 
 /* A position inside the fragment: libxml2 counts lines from the fragment's
  * start. */
-static BookPos node_pos(const BookPos *base, const xmlNode *n) {
+static BookPos node_pos(const BookPos *base, const xmlNode *n)
+{
   BookPos p = base ? *base : (BookPos){0};
   long line = n ? xmlGetLineNo(n) : -1;
   if (line > 1 && p.line > 0) {
@@ -220,7 +231,8 @@ static BookPos node_pos(const BookPos *base, const xmlNode *n) {
   return p;
 }
 
-static char *get_attr(const xmlNode *el, const char *name) {
+static char *get_attr(const xmlNode *el, const char *name)
+{
   xmlChar *v = xmlGetProp(el, (const xmlChar *)name);
   if (!v)
     return NULL;
@@ -230,7 +242,8 @@ static char *get_attr(const xmlNode *el, const char *name) {
 }
 
 /* Is attribute (name, value) kept on element ei?  Sets *why for a warning. */
-static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, const char **why) {
+static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, const char **why)
+{
   *why = NULL;
   if (!in_list(global_attrs, name) && !in_list(ei->attrs, name))
     return false;
@@ -262,7 +275,8 @@ static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, con
 /* The allow-listed attributes of el as a NULL-terminated name/value vector
  * (NULL when none), with one warning for everything dropped. */
 static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
-                          const char *const *skip) {
+                          const char *const *skip)
+{
   GPtrArray *out = g_ptr_array_new();
   GString *dropped = NULL;
   for (const xmlAttr *a = el->properties; a; a = a->next) {
@@ -311,7 +325,8 @@ static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, con
 
 /* s with every run of white space (newlines included) as one space, trimmed:
  * alt text is one line of text. Caller frees. */
-static char *one_line(const char *s) {
+static char *one_line(const char *s)
+{
   GString *o = g_string_new(NULL);
   bool space = false;
   for (const char *p = s; *p; p++) {
@@ -330,7 +345,8 @@ static char *one_line(const char *s) {
 /* A CSS length ("50%", "100px", "2.5em"; a plain number is px when
  * unitless is true, as in the width attribute) within the model's bounds
  * (book.h), else false. */
-static bool parse_length(const char *text, bool unitless, BookLength *out) {
+static bool parse_length(const char *text, bool unitless, BookLength *out)
+{
   char *t = g_strstrip(g_strdup(text));
   char *end = NULL;
   double v = t[0] == '+' || t[0] == '.' || g_ascii_isdigit(t[0]) ? g_ascii_strtod(t, &end) : 0;
@@ -358,7 +374,8 @@ static bool parse_length(const char *text, bool unitless, BookLength *out) {
 /* The size of an <img>: width and height attributes, then width,
  * max-width and height in its style (which win, as in CSS).  What cannot
  * be kept is reported in one warning; "auto" goes silently. */
-static void image_size(Book *book, const xmlNode *el, const BookPos *pos, BookNode *img) {
+static void image_size(Book *book, const xmlNode *el, const BookPos *pos, BookNode *img)
+{
   GString *dropped = g_string_new(NULL);
   static const char *const attrs[] = {"width", "height"};
   for (size_t i = 0; i < G_N_ELEMENTS(attrs); i++) {
@@ -399,14 +416,16 @@ static void image_size(Book *book, const xmlNode *el, const BookPos *pos, BookNo
   g_free(style);
   if (dropped->len)
     book_diag(book, BOOK_WARNING, pos,
-              "raw HTML: <img> size: dropped %s (kept: width, max-width, height in px, em or %%)", dropped->str);
+              "raw HTML: <img> size: dropped %s (kept: width, max-width, height in px, em or %%)",
+              dropped->str);
   g_string_free(dropped, TRUE);
 }
 
 /* The model node for an allow-listed element, or NULL when it cannot be kept
  * (reported).  *is_leaf says the node takes no children from el. */
 static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
-                              bool *is_leaf) {
+                              bool *is_leaf)
+{
   *is_leaf = (ei->flags & E_VOID) != 0;
   const char *name = ei->name;
   if (strcmp(name, "br") == 0)
@@ -454,7 +473,8 @@ static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei,
       link->as.link.href = href;
       link->as.link.title = get_attr(el, "title");
       for (const xmlAttr *a = el->properties; a; a = a->next)
-        if (g_ascii_strcasecmp((const char *)a->name, "href") && g_ascii_strcasecmp((const char *)a->name, "title")) {
+        if (g_ascii_strcasecmp((const char *)a->name, "href") &&
+            g_ascii_strcasecmp((const char *)a->name, "title")) {
           book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped attribute %s of a linking <a>",
                     (const char *)a->name);
           break;
@@ -462,7 +482,8 @@ static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei,
       return link;
     }
   }
-  BookNode *n = book_node_new(book, (ei->flags & E_BLOCK) ? BOOK_HTML_BLOCK : BOOK_HTML_INLINE, pos);
+  BookNode *n =
+      book_node_new(book, (ei->flags & E_BLOCK) ? BOOK_HTML_BLOCK : BOOK_HTML_INLINE, pos);
   n->as.html.tag = g_strdup(name);
   n->as.html.attrs = clean_attrs(book, el, ei, pos, NULL);
   return n;
@@ -470,17 +491,19 @@ static BookNode *make_element(Book *book, const xmlNode *el, const ElemInfo *ei,
 
 /* ---- parsing ---- */
 
-static htmlDocPtr parse_html(const char *html, gsize len) {
+static htmlDocPtr parse_html(const char *html, gsize len)
+{
   if (len > G_MAXINT)
     return NULL;
   return htmlReadMemory(html, (int)len, NULL, "UTF-8",
-                        HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_RECOVER |
-                            HTML_PARSE_NODEFDTD);
+                        HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+                            HTML_PARSE_RECOVER | HTML_PARSE_NODEFDTD);
 }
 
 /* The next node of a pre-order walk of the tree under root, skipping the
  * children of n when skip. */
-static xmlNode *walk_next(xmlNode *root, xmlNode *n, bool skip) {
+static xmlNode *walk_next(xmlNode *root, xmlNode *n, bool skip)
+{
   if (!skip && n->children)
     return n->children;
   while (n && n != root) {
@@ -492,7 +515,8 @@ static xmlNode *walk_next(xmlNode *root, xmlNode *n, bool skip) {
 }
 
 /* The first element of the parsed fragment that is not an implied wrapper. */
-static xmlNode *first_element(htmlDocPtr doc) {
+static xmlNode *first_element(htmlDocPtr doc)
+{
   xmlNode *root = (xmlNode *)doc;
   for (xmlNode *n = doc->children; n; n = walk_next(root, n, false)) {
     if (n->type != XML_ELEMENT_NODE)
@@ -504,10 +528,14 @@ static xmlNode *first_element(htmlDocPtr doc) {
   return NULL;
 }
 
-static char *trimmed(const char *s) { return g_strstrip(g_strdup(s ? s : "")); }
+static char *trimmed(const char *s)
+{
+  return g_strstrip(g_strdup(s ? s : ""));
+}
 
 /* "</name>" -> "name" (lower case), else NULL. */
-static char *closing_tag_name(const char *t) {
+static char *closing_tag_name(const char *t)
+{
   if (t[0] != '<' || t[1] != '/' || !g_ascii_isalpha(t[2]))
     return NULL;
   const char *p = t + 2;
@@ -521,7 +549,8 @@ static char *closing_tag_name(const char *t) {
   return g_ascii_strdown(t + 2, end - (t + 2));
 }
 
-char **san_closing_tags(const char *html) {
+char **san_closing_tags(const char *html)
+{
   GPtrArray *names = g_ptr_array_new();
   const char *p = html ? html : "";
   bool ok = true;
@@ -550,7 +579,8 @@ char **san_closing_tags(const char *html) {
   return (char **)g_ptr_array_free(names, FALSE);
 }
 
-static int count_char(const char *s, char c) {
+static int count_char(const char *s, char c)
+{
   int n = 0;
   for (; *s; s++)
     n += *s == c;
@@ -558,7 +588,8 @@ static int count_char(const char *s, char c) {
 }
 
 SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *pos, BookNode **node,
-                     char **name) {
+                     char **name)
+{
   *node = NULL;
   *name = NULL;
   char *t = trimmed(html);
@@ -575,8 +606,8 @@ SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *po
     if (block) {
       kind = SAN_NONE;
     } else {
-      book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped %s", t[1] == '?' ? "a processing instruction"
-                                                                           : "a declaration");
+      book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped %s",
+                t[1] == '?' ? "a processing instruction" : "a declaration");
     }
     goto done;
   }
@@ -613,7 +644,8 @@ SanKind san_fragment(Book *book, const char *html, bool block, const BookPos *po
   } else if (ei->flags & E_FORBIDDEN) {
     book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped <%s>", ei->name);
   } else if (ei->flags & E_BLOCK) {
-    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped block element <%s> inside a paragraph", ei->name);
+    book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped block element <%s> inside a paragraph",
+              ei->name);
   } else if (ei->flags & E_INLINE) {
     bool leaf;
     *node = make_element(book, el, ei, pos, &leaf);
@@ -636,7 +668,8 @@ typedef struct {
   const BookPos *pos;
 } BlockCtx;
 
-static void put(BlockCtx *c, BookNode *parent, BookNode *node) {
+static void put(BlockCtx *c, BookNode *parent, BookNode *node)
+{
   if (parent == c->top) {
     if (book_node_is_inline(node->type)) {
       if (!c->run) {
@@ -651,14 +684,16 @@ static void put(BlockCtx *c, BookNode *parent, BookNode *node) {
   book_node_append(parent, node);
 }
 
-static bool blank(const char *s) {
+static bool blank(const char *s)
+{
   for (; s && *s; s++)
     if (!g_ascii_isspace(*s))
       return false;
   return true;
 }
 
-static bool is_block_element(const xmlNode *n) {
+static bool is_block_element(const xmlNode *n)
+{
   if (!n)
     return true; /* the start or end of the parent */
   if (n->type == XML_COMMENT_NODE)
@@ -671,14 +706,16 @@ static bool is_block_element(const xmlNode *n) {
 
 /* White space between two blocks (or a block and the parent's edge) is
  * layout of the HTML source, not text. */
-static bool blank_between_blocks(const xmlNode *n) {
+static bool blank_between_blocks(const xmlNode *n)
+{
   return is_block_element(n->prev) && is_block_element(n->next);
 }
 
 /* How many times "<name" (open) or "</name" (close) occurs in html as a
  * tag: the parser closes everything at the end of a fragment, so the source
  * text is what tells an element left open. */
-static int count_tags(const char *html, gsize len, const char *name, bool closing) {
+static int count_tags(const char *html, gsize len, const char *name, bool closing)
+{
   size_t n = strlen(name);
   int count = 0;
   for (const char *p = html, *end = html + len; p + n + 1 < end; p++) {
@@ -690,13 +727,15 @@ static int count_tags(const char *html, gsize len, const char *name, bool closin
         continue;
       q++;
     }
-    if ((size_t)(end - q) > n && g_ascii_strncasecmp(q, name, n) == 0 && !g_ascii_isalnum(q[n]) && q[n] != '-')
+    if ((size_t)(end - q) > n && g_ascii_strncasecmp(q, name, n) == 0 && !g_ascii_isalnum(q[n]) &&
+        q[n] != '-')
       count++;
   }
   return count;
 }
 
-static BookNode *left_open(const char *html, gsize len, BookNode *parent) {
+static BookNode *left_open(const char *html, gsize len, BookNode *parent)
+{
   BookNode *open = NULL;
   for (BookNode *n = parent->last_child; n && n->type == BOOK_HTML_BLOCK; n = n->last_child) {
     const ElemInfo *ei = elem_info(n->as.html.tag);
@@ -711,14 +750,16 @@ static BookNode *left_open(const char *html, gsize len, BookNode *parent) {
 /* Would element m, put into cur, pass the model's depth limit (book.h)?
  * Block elements open up to BOOK_MAX_BLOCK_DEPTH, inline ones while a
  * child still fits; top-level inlines go into a paragraph first. */
-static bool too_deep(const BookNode *cur, const BookNode *m) {
+static bool too_deep(const BookNode *cur, const BookNode *m)
+{
   int d = book_node_depth(cur) + 1;
   if (m->type == BOOK_HTML_BLOCK)
     return d > BOOK_MAX_BLOCK_DEPTH;
   return d + 2 > BOOK_MAX_DEPTH;
 }
 
-BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent) {
+BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent)
+{
   BookNode *before = parent->last_child;
   htmlDocPtr doc = parse_html(html, len);
   if (!doc)
@@ -746,7 +787,8 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
       const ElemInfo *ei = elem_info((const char *)n->name);
       BookNode *holder = cur;
       if (!ei) {
-        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped unknown element <%s> (its text is kept)",
+        book_diag(book, BOOK_WARNING, &p,
+                  "raw HTML: dropped unknown element <%s> (its text is kept)",
                   (const char *)n->name);
         descend = true;
       } else if (ei->flags & E_TRANSPARENT) {
@@ -762,7 +804,8 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
           /* flattened: its content (an image's alt text) goes into cur */
           if (!warned)
             book_diag(book, BOOK_WARNING, &p,
-                      "nesting deeper than the model allows (%d levels): deeper levels flattened into this one, their text kept",
+                      "nesting deeper than the model allows (%d levels): deeper levels flattened "
+                      "into this one, their text kept",
                       BOOK_MAX_DEPTH);
           warned = true;
           BookNode *k;
@@ -805,13 +848,11 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
       break;
     }
     case XML_COMMENT_NODE:
-    case XML_DTD_NODE:
-      break;
+    case XML_DTD_NODE: break;
     case XML_PI_NODE:
       book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped a processing instruction");
       break;
-    default:
-      break;
+    default: break;
     }
     n = walk_next(root, n, !descend);
   }
@@ -823,12 +864,15 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
 
 /* ---- content models ---- */
 
-static bool tag_is(const BookNode *n, const char *tags) {
-  return n && (n->type == BOOK_HTML_BLOCK || n->type == BOOK_HTML_INLINE) && in_list(tags, n->as.html.tag);
+static bool tag_is(const BookNode *n, const char *tags)
+{
+  return n && (n->type == BOOK_HTML_BLOCK || n->type == BOOK_HTML_INLINE) &&
+         in_list(tags, n->as.html.tag);
 }
 
 /* A parent whose content is phrasing only. */
-static bool phrasing_parent(const BookNode *p) {
+static bool phrasing_parent(const BookNode *p)
+{
   switch (p->type) {
   case BOOK_PARAGRAPH:
   case BOOK_HEADING:
@@ -838,17 +882,15 @@ static bool phrasing_parent(const BookNode *p) {
   case BOOK_STRIKE:
   case BOOK_LINK:
   case BOOK_IMAGE:
-  case BOOK_HTML_INLINE:
-    return true;
-  case BOOK_HTML_BLOCK:
-    return in_list("p h1 h2 h3 h4 h5 h6 pre summary", p->as.html.tag);
-  default:
-    return false;
+  case BOOK_HTML_INLINE: return true;
+  case BOOK_HTML_BLOCK: return in_list("p h1 h2 h3 h4 h5 h6 pre summary", p->as.html.tag);
+  default: return false;
   }
 }
 
 /* The parents an element may have, or NULL for any. */
-static const char *required_parent(const char *tag) {
+static const char *required_parent(const char *tag)
+{
   static const struct {
     const char *tags, *parents;
   } rules[] = {
@@ -869,7 +911,8 @@ static const char *required_parent(const char *tag) {
 }
 
 /* The children an element may have, or NULL for any. */
-static const char *allowed_children(const char *tag) {
+static const char *allowed_children(const char *tag)
+{
   static const struct {
     const char *tags, *children;
   } rules[] = {
@@ -887,7 +930,8 @@ static const char *allowed_children(const char *tag) {
 }
 
 /* Why n cannot stay where it is, or NULL. */
-static const char *misplaced(const BookNode *n) {
+static const char *misplaced(const BookNode *n)
+{
   const BookNode *p = n->parent;
   if (!p || (n->type != BOOK_HTML_BLOCK && n->type != BOOK_HTML_INLINE))
     return NULL;
@@ -911,7 +955,8 @@ static const char *misplaced(const BookNode *n) {
 
 /* A list or table holding something it may not hold (text, say) cannot be
  * mended child by child: it loses its own tags. */
-static bool bad_children(const BookNode *n) {
+static bool bad_children(const BookNode *n)
+{
   if (n->type != BOOK_HTML_BLOCK)
     return false;
   if (strcmp(n->as.html.tag, "details") == 0) /* summary is required, and first */
@@ -925,15 +970,16 @@ static bool bad_children(const BookNode *n) {
   return false;
 }
 
-void san_repair(Book *book, BookNode *tree) {
+void san_repair(Book *book, BookNode *tree)
+{
   BookNode *n = tree->first_child;
   while (n) {
     const char *why = misplaced(n);
     if (!why && bad_children(n))
       why = "holding content it may not hold";
     if (why) {
-      book_diag(book, BOOK_WARNING, &n->pos, "raw HTML: <%s> %s: its tags dropped (its content is kept)",
-                n->as.html.tag, why);
+      book_diag(book, BOOK_WARNING, &n->pos,
+                "raw HTML: <%s> %s: its tags dropped (its content is kept)", n->as.html.tag, why);
       BookNode *first = n->first_child, *after = n->next, *up = n->parent;
       book_node_unwrap(n);
       if (first) {
@@ -957,9 +1003,11 @@ void san_repair(Book *book, BookNode *tree) {
   }
 }
 
-bool san_svg_well_formed(const char *path, char **why) {
+bool san_svg_well_formed(const char *path, char **why)
+{
   xmlResetLastError();
-  xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlDocPtr doc =
+      xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
   bool ok = root && xmlStrcmp(root->name, BAD_CAST "svg") == 0;
   if (!ok && why) {

@@ -7,7 +7,8 @@
 /* A glyph no face has (pango would draw a box of hex digits) becomes the
  * run's font's U+FFFD, with its width; its cluster keeps the character, so
  * the text layer still holds it. The warning is coverage.c's. */
-static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs) {
+static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs)
+{
   PangoGlyphInfo repl = {0};
   bool have = false;
   for (int g = 0; g < gs->num_glyphs; g++) {
@@ -31,7 +32,8 @@ static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs) {
 }
 
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                   PangoLanguage *lang) {
+                   PangoLanguage *lang)
+{
   Shaped *s = g_new0(Shaped, 1);
   s->text = g_strndup(text, len);
   s->len = len;
@@ -79,7 +81,8 @@ Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrLis
   return s;
 }
 
-void shape_free(Shaped *s) {
+void shape_free(Shaped *s)
+{
   if (!s)
     return;
   for (guint i = 0; i < s->runs->len; i++) {
@@ -95,7 +98,8 @@ void shape_free(Shaped *s) {
   g_free(s);
 }
 
-double shape_width_pt(const Shaped *s, size_t a, size_t b) {
+double shape_width_pt(const Shaped *s, size_t a, size_t b)
+{
   if (b > s->len)
     b = s->len;
   if (a >= b)
@@ -104,7 +108,8 @@ double shape_width_pt(const Shaped *s, size_t a, size_t b) {
 }
 
 /* Index of the run holding byte at (binary search), or -1. */
-static int run_index(const Shaped *s, size_t at) {
+static int run_index(const Shaped *s, size_t at)
+{
   int lo = 0, hi = (int)s->runs->len - 1;
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
@@ -119,12 +124,14 @@ static int run_index(const Shaped *s, size_t at) {
   return -1;
 }
 
-const ShapeRun *shape_run_at(const Shaped *s, size_t at) {
+const ShapeRun *shape_run_at(const Shaped *s, size_t at)
+{
   int i = run_index(s, at);
   return i < 0 ? NULL : &g_array_index(s->runs, ShapeRun, i);
 }
 
-void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
+void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out)
+{
   if (b > s->len)
     b = s->len;
   int i = run_index(s, a);
@@ -134,8 +141,8 @@ void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
     size_t la = a > off ? a : off, lb = b < end ? b : end;
     if (la >= lb)
       continue;
-    ShapeSlice sl = {g_object_ref(r->item->analysis.font), pango_glyph_string_new(), la, lb,
-                     r->rise_pt, 0};
+    ShapeSlice sl = {
+        g_object_ref(r->item->analysis.font), pango_glyph_string_new(), la, lb, r->rise_pt, 0};
     /* The glyphs of [la, lb): a contiguous range, found by binary search on
      * the clusters (ascending left to right, descending right to left), so
      * that cutting a long run into lines stays linear. */
@@ -184,7 +191,8 @@ void shape_slices(const Shaped *s, size_t a, size_t b, GArray *out) {
   }
 }
 
-void shape_slice_clear(ShapeSlice *sl) {
+void shape_slice_clear(ShapeSlice *sl)
+{
   if (sl->font)
     g_object_unref(sl->font);
   if (sl->glyphs)
@@ -193,7 +201,8 @@ void shape_slice_clear(ShapeSlice *sl) {
   sl->glyphs = NULL;
 }
 
-PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font) {
+PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font)
+{
   const ShapeRun *r = shape_run_at(s, at);
   if (!r && s->runs->len)
     r = &g_array_index(s->runs, ShapeRun, s->runs->len - 1);

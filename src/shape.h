@@ -17,13 +17,13 @@ typedef struct {
 } ShapeRun;
 
 typedef struct {
-  char *text;          /* owned copy of the paragraph's UTF-8 */
+  char *text; /* owned copy of the paragraph's UTF-8 */
   size_t len;
-  GArray *runs;        /* ShapeRun, in logical order */
-  PangoLogAttr *log;   /* nchars + 1 entries */
+  GArray *runs;      /* ShapeRun, in logical order */
+  PangoLogAttr *log; /* nchars + 1 entries */
   int nchars;
-  int *char_byte;      /* nchars + 1: byte offset of each character */
-  gint64 *cum_pu;      /* len + 1: advance of everything before byte i, pango units */
+  int *char_byte; /* nchars + 1: byte offset of each character */
+  gint64 *cum_pu; /* len + 1: advance of everything before byte i, pango units */
 } Shaped;
 
 /* A piece of one run for drawing: the glyphs of bytes [start, end). */

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-bool style_paper_size(OctavoPaper paper, double *w, double *h) {
+bool style_paper_size(OctavoPaper paper, double *w, double *h)
+{
   static const struct {
     OctavoPaper paper;
     double w, h;
-  } sizes[] = {{OCTAVO_PAPER_A4, 595.276, 841.890}, {OCTAVO_PAPER_LETTER, 612.0, 792.0},
+  } sizes[] = {{OCTAVO_PAPER_A4, 595.276, 841.890},
+               {OCTAVO_PAPER_LETTER, 612.0, 792.0},
                {OCTAVO_PAPER_A5, 419.528, 595.276}};
   for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++)
     if (paper == sizes[i].paper) {
@@ -27,7 +29,8 @@ static const CoverStyle cover_defaults = {
     .band = {0.17, 0.19, 0.24},   /* slate */
 };
 
-static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
+static void parse_colour(GKeyFile *kf, const char *key, double rgb[3])
+{
   char *v = g_key_file_get_string(kf, "cover", key, NULL);
   unsigned r, g, b;
   if (v && strlen(g_strstrip(v)) == 7 && sscanf(v, "#%02x%02x%02x", &r, &g, &b) == 3) {
@@ -39,7 +42,8 @@ static void parse_colour(GKeyFile *kf, const char *key, double rgb[3]) {
 }
 
 /* The [cover] group over the defaults cs holds. */
-static void cover_load(CoverStyle *cs, GKeyFile *kf) {
+static void cover_load(CoverStyle *cs, GKeyFile *kf)
+{
   parse_colour(kf, "background", cs->background);
   parse_colour(kf, "ink", cs->ink);
   parse_colour(kf, "accent", cs->accent);
@@ -52,7 +56,8 @@ static void cover_load(CoverStyle *cs, GKeyFile *kf) {
     g_free(face);
 }
 
-static void defaults(Style *st) {
+static void defaults(Style *st)
+{
   memset(st, 0, sizeof *st);
   st->margin_top_pt = 72;
   st->margin_bottom_pt = 86;
@@ -109,7 +114,8 @@ typedef struct {
   const char *layout; /* "handout", or NULL for the book */
 } Sel;
 
-static char *value_in(GKeyFile *kf, const char *group, const char *key, const Sel *sel) {
+static char *value_in(GKeyFile *kf, const char *group, const char *key, const Sel *sel)
+{
   char *v = NULL;
   char *pc = sel->cols ? g_strdup_printf("%s.columns", sel->paper) : NULL;
   const char *subs[] = {pc, sel->cols ? "columns" : NULL, sel->paper, ""};
@@ -124,7 +130,8 @@ static char *value_in(GKeyFile *kf, const char *group, const char *key, const Se
   return v;
 }
 
-static char *value(GKeyFile *kf, const char *group, const char *key, const Sel *sel) {
+static char *value(GKeyFile *kf, const char *group, const char *key, const Sel *sel)
+{
   char *v = NULL;
   if (sel->layout) {
     char *g = g_strdup_printf("%s.%s", group, sel->layout);
@@ -139,7 +146,8 @@ static char *value(GKeyFile *kf, const char *group, const char *key, const Sel *
 }
 
 static bool num(GKeyFile *kf, const char *group, const char *key, const Sel *sel, double *out,
-                const char *path, GError **err) {
+                const char *path, GError **err)
+{
   char *v = value(kf, group, key, sel);
   if (!v)
     return true;
@@ -155,7 +163,8 @@ static bool num(GKeyFile *kf, const char *group, const char *key, const Sel *sel
   return ok;
 }
 
-static void str(GKeyFile *kf, const char *group, const char *key, const Sel *sel, char **out) {
+static void str(GKeyFile *kf, const char *group, const char *key, const Sel *sel, char **out)
+{
   char *v = value(kf, group, key, sel);
   if (v && *v) {
     g_free(*out);
@@ -164,12 +173,14 @@ static void str(GKeyFile *kf, const char *group, const char *key, const Sel *sel
     g_free(v);
 }
 
-bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err) {
+bool style_load(Style *st, const char *path, OctavoPaper paper, int columns, GError **err)
+{
   return style_load_layout(st, path, paper, columns, OCTAVO_LAYOUT_BOOK, err);
 }
 
 /* A yes/no key: "true"/"false" (or 1/0); others keep *out. */
-static void flag(GKeyFile *kf, const char *group, const char *key, const Sel *sel, bool *out) {
+static void flag(GKeyFile *kf, const char *group, const char *key, const Sel *sel, bool *out)
+{
   char *v = value(kf, group, key, sel);
   if (v && (!g_ascii_strcasecmp(v, "true") || !strcmp(v, "1")))
     *out = true;
@@ -179,7 +190,8 @@ static void flag(GKeyFile *kf, const char *group, const char *key, const Sel *se
 }
 
 bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int columns,
-                       OctavoLayout layout, GError **err) {
+                       OctavoLayout layout, GError **err)
+{
   defaults(st);
   st->layout = layout;
   bool cols = columns == 2;
@@ -201,8 +213,9 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
     char *file_paper = value(kf, "page", "paper", &none);
     int v = OCTAVO_PAPER_DEFAULT;
     if (file_paper && !octavo_enum_parse(OCTAVO_ENUM_PAPER, file_paper, &v)) {
-      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper '%s' (%s)",
-                  path ? path : "style", file_paper, octavo_enum_choices(OCTAVO_ENUM_PAPER));
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: unknown paper '%s' (%s)", path ? path : "style", file_paper,
+                  octavo_enum_choices(OCTAVO_ENUM_PAPER));
       g_free(file_paper);
       g_key_file_free(kf);
       return false;
@@ -211,13 +224,15 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
     st->paper = (OctavoPaper)v;
   }
   if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
-    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper", path ? path : "style");
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper",
+                path ? path : "style");
     g_key_file_free(kf);
     return false;
   }
   const char *p = octavo_enum_name(OCTAVO_ENUM_PAPER, st->paper);
   const char *f = path ? path : "style";
-  const Sel sel = {p, cols, layout == OCTAVO_LAYOUT_BOOK ? NULL : octavo_enum_name(OCTAVO_ENUM_LAYOUT, layout)};
+  const Sel sel = {
+      p, cols, layout == OCTAVO_LAYOUT_BOOK ? NULL : octavo_enum_name(OCTAVO_ENUM_LAYOUT, layout)};
   struct {
     const char *group, *key;
     double *out;
@@ -307,7 +322,8 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
   return ok;
 }
 
-void style_clear(Style *st) {
+void style_clear(Style *st)
+{
   g_free(st->body_face);
   g_free(st->heading_face);
   g_free(st->code_face);

@@ -16,16 +16,16 @@ typedef struct {
 } CoverStyle;
 
 typedef struct {
-  OctavoPaper paper;                 /* never OCTAVO_PAPER_STYLE once loaded */
+  OctavoPaper paper; /* never OCTAVO_PAPER_STYLE once loaded */
   double paper_w_pt, paper_h_pt;
   double margin_top_pt, margin_bottom_pt, margin_inner_pt, margin_outer_pt;
   double column_gap_pt;
   /* body text */
-  char *body_face;                   /* a fontconfig family */
+  char *body_face; /* a fontconfig family */
   double body_size_pt, leading_pt;
-  double indent_pt;                  /* first-line indent of a following paragraph (0: none) */
-  double par_space_pt;               /* extra space between paragraphs */
-  double block_space_pt;             /* space around lists, quotes, code, tables, figures */
+  double indent_pt;      /* first-line indent of a following paragraph (0: none) */
+  double par_space_pt;   /* extra space between paragraphs */
+  double block_space_pt; /* space around lists, quotes, code, tables, figures */
   bool justify;
   /* Justification may letter-space a loose line (as InDesign's letter
    * spacing or microtype's expansion): once its word spaces would pass
@@ -39,26 +39,26 @@ typedef struct {
   char *heading_face;
   double heading_size_pt[6];
   double heading_before_pt, heading_after_pt;
-  double chapter_drop_pt;            /* space above a chapter title on its opening page */
+  double chapter_drop_pt; /* space above a chapter title on its opening page */
   /* code */
   char *code_face;
   double code_size_pt, code_leading_pt, code_pad_pt;
-  double code_gray;                  /* background of code blocks: 0 black .. 1 white */
+  double code_gray; /* background of code blocks: 0 black .. 1 white */
   /* footnotes, tables, running heads, title page */
   double note_size_pt, note_leading_pt;
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */
   double table_size_pt, table_leading_pt, cell_pad_pt;
-  double head_size_pt, head_gap_pt;  /* running head: size, baseline distance above the text block */
-  double folio_gap_pt;               /* folio baseline below the text block (chapter openings) */
+  double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */
+  double folio_gap_pt;              /* folio baseline below the text block (chapter openings) */
   double title_size_pt, subtitle_size_pt, byline_size_pt;
   double toc_size_pt, toc_leading_pt;
-  CoverStyle cover;                  /* [cover]: a colour that is not #rrggbb keeps its default */
+  CoverStyle cover; /* [cover]: a colour that is not #rrggbb keeps its default */
   /* the layout ([layout], [layout.handout]): what opens the book and how chapters follow */
-  OctavoLayout layout;               /* the one the style was read for */
-  bool chapter_new_page;             /* a title page and contents as front matter, each chapter
+  OctavoLayout layout;   /* the one the style was read for */
+  bool chapter_new_page; /* a title page and contents as front matter, each chapter
                                       * from a new page; else a title block at the top of page 1
                                       * and the sections running on (the handout) */
-  bool contents_always;              /* printed contents always (else only with --toc) */
+  bool contents_always;  /* printed contents always (else only with --toc) */
 } Style;
 
 /* Read the style file at path (NULL: built-in defaults only) for `paper`

@@ -6,11 +6,13 @@
 #include <hb-subset.h>
 #include <hb.h>
 
-GBytes *subset_font_file(const char *path, const GArray *codepoints, GError **err) {
+GBytes *subset_font_file(const char *path, const GArray *codepoints, GError **err)
+{
   return subset_font_face(path, 0, codepoints, err);
 }
 
-GBytes *subset_font_face(const char *path, int index, const GArray *codepoints, GError **err) {
+GBytes *subset_font_face(const char *path, int index, const GArray *codepoints, GError **err)
+{
   GBytes *result = NULL;
   hb_blob_t *blob = hb_blob_create_from_file_or_fail(path);
   hb_face_t *face = NULL, *sub = NULL;

@@ -16,12 +16,14 @@
 
 #include <string.h>
 
-static bool is_html(const BookNode *n, const char *tag) {
+static bool is_html(const BookNode *n, const char *tag)
+{
   return n && (n->type == BOOK_HTML_BLOCK || n->type == BOOK_HTML_INLINE) && n->as.html.tag &&
          strcmp(n->as.html.tag, tag) == 0;
 }
 
-static const char *html_attr(const BookNode *n, const char *name) {
+static const char *html_attr(const BookNode *n, const char *name)
+{
   for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
     if (strcmp(a[0], name) == 0)
       return a[1];
@@ -29,7 +31,8 @@ static const char *html_attr(const BookNode *n, const char *name) {
 }
 
 /* White space between tags: text of spaces, or a line break. */
-static bool blank_inline(const BookNode *n) {
+static bool blank_inline(const BookNode *n)
+{
   if (n->type == BOOK_SOFTBREAK)
     return true;
   if (n->type != BOOK_TEXT)
@@ -42,7 +45,8 @@ static bool blank_inline(const BookNode *n) {
 
 /* The one image among n's children when all the others are blank, else
  * NULL. */
-static BookNode *only_image(const BookNode *n) {
+static BookNode *only_image(const BookNode *n)
+{
   BookNode *img = NULL;
   for (BookNode *k = n->first_child; k; k = k->next) {
     if (k->type == BOOK_IMAGE && !img)
@@ -55,7 +59,8 @@ static BookNode *only_image(const BookNode *n) {
 
 /* A new node of type t in old's place, holding old's children; old is
  * freed. */
-static BookNode *replace(Book *b, BookNode *old, BookNodeType t) {
+static BookNode *replace(Book *b, BookNode *old, BookNodeType t)
+{
   BookNode *n = book_node_new(b, t, &old->pos);
   book_node_insert_before(old, n);
   BookNode *k;
@@ -69,7 +74,8 @@ static BookNode *replace(Book *b, BookNode *old, BookNodeType t) {
 }
 
 /* Free n's blank children. */
-static void drop_blanks(BookNode *n) {
+static void drop_blanks(BookNode *n)
+{
   BookNode *k = n->first_child;
   while (k) {
     BookNode *next = k->next;
@@ -83,9 +89,11 @@ static void drop_blanks(BookNode *n) {
 
 /* Raw-HTML blocks whose content is phrasing only (or that are figures
  * already): no figure goes inside them. */
-static bool phrasing_only(const char *tag) {
-  static const char *const tags[] = {"p",  "h1", "h2", "h3", "h4", "h5", "h6", "pre", "summary", "dt",
-                                     "th", "td", "caption", "figure", "figcaption", "listing", "address"};
+static bool phrasing_only(const char *tag)
+{
+  static const char *const tags[] = {"p",       "h1",     "h2",         "h3",      "h4",     "h5",
+                                     "h6",      "pre",    "summary",    "dt",      "th",     "td",
+                                     "caption", "figure", "figcaption", "listing", "address"};
   for (size_t i = 0; i < G_N_ELEMENTS(tags); i++)
     if (strcmp(tag, tags[i]) == 0)
       return true;
@@ -95,7 +103,8 @@ static bool phrasing_only(const char *tag) {
 /* A block holding only an image: a Markdown paragraph (raw-HTML images
  * are not made figures by markdown.c), a raw <p>, or a raw container such
  * as <div align="center"> (the figure goes inside it). */
-static void image_block(Book *b, BookNode *n) {
+static void image_block(Book *b, BookNode *n)
+{
   if (!only_image(n))
     return;
   if (n->type == BOOK_PARAGRAPH || (is_html(n, "p") && !html_attr(n, "id"))) {
@@ -114,7 +123,8 @@ static void image_block(Book *b, BookNode *n) {
 /* Move the content of a raw <figcaption> (inlines, or paragraphs of
  * them) into a new BOOK_FIGCAPTION; NULL, and nothing moved, when it holds
  * anything else. */
-static BookNode *caption_from(Book *b, BookNode *fc) {
+static BookNode *caption_from(Book *b, BookNode *fc)
+{
   for (BookNode *k = fc->first_child; k; k = k->next)
     if (!book_node_is_inline(k->type) && k->type != BOOK_PARAGRAPH)
       return NULL;
@@ -152,7 +162,8 @@ static BookNode *caption_from(Book *b, BookNode *fc) {
 /* <figure> holding one image (bare or as a figure already) and at most
  * one <figcaption>, blank text apart: the model's figure with a caption.
  * Anything else stays raw HTML. */
-static void html_figure(Book *b, BookNode *n) {
+static void html_figure(Book *b, BookNode *n)
+{
   BookNode *img = NULL, *fc = NULL;
   if (html_attr(n, "id"))
     return;
@@ -161,7 +172,8 @@ static void html_figure(Book *b, BookNode *n) {
       continue;
     if (!img && k->type == BOOK_IMAGE)
       img = k;
-    else if (!img && k->type == BOOK_FIGURE && !k->as.figure.listing && k->first_child == k->last_child)
+    else if (!img && k->type == BOOK_FIGURE && !k->as.figure.listing &&
+             k->first_child == k->last_child)
       img = k->first_child;
     else if (!fc && is_html(k, "figcaption") && !html_attr(k, "id"))
       fc = k;
@@ -184,7 +196,8 @@ static void html_figure(Book *b, BookNode *n) {
 }
 
 /* text with `code spans` as BOOK_CODE, appended to parent. */
-static void append_with_code(Book *b, BookNode *parent, const char *text, const BookPos *pos) {
+static void append_with_code(Book *b, BookNode *parent, const char *text, const BookPos *pos)
+{
   const char *p = text;
   while (*p) {
     const char *tick = strchr(p, '`');
@@ -209,7 +222,8 @@ static void append_with_code(Book *b, BookNode *parent, const char *text, const 
 /* mdBook's <Listing number="N" file-name="F" caption="C">: a listing
  * figure of its blocks with the caption "Listing N: C" (inlines at its top
  * level become a paragraph). */
-static void listing(Book *b, BookNode *n) {
+static void listing(Book *b, BookNode *n)
+{
   const char *number = html_attr(n, "number"), *file = html_attr(n, "file-name"),
              *caption = html_attr(n, "caption");
   char *num = number ? g_strstrip(g_strdup(number)) : NULL;
@@ -236,7 +250,8 @@ static void listing(Book *b, BookNode *n) {
   }
   if ((num && *num) || (cap && *cap)) {
     BookNode *fc = book_node_new(b, BOOK_FIGCAPTION, &fig->pos);
-    char *text = num && *num ? g_strdup_printf("Listing %s%s%s", num, cap && *cap ? ": " : "", cap ? cap : "")
+    char *text = num && *num ? g_strdup_printf("Listing %s%s%s", num, cap && *cap ? ": " : "",
+                                               cap ? cap : "")
                              : g_strdup(cap);
     append_with_code(b, fc, text, &fig->pos);
     g_free(text);
@@ -259,12 +274,14 @@ static void listing(Book *b, BookNode *n) {
 /* ---- anchors ---- */
 
 /* <a id="x"></a>: a raw anchor with an id and nothing inside. */
-static bool is_anchor(const BookNode *n) {
+static bool is_anchor(const BookNode *n)
+{
   return is_html(n, "a") && n->type == BOOK_HTML_INLINE && !n->first_child && html_attr(n, "id");
 }
 
 /* A paragraph holding only anchors (and blank text between them). */
-static bool anchor_paragraph(const BookNode *n) {
+static bool anchor_paragraph(const BookNode *n)
+{
   if (!n || n->type != BOOK_PARAGRAPH)
     return false;
   bool any = false;
@@ -279,21 +296,19 @@ static bool anchor_paragraph(const BookNode *n) {
 
 /* The first block at or inside n that holds inlines, where an anchor can
  * go, or NULL (a code block, a rule, a figure without a caption ...). */
-static BookNode *text_block(BookNode *n) {
+static BookNode *text_block(BookNode *n)
+{
   while (n) {
     switch (n->type) {
     case BOOK_HEADING:
     case BOOK_PARAGRAPH:
     case BOOK_TABLE_CELL:
-    case BOOK_FIGCAPTION:
-      return n;
+    case BOOK_FIGCAPTION: return n;
     case BOOK_BLOCKQUOTE:
     case BOOK_LIST:
     case BOOK_ITEM:
     case BOOK_TABLE:
-    case BOOK_TABLE_ROW:
-      n = n->first_child;
-      break;
+    case BOOK_TABLE_ROW: n = n->first_child; break;
     case BOOK_FIGURE:
       n = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
       break;
@@ -304,8 +319,7 @@ static BookNode *text_block(BookNode *n) {
         return NULL; /* text straight in a <div>: no place to prepend safely */
       n = n->first_child;
       break;
-    default:
-      return NULL;
+    default: return NULL;
     }
   }
   return NULL;
@@ -313,7 +327,8 @@ static BookNode *text_block(BookNode *n) {
 
 /* Move the anchors of an anchor paragraph to the start of the next block
  * that holds text; the paragraph goes.  Without such a block it stays. */
-static void move_anchors(BookNode *p) {
+static void move_anchors(BookNode *p)
+{
   BookNode *next = p->next;
   while (next && anchor_paragraph(next))
     next = next->next;
@@ -337,7 +352,8 @@ static void move_anchors(BookNode *p) {
   book_node_free(p);
 }
 
-void md_tidy(Ctx *c, BookNode *tree) {
+void md_tidy(Ctx *c, BookNode *tree)
+{
   Book *b = c->book;
   GPtrArray *todo = g_ptr_array_new();
   BookIter it;

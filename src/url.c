@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-char *book_url_scheme(const char *url) {
+char *book_url_scheme(const char *url)
+{
   GString *s = g_string_new(NULL);
   for (const char *p = url ? url : ""; *p; p++)
     if ((guchar)*p > 0x20 && *p != 0x7f)
@@ -21,18 +22,20 @@ char *book_url_scheme(const char *url) {
   return scheme;
 }
 
-BookUrlKind book_url_kind(const char *url) {
+BookUrlKind book_url_kind(const char *url)
+{
   char *scheme = book_url_scheme(url);
-  BookUrlKind k = !scheme                                                      ? BOOK_URL_RELATIVE
+  BookUrlKind k = !scheme                                                       ? BOOK_URL_RELATIVE
                   : strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0 ? BOOK_URL_WEB
-                  : strcmp(scheme, "mailto") == 0                              ? BOOK_URL_MAILTO
-                  : strcmp(scheme, "data") == 0                                ? BOOK_URL_DATA
-                                                                               : BOOK_URL_OTHER;
+                  : strcmp(scheme, "mailto") == 0                               ? BOOK_URL_MAILTO
+                  : strcmp(scheme, "data") == 0                                 ? BOOK_URL_DATA
+                                                                                : BOOK_URL_OTHER;
   g_free(scheme);
   return k;
 }
 
-bool book_url_is_external(const char *url) {
+bool book_url_is_external(const char *url)
+{
   if (!url || !g_ascii_isalpha(*url))
     return false;
   const char *p = url; /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */

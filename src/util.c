@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-char *util_temp_beside(const char *path, GError **err) {
+char *util_temp_beside(const char *path, GError **err)
+{
   char *dir, *tmpl;
   if (strcmp(path, "-") == 0) {
     dir = g_strdup(g_get_tmp_dir());
@@ -36,7 +37,8 @@ char *util_temp_beside(const char *path, GError **err) {
   return tmpl;
 }
 
-bool util_commit(const char *tmp, const char *path, GError **err) {
+bool util_commit(const char *tmp, const char *path, GError **err)
+{
   if (strcmp(path, "-") == 0) {
     char *data = NULL;
     gsize len = 0;
@@ -65,7 +67,8 @@ bool util_commit(const char *tmp, const char *path, GError **err) {
   return true;
 }
 
-bool util_write_atomic(const char *path, const void *data, gsize len, GError **err) {
+bool util_write_atomic(const char *path, const void *data, gsize len, GError **err)
+{
   char *tmp = util_temp_beside(path, err);
   if (!tmp)
     return false;
@@ -88,14 +91,16 @@ bool util_write_atomic(const char *path, const void *data, gsize len, GError **e
   return ok;
 }
 
-static bool has_data(const char *dir) {
+static bool has_data(const char *dir)
+{
   char *f = g_build_filename(dir, "styles", "print.ini", NULL);
   bool ok = g_file_test(f, G_FILE_TEST_IS_REGULAR);
   g_free(f);
   return ok;
 }
 
-char *util_find_datadir(const char *argv0) {
+char *util_find_datadir(const char *argv0)
+{
   const char *env = g_getenv("OCTAVO_DATADIR");
   if (env && *env)
     return g_strdup(env);
@@ -105,9 +110,9 @@ char *util_find_datadir(const char *argv0) {
   if (exe) {
     char *bindir = g_path_get_dirname(exe);
     char *candidates[] = {
-        g_build_filename(bindir, "..", NULL),                     /* build/octavo in the tree */
-        g_build_filename(bindir, "..", "..", NULL),               /* build-asan/tests/... */
-        g_build_filename(bindir, "..", "share", "octavo", NULL),  /* installed */
+        g_build_filename(bindir, "..", NULL),                    /* build/octavo in the tree */
+        g_build_filename(bindir, "..", "..", NULL),              /* build-asan/tests/... */
+        g_build_filename(bindir, "..", "share", "octavo", NULL), /* installed */
     };
     char *found = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++) {
@@ -133,7 +138,8 @@ char *util_find_datadir(const char *argv0) {
 #endif
 }
 
-gint64 util_build_time(const char *fallback_date) {
+gint64 util_build_time(const char *fallback_date)
+{
   const char *sde = g_getenv("SOURCE_DATE_EPOCH");
   if (sde && *sde) {
     char *end = NULL;

@@ -18,7 +18,8 @@
 #define OCTAVO_HYPHEN_VERSION "unknown"
 #endif
 
-void octavo_version_text(GString *out) {
+void octavo_version_text(GString *out)
+{
   g_string_append_printf(out, "octavo %s\n", OCTAVO_VERSION);
   int fc = FcGetVersion();
   /* xmlParserVersion is the loaded library's "21004"-style number. */

@@ -43,12 +43,12 @@ struct XhtmlWriter {
   const OctavoOptions *opts;
   Mode mode;
   const GArray *page_marks; /* BookPageMark, from the print layout (not owned), or NULL */
-  GHashTable *marks; /* BookNode * -> GArray of guint (indices into page_marks) */
-  guint8 *mark_done; /* per page mark: already written */
-  guint8 *mark_moved; /* per page mark: moved from inside a note to its reference */
-  GHashTable *refs;   /* footnote reference id -> BookChapter *, see ref_chapter */
-  GArray *pages;     /* XhtmlPage */
-  BookChapter *cur;  /* the chapter being written */
+  GHashTable *marks;        /* BookNode * -> GArray of guint (indices into page_marks) */
+  guint8 *mark_done;        /* per page mark: already written */
+  guint8 *mark_moved;       /* per page mark: moved from inside a note to its reference */
+  GHashTable *refs;         /* footnote reference id -> BookChapter *, see ref_chapter */
+  GArray *pages;            /* XhtmlPage */
+  BookChapter *cur;         /* the chapter being written */
   xmlTextWriterPtr w;
   GPtrArray *links; /* the BOOK_LINK nodes that opened an <a>, innermost last */
   int in_link;      /* open <a> elements (links and raw HTML) */
@@ -66,16 +66,18 @@ struct XhtmlWriter {
 
 /* ---- small helpers ---- */
 
-static bool xml_char(gunichar c) {
-  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
-         (c >= 0x10000 && c <= 0x10FFFF);
+static bool xml_char(gunichar c)
+{
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
+         (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
 }
 
 /* s (len bytes) as text XML can carry: escaping is libxml2's, but a
  * character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) cannot be
  * escaped at all, so it is dropped; invalid UTF-8 becomes U+FFFD. Returns
  * s itself when it is clean, else a new string in *tmp (caller frees). */
-static const char *xml_clean(const char *s, size_t len, char **tmp) {
+static const char *xml_clean(const char *s, size_t len, char **tmp)
+{
   *tmp = NULL;
   bool clean = g_utf8_validate(s, (gssize)len, NULL);
   for (size_t i = 0; clean && i < len; i++) {
@@ -103,23 +105,35 @@ static const char *xml_clean(const char *s, size_t len, char **tmp) {
   return *tmp;
 }
 
-char *xhtml_xml_text(const char *s) {
+char *xhtml_xml_text(const char *s)
+{
   char *tmp;
   const char *c = xml_clean(s ? s : "", s ? strlen(s) : 0, &tmp);
   return tmp ? tmp : g_strdup(c);
 }
 
-static void start(XhtmlWriter *x, const char *tag) { xmlTextWriterStartElement(x->w, BAD_CAST tag); }
-static void end(XhtmlWriter *x) { xmlTextWriterFullEndElement(x->w); }
-static void end_void(XhtmlWriter *x) { xmlTextWriterEndElement(x->w); }
-static void attr(XhtmlWriter *x, const char *name, const char *value) {
+static void start(XhtmlWriter *x, const char *tag)
+{
+  xmlTextWriterStartElement(x->w, BAD_CAST tag);
+}
+static void end(XhtmlWriter *x)
+{
+  xmlTextWriterFullEndElement(x->w);
+}
+static void end_void(XhtmlWriter *x)
+{
+  xmlTextWriterEndElement(x->w);
+}
+static void attr(XhtmlWriter *x, const char *name, const char *value)
+{
   if (!value)
     return;
   char *tmp;
   xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST xml_clean(value, strlen(value), &tmp));
   g_free(tmp);
 }
-static void text_len(XhtmlWriter *x, const char *s, size_t len) {
+static void text_len(XhtmlWriter *x, const char *s, size_t len)
+{
   if (len == 0)
     return;
   char *t = g_strndup(s, len), *tmp;
@@ -127,16 +141,21 @@ static void text_len(XhtmlWriter *x, const char *s, size_t len) {
   g_free(tmp);
   g_free(t);
 }
-static void text(XhtmlWriter *x, const char *s) {
+static void text(XhtmlWriter *x, const char *s)
+{
   if (s && *s)
     text_len(x, s, strlen(s));
 }
-static void nl(XhtmlWriter *x) { xmlTextWriterWriteString(x->w, BAD_CAST "\n"); }
+static void nl(XhtmlWriter *x)
+{
+  xmlTextWriterWriteString(x->w, BAD_CAST "\n");
+}
 
 /* The attributes of a cleaned raw HTML element (not img): href and src
  * follow the link policy; with_id false leaves out the id (an element
  * written a second time, see reopen_inline). */
-static void html_attrs(XhtmlWriter *x, const BookNode *n, bool with_id) {
+static void html_attrs(XhtmlWriter *x, const BookNode *n, bool with_id)
+{
   for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2) {
     if (strcmp(a[0], "href") == 0 && !book_url_is_external(a[1]) && a[1][0] != '#')
       continue;
@@ -148,13 +167,15 @@ static void html_attrs(XhtmlWriter *x, const BookNode *n, bool with_id) {
   }
 }
 
-char *xhtml_chapter_href(const BookChapter *c) {
+char *xhtml_chapter_href(const BookChapter *c)
+{
   if (c->id && *c->id)
     return g_strdup_printf("%s.xhtml", c->id);
   return g_strdup_printf("chapter-%d.xhtml", c->index + 1);
 }
 
-const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts) {
+const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts)
+{
   if (book->meta.lang && *book->meta.lang)
     return book->meta.lang;
   if (opts && opts->lang && *opts->lang)
@@ -164,7 +185,8 @@ const char *xhtml_book_lang(const Book *book, const OctavoOptions *opts) {
 
 /* The href of a link to (chapter, fragment) from the current document, or
  * NULL. Caller frees. */
-static char *internal_href(XhtmlWriter *x, BookChapter *c, const char *frag) {
+static char *internal_href(XhtmlWriter *x, BookChapter *c, const char *frag)
+{
   if (x->mode == MODE_SINGLE) {
     if (frag)
       return g_strconcat("#", frag, NULL);
@@ -183,7 +205,8 @@ static char *internal_href(XhtmlWriter *x, BookChapter *c, const char *frag) {
 }
 
 /* The href a BOOK_LINK gets, or NULL when it keeps only its text. */
-static char *link_href(XhtmlWriter *x, const BookNode *n) {
+static char *link_href(XhtmlWriter *x, const BookNode *n)
+{
   if (n->as.link.internal) {
     /* A fragment no element of the book carries would be a broken link:
      * point at the chapter instead. */
@@ -197,7 +220,8 @@ static char *link_href(XhtmlWriter *x, const BookNode *n) {
   return NULL;
 }
 
-static BookResource *resource_for_src(Book *b, const char *src) {
+static BookResource *resource_for_src(Book *b, const char *src)
+{
   for (guint i = 0; src && i < b->resources->len; i++) {
     BookResource *r = b->resources->pdata[i];
     if (g_strcmp0(r->src, src) == 0)
@@ -210,7 +234,8 @@ static BookResource *resource_for_src(Book *b, const char *src) {
  * place in the EPUB, or in the one-file XHTML a data: URL, so that the
  * document stands on its own wherever it is written. NULL when the file
  * cannot be read. Caller frees. */
-static char *resource_href(XhtmlWriter *x, const BookResource *r) {
+static char *resource_href(XhtmlWriter *x, const BookResource *r)
+{
   if (x->mode != MODE_SINGLE)
     return g_strdup(r->href);
   char *data = NULL;
@@ -227,12 +252,14 @@ static char *resource_href(XhtmlWriter *x, const BookResource *r) {
 /* The writer's own ids (page breaks, note references) step aside when a
  * heading or note of the model has taken the same id: "-x" is appended
  * until it is free. Deterministic, and the book's id table is not changed. */
-static void own_id(const XhtmlWriter *x, char *buf, size_t size) {
+static void own_id(const XhtmlWriter *x, char *buf, size_t size)
+{
   while (g_hash_table_contains(x->book->ids, buf) && strlen(buf) + 3 < size)
     g_strlcat(buf, "-x", size);
 }
 
-static void fnref_id(const XhtmlWriter *x, int number, int k, char *buf, size_t size) {
+static void fnref_id(const XhtmlWriter *x, int number, int k, char *buf, size_t size)
+{
   if (k > 1)
     g_snprintf(buf, size, "fnref-%d-%d", number, k);
   else
@@ -242,7 +269,8 @@ static void fnref_id(const XhtmlWriter *x, int number, int k, char *buf, size_t 
 
 /* ---- page breaks ---- */
 
-static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
+static void write_pagebreak(XhtmlWriter *x, guint mark_index)
+{
   /* Each page once, even if its node were written twice. */
   if (x->mark_done[mark_index])
     return;
@@ -269,12 +297,14 @@ static void write_pagebreak(XhtmlWriter *x, guint mark_index) {
   g_array_append_val(x->pages, p);
 }
 
-static GArray *marks_of(XhtmlWriter *x, const BookNode *n) {
+static GArray *marks_of(XhtmlWriter *x, const BookNode *n)
+{
   return x->marks ? g_hash_table_lookup(x->marks, n) : NULL;
 }
 
 /* Page breaks at the start of block or inline node n (offset 0). */
-static void write_marks_at_start(XhtmlWriter *x, const BookNode *n) {
+static void write_marks_at_start(XhtmlWriter *x, const BookNode *n)
+{
   GArray *a = marks_of(x, n);
   for (guint i = 0; a && i < a->len; i++) {
     guint mi = g_array_index(a, guint, i);
@@ -285,7 +315,8 @@ static void write_marks_at_start(XhtmlWriter *x, const BookNode *n) {
 
 /* The text of n with its page breaks at their byte offsets (moved back to
  * a character boundary). */
-static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
+static void write_text_marked(XhtmlWriter *x, const BookNode *n)
+{
   const char *s = n->text ? n->text : "";
   size_t len = strlen(s), done = 0;
   GArray *a = marks_of(x, n);
@@ -307,24 +338,30 @@ static void write_text_marked(XhtmlWriter *x, const BookNode *n) {
   text_len(x, s + done, len - done);
 }
 
-static gint cmp_mark_offset(gconstpointer a, gconstpointer b, gpointer data) {
+static gint cmp_mark_offset(gconstpointer a, gconstpointer b, gpointer data)
+{
   const GArray *marks = data;
   size_t oa = g_array_index(marks, BookPageMark, *(const guint *)a).offset;
   size_t ob = g_array_index(marks, BookPageMark, *(const guint *)b).offset;
   return oa < ob ? -1 : oa > ob;
 }
 
-static void free_array(gpointer p) { g_array_free(p, TRUE); }
+static void free_array(gpointer p)
+{
+  g_array_free(p, TRUE);
+}
 
 /* ---- the tree walker ---- */
 
-static bool in_tight_list(const BookNode *n) {
+static bool in_tight_list(const BookNode *n)
+{
   const BookNode *item = n->parent;
   return item && item->type == BOOK_ITEM && item->parent && item->parent->type == BOOK_LIST &&
          item->parent->as.list.tight;
 }
 
-static const char *align_class(const BookNode *cell) {
+static const char *align_class(const BookNode *cell)
+{
   const BookNode *row = cell->parent;
   const BookNode *table = row ? row->parent : NULL;
   if (!table || table->type != BOOK_TABLE)
@@ -335,51 +372,39 @@ static const char *align_class(const BookNode *cell) {
   if (col >= table->as.table.ncols || !table->as.table.align)
     return NULL;
   switch (table->as.table.align[col]) {
-  case BOOK_ALIGN_LEFT:
-    return "align-left";
-  case BOOK_ALIGN_CENTER:
-    return "align-center";
-  case BOOK_ALIGN_RIGHT:
-    return "align-right";
-  default:
-    return NULL;
+  case BOOK_ALIGN_LEFT: return "align-left";
+  case BOOK_ALIGN_CENTER: return "align-center";
+  case BOOK_ALIGN_RIGHT: return "align-right";
+  default: return NULL;
   }
 }
 
 /* True when n opened an element that is still open (an inline ancestor
  * of the node being written); *link when that element is an <a>. */
-static bool inline_open(const XhtmlWriter *x, const BookNode *n, bool *link) {
+static bool inline_open(const XhtmlWriter *x, const BookNode *n, bool *link)
+{
   *link = false;
   switch (n->type) {
   case BOOK_EMPH:
   case BOOK_STRONG:
-  case BOOK_STRIKE:
-    return true;
+  case BOOK_STRIKE: return true;
   case BOOK_LINK:
     for (guint i = 0; i < x->links->len; i++)
       if (x->links->pdata[i] == n)
         return *link = true;
     return false; /* a link inside a link writes no element */
-  case BOOK_HTML_INLINE:
-    *link = g_strcmp0(n->as.html.tag, "a") == 0;
-    return true;
-  default:
-    return false;
+  case BOOK_HTML_INLINE: *link = g_strcmp0(n->as.html.tag, "a") == 0; return true;
+  default: return false;
   }
 }
 
 /* Write again the element n opened (see inline_open), without its id. */
-static void reopen_inline(XhtmlWriter *x, const BookNode *n) {
+static void reopen_inline(XhtmlWriter *x, const BookNode *n)
+{
   switch (n->type) {
-  case BOOK_EMPH:
-    start(x, "em");
-    break;
-  case BOOK_STRONG:
-    start(x, "strong");
-    break;
-  case BOOK_STRIKE:
-    start(x, "del");
-    break;
+  case BOOK_EMPH: start(x, "em"); break;
+  case BOOK_STRONG: start(x, "strong"); break;
+  case BOOK_STRIKE: start(x, "del"); break;
   case BOOK_LINK: {
     char *href = link_href(x, n);
     start(x, "a");
@@ -392,14 +417,14 @@ static void reopen_inline(XhtmlWriter *x, const BookNode *n) {
     start(x, n->as.html.tag ? n->as.html.tag : "span");
     html_attrs(x, n, false);
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
 /* Before the content that follows a footnote reference inside a link:
  * the elements closed for it open again. */
-static void reopen_closed(XhtmlWriter *x) {
+static void reopen_closed(XhtmlWriter *x)
+{
   for (guint i = 0; i < x->closed->len; i++)
     reopen_inline(x, x->closed->pdata[i]);
   g_ptr_array_set_size(x->closed, 0);
@@ -409,7 +434,8 @@ static void reopen_closed(XhtmlWriter *x) {
  * to and including the outermost <a>, innermost first, and keep them in
  * x->closed to reopen. False (nothing closed) when the link's <a> is not
  * reached through inline elements alone (raw HTML blocks around it). */
-static bool close_for_noteref(XhtmlWriter *x, const BookNode *n) {
+static bool close_for_noteref(XhtmlWriter *x, const BookNode *n)
+{
   GPtrArray *chain = g_ptr_array_new();
   int links = 0;
   bool link;
@@ -432,7 +458,8 @@ static bool close_for_noteref(XhtmlWriter *x, const BookNode *n) {
   return ok;
 }
 
-static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
+static void write_footnote_ref(XhtmlWriter *x, const BookNode *n)
+{
   BookFootnote *f = n->as.fnref.note;
   if (!f) /* an unresolved reference stays as its source text */
     return;
@@ -463,7 +490,8 @@ static void write_footnote_ref(XhtmlWriter *x, const BookNode *n) {
 
 /* The chapter holding the footnote reference with this id ("fnref-N" or
  * "fnref-N-K"), from one walk over the book made when first needed. */
-static BookChapter *ref_chapter(XhtmlWriter *x, const char *id) {
+static BookChapter *ref_chapter(XhtmlWriter *x, const char *id)
+{
   if (!x->refs) {
     x->refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     guint nc = x->book->chapters->len, nf = x->book->footnotes->len;
@@ -494,12 +522,13 @@ static BookChapter *ref_chapter(XhtmlWriter *x, const char *id) {
 }
 
 /* The note's number, as the link back to its first reference. */
-static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
+static void write_note_label(XhtmlWriter *x, const BookFootnote *f)
+{
   char id[48], num[24], label[64];
   fnref_id(x, f->number, 1, id, sizeof id);
   g_snprintf(num, sizeof num, "%d.", f->number);
-  g_snprintf(label, sizeof label, "%s %d", labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK),
-             f->number);
+  g_snprintf(label, sizeof label, "%s %d",
+             labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK), f->number);
   BookChapter *c = ref_chapter(x, id);
   char *href = c ? internal_href(x, c, id) : NULL;
   if (href) {
@@ -520,12 +549,13 @@ static void write_note_label(XhtmlWriter *x, const BookFootnote *f) {
 
 /* The links back from note f to its second and later references (the
  * first is the note's number, write_note_label). */
-static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
+static void write_backlinks(XhtmlWriter *x, const BookFootnote *f)
+{
   for (int k = 2; k <= f->nrefs; k++) {
     char id[48], label[64];
     fnref_id(x, f->number, k, id, sizeof id);
-    g_snprintf(label, sizeof label, "%s %d (%d)", labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK),
-               f->number, k);
+    g_snprintf(label, sizeof label, "%s %d (%d)",
+               labels_get(xhtml_book_lang(x->book, x->opts), LABEL_BACK), f->number, k);
     /* A reference may stand in another chapter than the note. */
     BookChapter *c = ref_chapter(x, id);
     if (!c)
@@ -554,27 +584,31 @@ static void write_backlinks(XhtmlWriter *x, const BookFootnote *f) {
 
 /* A figure shows its image when the image has a local file; otherwise it
  * is a paragraph of the alt text (see write_image). */
-static bool figure_has_image(const BookNode *fig) {
+static bool figure_has_image(const BookNode *fig)
+{
   const BookNode *img = fig->first_child;
   return img && img->type == BOOK_IMAGE && img->as.image.res;
 }
 
 /* The figure's BOOK_FIGCAPTION, or NULL. */
-static BookNode *figure_caption(const BookNode *fig) {
+static BookNode *figure_caption(const BookNode *fig)
+{
   return fig->last_child && fig->last_child->type == BOOK_FIGCAPTION ? fig->last_child : NULL;
 }
 
-static void append_length(GString *s, const char *prop, BookLength l) {
+static void append_length(GString *s, const char *prop, BookLength l)
+{
   static const char *const units[] = {"", "px", "em", "%"};
   char num[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append_printf(s, "%s%s: %s%s", s->len ? "; " : "", prop, g_ascii_formatd(num, sizeof num, "%g", l.value),
-                         units[l.unit]);
+  g_string_append_printf(s, "%s%s: %s%s", s->len ? "; " : "", prop,
+                         g_ascii_formatd(num, sizeof num, "%g", l.value), units[l.unit]);
 }
 
 /* The image's size (book.h) as an inline style, or NULL: the width (at
  * most max-width, and at most the column when it is absolute), else the
  * height; the image keeps its aspect ratio. Caller frees. */
-static char *image_style(const BookNode *n) {
+static char *image_style(const BookNode *n)
+{
   BookLength w = n->as.image.width, h = n->as.image.height, mw = n->as.image.max_width;
   GString *s = g_string_new(NULL);
   if (w.unit != BOOK_LEN_NONE)
@@ -588,7 +622,8 @@ static char *image_style(const BookNode *n) {
   return g_string_free(s, s->len == 0);
 }
 
-static void write_image(XhtmlWriter *x, BookNode *n) {
+static void write_image(XhtmlWriter *x, BookNode *n)
+{
   GString *alt = g_string_new(NULL);
   book_node_text(n, alt);
   BookResource *r = n->as.image.res;
@@ -620,7 +655,8 @@ static void write_image(XhtmlWriter *x, BookNode *n) {
 }
 
 /* A cleaned raw HTML element. href and src follow the link policy. */
-static void write_html_start(XhtmlWriter *x, BookNode *n) {
+static void write_html_start(XhtmlWriter *x, BookNode *n)
+{
   const char *tag = n->as.html.tag ? n->as.html.tag : "span";
   char **a = n->as.html.attrs;
   if (strcmp(tag, "img") == 0) {
@@ -655,7 +691,8 @@ static void write_html_start(XhtmlWriter *x, BookNode *n) {
     end_void(x);
 }
 
-static void write_html_end(XhtmlWriter *x, BookNode *n) {
+static void write_html_end(XhtmlWriter *x, BookNode *n)
+{
   const char *tag = n->as.html.tag ? n->as.html.tag : "span";
   if (strcmp(tag, "img") == 0 || san_element_is_void(tag))
     return;
@@ -667,7 +704,8 @@ static void write_html_end(XhtmlWriter *x, BookNode *n) {
 /* A task item's box: a disabled checkbox (valid XHTML5; EPUBCheck accepts
  * it), before the item's text. In a loose item it goes inside the first
  * paragraph, so that it stands on the text's line. */
-static void write_task_box(XhtmlWriter *x, const BookNode *item) {
+static void write_task_box(XhtmlWriter *x, const BookNode *item)
+{
   bool done = item->as.item.task == BOOK_TASK_DONE;
   start(x, "input");
   attr(x, "type", "checkbox");
@@ -680,7 +718,8 @@ static void write_task_box(XhtmlWriter *x, const BookNode *item) {
 }
 
 /* True for the first paragraph of a loose task item (see write_task_box). */
-static bool box_in_paragraph(const BookNode *n) {
+static bool box_in_paragraph(const BookNode *n)
+{
   return n && n->type == BOOK_PARAGRAPH && !n->prev && n->parent && n->parent->type == BOOK_ITEM &&
          n->parent->as.item.task != BOOK_TASK_NONE && !in_tight_list(n);
 }
@@ -688,14 +727,14 @@ static bool box_in_paragraph(const BookNode *n) {
 static void write_subtree(XhtmlWriter *x, BookNode *node);
 static void leave(XhtmlWriter *x, BookNode *n);
 
-static void enter(XhtmlWriter *x, BookIter *it) {
+static void enter(XhtmlWriter *x, BookIter *it)
+{
   BookNode *n = it->cur;
   char tag[4];
   if (x->closed->len && n->type != BOOK_FOOTNOTE_REF)
     reopen_closed(x);
   switch (n->type) {
-  case BOOK_ROOT:
-    break;
+  case BOOK_ROOT: break;
   case BOOK_HEADING: {
     /* the e-book's headings never skip a level (Ace's heading order);
      * the HTML fragment keeps the source's levels */
@@ -798,8 +837,7 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     write_marks_at_start(x, n);
     break;
   }
-  case BOOK_FOOTNOTE_DEF:
-    break; /* written by write_notes */
+  case BOOK_FOOTNOTE_DEF: break; /* written by write_notes */
   case BOOK_FIGURE:
     write_marks_at_start(x, n);
     if (n->as.figure.listing) {
@@ -842,28 +880,24 @@ static void enter(XhtmlWriter *x, BookIter *it) {
   case BOOK_HTML_BLOCK:
     write_marks_at_start(x, n);
     write_html_start(x, n);
-    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 ||
+        san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
       book_iter_skip_children(it);
     break;
   case BOOK_HTML_INLINE:
     write_marks_at_start(x, n);
     write_html_start(x, n);
-    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 || san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
+    if (strcmp(n->as.html.tag ? n->as.html.tag : "", "img") == 0 ||
+        san_element_is_void(n->as.html.tag ? n->as.html.tag : ""))
       book_iter_skip_children(it);
     break;
   case BOOK_TEXT:
     write_marks_at_start(x, n);
     write_text_marked(x, n);
     break;
-  case BOOK_EMPH:
-    start(x, "em");
-    break;
-  case BOOK_STRONG:
-    start(x, "strong");
-    break;
-  case BOOK_STRIKE:
-    start(x, "del");
-    break;
+  case BOOK_EMPH: start(x, "em"); break;
+  case BOOK_STRONG: start(x, "strong"); break;
+  case BOOK_STRIKE: start(x, "del"); break;
   case BOOK_CODE:
     start(x, "code");
     write_marks_at_start(x, n);
@@ -891,22 +925,20 @@ static void enter(XhtmlWriter *x, BookIter *it) {
     write_marks_at_start(x, n); /* page breaks moved out of the note */
     write_footnote_ref(x, n);
     break;
-  case BOOK_SOFTBREAK:
-    nl(x);
-    break;
+  case BOOK_SOFTBREAK: nl(x); break;
   case BOOK_LINEBREAK:
     start(x, "br");
     end_void(x);
     nl(x);
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
 /* Write node and what it holds now (a listing's caption, written before
  * the code it follows in the model). */
-static void write_subtree(XhtmlWriter *x, BookNode *node) {
+static void write_subtree(XhtmlWriter *x, BookNode *node)
+{
   BookIter it;
   book_iter_init(&it, node);
   BookIterEvent ev;
@@ -920,12 +952,14 @@ static void write_subtree(XhtmlWriter *x, BookNode *node) {
   x->in_caption--;
 }
 
-static void leave(XhtmlWriter *x, BookNode *n) {
+static void leave(XhtmlWriter *x, BookNode *n)
+{
   if (x->closed->len && g_ptr_array_index(x->closed, x->closed->len - 1) == n) {
     /* closed for a footnote reference and nothing came after it: it stays
      * closed; only the bookkeeping of open links is undone */
     g_ptr_array_remove_index(x->closed, x->closed->len - 1);
-    if (n->type == BOOK_LINK && x->links->len && g_ptr_array_index(x->links, x->links->len - 1) == n) {
+    if (n->type == BOOK_LINK && x->links->len &&
+        g_ptr_array_index(x->links, x->links->len - 1) == n) {
       g_ptr_array_remove_index(x->links, x->links->len - 1);
       x->in_link--;
     } else if (n->type == BOOK_HTML_INLINE && g_strcmp0(n->as.html.tag, "a") == 0) {
@@ -973,7 +1007,8 @@ static void leave(XhtmlWriter *x, BookNode *n) {
     nl(x);
     break;
   case BOOK_FIGCAPTION:
-    if (!(n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing && !x->in_caption))
+    if (!(n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing &&
+          !x->in_caption))
       end(x);
     nl(x);
     break;
@@ -992,14 +1027,10 @@ static void leave(XhtmlWriter *x, BookNode *n) {
     write_html_end(x, n);
     nl(x);
     break;
-  case BOOK_HTML_INLINE:
-    write_html_end(x, n);
-    break;
+  case BOOK_HTML_INLINE: write_html_end(x, n); break;
   case BOOK_EMPH:
   case BOOK_STRONG:
-  case BOOK_STRIKE:
-    end(x);
-    break;
+  case BOOK_STRIKE: end(x); break;
   case BOOK_LINK:
     if (x->links->len && g_ptr_array_index(x->links, x->links->len - 1) == n) {
       g_ptr_array_remove_index(x->links, x->links->len - 1);
@@ -1007,14 +1038,14 @@ static void leave(XhtmlWriter *x, BookNode *n) {
       end(x);
     }
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
 /* Walk a tree (a chapter's root, or a note's definition). For a note, the
  * backlinks go at the end of its last paragraph, or after its blocks. */
-static void write_tree(XhtmlWriter *x, BookNode *root, const BookFootnote *note) {
+static void write_tree(XhtmlWriter *x, BookNode *root, const BookFootnote *note)
+{
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
@@ -1061,7 +1092,8 @@ static void write_tree(XhtmlWriter *x, BookNode *root, const BookFootnote *note)
 }
 
 /* The notes whose first reference is in chapter c, as EPUB 3 footnotes. */
-static void write_notes(XhtmlWriter *x, BookChapter *c) {
+static void write_notes(XhtmlWriter *x, BookChapter *c)
+{
   bool any = false;
   for (guint i = 0; i < x->book->footnotes->len; i++) {
     BookFootnote *f = x->book->footnotes->pdata[i];
@@ -1096,7 +1128,8 @@ static void write_notes(XhtmlWriter *x, BookChapter *c) {
  * pointing that entry to the title page, would leave the opening text with
  * no entry and send the reader back before the contents.) The page breaks
  * at the chapter's very start go inside the heading, as in any heading. */
-static void write_opening_heading(XhtmlWriter *x, BookChapter *c) {
+static void write_opening_heading(XhtmlWriter *x, BookChapter *c)
+{
   char tag[4];
   g_snprintf(tag, sizeof tag, "h%d", book_outline_level(&x->heads, 1));
   start(x, tag);
@@ -1108,7 +1141,8 @@ static void write_opening_heading(XhtmlWriter *x, BookChapter *c) {
   nl(x);
 }
 
-static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
+static void write_chapter_body(XhtmlWriter *x, BookChapter *c)
+{
   x->cur = c;
   x->heads = (BookOutlineLevels){0};
   x->in_link = 0;
@@ -1122,7 +1156,8 @@ static void write_chapter_body(XhtmlWriter *x, BookChapter *c) {
 
 /* ---- writers ---- */
 
-static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode) {
+static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode)
+{
   XhtmlWriter *x = g_new0(XhtmlWriter, 1);
   x->book = book;
   x->opts = opts;
@@ -1133,7 +1168,8 @@ static XhtmlWriter *writer_new(Book *book, const OctavoOptions *opts, Mode mode)
   return x;
 }
 
-XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArray *page_marks) {
+XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArray *page_marks)
+{
   XhtmlWriter *x = writer_new(book, opts, MODE_EPUB);
   x->page_marks = page_marks;
   if (page_marks && page_marks->len) {
@@ -1155,11 +1191,13 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArra
      * from another stage, and one that points elsewhere must not become
      * a page break (nor be dereferenced). */
     GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
-    GHashTable *first_ref = g_hash_table_new(g_direct_hash, g_direct_equal); /* note -> its reference 1 */
+    GHashTable *first_ref =
+        g_hash_table_new(g_direct_hash, g_direct_equal); /* note -> its reference 1 */
     for (guint pass = 0; pass < 2; pass++) {
       GPtrArray *list = pass == 0 ? book->chapters : book->footnotes;
       for (guint i = 0; i < list->len; i++) {
-        BookNode *root = pass == 0 ? ((BookChapter *)list->pdata[i])->root : ((BookFootnote *)list->pdata[i])->def;
+        BookNode *root = pass == 0 ? ((BookChapter *)list->pdata[i])->root
+                                   : ((BookFootnote *)list->pdata[i])->def;
         BookIter it;
         book_iter_init(&it, root);
         while (root && book_iter_next(&it) != BOOK_ITER_DONE) {
@@ -1216,7 +1254,8 @@ XhtmlWriter *xhtml_writer_new(Book *book, const OctavoOptions *opts, const GArra
   return x;
 }
 
-void xhtml_writer_free(XhtmlWriter *x) {
+void xhtml_writer_free(XhtmlWriter *x)
+{
   if (!x)
     return;
   if (x->marks)
@@ -1231,16 +1270,22 @@ void xhtml_writer_free(XhtmlWriter *x) {
   g_free(x);
 }
 
-const GArray *xhtml_writer_pages(const XhtmlWriter *x) { return x->pages; }
+const GArray *xhtml_writer_pages(const XhtmlWriter *x)
+{
+  return x->pages;
+}
 
-static xmlBufferPtr open_buffer(XhtmlWriter *x) {
+static xmlBufferPtr open_buffer(XhtmlWriter *x)
+{
   xmlBufferPtr buf = xmlBufferCreate();
-  xmlBufferSetAllocationScheme(buf, XML_BUFFER_ALLOC_DOUBLEIT); /* big chapters: no quadratic growth */
+  xmlBufferSetAllocationScheme(buf,
+                               XML_BUFFER_ALLOC_DOUBLEIT); /* big chapters: no quadratic growth */
   x->w = xmlNewTextWriterMemory(buf, 0);
   return buf;
 }
 
-static char *close_buffer(XhtmlWriter *x, xmlBufferPtr buf) {
+static char *close_buffer(XhtmlWriter *x, xmlBufferPtr buf)
+{
   xmlTextWriterFlush(x->w);
   xmlFreeTextWriter(x->w);
   x->w = NULL;
@@ -1250,8 +1295,9 @@ static char *close_buffer(XhtmlWriter *x, xmlBufferPtr buf) {
 }
 
 /* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet, <body>. */
-static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href, const char *inline_css,
-                      const char *body_type) {
+static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href,
+                      const char *inline_css, const char *body_type)
+{
   const char *lang = xhtml_book_lang(x->book, x->opts);
   xmlTextWriterStartDocument(x->w, "1.0", "UTF-8", NULL);
   xmlTextWriterWriteDTD(x->w, BAD_CAST "html", NULL, NULL, NULL);
@@ -1293,7 +1339,8 @@ static void doc_begin(XhtmlWriter *x, const char *title, const char *css_href, c
   nl(x);
 }
 
-static void doc_end(XhtmlWriter *x) {
+static void doc_end(XhtmlWriter *x)
+{
   end(x); /* body */
   nl(x);
   end(x); /* html */
@@ -1301,13 +1348,15 @@ static void doc_end(XhtmlWriter *x) {
   xmlTextWriterEndDocument(x->w);
 }
 
-static const char *chapter_title(const Book *b, const BookChapter *c) {
+static const char *chapter_title(const Book *b, const BookChapter *c)
+{
   if (c->title && *c->title)
     return c->title;
   return b->meta.title;
 }
 
-static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id) {
+static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id)
+{
   start(x, "section");
   attr(x, "id", id);
   attr(x, "epub:type", "chapter");
@@ -1322,7 +1371,8 @@ static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id
   nl(x);
 }
 
-char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href) {
+char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href)
+{
   xmlBufferPtr buf = open_buffer(x);
   doc_begin(x, chapter_title(x->book, c), css_href, NULL, "bodymatter");
   write_chapter_section(x, c, c->id);
@@ -1330,7 +1380,8 @@ char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_hre
   return close_buffer(x, buf);
 }
 
-static void write_title_block(XhtmlWriter *x) {
+static void write_title_block(XhtmlWriter *x)
+{
   const BookMeta *m = &x->book->meta;
   start(x, "section");
   attr(x, "epub:type", "titlepage");
@@ -1383,7 +1434,8 @@ static void write_title_block(XhtmlWriter *x) {
   nl(x);
 }
 
-char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
+char *xhtml_title_document(XhtmlWriter *x, const char *css_href)
+{
   xmlBufferPtr buf = open_buffer(x);
   doc_begin(x, x->book->meta.title, css_href, NULL, "frontmatter");
   write_title_block(x);
@@ -1404,12 +1456,15 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href) {
  * is meant for figures in the text. foliate-js caps every image at its
  * page's height less its margins (an inline !important style): there the
  * cover fills that height. Without a known size, a plain <img>. */
-static const char COVER_CSS[] = "html, body { margin: 0; padding: 0; height: 100%; }\n"
-                                "section.cover { margin: 0; padding: 0; height: 100%; text-align: center; }\n"
-                                "section.cover svg { display: block; width: 100%; height: 100%;"
-                                " max-width: 100% !important; max-height: 100% !important; }\n";
+static const char COVER_CSS[] =
+    "html, body { margin: 0; padding: 0; height: 100%; }\n"
+    "section.cover { margin: 0; padding: 0; height: 100%; text-align: center; }\n"
+    "section.cover svg { display: block; width: 100%; height: 100%;"
+    " max-width: 100% !important; max-height: 100% !important; }\n";
 
-char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height) {
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width,
+                           int height)
+{
   const BookMeta *m = &x->book->meta;
   const char *lang = xhtml_book_lang(x->book, x->opts);
   GString *alt = g_string_new(labels_get(lang, LABEL_COVER));
@@ -1465,7 +1520,8 @@ char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img
   return close_buffer(x, buf);
 }
 
-char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Colophon *col) {
+char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Colophon *col)
+{
   const char *lang = xhtml_book_lang(x->book, x->opts);
   const char *heading = labels_get(lang, LABEL_COLOPHON);
   xmlBufferPtr buf = open_buffer(x);
@@ -1516,7 +1572,8 @@ char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Coloph
   return close_buffer(x, buf);
 }
 
-void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out) {
+void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out)
+{
   XhtmlWriter *x = writer_new(book, opts, MODE_FRAGMENT);
   xmlBufferPtr buf = open_buffer(x);
   for (guint i = 0; i < book->chapters->len; i++)
@@ -1527,7 +1584,8 @@ void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out) {
   xhtml_writer_free(x);
 }
 
-static bool write_out(Book *book, const char *path, const char *data) {
+static bool write_out(Book *book, const char *path, const char *data)
+{
   GError *err = NULL;
   if (!util_write_atomic(path, data, strlen(data), &err)) {
     book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
@@ -1537,7 +1595,8 @@ static bool write_out(Book *book, const char *path, const char *data) {
   return true;
 }
 
-bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char *path) {
+bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char *path)
+{
   GString *s = g_string_new(NULL);
   xhtml_fragment(book, opts, s);
   bool ok = write_out(book, path, s->str);
@@ -1545,9 +1604,11 @@ bool xhtml_write_fragment_file(Book *book, const OctavoOptions *opts, const char
   return ok;
 }
 
-bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path) {
-  char *css_path = opts->css ? g_strdup(opts->css)
-                             : g_build_filename(opts->datadir ? opts->datadir : ".", "styles", "book.css", NULL);
+bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path)
+{
+  char *css_path =
+      opts->css ? g_strdup(opts->css)
+                : g_build_filename(opts->datadir ? opts->datadir : ".", "styles", "book.css", NULL);
   char *css = NULL;
   if (!g_file_get_contents(css_path, &css, NULL, NULL))
     css = NULL; /* the document stands without its stylesheet */

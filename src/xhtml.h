@@ -58,7 +58,8 @@ char *xhtml_title_document(XhtmlWriter *x, const char *css_href);
 /* The cover page: the image at img_href, width x height pixels, with alt
  * text naming the book, in an SVG that fills the page (0 for an unknown
  * size: a plain <img>). Caller frees. */
-char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width, int height);
+char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img_href, int width,
+                           int height);
 
 /* The colophon (colophon.h): its heading, a definition list of its lines
  * and the "made with" line. Caller frees. */

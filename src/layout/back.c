@@ -16,7 +16,8 @@ typedef struct {
   double value_x; /* where the values start: after the widest label */
 } ColLook;
 
-static void look_init(Build *c, const Colophon *col, ColLook *k) {
+static void look_init(Build *c, const Colophon *col, ColLook *k)
+{
   const Style *st = c->st;
   const char *lang = c->env->book->meta.lang;
   double size = st->colophon_size_pt;
@@ -33,7 +34,8 @@ static void look_init(Build *c, const Colophon *col, ColLook *k) {
   k->value_x = MIN(w + size, c->measure * 0.5);
 }
 
-static void look_clear(ColLook *k) {
+static void look_clear(ColLook *k)
+{
   pango_font_description_free(k->text);
   pango_font_description_free(k->label);
   pango_font_description_free(k->head);
@@ -43,7 +45,8 @@ static void look_clear(ColLook *k) {
  * when link, in the code face as URLs are; not broken when whole and it
  * fits), its label (if any) hanging at the left of its first line. */
 static void col_para(Build *c, const ColLook *k, const PangoFontDescription *d, const char *label,
-                     const char *text, bool link, bool whole, double x) {
+                     const char *text, bool link, bool whole, double x)
+{
   Para p;
   para_init(&p);
   para_text(&p, NULL, text, 0);
@@ -79,7 +82,8 @@ static void col_para(Build *c, const ColLook *k, const PangoFontDescription *d, 
 
 /* The colophon into c's vertical list, to c's measure, kept together: its
  * heading, each line (label, value), and "Made with octavo VERSION". */
-static void colophon_lines(Build *c, const Colophon *col) {
+static void colophon_lines(Build *c, const Colophon *col)
+{
   const char *lang = c->env->book->meta.lang;
   ColLook k;
   look_init(c, col, &k);
@@ -99,7 +103,8 @@ static void colophon_lines(Build *c, const Colophon *col) {
   look_clear(&k);
 }
 
-void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay) {
+void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay)
+{
   const Style *st = env->st;
   Build cb, *c = &cb;
   build_init(c, env, shp, store, env->text_w);
@@ -124,7 +129,8 @@ void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *l
 }
 
 /* Append text to p with attributes a (may be NULL; consumed) over it. */
-static void runin_text(Para *p, const char *text, PangoAttribute *a, PangoAttribute *b) {
+static void runin_text(Para *p, const char *text, PangoAttribute *a, PangoAttribute *b)
+{
   size_t at = p->text->len;
   para_text(p, NULL, text, 0);
   PangoAttribute *ab[2] = {a, b};
@@ -139,11 +145,12 @@ static void runin_text(Para *p, const char *text, PangoAttribute *a, PangoAttrib
 /* The handout's colophon: one paragraph run in, "Colophon · Source URL ·
  * Identifier ... · Made with octavo VERSION", the heading bold and the
  * labels italic (room is short: the report's handout is three full pages). */
-static void colophon_runin(Build *c, const Colophon *col) {
+static void colophon_runin(Build *c, const Colophon *col)
+{
   const char *lang = c->env->book->meta.lang;
   const char *sep = "\xC2\xA0\xC2\xB7 "; /* the dot never opens a line */
-  PangoFontDescription *d = font_desc(c->st->body_face, c->st->colophon_size_pt, PANGO_STYLE_NORMAL,
-                                      PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d =
+      font_desc(c->st->body_face, c->st->colophon_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   Para p;
   para_init(&p);
   runin_text(&p, labels_get(lang, LABEL_COLOPHON), pango_attr_weight_new(PANGO_WEIGHT_BOLD), NULL);
@@ -178,7 +185,8 @@ static void colophon_runin(Build *c, const Colophon *col) {
   para_clear(&p);
 }
 
-void colophon_block(Build *c) {
+void colophon_block(Build *c)
+{
   const Style *st = c->st;
   want_space(c, st->colophon_leading_pt * 0.5);
   GArray *items = items_new();

@@ -7,15 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *heading_tag(int level) {
+static const char *heading_tag(int level)
+{
   static const char *const tags[] = {"H1", "H2", "H3", "H4", "H5", "H6"};
   return tags[CLAMP(level, 1, 6) - 1];
 }
 
 /* A heading of source level `level` whose text is p: block is its node
  * (NULL: a title the layout made), id its destination. */
-void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block,
-                        bool chapter_title) {
+void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block, bool chapter_title)
+{
   int rel = chapter_title ? 1 : CLAMP(level - c->env->chapter_level + 1, 2, 6);
   double size = c->note_mode ? c->st->note_size_pt : c->st->heading_size_pt[rel - 1];
   PangoFontDescription *d =
@@ -44,7 +45,8 @@ void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block,
   pango_font_description_free(d);
 }
 
-void do_heading(Build *c, BookNode *n, bool chapter_title) {
+void do_heading(Build *c, BookNode *n, bool chapter_title)
+{
   Para p;
   para_init(&p);
   para_inlines(c, &p, n);
@@ -52,7 +54,8 @@ void do_heading(Build *c, BookNode *n, bool chapter_title) {
   para_clear(&p);
 }
 
-void do_paragraph(Build *c, BookNode *n, const char *tag) {
+void do_paragraph(Build *c, BookNode *n, const char *tag)
+{
   Para p;
   para_init(&p);
   para_inlines(c, &p, n);
@@ -62,14 +65,16 @@ void do_paragraph(Build *c, BookNode *n, const char *tag) {
   }
   double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
   double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
-  PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d =
+      font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   ParaStyle ps = para_style(c, d, leading);
   bool in_item = n->parent && n->parent->type == BOOK_ITEM;
   if (c->after_par && c->st->indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
       c->pending->len == 0 && !c->note_mode)
     ps.indent_pt = c->st->indent_pt;
   else if (!c->first_block && !in_item)
-    want_space(c, c->st->par_space_pt > 0 ? c->st->par_space_pt : (c->after_par ? 0 : c->st->block_space_pt));
+    want_space(c, c->st->par_space_pt > 0 ? c->st->par_space_pt
+                                          : (c->after_par ? 0 : c->st->block_space_pt));
   if (c->after_par && c->st->par_space_pt > 0)
     want_space(c, c->st->par_space_pt);
   set_para(c, &p, &ps, false, tag, n, NULL);
@@ -80,7 +85,8 @@ void do_paragraph(Build *c, BookNode *n, const char *tag) {
 
 /* A code block: monospace, ragged, shaped once; a line longer than the
  * measure wraps with a continuation mark; a tinted band behind it. */
-static void do_code(Build *c, BookNode *n) {
+static void do_code(Build *c, BookNode *n)
+{
   const char *src = n->text ? n->text : "";
   GString *t = g_string_new(NULL);
   GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
@@ -108,7 +114,8 @@ static void do_code(Build *c, BookNode *n) {
     g_string_truncate(t, t->len - 1);
   double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
   double leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
-  PangoFontDescription *d = font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d =
+      font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   pango_context_set_font_description(c->shp->pctx, d);
   Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, NULL, c->shp->plang);
   double pad = c->st->code_pad_pt;
@@ -177,8 +184,13 @@ static void do_code(Build *c, BookNode *n) {
       PangoGlyphString *g = pango_glyph_string_copy(mark);
       for (int gi = 0; gi < g->num_glyphs; gi++)
         g->log_clusters[gi] = 0;
-      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = top + base, .gray = 0.45,
-                    .font = g_object_ref(mf), .glyphs = g, .text = g_strdup("\xE2\x86\xAA")};
+      LayItem it = {.kind = LAY_GLYPHS,
+                    .x_pt = x,
+                    .y_pt = top + base,
+                    .gray = 0.45,
+                    .font = g_object_ref(mf),
+                    .glyphs = g,
+                    .text = g_strdup("\xE2\x86\xAA")};
       g_array_append_val(items, it);
       x += markw;
     }
@@ -186,8 +198,11 @@ static void do_code(Build *c, BookNode *n) {
     shape_slices(sh, l->a, l->b, slices);
     for (guint k = 0; k < slices->len; k++) {
       ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
-      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = top + base - sl->rise_pt,
-                    .font = sl->font, .glyphs = sl->glyphs,
+      LayItem it = {.kind = LAY_GLYPHS,
+                    .x_pt = x,
+                    .y_pt = top + base - sl->rise_pt,
+                    .font = sl->font,
+                    .glyphs = sl->glyphs,
                     .text = g_strndup(sh->text + sl->start, sl->end - sl->start)};
       g_array_append_val(items, it);
       x += sl->width_pt;
@@ -214,7 +229,8 @@ static void do_code(Build *c, BookNode *n) {
   want_space(c, c->st->block_space_pt);
 }
 
-static void do_rule(Build *c, BookNode *n) {
+static void do_rule(Build *c, BookNode *n)
+{
   GArray *items = items_new();
   double w = c->measure - left_of(c);
   add_rule(items, LAY_RULE, left_of(c) + w * 0.35, c->st->leading_pt - 0.25, w * 0.3, 0.5, 0);
@@ -227,7 +243,8 @@ static void do_rule(Build *c, BookNode *n) {
 
 /* The PDF draws PNG, JPEG, GIF and SVG images whose size the model knows
  * (paint.c). */
-static bool drawable_image(const BookResource *r) {
+static bool drawable_image(const BookResource *r)
+{
   return r &&
          (r->kind == BOOK_IMAGE_PNG || r->kind == BOOK_IMAGE_JPEG || r->kind == BOOK_IMAGE_GIF ||
           r->kind == BOOK_IMAGE_SVG) &&
@@ -235,7 +252,8 @@ static bool drawable_image(const BookResource *r) {
 }
 
 /* A length of the model in points against the measure w (0: not given). */
-static double length_pt(const Build *c, BookLength l, double w) {
+static double length_pt(const Build *c, BookLength l, double w)
+{
   switch (l.unit) {
   case BOOK_LEN_PX: return l.value * 0.75; /* 96 px to the inch */
   case BOOK_LEN_EM: return l.value * c->st->body_size_pt;
@@ -250,7 +268,8 @@ static double length_pt(const Build *c, BookLength l, double w) {
  * its own (96 px to the inch), keeping its aspect ratio, never wider than
  * the measure w nor taller than 60% of the text block. */
 static void figure_size(const Build *c, const BookNode *img, const BookResource *r, double w,
-                        double *iw, double *ih) {
+                        double *iw, double *ih)
+{
   double nw = r->width_px * 0.75, nh = r->height_px * 0.75;
   double want = length_pt(c, img->as.image.width, w);
   double hwant = length_pt(c, img->as.image.height, w);
@@ -270,7 +289,8 @@ static void figure_size(const Build *c, const BookNode *img, const BookResource 
 /* An image that cannot be drawn: a frame with its alt text set inside it,
  * wrapped to the frame, centred; a newline in the alt text is a space.
  * Appends to items (frame at y 0); returns the frame's height. */
-static double placeholder(Build *c, GArray *items, const char *label, double w) {
+static double placeholder(Build *c, GArray *items, const char *label, double w)
+{
   char *text = g_strdup(label);
   g_strdelimit(text, "\n\r\t", ' ');
   PangoFontDescription *d = font_desc(c->st->body_face, c->st->body_size_pt * 0.9,
@@ -310,7 +330,8 @@ static double placeholder(Build *c, GArray *items, const char *label, double w) 
   return h;
 }
 
-static void do_figure(Build *c, BookNode *n) {
+static void do_figure(Build *c, BookNode *n)
+{
   BookNode *img = n->first_child;
   while (img && img->type != BOOK_IMAGE)
     img = img->next;
@@ -331,23 +352,29 @@ static void do_figure(Build *c, BookNode *n) {
   if (drawn) {
     double iw, ih;
     figure_size(c, img, r, w, &iw, &ih);
-    LayItem it = {.kind = LAY_IMAGE, .x_pt = left_of(c) + (w - iw) / 2, .y_pt = 0, .w_pt = iw,
-                  .h_pt = ih, .res = r, .pos = img->pos};
+    LayItem it = {.kind = LAY_IMAGE,
+                  .x_pt = left_of(c) + (w - iw) / 2,
+                  .y_pt = 0,
+                  .w_pt = iw,
+                  .h_pt = ih,
+                  .res = r,
+                  .pos = img->pos};
     g_array_append_val(items, it);
     h = ih;
   } else {
     /* no image to draw (missing, remote, refused): its alt text in a frame */
-    h = placeholder(c, items, alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image"),
-                    w);
+    h = placeholder(c, items,
+                    alt->len ? alt->str : (img->as.image.src ? img->as.image.src : "image"), w);
   }
   VItem *v = emit_line(c, items, h, 0);
   v->mark_node = n;
   v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
   /* caption: the figure's BOOK_FIGCAPTION, else the title, else the alt text */
   BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
-  const char *cap = fc ? NULL
+  const char *cap = fc                                            ? NULL
                     : img->as.image.title && *img->as.image.title ? img->as.image.title
-                    : drawn ? alt->str : NULL;
+                    : drawn                                       ? alt->str
+                                                                  : NULL;
   if (fc || (cap && *cap)) {
     Para p;
     para_init(&p);
@@ -383,7 +410,8 @@ typedef struct {
   int depth;
 } ListCtx;
 
-static void list_label(Build *c, ListCtx *l, BookNode *item) {
+static void list_label(Build *c, ListCtx *l, BookNode *item)
+{
   double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
   double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
   double base = baseline(c->shp, c->env->body, leading);
@@ -391,14 +419,16 @@ static void list_label(Build *c, ListCtx *l, BookNode *item) {
   char buf[32];
   if (l->ordered) {
     g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
-    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d =
+        font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c->shp, d, buf);
     shape_label(c->shp, c->pending, d, buf, left_of(c) - 5 - w, base, 0);
     pango_font_description_free(d);
   } else {
     static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xE2\x97\xA6"};
     const char *b = bullets[l->depth % 3];
-    PangoFontDescription *d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d =
+        font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c->shp, d, b);
     shape_label(c->shp, c->pending, d, b, left_of(c) - 6 - w, base, 0);
     pango_font_description_free(d);
@@ -421,7 +451,8 @@ typedef struct {
 
 /* Entering block n: a leaf block is set whole (its children skipped); a
  * container opens its tags and indent. */
-static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *skip_heading) {
+static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *skip_heading)
+{
   GArray *lists = w->lists, *item_task = w->item_task;
   const double task_w = c->st->body_size_pt * 1.2;
   switch (n->type) {
@@ -446,12 +477,8 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     do_paragraph(c, n, "Caption");
     book_iter_skip_children(it);
     break;
-  case BOOK_CODE_BLOCK:
-    do_code(c, n);
-    break;
-  case BOOK_THEMATIC_BREAK:
-    do_rule(c, n);
-    break;
+  case BOOK_CODE_BLOCK: do_code(c, n); break;
+  case BOOK_THEMATIC_BREAK: do_rule(c, n); break;
   case BOOK_TABLE:
     do_table(c, n);
     book_iter_skip_children(it);
@@ -508,7 +535,8 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
 }
 
 /* Leaving a container block: its indent and tags closed. */
-static void block_exit(Build *c, Walk *w, BookNode *n) {
+static void block_exit(Build *c, Walk *w, BookNode *n)
+{
   GArray *lists = w->lists, *item_task = w->item_task;
   switch (n->type) {
   case BOOK_LIST:
@@ -538,13 +566,13 @@ static void block_exit(Build *c, Walk *w, BookNode *n) {
     want_space(c, c->st->block_space_pt);
     c->after_par = false;
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
 /* Walk the blocks under root into c->vl. */
-void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading) {
+void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
+{
   Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double))};
   BookIter it;
   book_iter_init(&it, root);

@@ -8,7 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-char *roman(int n) {
+char *roman(int n)
+{
   static const struct {
     int v;
     const char *s;
@@ -26,7 +27,8 @@ char *roman(int n) {
 /* Lines of text broken ragged to the text width and centred on it, the
  * first baseline at y; returns the baseline after the last line. */
 static double centered(Build *c, GArray *items, const PangoFontDescription *d, const char *text,
-                       double y, double leading) {
+                       double y, double leading)
+{
   Para p;
   para_init(&p);
   para_text(&p, NULL, text, 0);
@@ -51,8 +53,8 @@ static double centered(Build *c, GArray *items, const PangoFontDescription *d, c
 
 /* A title page: the title, subtitle, a short rule, the authors and the
  * date; the publisher (or source) at the foot. */
-void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
-                const char *title) {
+void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, const char *title)
+{
   Build cb, *c = &cb;
   build_init(c, env, shp, store, env->text_w);
   LayPage *p = page_new();
@@ -75,8 +77,8 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   add_tag(it, LAY_TAG_BEGIN, "Sect");
   add_dest(it, "title-page", 0, 0);
   double y = c->st->margin_top_pt + c->env->text_h * 0.22;
-  PangoFontDescription *dt = font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL,
-                                       PANGO_WEIGHT_BOLD);
+  PangoFontDescription *dt =
+      font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
   add_tag(it, LAY_TAG_BEGIN, "H1");
   y = centered(c, it, dt, title, y, c->st->title_size_pt * 1.2);
   add_tag(it, LAY_TAG_END, "H1");
@@ -91,8 +93,8 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   y += 6;
   add_rule(it, LAY_RULE, c->st->margin_inner_pt + c->env->text_w / 2 - 30, y, 60, 0.6, 0);
   y += 36;
-  PangoFontDescription *db = font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL,
-                                       PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *db =
+      font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   const char *lang = c->env->book->meta.lang;
   if (m->authors && m->authors->len) {
     char *a = labels_byline(lang, m->authors); /* as the e-book's title page */
@@ -111,8 +113,8 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   }
   const char *pub = m->publisher ? m->publisher : m->source;
   if (pub) {
-    PangoFontDescription *dp = font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC,
-                                         PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *dp =
+        font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
     centered(c, it, dp, pub, c->st->margin_top_pt + c->env->text_h - c->st->body_size_pt,
              c->st->body_size_pt * 1.3);
@@ -128,7 +130,8 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
 
 /* Lines of text set ragged to c's measure, left-aligned, tagged. */
 static void block_text(Build *c, const char *text, const PangoFontDescription *d, double leading,
-                       const char *tag) {
+                       const char *tag)
+{
   Para p;
   para_init(&p);
   para_text(&p, NULL, text, 0);
@@ -138,7 +141,8 @@ static void block_text(Build *c, const char *text, const PangoFontDescription *d
   para_clear(&p);
 }
 
-void title_block(Build *c) {
+void title_block(Build *c)
+{
   const BookMeta *m = &c->env->book->meta;
   const Style *st = c->st;
   const char *lang = m->lang;
@@ -150,8 +154,8 @@ void title_block(Build *c) {
   para_clear(&p);
   c->space = 0;
   if (m->subtitle) {
-    PangoFontDescription *ds = font_desc(st->heading_face, st->subtitle_size_pt, PANGO_STYLE_ITALIC,
-                                         PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *ds =
+        font_desc(st->heading_face, st->subtitle_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     block_text(c, m->subtitle, ds, ceil(st->subtitle_size_pt * 1.3), "P");
     pango_font_description_free(ds);
   }
@@ -160,16 +164,16 @@ void title_block(Build *c) {
   GString *line = g_string_new(by);
   if (date)
     g_string_append_printf(line, "%s%s", line->len ? " \xC2\xB7 " : "", date);
-  PangoFontDescription *db = font_desc(st->body_face, st->byline_size_pt, PANGO_STYLE_NORMAL,
-                                       PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *db =
+      font_desc(st->body_face, st->byline_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   if (line->len) {
     want_space(c, st->byline_size_pt * 0.3);
     block_text(c, line->str, db, ceil(st->byline_size_pt * 1.35), "P");
   }
   const char *src = m->source ? m->source : m->publisher;
   if (src) {
-    PangoFontDescription *dp = font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_ITALIC,
-                                         PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *dp =
+        font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     block_text(c, src, dp, st->note_leading_pt, "P");
     pango_font_description_free(dp);
   }
@@ -189,7 +193,8 @@ void title_block(Build *c) {
 }
 
 /* The contents' heading line. */
-static void contents_head(Build *c) {
+static void contents_head(Build *c)
+{
   PangoFontDescription *dh = font_desc(c->st->heading_face, c->st->heading_size_pt[0],
                                        PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
   GArray *items = items_new();
@@ -197,7 +202,8 @@ static void contents_head(Build *c) {
   add_dest(items, "contents", 0, 0);
   add_tag(items, LAY_TAG_BEGIN, "H1");
   double lh = c->st->heading_size_pt[0] * 1.25;
-  shape_label(c->shp, items, dh, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0, baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
+  shape_label(c->shp, items, dh, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0,
+              baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
   add_tag(items, LAY_TAG_END, "H1");
   VItem *v = emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
   v->trace = g_strdup("Contents");
@@ -213,7 +219,8 @@ typedef struct {
 
 /* The last line of an entry: dot leaders from lw, the page number num at the right. */
 static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontDescription *d,
-                       const char *num, double lw, double base) {
+                       const char *num, double lw, double base)
+{
   double nw = label_width(c->shp, d, num);
   double nx = c->measure - nw;
   /* leaders at a fixed pitch so that they align down the page */
@@ -231,7 +238,8 @@ static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontD
 }
 
 /* One entry: its title broken ragged, linked, the page number on its last line. */
-static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) {
+static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio)
+{
   char num[24];
   g_snprintf(num, sizeof num, "%d", folio);
   PangoFontDescription *d = e->depth == 1 ? k->d1 : k->d2;
@@ -273,7 +281,8 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio) 
 
 /* The entries' lines (to c's measure). dest_folio may be NULL: numbers
  * not known yet (0). */
-static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio) {
+static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio)
+{
   const Style *st = c->st;
   TocLook k;
   k.d1 = font_desc(st->body_face, st->toc_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
@@ -289,7 +298,8 @@ static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio) {
   pango_font_description_free(k.d2);
 }
 
-void contents_block(Build *c, GArray *entries, GHashTable *dest_folio) {
+void contents_block(Build *c, GArray *entries, GHashTable *dest_folio)
+{
   Para p;
   para_init(&p);
   para_text(&p, NULL, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0);
@@ -304,8 +314,9 @@ void contents_block(Build *c, GArray *entries, GHashTable *dest_folio) {
 /* The contents: one linked line per entry, dot leaders, the page number at
  * the right; set to the text block's width and paginated in one column on
  * front pages appended to lay. */
-void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
-              GArray *entries, GHashTable *dest_folio) {
+void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, GArray *entries,
+              GHashTable *dest_folio)
+{
   const Style *st = env->st;
   Build cb, *c = &cb;
   build_init(c, env, shp, store, env->text_w);
@@ -330,11 +341,13 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   build_clear(c);
 }
 
-const char *chapter_title(const BookChapter *ch, const char *book_title) {
+const char *chapter_title(const BookChapter *ch, const char *book_title)
+{
   return ch->title && *ch->title ? ch->title : book_title;
 }
 
-PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from) {
+PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from)
+{
   PangoAttrList *l = pango_attr_list_new();
   for (guint i = 0; code && i < code->len; i++) {
     const OutlineSpan *sp = &g_array_index(code, OutlineSpan, i);
@@ -353,7 +366,8 @@ PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from) {
 /* The code spans of a chapter's running head: those of its outline entry,
  * whose title ends with the chapter's (it may carry a number before it). */
 static const GArray *head_code(const Outline *o, const BookChapter *ch, const char *text,
-                               gsize *from) {
+                               gsize *from)
+{
   for (guint i = 0; o && i < o->entries->len; i++) {
     const OutlineEntry *e = outline_entry(o, i);
     if (e->chapter != ch)
@@ -368,9 +382,11 @@ static const GArray *head_code(const Outline *o, const BookChapter *ch, const ch
 }
 /* A title shortened at a word's end with an ellipsis to fit width w. */
 static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char *title,
-                       PangoAttrList *attrs, double w) {
+                       PangoAttrList *attrs, double w)
+{
   char *text = g_strdup(title);
-  double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
+  double tw =
+      attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
   while (tw > w) {
     char *sp = strrchr(text, ' ');
     if (!sp)
@@ -386,8 +402,10 @@ static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char
 
 /* The handout's head (pages printed one-sided, alike): the title at the
  * left, "page N of M" at the right, a rule below. */
-static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p, const PangoFontDescription *d,
-                         const PangoFontDescription *dn, const char *title, int pages, double y) {
+static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p,
+                         const PangoFontDescription *d, const PangoFontDescription *dn,
+                         const char *title, int pages, double y)
+{
   const Style *st = env->st;
   char *num = labels_page_of(env->book->meta.lang, p->folio, pages);
   double x0 = block_x(st, p->folio), nw = label_width(shp, dn, num);
@@ -400,12 +418,13 @@ static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p, const Pa
 }
 
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
-                   const char *book_title) {
+                   const char *book_title)
+{
   const Style *st = env->st;
-  PangoFontDescription *d = font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC,
-                                      PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *dn = font_desc(st->body_face, st->head_size_pt + 0.5,
-                                       PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d =
+      font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *dn =
+      font_desc(st->body_face, st->head_size_pt + 0.5, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   for (guint i = 0; i < b->frames->len; i += (guint)env->cols.n) {
     Frame *f = &g_array_index(b->frames, Frame, i);
     LayPage *p = f->page;
@@ -428,12 +447,14 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *ou
     const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
     gsize from = 0;
-    const GArray *code = recto && f->chapter && full != book_title ? head_code(outline, f->chapter, full, &from)
-                                                                    : NULL;
+    const GArray *code = recto && f->chapter && full != book_title
+                             ? head_code(outline, f->chapter, full, &from)
+                             : NULL;
     PangoAttrList *attrs = code ? code_attrs(st, code, from) : NULL;
     /* a title too long for the head loses words at its end */
     char *text = fit_title(shp, d, full, attrs, env->text_w - nw - 24);
-    double tw = attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
+    double tw =
+        attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
     if (recto) {
       shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
       shape_label_attrs(shp, p->items, d, text, attrs, MAX(x0, x1 - nw - 18 - tw), y, 0.2);

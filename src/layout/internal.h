@@ -33,29 +33,29 @@
 
 /* The columns a vertical list is broken into. */
 typedef struct {
-  int n;           /* 1 or 2 */
-  double w_pt;     /* width of one column */
-  double gap_pt;   /* between columns */
+  int n;         /* 1 or 2 */
+  double w_pt;   /* width of one column */
+  double gap_pt; /* between columns */
 } Columns;
 
 typedef struct {
   const Book *book;
   const OctavoOptions *opts;
   const Style *st;
-  bool hyph;                /* the language has hyphenation patterns */
+  bool hyph; /* the language has hyphenation patterns */
   LbParams lbp;
   LbMode mode;
-  bool url_end;             /* --link-notes=end: the URLs listed at the chapter's end */
-  int chapter_level;        /* the source level of a chapter heading */
-  double text_w, text_h;    /* the text block */
-  Columns cols;             /* the body's columns */
+  bool url_end;               /* --link-notes=end: the URLs listed at the chapter's end */
+  int chapter_level;          /* the source level of a chapter heading */
+  double text_w, text_h;      /* the text block */
+  Columns cols;               /* the body's columns */
   PangoFontDescription *body; /* the body font (owned) */
-  GHashTable *targets;      /* ids a link may land on: chapters, headings, notes (owned) */
-  const Colophon *colophon;      /* the colophon to set (colophon.h), or NULL: none */
+  GHashTable *targets;        /* ids a link may land on: chapters, headings, notes (owned) */
+  const Colophon *colophon;   /* the colophon to set (colophon.h), or NULL: none */
 } LayEnv;
 
 typedef struct {
-  PangoContext *pctx;     /* owned */
+  PangoContext *pctx; /* owned */
   PangoLanguage *plang;
   const char *lang;
   GHashTable *metrics;    /* font description string -> double[2] ascent, descent; and
@@ -65,13 +65,13 @@ typedef struct {
 } LayShaper;
 
 typedef struct {
-  GHashTable *notes;      /* BookFootnote * or UrlNote * -> GArray * vertical list (owned) */
-  GHashTable *note_h;     /* the same keys -> double * height */
-  GHashTable *kids;       /* BookFootnote * -> GPtrArray * of the notes it first references */
-  GPtrArray *url_notes;   /* UrlNote, owned, in order */
-  GHashTable *url_index;  /* a note's uri (its string) -> 1 + its index in url_notes */
-  guint url_first;        /* the first of the current chapter */
-  GHashTable *dests;      /* names of emitted destinations */
+  GHashTable *notes;     /* BookFootnote * or UrlNote * -> GArray * vertical list (owned) */
+  GHashTable *note_h;    /* the same keys -> double * height */
+  GHashTable *kids;      /* BookFootnote * -> GPtrArray * of the notes it first references */
+  GPtrArray *url_notes;  /* UrlNote, owned, in order */
+  GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
+  guint url_first;       /* the first of the current chapter */
+  GHashTable *dests;     /* names of emitted destinations */
 } LayStore;
 
 /* ------------------------------------------------------------------------ */
@@ -87,10 +87,10 @@ typedef struct {
   GArray *items;       /* LINE: LayItem relative to (frame left, line top) */
   BookNode *mark_node; /* LINE: where its text starts in the source */
   size_t mark_off;
-  GPtrArray *notes;    /* LINE: BookFootnote * first referenced on it, or NULL */
-  int header;          /* LINE: index of the table header row to repeat on a new page, or -1 */
-  bool shared;         /* LINE: drawn more than once (a table header): copied, not moved */
-  char *trace;         /* LINE: its text, for lay_trace (owned) */
+  GPtrArray *notes; /* LINE: BookFootnote * first referenced on it, or NULL */
+  int header;       /* LINE: index of the table header row to repeat on a new page, or -1 */
+  bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
+  char *trace;      /* LINE: its text, for lay_trace (owned) */
 } VItem;
 
 /* An open block quote's rule: its x, and whether a line in the quote has
@@ -104,23 +104,23 @@ typedef struct {
 /* One vertical list being built, and the block walker's state for it. */
 typedef struct {
   const LayEnv *env;
-  const Style *st;      /* env->st */
+  const Style *st; /* env->st */
   LayShaper *shp;
   LayStore *store;
-  double measure;       /* the width its lines are set to: a column, or the text block */
-  GArray *vl;           /* VItem: the vertical list (owned until taken) */
-  GArray *pending;      /* items for the start of the next line (tags, labels) */
-  double space;         /* space wanted before the next block */
-  bool first_block;     /* nothing emitted yet in this vertical list */
+  double measure;          /* the width its lines are set to: a column, or the text block */
+  GArray *vl;              /* VItem: the vertical list (owned until taken) */
+  GArray *pending;         /* items for the start of the next line (tags, labels) */
+  double space;            /* space wanted before the next block */
+  bool first_block;        /* nothing emitted yet in this vertical list */
   BookOutlineLevels heads; /* the headings so far, for their tags' levels */
-  int keep;             /* lines after a heading that must stay with it */
-  bool after_par;       /* the last block was a running paragraph (indent the next) */
-  double left;          /* current left indent */
-  GArray *quote_x;      /* QuoteRule: the rule of each open block quote */
-  bool note_mode;       /* laying out a footnote */
-  GPtrArray *note_kids; /* notes first referenced in the note being set, or NULL */
-  GPtrArray *cell_notes; /* notes referenced in the table row being set, or NULL */
-  bool measuring;       /* shaping to measure only (table cells): no new URL notes */
+  int keep;                /* lines after a heading that must stay with it */
+  bool after_par;          /* the last block was a running paragraph (indent the next) */
+  double left;             /* current left indent */
+  GArray *quote_x;         /* QuoteRule: the rule of each open block quote */
+  bool note_mode;          /* laying out a footnote */
+  GPtrArray *note_kids;    /* notes first referenced in the note being set, or NULL */
+  GPtrArray *cell_notes;   /* notes referenced in the table row being set, or NULL */
+  bool measuring;          /* shaping to measure only (table cells): no new URL notes */
 } Build;
 
 /* vlist.c */
@@ -170,10 +170,10 @@ double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at);
 /* Paragraph text (para.c)                                                  */
 
 typedef struct {
-  PangoFontDescription *desc; /* base font of the paragraph */
+  PangoFontDescription *desc;          /* base font of the paragraph */
   double size_pt, leading_pt, base_pt; /* base_pt: baseline below the line top */
-  double left_pt, width_pt;   /* measure, from the frame's left edge */
-  double indent_pt;           /* first line */
+  double left_pt, width_pt;            /* measure, from the frame's left edge */
+  double indent_pt;                    /* first line */
   bool justify;
   bool hyphenate;
 } ParaStyle;
@@ -181,7 +181,13 @@ typedef struct {
 /* SPAN_URL: a URL as text (a link's own address, a printed URL note): breaks
  * after / . - ? & = with nothing added, never hyphenated. */
 typedef enum {
-  SPAN_LINK, SPAN_STRIKE, SPAN_CODE, SPAN_FNREF, SPAN_NOHYPH, SPAN_URLNOTE, SPAN_URL
+  SPAN_LINK,
+  SPAN_STRIKE,
+  SPAN_CODE,
+  SPAN_FNREF,
+  SPAN_NOHYPH,
+  SPAN_URLNOTE,
+  SPAN_URL
 } SpanKind;
 
 /* A link's URL printed for paper (issue 6): a lettered note at the foot of
@@ -202,9 +208,9 @@ typedef struct {
   SpanKind kind;
   size_t a, b;
   BookNode *node;
-  char *href; /* LINK to an external URI (owned), or NULL */
-  char *dest; /* LINK internal, FNREF: the note's destination (owned) */
-  char *self; /* FNREF: the reference's own destination (owned) */
+  char *href;   /* LINK to an external URI (owned), or NULL */
+  char *dest;   /* LINK internal, FNREF: the note's destination (owned) */
+  char *self;   /* FNREF: the reference's own destination (owned) */
   gpointer key; /* FNREF: the BookFootnote; URLNOTE: the UrlNote */
 } Span;
 
@@ -239,8 +245,8 @@ gint cmp_span(gconstpointer a, gconstpointer b);
 
 typedef struct {
   int nlines;
-  double last_w;     /* width of the last line */
-  double max_w;      /* widest line */
+  double last_w; /* width of the last line */
+  double max_w;  /* widest line */
 } SetInfo;
 
 SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char *tag,
@@ -271,7 +277,7 @@ typedef struct {
   LayPage *page;
   double x, y, w, h; /* the frame (a column of the text block) */
   BookChapter *chapter;
-  bool opening;      /* a chapter starts on this page */
+  bool opening; /* a chapter starts on this page */
   bool mark_set;
 } Frame;
 
@@ -300,7 +306,7 @@ void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, 
 
 /* An entry of the printed contents (strings borrowed from the outline). */
 typedef struct {
-  int depth;          /* the outline's depth, 1.. */
+  int depth; /* the outline's depth, 1.. */
   const char *title;
   const char *dest;
   const GArray *code; /* OutlineSpan: the code spans of title */
@@ -308,10 +314,9 @@ typedef struct {
 
 const char *chapter_title(const BookChapter *ch, const char *book_title);
 char *roman(int n);
-void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
-                const char *title);
-void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
-              GArray *entries, GHashTable *dest_folio);
+void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, const char *title);
+void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, GArray *entries,
+              GHashTable *dest_folio);
 /* The handout's title block (title, subtitle, byline and date, source, a
  * rule) into c's vertical list, to c's measure. */
 void title_block(Build *c);

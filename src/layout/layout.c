@@ -32,13 +32,17 @@ typedef struct {
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
 } Run;
 
-static void ptr_array_free(gpointer a) { g_ptr_array_free(a, TRUE); }
+static void ptr_array_free(gpointer a)
+{
+  g_ptr_array_free(a, TRUE);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Set-up                                                                   */
 
 /* The ids a link may land on: notes, chapters, headings. */
-static GHashTable *link_targets(const Book *book) {
+static GHashTable *link_targets(const Book *book)
+{
   GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < book->footnotes->len; i++)
     g_hash_table_add(t, ((BookFootnote *)book->footnotes->pdata[i])->id);
@@ -56,7 +60,8 @@ static GHashTable *link_targets(const Book *book) {
 }
 
 static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const char *lang, const Colophon *colophon) {
+                     const char *lang, const Colophon *colophon)
+{
   memset(env, 0, sizeof *env);
   env->book = book;
   env->opts = opts;
@@ -79,7 +84,8 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
 }
 
 static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon) {
+                     const Fonts *fonts, const Colophon *colophon)
+{
   memset(r, 0, sizeof *r);
   const char *lang = book->meta.lang; /* always set (book.h) */
   shaper_init(&r->shp, fonts, lang);
@@ -96,7 +102,8 @@ static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const 
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
-static void run_clear(Run *r) {
+static void run_clear(Run *r)
+{
   GHashTableIter hi;
   gpointer k, v;
   g_hash_table_iter_init(&hi, r->store.notes);
@@ -117,7 +124,8 @@ static void run_clear(Run *r) {
 }
 
 /* An empty layout of the style's paper, with the book's title as printed. */
-static Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts) {
+static Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts)
+{
   Layout *lay = g_new0(Layout, 1);
   lay->page_w_pt = st->paper_w_pt;
   lay->page_h_pt = st->paper_h_pt;
@@ -137,12 +145,14 @@ static Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts)
  * it spans them; then its blocks at a column's width, and with
  * --link-notes=end its URL list. *span_end: the items of the opening. */
 static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book_title,
-                             guint *span_end) {
+                             guint *span_end)
+{
   Build cb, *c = &cb;
   build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
   open_tag(c, "Sect");
   emit_dest_pending(c, ch->id);
-  VItem *v = emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
+  VItem *v =
+      emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
   v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
   c->keep = 3;
   c->first_block = true;
@@ -171,7 +181,8 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
 }
 
 /* Each chapter from a new page: set, its URL notes laid out, paginated. */
-static void lay_chapters(Run *r, const char *book_title) {
+static void lay_chapters(Run *r, const char *book_title)
+{
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
@@ -186,7 +197,8 @@ static void lay_chapters(Run *r, const char *book_title) {
 }
 
 /* Where every destination landed: the folio of its first body page. */
-static void find_dest_folios(Run *r) {
+static void find_dest_folios(Run *r)
+{
   for (guint i = 0; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
     for (guint k = 0; k < p->items->len; k++) {
@@ -206,7 +218,8 @@ static void find_dest_folios(Run *r) {
 /* The title page and the contents (the outline's entries to --toc-depth
  * that landed on a page), padded to an even count so that the body starts on a recto; their
  * labels are roman. */
-static void lay_front(Run *r, Layout *lay) {
+static void lay_front(Run *r, Layout *lay)
+{
   title_page(&r->env, &r->shp, &r->store, lay, lay->title);
   GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   for (guint i = 0; i < r->outline->entries->len; i++) {
@@ -231,7 +244,8 @@ static void lay_front(Run *r, Layout *lay) {
 
 /* The body pages after the front matter, labelled by folio, and a page
  * mark for each that has a line from the source. */
-static void add_body(Run *r, Layout *lay) {
+static void add_body(Run *r, Layout *lay)
+{
   for (guint i = 0; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
     p->label = g_strdup_printf("%d", p->folio);
@@ -247,7 +261,8 @@ static void add_body(Run *r, Layout *lay) {
 /* The bookmarks: the outline's entries to --toc-depth that landed on a
  * page (the contents' entries), nested as the outline nests them; their
  * titles plain text. */
-static void build_outline(Run *r, Layout *lay) {
+static void build_outline(Run *r, Layout *lay)
+{
   guint n = r->outline->entries->len;
   int *at = g_new(int, n); /* outline index -> bookmark index, or -1 */
   for (guint i = 0; i < n; i++) {
@@ -258,7 +273,8 @@ static void build_outline(Run *r, Layout *lay) {
     int parent = oe->parent;
     while (parent >= 0 && at[parent] < 0)
       parent = outline_entry(r->outline, (guint)parent)->parent;
-    LayOutline o = {oe->depth, parent >= 0 ? at[parent] : -1, g_strdup(oe->title), g_strdup(oe->id)};
+    LayOutline o = {oe->depth, parent >= 0 ? at[parent] : -1, g_strdup(oe->title),
+                    g_strdup(oe->id)};
     g_array_append_val(lay->outline, o);
     at[i] = (int)lay->outline->len - 1;
   }
@@ -266,7 +282,8 @@ static void build_outline(Run *r, Layout *lay) {
 }
 
 /* Links to destinations that were never placed are dropped. */
-static void drop_dead_links(Layout *lay) {
+static void drop_dead_links(Layout *lay)
+{
   GHashTable *all = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < lay->pages->len; i++) {
     LayPage *p = lay->pages->pdata[i];
@@ -280,7 +297,8 @@ static void drop_dead_links(Layout *lay) {
     LayPage *p = lay->pages->pdata[i];
     for (guint k = 0; k < p->items->len;) {
       LayItem *it = &g_array_index(p->items, LayItem, k);
-      if (it->kind == LAY_LINK && !it->uri && (!it->dest || !g_hash_table_contains(all, it->dest))) {
+      if (it->kind == LAY_LINK && !it->uri &&
+          (!it->dest || !g_hash_table_contains(all, it->dest))) {
         lay_item_clear(it);
         g_array_remove_index(p->items, k);
       } else
@@ -295,7 +313,8 @@ static void drop_dead_links(Layout *lay) {
 
 /* The contents' entries: the outline's to --toc-depth (those that landed
  * on a page when `landed` is known). */
-static GArray *toc_shown(const Run *r, GHashTable *landed) {
+static GArray *toc_shown(const Run *r, GHashTable *landed)
+{
   GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   for (guint i = 0; i < r->outline->entries->len; i++) {
     const OutlineEntry *oe = outline_entry(r->outline, i);
@@ -310,7 +329,8 @@ static GArray *toc_shown(const Run *r, GHashTable *landed) {
 /* The handout's one vertical list: the title block (and the contents with
  * --toc) across the text block, then every chapter running on, its
  * heading a section heading. *span_end: the items across the columns. */
-static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
+static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end)
+{
   const Book *book = r->env.book;
   Build cb, *c = &cb;
   build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
@@ -349,7 +369,8 @@ static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end) {
  * or NULL. *landed (if not NULL) takes where they land in this one. */
 static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
                             const Fonts *fonts, const Colophon *col, GHashTable *folios,
-                            GHashTable **landed) {
+                            GHashTable **landed)
+{
   Run r;
   run_init(&r, book, opts, st, fonts, col);
   Layout *lay = layout_new(book, st, fonts);
@@ -377,7 +398,8 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
 /* The handout: with printed contents, a first pass finds the pages the
  * entries land on (the contents take the same room whatever the numbers). */
 static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                           const Fonts *fonts, const Colophon *col) {
+                           const Fonts *fonts, const Colophon *col)
+{
   if (!opts->toc && !st->contents_always)
     return handout_pass(book, opts, st, fonts, col, NULL, NULL);
   GHashTable *folios = NULL;
@@ -391,7 +413,8 @@ static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const St
 /* The driver                                                               */
 
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
-                 const Colophon *colophon) {
+                 const Colophon *colophon)
+{
   if (!st->chapter_new_page)
     return lay_handout(book, opts, st, fonts, colophon);
   Run r;
@@ -411,7 +434,8 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
   return lay;
 }
 
-void lay_free(Layout *lay) {
+void lay_free(Layout *lay)
+{
   if (!lay)
     return;
   g_ptr_array_free(lay->pages, TRUE);

@@ -21,22 +21,26 @@ typedef struct {
 } Meta;
 
 static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, MetaKind k,
-                 MarkKind mk) {
+                 MarkKind mk)
+{
   g_array_append_val(items, it);
   Meta m = {a, b, k, (guint8)mk};
   g_array_append_val(meta, m);
 }
 
-static bool is_dash(gunichar ch) {
+static bool is_dash(gunichar ch)
+{
   return ch == '-' || ch == 0x2010 || ch == 0x2013 || ch == 0x2014;
 }
 
-static guint8 flag_at(const guint8 *flags, size_t flen, size_t at) {
+static guint8 flag_at(const guint8 *flags, size_t flen, size_t at)
+{
   return at < flen ? flags[at] : 0;
 }
 
 /* Does a URL note's letter start at byte at? */
-static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at) {
+static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at)
+{
   return at > 0 && (flag_at(flags, flen, at) & F_LETTER_MARK) &&
          !(flag_at(flags, flen, at - 1) & F_LETTER_MARK);
 }
@@ -45,7 +49,8 @@ static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at) {
  * (UAX 14) say so, except inside a code span or a URL (they have their own
  * break points, build_word) and before a note mark (it sits against its
  * word). */
-static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k) {
+static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
+{
   if (!sh->log[k].is_line_break)
     return false;
   guint8 fa = flag_at(flags, flen, (size_t)sh->char_byte[k]);
@@ -60,7 +65,8 @@ typedef enum { P_NONE, P_HYPH, P_URL, P_CODE, P_LETTER } PointKind;
 
 /* A break point inside a URL, before byte `at`: after / (not inside "//"),
  * ., -, ?, &, =, with nothing added (TeX's url package). */
-static bool url_point(const char *t, size_t at, size_t b0, size_t b1) {
+static bool url_point(const char *t, size_t at, size_t b0, size_t b1)
+{
   if (at <= b0 + 1 || at >= b1)
     return false;
   char prev = t[at - 1];
@@ -73,7 +79,8 @@ static bool url_point(const char *t, size_t at, size_t b0, size_t b1) {
  * _ - (after both colons of ::), or between a lower-case and a capital
  * letter; with at least two letters or digits on each side (`before` and
  * `after` count them: never "--" / "update"). */
-static bool code_point(const char *t, size_t at, int before, int after) {
+static bool code_point(const char *t, size_t at, int before, int after)
+{
   if (before < 2 || after < 2)
     return false;
   char prev = t[at - 1], next = t[at];
@@ -85,11 +92,15 @@ static bool code_point(const char *t, size_t at, int before, int after) {
   return g_unichar_islower(pc) && g_unichar_isupper(nc);
 }
 
-static bool alnum_byte(char c) { return g_ascii_isalnum(c) || (unsigned char)c >= 0x80; }
+static bool alnum_byte(char c)
+{
+  return g_ascii_isalnum(c) || (unsigned char)c >= 0x80;
+}
 
 /* Does a prose word look like an identifier (snake_case, a::path, a/path,
  * camelCase) rather than a word of the language? */
-static bool identifier_like(const char *t, size_t b0, size_t b1) {
+static bool identifier_like(const char *t, size_t b0, size_t b1)
+{
   for (size_t at = b0 + 1; at < b1; at++)
     if (t[at] == '_' || t[at] == '/' || (t[at] == ':' && t[at - 1] == ':') ||
         (g_ascii_islower(t[at - 1]) && g_ascii_isupper(t[at])))
@@ -99,7 +110,8 @@ static bool identifier_like(const char *t, size_t b0, size_t b1) {
 
 /* The advance of the continuation mark in the font at byte `at`, or a
  * negative value when that font has no glyph for it. */
-static double cont_width(const Shaped *sh, size_t at) {
+static double cont_width(const Shaped *sh, size_t at)
+{
   PangoFont *f = NULL;
   PangoGlyphString *g = shape_extra(sh, at, CONT_MARK, &f);
   double w = -1;
@@ -121,7 +133,8 @@ typedef struct {
  * is wider than the line, code points (ident); then, in any piece between
  * them still wider than the line, points between any two characters. */
 static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
-                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts) {
+                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts)
+{
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i];
   double limit = ps->width_pt - mark_w - 1;
@@ -194,7 +207,8 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
  * in prose, the mark in code). Never a silent cut. */
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
                        const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
-                       GArray *items, GArray *meta) {
+                       GArray *items, GArray *meta)
+{
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
   /* the word without its note marks; what kind of text it is */
@@ -224,8 +238,11 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     LbItem pen = {.type = LB_PENALTY};
     MarkKind mk = MK_NONE;
     if (pt->kind == P_HYPH) {
-      pen = (LbItem){.type = LB_PENALTY, .width = hw, .penalty = c->env->lbp.hyphen_penalty,
-                     .flagged = true, .hyphenation = true};
+      pen = (LbItem){.type = LB_PENALTY,
+                     .width = hw,
+                     .penalty = c->env->lbp.hyphen_penalty,
+                     .flagged = true,
+                     .hyphenation = true};
       mk = MK_HYPHEN;
     } else if (pt->kind == P_URL) {
       pen.penalty = t[at - 1] == '/' ? 50 : 100;
@@ -245,7 +262,8 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
     bool dash = is_dash(prev) && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL));
     push(items, meta,
-         (LbItem){.type = LB_PENALTY, .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
+         (LbItem){.type = LB_PENALTY,
+                  .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
                   .flagged = dash},
          b1, b1, M_PEN, MK_NONE);
   }
@@ -253,7 +271,8 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
 
 /* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
 static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                        const guint8 *flags, GArray *items, GArray *meta) {
+                        const guint8 *flags, GArray *items, GArray *meta)
+{
   const char *t = sh->text;
   int n = sh->nchars;
   size_t flen = p->text->len;
@@ -316,7 +335,8 @@ typedef struct {
   double x;
 } XPos;
 
-static double x_at(const GArray *xs, size_t byte) {
+static double x_at(const GArray *xs, size_t byte)
+{
   for (guint i = 0; i < xs->len; i++)
     if (g_array_index(xs, XPos, i).byte >= byte)
       return g_array_index(xs, XPos, i).x;
@@ -325,7 +345,8 @@ static double x_at(const GArray *xs, size_t byte) {
 
 /* Does the glyph at `byte` belong to a glue item (a word space) of the line
  * ending at item e? *gk is a cursor over the items, moved forward only. */
-static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte) {
+static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
+{
   while (*gk < e && g_array_index(meta, Meta, *gk).b <= byte)
     (*gk)++;
   return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
@@ -336,8 +357,9 @@ static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
  * cluster, is not code, and the next glyph of the line starts another
  * cluster of the same word (not a word space, not the end of the line)?
  * gk: the glue cursor at glyph gi. */
-static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta,
-                             size_t gk, size_t e, const guint8 *flags, size_t flen) {
+static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t gk,
+                             size_t e, const guint8 *flags, size_t flen)
+{
   const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
   const PangoGlyphString *g = sl->glyphs;
   size_t byte = sl->start + (size_t)g->log_clusters[gi];
@@ -364,7 +386,8 @@ static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray
  * Returns the glue ratio that remains, and the spacing per gap in *track. */
 static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *items,
                             const GArray *meta, size_t s, size_t e, const GArray *slices,
-                            const guint8 *flags, size_t flen, double ratio, double *track) {
+                            const guint8 *flags, size_t flen, double ratio, double *track)
+{
   *track = 0;
   if (c->st->track_max_em <= 0 || c->st->track_from < 1) /* style.c: 0 (off) or >= 1 */
     return ratio;
@@ -384,7 +407,8 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
     const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
     for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
       size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
-      if (!glyph_in_glue(meta, &gk, e, byte) && letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
+      if (!glyph_in_glue(meta, &gk, e, byte) &&
+          letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
         gaps++;
     }
   }
@@ -402,7 +426,8 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 /* Would the word spaces of items [s, e) stretched by ratio exceed
  * MAX_SPACE times their natural width? (Spaces inside code do not
  * stretch and are not counted.) */
-static bool too_loose(const GArray *items, size_t s, size_t e, double ratio) {
+static bool too_loose(const GArray *items, size_t s, size_t e, double ratio)
+{
   double nat = 0, str = 0;
   for (size_t i = s; i < e; i++) {
     const LbItem *it = &g_array_index(items, LbItem, i);
@@ -431,7 +456,8 @@ typedef struct {
 /* A URL note's letter set against its word extracts as a word of its own:
  * its text starts with a zero-width space (which the first glyph's
  * cluster covers), so that "site" + "a" is not read as "sitea". */
-static void mark_text(LayItem *it) {
+static void mark_text(LayItem *it)
+{
   char *t = g_strconcat("\xE2\x80\x8B", it->text, NULL);
   g_free(it->text);
   it->text = t;
@@ -445,7 +471,8 @@ static void mark_text(LayItem *it) {
  * justified, a hyphen at an automatic hyphenation point. Returns the x
  * after the line. */
 static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_t e, size_t a,
-                         size_t b, double x, GArray *li_items) {
+                         size_t b, double x, GArray *li_items)
+{
   const ParaStyle *ps = S->ps;
   GArray *slices = S->slices, *meta = S->meta;
   double y = ps->base_pt;
@@ -491,8 +518,12 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
       }
       x += w;
     }
-    LayItem it = {.kind = LAY_GLYPHS, .x_pt = x0, .y_pt = y - sl->rise_pt, .font = sl->font,
-                  .glyphs = g, .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+    LayItem it = {.kind = LAY_GLYPHS,
+                  .x_pt = x0,
+                  .y_pt = y - sl->rise_pt,
+                  .font = sl->font,
+                  .glyphs = g,
+                  .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
     if (letter_mark_at(S->flags, flen, sl->start))
       mark_text(&it);
     g_array_append_val(li_items, it);
@@ -510,7 +541,11 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     if (f) {
       for (int gi = 0; gi < hg->num_glyphs; gi++)
         hg->log_clusters[gi] = 0;
-      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y, .font = f, .glyphs = hg,
+      LayItem it = {.kind = LAY_GLYPHS,
+                    .x_pt = x,
+                    .y_pt = y,
+                    .font = f,
+                    .glyphs = hg,
                     .gray = mk == MK_CONT ? 0.45 : 0,
                     .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
       g_array_append_val(li_items, it);
@@ -521,7 +556,8 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
   return x;
 }
 
-static void note_add(GPtrArray **notes, gpointer note) {
+static void note_add(GPtrArray **notes, gpointer note)
+{
   if (!*notes)
     *notes = g_ptr_array_new();
   g_ptr_array_add(*notes, note);
@@ -531,7 +567,8 @@ static void note_add(GPtrArray **notes, gpointer note) {
  * [a, b) into li_items (*span0: the first span that may reach it; spans are
  * sorted by start). Returns the notes first referenced on it, or NULL. */
 static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *span0,
-                             GArray *li_items) {
+                             GArray *li_items)
+{
   const ParaStyle *ps = S->ps;
   GArray *spans = S->p->spans;
   GPtrArray *notes = NULL;
@@ -571,14 +608,14 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
         g_ptr_array_add(c->note_kids, sp->node->as.fnref.note);
       }
       break;
-    default:
-      break;
+    default: break;
     }
   }
   return notes;
 }
 
-static bool has_emergency(const GArray *items) {
+static bool has_emergency(const GArray *items)
+{
   for (guint i = 0; i < items->len; i++)
     if (g_array_index(items, LbItem, i).emergency)
       return true;
@@ -586,7 +623,8 @@ static bool has_emergency(const GArray *items) {
 }
 
 /* Does line ln end inside a word (a hyphen or a continuation mark)? */
-static bool ends_broken(const Setting *S, const LbLine *ln) {
+static bool ends_broken(const Setting *S, const LbLine *ln)
+{
   return ln->hyphen ||
          (ln->end < S->meta->len && g_array_index(S->meta, Meta, ln->end).mark != MK_NONE);
 }
@@ -595,7 +633,8 @@ static bool ends_broken(const Setting *S, const LbLine *ln) {
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
 SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char *tag,
-                 BookNode *block, GPtrArray *out) {
+                 BookNode *block, GPtrArray *out)
+{
   SetInfo info = {0};
   Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL};
   pango_context_set_font_description(c->shp->pctx, ps->desc);

@@ -7,7 +7,8 @@
 
 /* Note fn into its own vertical list: its number hanging in the margin
  * (a link back to its first reference), its blocks, kept whole. */
-static GArray *note_vlist(Build *c, BookFootnote *fn, const PangoFontDescription *d, double base) {
+static GArray *note_vlist(Build *c, BookFootnote *fn, const PangoFontDescription *d, double base)
+{
   c->note_mode = true;
   c->left = c->st->body_size_pt * 1.4;
   open_tag(c, "Note");
@@ -37,7 +38,8 @@ static GArray *note_vlist(Build *c, BookFootnote *fn, const PangoFontDescription
   return build_take(c);
 }
 
-static void store_note(LayStore *store, gpointer key, GArray *vl) {
+static void store_note(LayStore *store, gpointer key, GArray *vl)
+{
   double *h = g_new(double, 1);
   *h = vl_height(vl);
   g_hash_table_insert(store->notes, key, vl);
@@ -46,7 +48,8 @@ static void store_note(LayStore *store, gpointer key, GArray *vl) {
 
 /* Every footnote laid out at the foot measure (a body column), before the
  * chapters. The heading levels of the tags carry from note to note. */
-void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store) {
+void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store)
+{
   const Style *st = env->st;
   PangoFontDescription *d =
       font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
@@ -70,13 +73,16 @@ void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store) {
  * in the monospace face (where + and = have no wide side-bearings that read
  * as spaces), broken after / . - ? & = with nothing added, with its
  * destination. */
-static void url_entry(Build *c, UrlNote *u, double size, double leading) {
-  PangoFontDescription *d = font_desc(c->st->code_face, size * 0.92, PANGO_STYLE_NORMAL,
-                                      PANGO_WEIGHT_NORMAL);
-  PangoFontDescription *di = font_desc(c->st->body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
+static void url_entry(Build *c, UrlNote *u, double size, double leading)
+{
+  PangoFontDescription *d =
+      font_desc(c->st->code_face, size * 0.92, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *di =
+      font_desc(c->st->body_face, size, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   emit_dest_pending(c, u->id);
   double w = label_width(c->shp, di, u->label);
-  shape_label(c->shp, c->pending, di, u->label, left_of(c) - 4 - w, baseline(c->shp, d, leading), 0);
+  shape_label(c->shp, c->pending, di, u->label, left_of(c) - 4 - w, baseline(c->shp, d, leading),
+              0);
   Para p;
   para_init(&p);
   para_text(&p, NULL, u->uri, 0);
@@ -94,7 +100,8 @@ static void url_entry(Build *c, UrlNote *u, double size, double leading) {
 
 /* The current chapter's URL notes, each laid out as a footnote (at the
  * foot measure, a body column). */
-void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store) {
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store)
+{
   for (guint k = store->url_first; k < store->url_notes->len; k++) {
     UrlNote *u = store->url_notes->pdata[k];
     Build c;
@@ -111,7 +118,8 @@ void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store) {
 }
 
 /* The current chapter's URL notes as a list after its text. */
-void url_notes_end(Build *c) {
+void url_notes_end(Build *c)
+{
   if (c->store->url_first >= c->store->url_notes->len)
     return;
   PangoFontDescription *d = font_desc(c->st->heading_face, c->st->heading_size_pt[3],
@@ -132,10 +140,12 @@ void url_notes_end(Build *c) {
    * reads the indent) */
   c->left = c->st->list_indent_pt;
   for (guint k = c->store->url_first; k < c->store->url_notes->len; k++)
-    url_entry(c, c->store->url_notes->pdata[k], c->st->note_size_pt + 0.5, c->st->note_leading_pt + 1);
+    url_entry(c, c->store->url_notes->pdata[k], c->st->note_size_pt + 0.5,
+              c->st->note_leading_pt + 1);
 }
 
-double notes_height(const LayStore *store, GPtrArray *notes) {
+double notes_height(const LayStore *store, GPtrArray *notes)
+{
   if (!notes || !notes->len)
     return 0;
   double h = 10; /* the separator */
@@ -146,7 +156,8 @@ double notes_height(const LayStore *store, GPtrArray *notes) {
   return h;
 }
 
-static bool has_note(const GPtrArray *notes, gconstpointer key) {
+static bool has_note(const GPtrArray *notes, gconstpointer key)
+{
   for (guint q = 0; q < notes->len; q++)
     if (notes->pdata[q] == key)
       return true;
@@ -156,7 +167,8 @@ static bool has_note(const GPtrArray *notes, gconstpointer key) {
 /* The footnotes of a line not yet on this page, appended to page_notes
  * (a URL note referenced twice on a page is printed once); returns the
  * height they add. */
-double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit) {
+double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit)
+{
   if (!v->notes)
     return 0;
   double before = notes_height(store, page_notes);
@@ -184,7 +196,8 @@ double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, b
 
 /* Copy a note's line items to a page; a URL note printed on more than one
  * page keeps its destination (what its marks link to) on the first. */
-static void note_copy(LayStore *store, GArray *dst, const GArray *src, double dx, double dy) {
+static void note_copy(LayStore *store, GArray *dst, const GArray *src, double dx, double dy)
+{
   for (guint i = 0; i < src->len; i++) {
     const LayItem *s = &g_array_index(src, LayItem, i);
     if (s->kind == LAY_DEST) {
@@ -200,7 +213,8 @@ static void note_copy(LayStore *store, GArray *dst, const GArray *src, double dx
   }
 }
 
-void place_notes(LayStore *store, Frame *f, GPtrArray *notes) {
+void place_notes(LayStore *store, Frame *f, GPtrArray *notes)
+{
   if (!notes->len)
     return;
   double y = f->y + f->h - notes_height(store, notes);

@@ -13,26 +13,30 @@ typedef struct {
   LayStore *store;
 } Pager;
 
-void body_init(Body *b) {
+void body_init(Body *b)
+{
   b->pages = g_ptr_array_new();
   b->frames = g_array_new(FALSE, TRUE, sizeof(Frame));
   b->marks = g_array_new(FALSE, TRUE, sizeof(PageMark));
 }
 
 /* Frees the arrays, not the pages (they go to the layout). */
-void body_clear(Body *b) {
+void body_clear(Body *b)
+{
   g_ptr_array_free(b->pages, TRUE);
   g_array_free(b->frames, TRUE);
   g_array_free(b->marks, TRUE);
 }
 
-LayPage *page_new(void) {
+LayPage *page_new(void)
+{
   LayPage *p = g_new0(LayPage, 1);
   p->items = items_new();
   return p;
 }
 
-void page_free(LayPage *p) {
+void page_free(LayPage *p)
+{
   if (!p)
     return;
   items_free(p->items);
@@ -41,11 +45,13 @@ void page_free(LayPage *p) {
 }
 
 /* Left edge of the text block of body page `folio` (odd = recto). */
-double block_x(const Style *st, int folio) {
+double block_x(const Style *st, int folio)
+{
   return folio % 2 ? st->margin_inner_pt : st->margin_outer_pt;
 }
 
-static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch) {
+static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch)
+{
   Frame *last = b->frames->len ? &g_array_index(b->frames, Frame, b->frames->len - 1) : NULL;
   int col = 0;
   if (!new_page && last) {
@@ -78,7 +84,8 @@ static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch
   return &g_array_index(b->frames, Frame, b->frames->len - 1);
 }
 
-static void frame_mark(Body *b, Frame *f, VItem *v) {
+static void frame_mark(Body *b, Frame *f, VItem *v)
+{
   if (f->mark_set || !v->mark_node)
     return;
   PageMark *m = &g_array_index(b->marks, PageMark, f->page->folio - 1);
@@ -94,7 +101,8 @@ static void frame_mark(Body *b, Frame *f, VItem *v) {
  * legal break before the frame overflows wins; with none, the frame breaks
  * at the overflow anyway. */
 /* The first item at or after i that is a line (frames start on one). */
-static guint next_line(const GArray *vl, guint i) {
+static guint next_line(const GArray *vl, guint i)
+{
   while (i < vl->len && g_array_index(vl, VItem, i).kind != V_LINE)
     i++;
   return i;
@@ -105,7 +113,8 @@ static guint next_line(const GArray *vl, guint i) {
  * header counted), or at the overflow when there is none; at a forced
  * break; or at the end. Always past i. */
 static guint frame_fill(const Pager *c, const GArray *vl, guint i, double h, GPtrArray *pnotes,
-                        bool *clean) {
+                        bool *clean)
+{
   guint n = vl->len;
   int hdr = g_array_index(vl, VItem, i).header;
   double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0;
@@ -149,8 +158,9 @@ typedef struct {
 
 /* The frames, from line i on, at height h (h_first for the first nfirst
  * of them); stops after max frames. */
-static void fill_ranges(const Pager *c, const GArray *vl, guint i, double h, double h_first, guint nfirst,
-                        guint max, GArray *out, GPtrArray *pnotes) {
+static void fill_ranges(const Pager *c, const GArray *vl, guint i, double h, double h_first,
+                        guint nfirst, guint max, GArray *out, GPtrArray *pnotes)
+{
   for (i = next_line(vl, i); i < vl->len && out->len < max; i = next_line(vl, i)) {
     double fh = out->len < nfirst ? h_first : h;
     Range r = {i, 0, fh, true};
@@ -164,7 +174,8 @@ static void fill_ranges(const Pager *c, const GArray *vl, guint i, double h, dou
  * first span_end, the chapter's title, and the space after it, which a
  * column would discard at its top), and their height in *span_h. None with
  * one column, or when the title is too tall to span. */
-static guint span_of(const Pager *c, const GArray *vl, guint span_end, double *span_h) {
+static guint span_of(const Pager *c, const GArray *vl, guint span_end, double *span_h)
+{
   *span_h = 0;
   if (c->cols->n < 2)
     return 0;
@@ -186,7 +197,8 @@ static guint span_of(const Pager *c, const GArray *vl, guint span_end, double *s
 
 /* Do ranges (at most 3) hold everything in two frames, each ending at a
  * legal break (no keep broken for balance)? */
-static bool two_clean(const GArray *try) {
+static bool two_clean(const GArray *try)
+{
   bool ok = try->len <= 2; /* fill_ranges stops after 3: two hold it all */
   for (guint k = 0; k < try->len; k++)
     ok = ok && g_array_index(try, Range, k).clean;
@@ -196,7 +208,8 @@ static bool two_clean(const GArray *try) {
 /* Two columns: the chapter's last page balanced, both columns at the least
  * height (found by bisection to 0.5 pt) that still holds what is left. */
 static void balance_last(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
-                         GPtrArray *pnotes) {
+                         GPtrArray *pnotes)
+{
   guint last = (ranges->len - 1) & ~1u; /* a chapter starts a page: frame k is column k % 2 */
   guint s0 = g_array_index(ranges, Range, last).start;
   GArray *try = g_array_new(FALSE, FALSE, sizeof(Range));
@@ -222,7 +235,8 @@ static void balance_last(const Pager *c, const GArray *vl, GArray *ranges, doubl
 /* Place the lines of range rg in frame f (a repeated table header first),
  * and the footnotes they call at its foot. */
 static void place_range(const Pager *c, Body *b, Frame *f, GArray *vl, const Range *rg,
-                        GPtrArray *pnotes) {
+                        GPtrArray *pnotes)
+{
   double y = f->y;
   int hdr = g_array_index(vl, VItem, rg->start).header;
   if (hdr >= 0) {
@@ -252,7 +266,8 @@ static void place_range(const Pager *c, Body *b, Frame *f, GArray *vl, const Ran
  * title, set to the full width) run across both columns at the top of its
  * first page, and the chapter's last page is balanced. */
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
-              BookChapter *ch, guint span_end) {
+              BookChapter *ch, guint span_end)
+{
   const Pager pg = {env->st, env->text_h, cols, store}, *c = &pg;
   GPtrArray *pnotes = g_ptr_array_new();
   GArray *ranges = g_array_new(FALSE, FALSE, sizeof(Range));

@@ -6,9 +6,13 @@
 #include <string.h>
 
 /* The left indent, clamped so that deep nesting keeps half the column. */
-double left_of(const Build *c) { return MIN(c->left, c->measure * 0.5); }
+double left_of(const Build *c)
+{
+  return MIN(c->left, c->measure * 0.5);
+}
 
-ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading) {
+ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading)
+{
   ParaStyle ps = {0};
   ps.desc = (PangoFontDescription *)d;
   ps.size_pt = pango_font_description_get_size(d) / (double)PANGO_SCALE;
@@ -21,7 +25,8 @@ ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading) {
   return ps;
 }
 
-void url_note_free(gpointer p) {
+void url_note_free(gpointer p)
+{
   UrlNote *u = p;
   g_free(u->id);
   g_free(u->label);
@@ -29,14 +34,16 @@ void url_note_free(gpointer p) {
   g_free(u);
 }
 
-void para_init(Para *p) {
+void para_init(Para *p)
+{
   p->text = g_string_new(NULL);
   p->attrs = pango_attr_list_new();
   p->srcs = g_array_new(FALSE, TRUE, sizeof(Src));
   p->spans = g_array_new(FALSE, TRUE, sizeof(Span));
 }
 
-void para_clear(Para *p) {
+void para_clear(Para *p)
+{
   g_string_free(p->text, TRUE);
   pango_attr_list_unref(p->attrs);
   g_array_free(p->srcs, TRUE);
@@ -49,14 +56,16 @@ void para_clear(Para *p) {
   g_array_free(p->spans, TRUE);
 }
 
-static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end) {
+static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end)
+{
   a->start_index = (guint)start;
   a->end_index = (guint)end;
   pango_attr_list_insert(p->attrs, a);
 }
 
 /* Does the paragraph end in a code span (whose spaces are its own)? */
-static bool tail_is_code(const Para *p) {
+static bool tail_is_code(const Para *p)
+{
   for (guint i = p->spans->len; i-- > 0;) {
     const Span *s = &g_array_index(p->spans, Span, i);
     if (s->b < p->text->len)
@@ -68,7 +77,8 @@ static bool tail_is_code(const Para *p) {
 }
 
 /* Append t[a, b) from node offset `off`, as one source piece. */
-static void piece(Para *p, BookNode *node, const char *t, size_t a, size_t b, size_t node_off) {
+static void piece(Para *p, BookNode *node, const char *t, size_t a, size_t b, size_t node_off)
+{
   if (a >= b)
     return;
   Src s = {p->text->len, b - a, node, node_off + a};
@@ -80,7 +90,8 @@ static void piece(Para *p, BookNode *node, const char *t, size_t a, size_t b, si
  * become spaces (pango would draw them as boxes). With `collapse` (text,
  * not code), a run of spaces becomes one, as HTML does: two spaces typed
  * after a full stop, or a space at either side of a line break. */
-static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off, bool collapse) {
+static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off, bool collapse)
+{
   if (!t || !*t)
     return;
   char *v = g_utf8_validate(t, -1, NULL) ? g_strdup(t) : g_utf8_make_valid(t, -1);
@@ -110,16 +121,19 @@ static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off
   g_free(v);
 }
 
-void para_text(Para *p, BookNode *node, const char *t, size_t node_off) {
+void para_text(Para *p, BookNode *node, const char *t, size_t node_off)
+{
   para_text_as(p, node, t, node_off, true);
 }
 
-void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node) {
+void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node)
+{
   Span s = {kind, a, b, node, NULL, NULL, NULL, NULL};
   g_array_append_val(p->spans, s);
 }
 
-static const char *html_attr(const BookNode *n, const char *name) {
+static const char *html_attr(const BookNode *n, const char *name)
+{
   for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
     if (strcmp(a[0], name) == 0)
       return a[1];
@@ -128,7 +142,8 @@ static const char *html_attr(const BookNode *n, const char *name) {
 
 /* The chapter's URL note for href: one per distinct URL in a chapter, so a
  * page (or the chapter's list) never prints the same URL twice. */
-static UrlNote *url_note_for(Build *c, const char *href) {
+static UrlNote *url_note_for(Build *c, const char *href)
+{
   GPtrArray *all = c->store->url_notes;
   /* url_index: uri -> 1 + the index of its latest note (one lookup, not a scan) */
   guint at = GPOINTER_TO_UINT(g_hash_table_lookup(c->store->url_index, href));
@@ -148,7 +163,8 @@ static UrlNote *url_note_for(Build *c, const char *href) {
 }
 
 /* Is the text [s, e) of a link its own URL (with or without mailto:)? */
-static bool shows_url(const Para *p, size_t s, size_t e, const char *href) {
+static bool shows_url(const Para *p, size_t s, size_t e, const char *href)
+{
   const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
   size_t n = e - s;
   const char *t = p->text->str + s;
@@ -157,7 +173,8 @@ static bool shows_url(const Para *p, size_t s, size_t e, const char *href) {
 }
 
 /* The text and attributes of `parent`'s inline children. */
-void para_inlines(Build *c, Para *p, BookNode *parent) {
+void para_inlines(Build *c, Para *p, BookNode *parent)
+{
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(size_t));
   BookIter it;
   book_iter_init(&it, parent);
@@ -169,9 +186,7 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
     size_t len = p->text->len;
     if (ev == BOOK_ITER_ENTER) {
       switch (n->type) {
-      case BOOK_TEXT:
-        para_text(p, n, n->text, 0);
-        break;
+      case BOOK_TEXT: para_text(p, n, n->text, 0); break;
       case BOOK_CODE:
         para_text_as(p, n, n->text, 0, false);
         attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
@@ -182,9 +197,7 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
         if (!len || p->text->str[len - 1] != ' ' || tail_is_code(p))
           g_string_append_c(p->text, ' ');
         break;
-      case BOOK_LINEBREAK:
-        g_string_append_c(p->text, '\n');
-        break;
+      case BOOK_LINEBREAK: g_string_append_c(p->text, '\n'); break;
       case BOOK_FOOTNOTE_REF: {
         BookFootnote *fn = n->as.fnref.note;
         if (!fn)
@@ -218,15 +231,9 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
     if (s >= len)
       continue;
     switch (n->type) {
-    case BOOK_EMPH:
-      attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len);
-      break;
-    case BOOK_STRONG:
-      attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
-      break;
-    case BOOK_STRIKE:
-      span_add(p, SPAN_STRIKE, s, len, n);
-      break;
+    case BOOK_EMPH: attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len); break;
+    case BOOK_STRONG: attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len); break;
+    case BOOK_STRIKE: span_add(p, SPAN_STRIKE, s, len, n); break;
     case BOOK_LINK: {
       span_add(p, SPAN_LINK, s, len, n);
       Span *sp = &g_array_index(p->spans, Span, p->spans->len - 1);
@@ -235,8 +242,7 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
         const char *frag = n->as.link.fragment;
         bool known = frag && g_hash_table_contains(c->env->targets, frag);
         sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
-      }
-      else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
+      } else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
         sp->href = g_strdup(n->as.link.href);
       if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
         span_add(p, SPAN_NOHYPH, s, len, n);
@@ -262,7 +268,8 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
           us->key = u;
         }
         g_free(shown);
-      } else if (!n->as.link.internal && book_url_is_external(href) && c->note_mode && !c->measuring) {
+      } else if (!n->as.link.internal && book_url_is_external(href) && c->note_mode &&
+                 !c->measuring) {
         /* in a footnote (no note of a note): the URL in parentheses after
          * the text, a live link itself, unless the text already is it */
         char *shown = g_strndup(p->text->str + s, len - s);
@@ -305,15 +312,15 @@ void para_inlines(Build *c, Para *p, BookNode *parent) {
       }
       break;
     }
-    default:
-      break;
+    default: break;
     }
   }
   g_array_free(starts, TRUE);
 }
 
 /* Where byte `at` of the paragraph comes from. */
-void para_mark(const Para *p, size_t at, BookNode **node, size_t *off) {
+void para_mark(const Para *p, size_t at, BookNode **node, size_t *off)
+{
   for (guint i = 0; i < p->srcs->len; i++) {
     const Src *s = &g_array_index(p->srcs, Src, i);
     if (at < s->start + s->len || i + 1 == p->srcs->len) {
@@ -326,23 +333,25 @@ void para_mark(const Para *p, size_t at, BookNode **node, size_t *off) {
   *off = 0;
 }
 
-guint8 *span_flags(const Para *p) {
+guint8 *span_flags(const Para *p)
+{
   guint8 *f = g_new0(guint8, p->text->len + 1);
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *s = &g_array_index(p->spans, Span, i);
-    guint8 bit = s->kind == SPAN_CODE     ? F_CODE
-                 : s->kind == SPAN_NOHYPH ? F_NOHYPH
-                 : s->kind == SPAN_URL    ? F_URL
-                 : s->kind == SPAN_FNREF  ? F_MARK
+    guint8 bit = s->kind == SPAN_CODE      ? F_CODE
+                 : s->kind == SPAN_NOHYPH  ? F_NOHYPH
+                 : s->kind == SPAN_URL     ? F_URL
+                 : s->kind == SPAN_FNREF   ? F_MARK
                  : s->kind == SPAN_URLNOTE ? F_MARK | F_LETTER_MARK
-                                          : 0;
+                                           : 0;
     for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
       f[k] |= bit;
   }
   return f;
 }
 
-gint cmp_span(gconstpointer a, gconstpointer b) {
+gint cmp_span(gconstpointer a, gconstpointer b)
+{
   const Span *x = a, *y = b;
   return x->a < y->a ? -1 : x->a > y->a ? 1 : 0;
 }

@@ -10,9 +10,13 @@
 #include "fonts.h"
 #include "hyphenate.h"
 
-static void array_free(gpointer a) { g_array_free(a, TRUE); }
+static void array_free(gpointer a)
+{
+  g_array_free(a, TRUE);
+}
 
-void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang) {
+void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
+{
   shp->pctx = fonts_context(fonts);
   shp->lang = lang;
   shp->plang = pango_language_from_string(lang);
@@ -22,7 +26,8 @@ void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang) {
   shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
 }
 
-void shaper_clear(LayShaper *shp) {
+void shaper_clear(LayShaper *shp)
+{
   g_hash_table_destroy(shp->metrics);
   g_hash_table_destroy(shp->hyph_cache);
   g_hash_table_destroy(shp->hyph_w);
@@ -30,7 +35,8 @@ void shaper_clear(LayShaper *shp) {
 }
 
 PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
-                                PangoWeight weight) {
+                                PangoWeight weight)
+{
   PangoFontDescription *d = pango_font_description_new();
   pango_font_description_set_family(d, family);
   pango_font_description_set_size(d, (int)lround(size * PANGO_SCALE));
@@ -40,7 +46,8 @@ PangoFontDescription *font_desc(const char *family, double size, PangoStyle styl
 }
 
 /* Baseline position inside a line of `leading` for font desc. */
-double baseline(LayShaper *shp, const PangoFontDescription *d, double leading) {
+double baseline(LayShaper *shp, const PangoFontDescription *d, double leading)
+{
   /* pango_context_get_metrics() is slow (it shapes sample text): cache by font */
   char *key = pango_font_description_to_string(d);
   double *am = g_hash_table_lookup(shp->metrics, key);
@@ -59,12 +66,14 @@ double baseline(LayShaper *shp, const PangoFontDescription *d, double leading) {
 /* Glyph items of a short string in font d (labels, folios, headers):
  * shaped once on its own. Returns the width; appends at (x, y). */
 double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d, const char *str,
-                   double x, double y, double gray) {
+                   double x, double y, double gray)
+{
   return shape_label_attrs(shp, items, d, str, NULL, x, y, gray);
 }
 
 double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescription *d,
-                         const char *str, PangoAttrList *attrs, double x, double y, double gray) {
+                         const char *str, PangoAttrList *attrs, double x, double y, double gray)
+{
   pango_context_set_font_description(shp->pctx, d);
   Shaped *sh = shape_text(shp->pctx, str, strlen(str), attrs, shp->plang);
   GArray *sl = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
@@ -73,8 +82,12 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
   for (guint i = 0; i < sl->len; i++) {
     ShapeSlice *s = &g_array_index(sl, ShapeSlice, i);
     if (items) {
-      LayItem it = {.kind = LAY_GLYPHS, .x_pt = x, .y_pt = y - s->rise_pt, .gray = gray,
-                    .font = s->font, .glyphs = s->glyphs,
+      LayItem it = {.kind = LAY_GLYPHS,
+                    .x_pt = x,
+                    .y_pt = y - s->rise_pt,
+                    .gray = gray,
+                    .font = s->font,
+                    .glyphs = s->glyphs,
                     .text = g_strndup(sh->text + s->start, s->end - s->start)};
       g_array_append_val(items, it);
       s->font = NULL;
@@ -89,7 +102,8 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
 }
 
 /* The width of a short string, cached (bullets, numbers, folios repeat). */
-double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str) {
+double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str)
+{
   char *fd = pango_font_description_to_string(d);
   char *key = g_strconcat(fd, "\x1f", str, NULL);
   g_free(fd);
@@ -106,7 +120,8 @@ double label_width(LayShaper *shp, const PangoFontDescription *d, const char *st
 
 /* The hyphenation points of a word, from a cache: words repeat, and
  * libhyphen is not free. */
-void word_points(LayShaper *shp, const char *w, size_t len, GArray *out) {
+void word_points(LayShaper *shp, const char *w, size_t len, GArray *out)
+{
   char *key = g_strndup(w, len);
   GArray *pts = g_hash_table_lookup(shp->hyph_cache, key);
   if (!pts) {
@@ -120,7 +135,8 @@ void word_points(LayShaper *shp, const char *w, size_t len, GArray *out) {
 }
 
 /* The advance of a hyphen in the font at byte `at`, shaped once per font. */
-double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at) {
+double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at)
+{
   const ShapeRun *r = shape_run_at(sh, at);
   PangoFont *font = r ? r->item->analysis.font : NULL;
   double *w = font ? g_hash_table_lookup(shp->hyph_w, font) : NULL;
@@ -139,4 +155,3 @@ double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at) {
   }
   return hw;
 }
-

@@ -18,7 +18,8 @@ typedef struct {
 /* Column widths from the content: the natural width of each cell and its
  * widest word; natural widths when they fit, else the minimum plus a share
  * of the rest. */
-static void column_widths(Build *c, Tab *t) {
+static void column_widths(Build *c, Tab *t)
+{
   int ncols = t->ncols;
   double pad = t->pad;
   double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols);
@@ -71,7 +72,8 @@ static void column_widths(Build *c, Tab *t) {
  * text appended to tr (the row's trace); the first source node in *mark.
  * Returns the cell's height. */
 static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, double x,
-                       GArray *items, GString *tr, BookNode **mark) {
+                       GArray *items, GString *tr, BookNode **mark)
+{
   Para p;
   para_init(&p);
   para_inlines(c, &p, cell);
@@ -83,7 +85,8 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
   GPtrArray *lines = g_ptr_array_new();
   SetInfo si = set_para(c, &p, &ps, true, NULL, cell, lines);
   const BookNode *n = t->node;
-  BookAlign al = n->as.table.align && k < n->as.table.ncols ? n->as.table.align[k] : BOOK_ALIGN_NONE;
+  BookAlign al =
+      n->as.table.align && k < n->as.table.ncols ? n->as.table.align[k] : BOOK_ALIGN_NONE;
   const char *ctag = hdr ? "TH" : "TD";
   add_tag(items, LAY_TAG_BEGIN, ctag);
   for (guint li = 0; li < lines->len; li++) {
@@ -113,7 +116,8 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
  * bands, so that they still nest). Takes items; the row's notes go with
  * its first band. */
 static void emit_bands(Build *c, const Tab *t, BookNode *row, GArray *items, double rowh,
-                       double pen, BookNode *mark, const char *tr, int header_idx) {
+                       double pen, BookNode *mark, const char *tr, int header_idx)
+{
   double pad = t->pad, leading = t->leading;
   guint nb = (guint)MAX(1.0, ceil((rowh - 2 * pad) / leading - 1e-6));
   GPtrArray *bands = g_ptr_array_new();
@@ -155,7 +159,8 @@ static void emit_bands(Build *c, const Tab *t, BookNode *row, GArray *items, dou
 /* Row r: its cells side by side, its rules, one line of the vertical list
  * (or bands, when taller than a page). *header_idx: the vertical list's
  * index of the header row, set by the first one. */
-static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx) {
+static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx)
+{
   bool hdr = r->as.row.header;
   double x0 = left_of(c);
   GArray *items = items_new();
@@ -182,7 +187,8 @@ static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx) {
     add_tag(items, LAY_TAG_END, "Table");
   }
   /* keep the header with two rows, and the last two rows together */
-  double pen = (r->prev && (r->prev->as.row.header || !r->prev->prev || !r->next)) ? LB_INFINITY : 0;
+  double pen =
+      (r->prev && (r->prev->as.row.header || !r->prev->prev || !r->next)) ? LB_INFINITY : 0;
   if (!hdr && rowh > c->env->text_h * 0.8) {
     emit_bands(c, t, r, items, rowh, pen, mark, tr->str, *header_idx);
     g_string_free(tr, TRUE);
@@ -203,7 +209,8 @@ static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx) {
     v->header = *header_idx;
 }
 
-void do_table(Build *c, BookNode *n) {
+void do_table(Build *c, BookNode *n)
+{
   int ncols = n->as.table.ncols;
   if (ncols <= 0)
     for (BookNode *r = n->first_child; r; r = r->next) {

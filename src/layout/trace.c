@@ -11,7 +11,8 @@ typedef struct {
   double x, y0, y1;
 } VRule;
 
-static void trace_rules(GString *s, const LayPage *p) {
+static void trace_rules(GString *s, const LayPage *p)
+{
   GArray *r = g_array_new(FALSE, FALSE, sizeof(VRule));
   for (guint k = 0; k < p->items->len; k++) {
     const LayItem *it = &g_array_index(p->items, LayItem, k);
@@ -37,7 +38,8 @@ static void trace_rules(GString *s, const LayPage *p) {
   g_array_free(r, TRUE);
 }
 
-char *lay_trace(const Layout *lay) {
+char *lay_trace(const Layout *lay)
+{
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "paper %.1f x %.1f, %u pages\n", lay->page_w_pt, lay->page_h_pt,
                          lay->pages->len);
@@ -49,13 +51,14 @@ char *lay_trace(const Layout *lay) {
       const LayItem *it = &g_array_index(p->items, LayItem, k);
       if (it->kind == LAY_GLYPHS) {
         if (fabs(it->y_pt - y) > 3) {
-          g_string_append_printf(s, "%s  y=%.1f x=%.1f |", y > -1e9 ? "|\n" : "", it->y_pt, it->x_pt);
+          g_string_append_printf(s, "%s  y=%.1f x=%.1f |", y > -1e9 ? "|\n" : "", it->y_pt,
+                                 it->x_pt);
           y = it->y_pt;
         }
         g_string_append(s, it->text);
       } else if (it->kind == LAY_IMAGE) {
-        g_string_append_printf(s, "%s  image %.1f,%.1f %.1fx%.1f\n", y > -1e9 ? "|\n" : "", it->x_pt,
-                               it->y_pt, it->w_pt, it->h_pt);
+        g_string_append_printf(s, "%s  image %.1f,%.1f %.1fx%.1f\n", y > -1e9 ? "|\n" : "",
+                               it->x_pt, it->y_pt, it->w_pt, it->h_pt);
         y = -1e9;
       }
     }

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-void lay_item_clear(LayItem *it) {
+void lay_item_clear(LayItem *it)
+{
   if (it->font)
     g_object_unref(it->font);
   if (it->glyphs)
@@ -16,7 +17,8 @@ void lay_item_clear(LayItem *it) {
   memset(it, 0, sizeof *it);
 }
 
-void lay_item_copy(LayItem *dst, const LayItem *src) {
+void lay_item_copy(LayItem *dst, const LayItem *src)
+{
   *dst = *src;
   if (src->font)
     dst->font = g_object_ref(src->font);
@@ -27,7 +29,8 @@ void lay_item_copy(LayItem *dst, const LayItem *src) {
   dst->uri = g_strdup(src->uri);
 }
 
-void items_free(GArray *items) {
+void items_free(GArray *items)
+{
   if (!items)
     return;
   for (guint i = 0; i < items->len; i++)
@@ -35,7 +38,8 @@ void items_free(GArray *items) {
   g_array_free(items, TRUE);
 }
 
-double items_right(const GArray *items, double from) {
+double items_right(const GArray *items, double from)
+{
   double right = from;
   for (guint q = 0; q < items->len; q++) {
     const LayItem *g = &g_array_index(items, LayItem, q);
@@ -45,33 +49,46 @@ double items_right(const GArray *items, double from) {
   return right;
 }
 
-GArray *items_new(void) { return g_array_new(FALSE, TRUE, sizeof(LayItem)); }
+GArray *items_new(void)
+{
+  return g_array_new(FALSE, TRUE, sizeof(LayItem));
+}
 
-void add_tag(GArray *items, LayKind kind, const char *tag) {
+void add_tag(GArray *items, LayKind kind, const char *tag)
+{
   LayItem it = {.kind = kind, .tag = tag};
   g_array_append_val(items, it);
 }
 
-void add_rule(GArray *items, LayKind kind, double x, double y, double w, double h, double gray) {
+void add_rule(GArray *items, LayKind kind, double x, double y, double w, double h, double gray)
+{
   LayItem it = {.kind = kind, .x_pt = x, .y_pt = y, .w_pt = w, .h_pt = h, .gray = gray};
   g_array_append_val(items, it);
 }
 
-void add_dest(GArray *items, const char *name, double x, double y) {
+void add_dest(GArray *items, const char *name, double x, double y)
+{
   LayItem it = {.kind = LAY_DEST, .x_pt = x, .y_pt = y, .dest = g_strdup(name)};
   g_array_append_val(items, it);
 }
 
 void add_link(GArray *items, double x, double y, double w, double h, const char *dest,
-                     const char *uri) {
-  LayItem it = {.kind = LAY_LINK, .x_pt = x, .y_pt = y, .w_pt = w, .h_pt = h,
-                .dest = g_strdup(dest), .uri = g_strdup(uri)};
+              const char *uri)
+{
+  LayItem it = {.kind = LAY_LINK,
+                .x_pt = x,
+                .y_pt = y,
+                .w_pt = w,
+                .h_pt = h,
+                .dest = g_strdup(dest),
+                .uri = g_strdup(uri)};
   g_array_append_val(items, it);
 }
 
 /* Append src's items to dst, moved by (dx, dy); with `plain`, only what is
  * drawn (no tags, links or destinations: a repeated table header). */
-void items_append(GArray *dst, const GArray *src, double dx, double dy, bool plain) {
+void items_append(GArray *dst, const GArray *src, double dx, double dy, bool plain)
+{
   for (guint i = 0; i < src->len; i++) {
     const LayItem *s = &g_array_index(src, LayItem, i);
     if (plain && (s->kind == LAY_TAG_BEGIN || s->kind == LAY_TAG_END || s->kind == LAY_LINK ||
@@ -86,7 +103,8 @@ void items_append(GArray *dst, const GArray *src, double dx, double dy, bool pla
 }
 
 /* Move src's items to the end of dst, shifted by (dx, dy); src is left empty. */
-void items_move(GArray *dst, GArray *src, double dx, double dy) {
+void items_move(GArray *dst, GArray *src, double dx, double dy)
+{
   for (guint i = 0; i < src->len; i++) {
     LayItem *s = &g_array_index(src, LayItem, i);
     s->x_pt += dx;
@@ -96,7 +114,8 @@ void items_move(GArray *dst, GArray *src, double dx, double dy) {
   g_array_set_size(src, 0);
 }
 
-void vlist_free(GArray *vl) {
+void vlist_free(GArray *vl)
+{
   if (!vl)
     return;
   for (guint i = 0; i < vl->len; i++) {
@@ -109,7 +128,8 @@ void vlist_free(GArray *vl) {
   g_array_free(vl, TRUE);
 }
 
-static VItem *vl_last_line(GArray *vl) {
+static VItem *vl_last_line(GArray *vl)
+{
   for (guint i = vl->len; i-- > 0;) {
     VItem *v = &g_array_index(vl, VItem, i);
     if (v->kind == V_LINE)
@@ -118,12 +138,14 @@ static VItem *vl_last_line(GArray *vl) {
   return NULL;
 }
 
-static void vl_glue(Build *c, double h, bool nobreak) {
+static void vl_glue(Build *c, double h, bool nobreak)
+{
   VItem v = {.kind = V_GLUE, .h_pt = h, .nobreak = nobreak, .header = -1};
   g_array_append_val(c->vl, v);
 }
 
-static void vl_penalty(Build *c, double pen) {
+static void vl_penalty(Build *c, double pen)
+{
   VItem v = {.kind = V_PENALTY, .penalty = pen, .header = -1};
   g_array_append_val(c->vl, v);
 }
@@ -134,7 +156,8 @@ static void vl_penalty(Build *c, double pen) {
 /* The rules of the open block quotes, h high, into items (the innermost
  * few: deep nesting would otherwise draw thousands per line); with
  * started_only, only those of quotes that already have a line. */
-static void quote_rules(Build *c, GArray *items, double h, bool started_only) {
+static void quote_rules(Build *c, GArray *items, double h, bool started_only)
+{
   guint nq = c->quote_x->len, q0 = nq > 6 ? nq - 6 : 0;
   for (guint q = q0; q < nq; q++) {
     QuoteRule *r = &g_array_index(c->quote_x, QuoteRule, q);
@@ -148,7 +171,8 @@ static void quote_rules(Build *c, GArray *items, double h, bool started_only) {
  * unbroken between the quote's blocks; no page break before it (one may
  * follow it, so the rule reaches the foot of the page). Returns false when
  * no open quote has a line yet. */
-static bool quote_space(Build *c) {
+static bool quote_space(Build *c)
+{
   bool any = false;
   for (guint q = 0; q < c->quote_x->len; q++)
     any |= g_array_index(c->quote_x, QuoteRule, q).started;
@@ -161,7 +185,8 @@ static bool quote_space(Build *c) {
   return true;
 }
 
-VItem *emit_line(Build *c, GArray *items, double h, double pen) {
+VItem *emit_line(Build *c, GArray *items, double h, double pen)
+{
   bool keep = c->keep > 0;
   if (keep)
     c->keep--;
@@ -190,16 +215,21 @@ VItem *emit_line(Build *c, GArray *items, double h, double pen) {
   return &g_array_index(c->vl, VItem, c->vl->len - 1);
 }
 
-void want_space(Build *c, double s) {
+void want_space(Build *c, double s)
+{
   if (s > c->space)
     c->space = s;
 }
 
-void open_tag(Build *c, const char *tag) { add_tag(c->pending, LAY_TAG_BEGIN, tag); }
+void open_tag(Build *c, const char *tag)
+{
+  add_tag(c->pending, LAY_TAG_BEGIN, tag);
+}
 
 /* Close a tag: after the last line, or in the pending items when they
  * still hold what it would close. */
-void close_tag(Build *c, const char *tag) {
+void close_tag(Build *c, const char *tag)
+{
   VItem *last = vl_last_line(c->vl);
   if (c->pending->len || !last)
     add_tag(c->pending, LAY_TAG_END, tag);
@@ -207,14 +237,16 @@ void close_tag(Build *c, const char *tag) {
     add_tag(last->items, LAY_TAG_END, tag);
 }
 
-void emit_dest_pending(Build *c, const char *name) {
+void emit_dest_pending(Build *c, const char *name)
+{
   if (!name || g_hash_table_contains(c->store->dests, name))
     return;
   add_dest(c->pending, name, left_of(c), 0);
   g_hash_table_add(c->store->dests, g_strdup(name));
 }
 
-void build_init(Build *c, const LayEnv *env, LayShaper *shp, LayStore *store, double measure) {
+void build_init(Build *c, const LayEnv *env, LayShaper *shp, LayStore *store, double measure)
+{
   memset(c, 0, sizeof *c);
   c->env = env;
   c->st = env->st;
@@ -228,13 +260,15 @@ void build_init(Build *c, const LayEnv *env, LayShaper *shp, LayStore *store, do
 }
 
 /* The vertical list built so far (the caller owns it); c has none after. */
-GArray *build_take(Build *c) {
+GArray *build_take(Build *c)
+{
   GArray *vl = c->vl;
   c->vl = NULL;
   return vl;
 }
 
-void build_clear(Build *c) {
+void build_clear(Build *c)
+{
   vlist_free(c->vl);
   items_free(c->pending);
   g_array_free(c->quote_x, TRUE);
@@ -242,7 +276,8 @@ void build_clear(Build *c) {
 }
 
 /* Flush pending items (closing tags) into the last line, or a line of its own. */
-void vl_end(Build *c) {
+void vl_end(Build *c)
+{
   if (!c->pending->len)
     return;
   VItem *last = vl_last_line(c->vl);
@@ -253,7 +288,8 @@ void vl_end(Build *c) {
     emit_line(c, items_new(), 0, 0);
 }
 
-double vl_height(const GArray *vl) {
+double vl_height(const GArray *vl)
+{
   double h = 0;
   for (guint i = 0; i < vl->len; i++) {
     const VItem *v = &g_array_index(vl, VItem, i);

@@ -9,9 +9,12 @@
 
 #include "book.h"
 
-static void test_slug(void **state) {
+static void test_slug(void **state)
+{
   (void)state;
-  struct { const char *in, *out; } cases[] = {
+  struct {
+    const char *in, *out;
+  } cases[] = {
       {"Plenary sessions", "plenary-sessions"},
       {"Memory-management sessions", "memory-management-sessions"},
       {"The 2023 LSFMM+BPF Summit", "the-2023-lsfmmbpf-summit"},
@@ -28,7 +31,8 @@ static void test_slug(void **state) {
   }
 }
 
-static void test_id_reserve(void **state) {
+static void test_id_reserve(void **state)
+{
   (void)state;
   Book *b = book_new();
   char *a = book_id_reserve(b, "intro");
@@ -44,7 +48,8 @@ static void test_id_reserve(void **state) {
 }
 
 /* A tree 100,000 deep is walked and freed without recursion. */
-static void test_deep_tree(void **state) {
+static void test_deep_tree(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *ch = book_chapter_add(b, "deep.md");
@@ -82,13 +87,15 @@ static void test_deep_tree(void **state) {
   book_free(b);
 }
 
-static BookNode *text_node(Book *b, const char *s) {
+static BookNode *text_node(Book *b, const char *s)
+{
   BookNode *n = book_node_new(b, BOOK_TEXT, NULL);
   n->text = g_strdup(s);
   return n;
 }
 
-static void test_iter_order_and_skip(void **state) {
+static void test_iter_order_and_skip(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *ch = book_chapter_add(b, "x.md");
@@ -143,7 +150,8 @@ static void test_iter_order_and_skip(void **state) {
 }
 
 /* Unwrapping keeps the children, in order, where the node stood. */
-static void test_unwrap(void **state) {
+static void test_unwrap(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *ch = book_chapter_add(b, "x.md");
@@ -169,7 +177,8 @@ static void test_unwrap(void **state) {
 }
 
 /* A heading of `level` with text t (and an id) appended to root. */
-static BookNode *heading(Book *b, BookNode *root, int level, const char *t) {
+static BookNode *heading(Book *b, BookNode *root, int level, const char *t)
+{
   BookNode *h = book_node_new(b, BOOK_HEADING, NULL);
   h->as.heading.level = level;
   h->as.heading.id = book_slug(t);
@@ -178,7 +187,8 @@ static BookNode *heading(Book *b, BookNode *root, int level, const char *t) {
   return h;
 }
 
-static char *heading_text(const BookNode *h) {
+static char *heading_text(const BookNode *h)
+{
   GString *s = g_string_new(NULL);
   book_node_text(h, s);
   return g_string_free(s, FALSE);
@@ -188,7 +198,8 @@ static char *heading_text(const BookNode *h) {
  * each chapter; a skipped level counts 0; parts, the opening chapter and
  * sections outside a numbered chapter stay unnumbered; the chapter title
  * follows. */
-static void test_number_headings(void **state) {
+static void test_number_headings(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *open = book_chapter_add(b, "a.md"); /* the opening: no heading */
@@ -242,7 +253,8 @@ static void test_number_headings(void **state) {
 
 /* Outline levels never skip one: each heading at most one below the one
  * it belongs under; going back up pops what is deeper. */
-static void test_outline_level(void **state) {
+static void test_outline_level(void **state)
+{
   (void)state;
   const int src[] = {1, 3, 3, 5, 2, 6, 2, 1, 4, 0, 9};
   const int want[] = {1, 2, 2, 3, 2, 3, 2, 1, 2, 1, 2};
@@ -254,7 +266,8 @@ static void test_outline_level(void **state) {
   assert_int_equal(book_outline_level(&o2, 4), 3);
 }
 
-static void test_diag(void **state) {
+static void test_diag(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookPos pos = {book_intern(b, "a.md"), 3, 7};
@@ -280,7 +293,8 @@ static void test_diag(void **state) {
   book_free(NULL);
 }
 
-static void test_dump(void **state) {
+static void test_dump(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("T \"q\"");
@@ -306,13 +320,14 @@ static void test_dump(void **state) {
   book_free(b);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_slug),        cmocka_unit_test(test_id_reserve),
-      cmocka_unit_test(test_deep_tree),   cmocka_unit_test(test_iter_order_and_skip),
-      cmocka_unit_test(test_unwrap), cmocka_unit_test(test_number_headings),
-      cmocka_unit_test(test_outline_level),
-      cmocka_unit_test(test_diag),        cmocka_unit_test(test_dump),
+      cmocka_unit_test(test_slug),          cmocka_unit_test(test_id_reserve),
+      cmocka_unit_test(test_deep_tree),     cmocka_unit_test(test_iter_order_and_skip),
+      cmocka_unit_test(test_unwrap),        cmocka_unit_test(test_number_headings),
+      cmocka_unit_test(test_outline_level), cmocka_unit_test(test_diag),
+      cmocka_unit_test(test_dump),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);
 }

@@ -13,22 +13,28 @@
 
 static Fonts *fonts;
 
-static int setup(void **state) {
+static int setup(void **state)
+{
   (void)state;
   const char *top = g_getenv("TOP");
   fonts = fonts_load(top ? top : ".", NULL);
   return fonts ? 0 : -1;
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
   (void)state;
   fonts_free(fonts);
   return 0;
 }
 
-static guint32 be32(const guint8 *p) { return (guint32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+static guint32 be32(const guint8 *p)
+{
+  return (guint32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
 
-static void test_png(void **state) {
+static void test_png(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("The 2023 LSFMM+BPF Summit");
@@ -65,7 +71,8 @@ static void test_png(void **state) {
   book_free(b);
 }
 
-static void test_no_metadata(void **state) {
+static void test_no_metadata(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("T"); /* the parser's invariant (book.h) */
@@ -80,7 +87,8 @@ static void test_no_metadata(void **state) {
   book_free(b);
 }
 
-static void test_style_colours(void **state) {
+static void test_style_colours(void **state)
+{
   (void)state;
   char *path = NULL;
   int fd = g_file_open_tmp("cover-XXXXXX.ini", &path, NULL);
@@ -97,7 +105,8 @@ static void test_style_colours(void **state) {
   g_free(path);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_png),
       cmocka_unit_test(test_no_metadata),

@@ -63,7 +63,8 @@ static void test_soft_hyphens(void **state)
   /* The author's soft hyphens win over the patterns, even without a
    * dictionary; the break comes just after each one. */
   GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
-  const char *w = "hyphen\xc2\xad" "ation";
+  const char *w = "hyphen\xc2\xad"
+                  "ation";
   assert_int_equal(hyphen_points("en", w, -1, o), 1);
   assert_int_equal(g_array_index(o, size_t, 0), 8);
   assert_int_equal(hyphen_points(NULL, w, -1, o), 1);
@@ -75,8 +76,8 @@ static void test_minimum_fragments(void **state)
 {
   (void)state;
   GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
-  const char *words[] = {"hyphenation", "typography", "development", "abbreviation", "uncopyrightable",
-                         "kernel", "memory", "allocation"};
+  const char *words[] = {"hyphenation",     "typography", "development", "abbreviation",
+                         "uncopyrightable", "kernel",     "memory",      "allocation"};
   for (size_t w = 0; w < G_N_ELEMENTS(words); w++) {
     size_t n = hyphen_points("en", words[w], -1, o);
     size_t len = strlen(words[w]);
@@ -98,9 +99,21 @@ static void test_never(void **state)
 {
   (void)state;
   GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
-  const char *never[] = {"LSFMM", "BPF", "CONFIGURATION", "eBPF", "JavaScript", "x86", "2023",
-                         "configuration2", "folio.c", "mm/filemap.c", "https://lwn.net/Articles/",
-                         "user@example.com", "page_cache_ra", "a=b+configuration", "\xff\xfe"};
+  const char *never[] = {"LSFMM",
+                         "BPF",
+                         "CONFIGURATION",
+                         "eBPF",
+                         "JavaScript",
+                         "x86",
+                         "2023",
+                         "configuration2",
+                         "folio.c",
+                         "mm/filemap.c",
+                         "https://lwn.net/Articles/",
+                         "user@example.com",
+                         "page_cache_ra",
+                         "a=b+configuration",
+                         "\xff\xfe"};
   for (size_t i = 0; i < G_N_ELEMENTS(never); i++)
     if (hyphen_points("en", never[i], -1, o) != 0)
       fail_msg("\"%s\" got %u points", never[i], o->len);
@@ -128,10 +141,9 @@ static void test_languages(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_known_words),      cmocka_unit_test(test_case_and_punctuation),
+      cmocka_unit_test(test_known_words),       cmocka_unit_test(test_case_and_punctuation),
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
-      cmocka_unit_test(test_soft_hyphens),
-      cmocka_unit_test(test_languages),
+      cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   hyphen_cleanup();

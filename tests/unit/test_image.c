@@ -13,17 +13,22 @@
 
 #include "book.h"
 
-static BookImageKind sniff(const void *d, gsize len, int *w, int *h) {
+static BookImageKind sniff(const void *d, gsize len, int *w, int *h)
+{
   return book_image_sniff((const guchar *)d, len, w, h);
 }
 
-static BookImageKind sniff_str(const char *s, int *w, int *h) { return sniff(s, strlen(s), w, h); }
+static BookImageKind sniff_str(const char *s, int *w, int *h)
+{
+  return sniff(s, strlen(s), w, h);
+}
 
-static void test_raster(void **state) {
+static void test_raster(void **state)
+{
   (void)state;
   int w, h;
-  static const guchar png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                               0, 0, 0x01, 0x2c, 0, 0, 0, 200};
+  static const guchar png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
+                               'I',  'H', 'D', 'R', 0,    0,    0x01, 0x2c, 0, 0, 0, 200};
   assert_int_equal(sniff(png, sizeof png, &w, &h), BOOK_IMAGE_PNG);
   assert_int_equal(w, 300);
   assert_int_equal(h, 200);
@@ -33,7 +38,8 @@ static void test_raster(void **state) {
   assert_int_equal(w, 10);
   assert_int_equal(h, 20);
   /* SOI, an APP0 segment, fill bytes, SOF0 with height 30, width 40 */
-  static const guchar jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 'J', 'F', 0xFF, 0xFF, 0xC0, 0, 17, 8, 0, 30, 0, 40, 3, 0, 0, 0};
+  static const guchar jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0,  4, 'J', 'F', 0xFF, 0xFF, 0xC0,
+                               0,    17,   8,    0,    30, 0, 40,  3,   0,    0,    0};
   assert_int_equal(sniff(jpg, sizeof jpg, &w, &h), BOOK_IMAGE_JPEG);
   assert_int_equal(w, 40);
   assert_int_equal(h, 30);
@@ -58,19 +64,22 @@ static void test_raster(void **state) {
   assert_int_equal(sniff("", 0, &w, &h), BOOK_IMAGE_NONE);
 }
 
-static void test_svg(void **state) {
+static void test_svg(void **state)
+{
   (void)state;
   int w, h;
-  assert_int_equal(sniff_str("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"120\" "
-                             "height='80px'><rect/></svg>",
-                             &w, &h),
-                   BOOK_IMAGE_SVG);
+  assert_int_equal(
+      sniff_str("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"120\" "
+                "height='80px'><rect/></svg>",
+                &w, &h),
+      BOOK_IMAGE_SVG);
   assert_int_equal(w, 120);
   assert_int_equal(h, 80);
   assert_int_equal(sniff_str("<svg viewBox=\"0 0 300 150\"></svg>", &w, &h), BOOK_IMAGE_SVG);
   assert_int_equal(w, 300);
   assert_int_equal(h, 150);
-  sniff_str("<svg width=\"1in\" viewBox=\"0,0,200,100\"/>", &w, &h); /* height from the aspect ratio */
+  sniff_str("<svg width=\"1in\" viewBox=\"0,0,200,100\"/>", &w,
+            &h); /* height from the aspect ratio */
   assert_int_equal(w, 96);
   assert_int_equal(h, 48);
   sniff_str("<svg width=\"100%\" height=\"100%\" viewBox=\"0 0 64 32\">", &w, &h);
@@ -88,7 +97,8 @@ static void test_svg(void **state) {
   assert_int_equal(sniff_str("<html><body>no image</body></html>", &w, &h), BOOK_IMAGE_NONE);
 }
 
-static void test_probe(void **state) {
+static void test_probe(void **state)
+{
   (void)state;
   int w, h;
   char *dir = g_dir_make_tmp("octavo-image-XXXXXX", NULL);
@@ -101,7 +111,8 @@ static void test_probe(void **state) {
   guchar seg[60000];
   memset(seg, 'x', sizeof seg);
   for (int i = 0; i < 2; i++) {
-    guchar hdr[4] = {0xFF, 0xE1, (guchar)((sizeof seg + 2) >> 8), (guchar)((sizeof seg + 2) & 0xFF)};
+    guchar hdr[4] = {0xFF, 0xE1, (guchar)((sizeof seg + 2) >> 8),
+                     (guchar)((sizeof seg + 2) & 0xFF)};
     g_byte_array_append(a, hdr, 4);
     g_byte_array_append(a, seg, sizeof seg);
   }
@@ -125,7 +136,8 @@ static void test_probe(void **state) {
   g_free(dir);
 }
 
-static void test_names(void **state) {
+static void test_names(void **state)
+{
   (void)state;
   assert_string_equal(book_image_media_type(BOOK_IMAGE_PNG), "image/png");
   assert_string_equal(book_image_media_type(BOOK_IMAGE_JPEG), "image/jpeg");
@@ -137,7 +149,8 @@ static void test_names(void **state) {
   assert_null(book_image_ext(BOOK_IMAGE_NONE));
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raster),
       cmocka_unit_test(test_svg),

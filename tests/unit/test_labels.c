@@ -8,7 +8,8 @@
 
 #include "labels.h"
 
-static void test_words(void **state) {
+static void test_words(void **state)
+{
   (void)state;
   assert_string_equal(labels_get("en", LABEL_CONTENTS), "Contents");
   assert_string_equal(labels_get("fr", LABEL_CONTENTS), "Table des matières");
@@ -35,7 +36,8 @@ static void test_words(void **state) {
     }
 }
 
-static void test_names(void **state) {
+static void test_names(void **state)
+{
   (void)state;
   GPtrArray *a = g_ptr_array_new();
   char *s = labels_join("en", a);
@@ -66,7 +68,8 @@ static void test_names(void **state) {
   g_ptr_array_free(a, TRUE);
 }
 
-static void test_dates(void **state) {
+static void test_dates(void **state)
+{
   (void)state;
   char *s = labels_date("en", "2023-05-11");
   assert_string_equal(s, "11 May 2023");
@@ -90,7 +93,8 @@ static void test_dates(void **state) {
   assert_null(labels_date("en", NULL));
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_words),
       cmocka_unit_test(test_names),

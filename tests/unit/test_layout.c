@@ -21,12 +21,14 @@
 #include "options.h"
 #include "style.h"
 
-static const char *top(void) {
+static const char *top(void)
+{
   const char *t = g_getenv("TOP");
   return t && *t ? t : ".";
 }
 
-static void opts_init(OctavoOptions *o) {
+static void opts_init(OctavoOptions *o)
+{
   octavo_options_init(o);
   o->paper = OCTAVO_PAPER_A4;
   o->datadir = top();
@@ -38,7 +40,8 @@ static Fonts *fonts;
 /* As main.c: the style (o->style, else styles/print.ini) for o->paper and
  * o->columns, then the layout. NULL with an error in b when the style is
  * unreadable. */
-static Layout *layout(Book *b, const OctavoOptions *o) {
+static Layout *layout(Book *b, const OctavoOptions *o)
+{
   Style st = {0};
   GError *err = NULL;
   char *path = o->style ? g_strdup(o->style) : g_build_filename(top(), "styles", "print.ini", NULL);
@@ -58,7 +61,8 @@ static Layout *layout(Book *b, const OctavoOptions *o) {
   return lay;
 }
 
-static BookNode *add(Book *b, BookNode *parent, BookNodeType t, const char *text) {
+static BookNode *add(Book *b, BookNode *parent, BookNodeType t, const char *text)
+{
   BookNode *n = book_node_new(b, t, NULL);
   if (text)
     n->text = g_strdup(text);
@@ -66,7 +70,8 @@ static BookNode *add(Book *b, BookNode *parent, BookNodeType t, const char *text
   return n;
 }
 
-static BookNode *para(Book *b, BookNode *parent, const char *text) {
+static BookNode *para(Book *b, BookNode *parent, const char *text)
+{
   BookNode *p = add(b, parent, BOOK_PARAGRAPH, NULL);
   add(b, p, BOOK_TEXT, text);
   return p;
@@ -78,7 +83,8 @@ static const char *lorem =
     "The printed page is read at arm's length, in a good light, and the eye moves along the "
     "lines without effort when the spaces between words are even.";
 
-static BookChapter *chapter(Book *b, const char *title, const char *id) {
+static BookChapter *chapter(Book *b, const char *title, const char *id)
+{
   BookChapter *ch = book_chapter_add(b, "test.md");
   ch->id = g_strdup(id);
   if (title) {
@@ -94,7 +100,8 @@ static BookChapter *chapter(Book *b, const char *title, const char *id) {
 
 /* A small book: an opening chapter, a chapter with lists, code, a table
  * and a footnote, and a long chapter. */
-static Book *sample(void) {
+static Book *sample(void)
+{
   Book *b = book_new();
   b->meta.title = g_strdup("A Sample Book");
   g_ptr_array_add(b->meta.authors, g_strdup("Ada Lovelace"));
@@ -158,7 +165,8 @@ static Book *sample(void) {
   return b;
 }
 
-static void check_golden(const char *name, const char *trace) {
+static void check_golden(const char *name, const char *trace)
+{
   char *path = g_strdup_printf("%s/tests/golden/layout-%s.trace", top(), name);
   if (g_getenv("OCTAVO_UPDATE_GOLDEN")) {
     assert_true(g_file_set_contents(path, trace, -1, NULL));
@@ -176,7 +184,8 @@ static void check_golden(const char *name, const char *trace) {
   g_free(path);
 }
 
-static void test_trace_golden(void **state) {
+static void test_trace_golden(void **state)
+{
   (void)state;
   Book *b = sample();
   OctavoOptions o;
@@ -193,7 +202,8 @@ static void test_trace_golden(void **state) {
 /* The seed, parsed for real, in A4 and A5: its trace against golden files.
  * A change in parsing, hyphenation or line breaking shows here first; when
  * it is intended, OCTAVO_UPDATE_GOLDEN=1 rewrites the files. */
-static void test_seed_golden(void **state) {
+static void test_seed_golden(void **state)
+{
   (void)state;
   const OctavoPaper papers[] = {OCTAVO_PAPER_A4, OCTAVO_PAPER_A5};
   for (size_t i = 0; i < G_N_ELEMENTS(papers); i++) {
@@ -217,7 +227,8 @@ static void test_seed_golden(void **state) {
   }
 }
 
-static void test_pages_labels_marks(void **state) {
+static void test_pages_labels_marks(void **state)
+{
   (void)state;
   Book *b = sample();
   OctavoOptions o;
@@ -262,7 +273,8 @@ static void test_pages_labels_marks(void **state) {
 
 /* No glyph run past the right edge of the text block; every link lands on
  * a destination of the layout. */
-static void test_margins_links(void **state) {
+static void test_margins_links(void **state)
+{
   (void)state;
   const OctavoPaper papers[] = {OCTAVO_PAPER_A4, OCTAVO_PAPER_A5, OCTAVO_PAPER_LETTER};
   for (size_t pi = 0; pi < G_N_ELEMENTS(papers); pi++) {
@@ -308,7 +320,8 @@ static void test_margins_links(void **state) {
 }
 
 /* The table's header row shows again at the top of the page it runs onto. */
-static void test_table_header_repeats(void **state) {
+static void test_table_header_repeats(void **state)
+{
   (void)state;
   Book *b = sample();
   OctavoOptions o;
@@ -332,7 +345,8 @@ static void test_table_header_repeats(void **state) {
   book_free(b);
 }
 
-static void test_deterministic(void **state) {
+static void test_deterministic(void **state)
+{
   (void)state;
   char *t[2];
   for (int i = 0; i < 2; i++) {
@@ -350,7 +364,8 @@ static void test_deterministic(void **state) {
   g_free(t[1]);
 }
 
-static void test_bad_style(void **state) {
+static void test_bad_style(void **state)
+{
   (void)state;
   char *path = g_build_filename(g_get_tmp_dir(), "octavo-test-bad-style.ini", NULL);
   g_file_set_contents(path, "[body]\nsize = big\n", -1, NULL);
@@ -366,7 +381,8 @@ static void test_bad_style(void **state) {
   g_free(path);
 }
 
-static void test_empty_book(void **state) {
+static void test_empty_book(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("Empty"); /* the parser's invariant (book.h) */
@@ -384,7 +400,8 @@ static void test_empty_book(void **state) {
 
 /* A table row taller than a page breaks across pages: no text below the
  * text block, every word placed. */
-static void test_tall_row(void **state) {
+static void test_tall_row(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("Tall"); /* the parser's invariant (book.h) */
@@ -424,7 +441,8 @@ static void test_tall_row(void **state) {
 }
 
 /* Deep nesting does not recurse: 2000 nested lists and quotes. */
-static void test_deep_nesting(void **state) {
+static void test_deep_nesting(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("Deep"); /* the parser's invariant (book.h) */
@@ -449,7 +467,8 @@ static void test_deep_nesting(void **state) {
 
 /* Lay out Markdown text md on paper/columns; *bp gets the book (free it
  * after the layout). */
-static Layout *lay_md(const char *md, OctavoPaper paper, int columns, Book **bp) {
+static Layout *lay_md(const char *md, OctavoPaper paper, int columns, Book **bp)
+{
   Book *b = book_new();
   OctavoOptions o;
   opts_init(&o);
@@ -463,7 +482,8 @@ static Layout *lay_md(const char *md, OctavoPaper paper, int columns, Book **bp)
   return lay;
 }
 
-static void lay_md_free(Layout *lay, Book *b) {
+static void lay_md_free(Layout *lay, Book *b)
+{
   lay_free(lay);
   book_free(b);
 }
@@ -476,7 +496,8 @@ typedef struct {
 
 /* The text lines of a body page, top to bottom (runs grouped by y within 3
  * points, as lay_trace does). Free with tlines_free. */
-static GArray *page_lines(const LayPage *p) {
+static GArray *page_lines(const LayPage *p)
+{
   GArray *out = g_array_new(FALSE, FALSE, sizeof(TLine));
   for (guint k = 0; k < p->items->len; k++) {
     const LayItem *it = &g_array_index(p->items, LayItem, k);
@@ -495,14 +516,16 @@ static GArray *page_lines(const LayPage *p) {
   return out;
 }
 
-static void tlines_free(GArray *ls) {
+static void tlines_free(GArray *ls)
+{
   for (guint i = 0; i < ls->len; i++)
     g_string_free(g_array_index(ls, TLine, i).text, TRUE);
   g_array_free(ls, TRUE);
 }
 
 /* All the text of the body pages, one line per text line. */
-static char *body_text(const Layout *lay) {
+static char *body_text(const Layout *lay)
+{
   GString *s = g_string_new(NULL);
   for (guint i = (guint)lay->front_pages; i < lay->pages->len; i++) {
     GArray *ls = page_lines(lay->pages->pdata[i]);
@@ -513,7 +536,8 @@ static char *body_text(const Layout *lay) {
   return g_string_free(s, FALSE);
 }
 
-static int count_of(const char *hay, const char *needle) {
+static int count_of(const char *hay, const char *needle)
+{
   int n = 0;
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
     n++;
@@ -521,7 +545,8 @@ static int count_of(const char *hay, const char *needle) {
 }
 
 /* Runs of spaces collapse to one in text, never inside code. */
-static void test_spaces_collapse(void **state) {
+static void test_spaces_collapse(void **state)
+{
   (void)state;
   Book *b;
   Layout *lay = lay_md("# S\n\nOne.  Two.   Three\tfour; `a  b` stays.\n", OCTAVO_PAPER_A4, 1, &b);
@@ -533,12 +558,14 @@ static void test_spaces_collapse(void **state) {
 
 /* Inline code is never hyphenated nor broken at its own hyphens when it
  * fits on a line: each option is found whole. */
-static void test_code_not_hyphenated(void **state) {
+static void test_code_not_hyphenated(void **state)
+{
   (void)state;
   GString *md = g_string_new("# C\n\n");
   for (int i = 0; i < 12; i++)
-    g_string_append(md, "The reader must see `--metadata-file` whole and also `--table-of-contents` "
-                        "with its hyphens, since a break there reads as part of it. ");
+    g_string_append(md,
+                    "The reader must see `--metadata-file` whole and also `--table-of-contents` "
+                    "with its hyphens, since a break there reads as part of it. ");
   Book *b;
   Layout *lay = lay_md(md->str, OCTAVO_PAPER_A5, 2, &b);
   char *t = body_text(lay);
@@ -553,7 +580,8 @@ static void test_code_not_hyphenated(void **state) {
 /* A URL note's mark sits against its word; the same URL twice in a
  * chapter is one note; the note's URL breaks only after / . - ? & =, with
  * nothing added. */
-static void test_note_marks_and_urls(void **state) {
+static void test_note_marks_and_urls(void **state)
+{
   (void)state;
   const char *md = "# N\n\nGet it from [crates.io](https://crates.io/) as usual; "
                    "[the registry](https://crates.io/) is the same. See "
@@ -566,7 +594,9 @@ static void test_note_marks_and_urls(void **state) {
   for (guint k = 1; k < p->items->len; k++) {
     const LayItem *it = &g_array_index(p->items, LayItem, k);
     const LayItem *prev = &g_array_index(p->items, LayItem, k - 1);
-    if (it->kind == LAY_GLYPHS && prev->kind == LAY_GLYPHS && strcmp(it->text, "\xE2\x80\x8B" "a") == 0 &&
+    if (it->kind == LAY_GLYPHS && prev->kind == LAY_GLYPHS &&
+        strcmp(it->text, "\xE2\x80\x8B"
+                         "a") == 0 &&
         it->y_pt < prev->y_pt - 1) { /* a raised letter */
       marks++;
       assert_false(g_str_has_suffix(prev->text, " "));
@@ -595,7 +625,8 @@ static void test_note_marks_and_urls(void **state) {
 
 /* The vertical rules of page p at x (0: any), merged where they touch:
  * the number of separate pieces. */
-static int rule_pieces(const LayPage *p) {
+static int rule_pieces(const LayPage *p)
+{
   int pieces = 0;
   double y1 = -1e9, x = -1;
   for (guint k = 0; k < p->items->len; k++) {
@@ -612,7 +643,8 @@ static int rule_pieces(const LayPage *p) {
 
 /* A block quote's rule runs unbroken through the blocks inside it and
  * continues on the next page. */
-static void test_quote_rule(void **state) {
+static void test_quote_rule(void **state)
+{
   (void)state;
   GString *md = g_string_new("# Q\n\n");
   for (int i = 0; i < 14; i++) /* blocks with space between them */
@@ -632,7 +664,8 @@ static void test_quote_rule(void **state) {
 /* A code identifier wider than the column breaks at its separators or
  * between a lower-case and a capital letter, with the continuation mark,
  * and no line runs past the column. */
-static void test_long_word(void **state) {
+static void test_long_word(void **state)
+{
   (void)state;
   const char *md = "# L\n\nThe error `PandocUnsupportedExtensionErrorHandlerFactory` and the "
                    "path `vegetables::asparagus::AsparagusWithButterSauce` are long.\n";
@@ -654,14 +687,16 @@ static void test_long_word(void **state) {
   }
   assert_true(marks >= 2);
   for (guint k = 0; k < ls->len; k++) /* within a column of A5 in two (under half the page) */
-    assert_true(g_array_index(ls, TLine, k).x1 - g_array_index(ls, TLine, k).x0 < lay->page_w_pt / 2);
+    assert_true(g_array_index(ls, TLine, k).x1 - g_array_index(ls, TLine, k).x0 <
+                lay->page_w_pt / 2);
   tlines_free(ls);
   lay_md_free(lay, b);
 }
 
 /* A line that could only be justified with word spaces over 2.0 times
  * their width is set ragged: it ends well short of the justified lines. */
-static void __attribute__((unused)) test_ragged_line(void **state) {
+static void __attribute__((unused)) test_ragged_line(void **state)
+{
   (void)state;
   const char *md = "# R\n\n- FUSE passthrough for file I/O: optimizing Filesystem in Userspace "
                    "(FUSE) for \"passthrough\" filesystems.\n- Fanotify and hierarchical storage "
@@ -684,16 +719,24 @@ static void __attribute__((unused)) test_ragged_line(void **state) {
   lay_md_free(lay, b);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_trace_golden),       cmocka_unit_test(test_seed_golden),
+      cmocka_unit_test(test_trace_golden),
+      cmocka_unit_test(test_seed_golden),
       cmocka_unit_test(test_pages_labels_marks),
-      cmocka_unit_test(test_margins_links),      cmocka_unit_test(test_table_header_repeats),
-      cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_style),
-      cmocka_unit_test(test_empty_book),         cmocka_unit_test(test_deep_nesting),
-      cmocka_unit_test(test_tall_row),           cmocka_unit_test(test_spaces_collapse),
-      cmocka_unit_test(test_code_not_hyphenated), cmocka_unit_test(test_note_marks_and_urls),
-      cmocka_unit_test(test_quote_rule),         cmocka_unit_test(test_long_word),
+      cmocka_unit_test(test_margins_links),
+      cmocka_unit_test(test_table_header_repeats),
+      cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_bad_style),
+      cmocka_unit_test(test_empty_book),
+      cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_tall_row),
+      cmocka_unit_test(test_spaces_collapse),
+      cmocka_unit_test(test_code_not_hyphenated),
+      cmocka_unit_test(test_note_marks_and_urls),
+      cmocka_unit_test(test_quote_rule),
+      cmocka_unit_test(test_long_word),
       /* test_ragged_line's paragraph is loose only at the old 425 pt measure;
        * tests/layout/ragged-line.md covers the behaviour at today's measure */
   };

@@ -33,7 +33,8 @@ static GArray *items_of(const char *t, Spc sp)
       x = (LbItem){.type = LB_GLUE, .width = sp.space, .stretch = sp.stretch, .shrink = sp.shrink};
       p++;
     } else if (*p == '-') {
-      x = (LbItem){.type = LB_PENALTY, .width = 1, .penalty = 50, .flagged = true, .hyphenation = true};
+      x = (LbItem){
+          .type = LB_PENALTY, .width = 1, .penalty = 50, .flagged = true, .hyphenation = true};
       p++;
     } else if (*p == '~') {
       x = (LbItem){.type = LB_PENALTY, .penalty = 1000, .emergency = true};
@@ -247,7 +248,13 @@ static void test_matches_brute_force(void **state)
     assert_true(lines->len >= 1);
     assert_int_equal(LINE(lines, lines->len - 1)->end, it->len - 1);
     if (pass <= 2) {
-      Ref r = {(const LbItem *)it->data, it->len, &w, 1, &p, pass == 1 ? p.tolerance : p.tolerance2, pass};
+      Ref r = {(const LbItem *)it->data,
+               it->len,
+               &w,
+               1,
+               &p,
+               pass == 1 ? p.tolerance : p.tolerance2,
+               pass};
       size_t ends[64];
       for (guint i = 0; i < lines->len; i++)
         ends[i] = LINE(lines, i)->end;
@@ -728,7 +735,8 @@ static void check_linear(bool emergency, double width)
   lb_break_stats((const LbItem *)a->data, a->len, &width, 1, &p, LB_OPTIMAL, lines, &st1);
   g_array_free(a, TRUE);
   a = big_para(20000, rnd, emergency);
-  int pass = lb_break_stats((const LbItem *)a->data, a->len, &width, 1, &p, LB_OPTIMAL, lines, &st10);
+  int pass =
+      lb_break_stats((const LbItem *)a->data, a->len, &width, 1, &p, LB_OPTIMAL, lines, &st10);
   if (emergency)
     assert_int_equal(pass, 4);
   double ratio = (double)st10.work / (double)st1.work;
@@ -785,7 +793,8 @@ static void test_bad_numbers(void **state)
   double widths[2] = {NAN, 10};
   GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
   for (int mode = 0; mode < 2; mode++) {
-    lb_break((const LbItem *)it->data, it->len, widths, 2, NULL, mode ? LB_GREEDY : LB_OPTIMAL, lines);
+    lb_break((const LbItem *)it->data, it->len, widths, 2, NULL, mode ? LB_GREEDY : LB_OPTIMAL,
+             lines);
     assert_true(lines->len >= 1);
     assert_int_equal(LINE(lines, lines->len - 1)->end, it->len);
     for (guint i = 1; i < lines->len; i++)
@@ -813,24 +822,15 @@ static void test_huge_word(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_not_greedy),
-      cmocka_unit_test(test_greedy_first_fit),
-      cmocka_unit_test(test_matches_brute_force),
-      cmocka_unit_test(test_no_feasible_emergency),
-      cmocka_unit_test(test_hyphenated_break),
-      cmocka_unit_test(test_one_word_and_empty),
-      cmocka_unit_test(test_forced_breaks),
-      cmocka_unit_test(test_widths_per_line),
-      cmocka_unit_test(test_adjacent_hyphens),
-      cmocka_unit_test(test_hyphen_run),
-      cmocka_unit_test(test_max_ratio),
-      cmocka_unit_test(test_short_last_line),
-      cmocka_unit_test(test_hyphen_remnant),
-      cmocka_unit_test(test_defaults),
-      cmocka_unit_test(test_linear_work),
-      cmocka_unit_test(test_huge_word),
-      cmocka_unit_test(test_bad_numbers),
-      cmocka_unit_test(test_looseness),
+      cmocka_unit_test(test_not_greedy),          cmocka_unit_test(test_greedy_first_fit),
+      cmocka_unit_test(test_matches_brute_force), cmocka_unit_test(test_no_feasible_emergency),
+      cmocka_unit_test(test_hyphenated_break),    cmocka_unit_test(test_one_word_and_empty),
+      cmocka_unit_test(test_forced_breaks),       cmocka_unit_test(test_widths_per_line),
+      cmocka_unit_test(test_adjacent_hyphens),    cmocka_unit_test(test_hyphen_run),
+      cmocka_unit_test(test_max_ratio),           cmocka_unit_test(test_short_last_line),
+      cmocka_unit_test(test_hyphen_remnant),      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_linear_work),         cmocka_unit_test(test_huge_word),
+      cmocka_unit_test(test_bad_numbers),         cmocka_unit_test(test_looseness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

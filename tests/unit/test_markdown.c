@@ -21,7 +21,8 @@
 
 /* ---- the seed ---- */
 
-static void test_seed(void **state) {
+static void test_seed(void **state)
+{
   (void)state;
   const char *top = g_getenv("TOP") ? g_getenv("TOP") : ".";
   char *path = g_build_filename(top, "content", "lsfmm-bpf-2023.md", NULL);
@@ -67,23 +68,25 @@ static void test_seed(void **state) {
 
 /* ---- node types ---- */
 
-static const char every_type[] = "# Title\n\n"
-                                 "Intro *em* **strong** ~~strike~~ `code` [link](https://example.com \"T\")"
-                                 " ![img](x.png \"IT\") note[^1] <span class=\"c\">span</span>  \n"
-                                 "hard break\nsoft\n\n"
-                                 "## Chapter\n\n"
-                                 "- bullet\n- [x] done\n- [ ] open\n\n"
-                                 "3. three\n4. four\n\n"
-                                 "> quote\n\n"
-                                 "```sh extra words\necho hi\n```\n\n"
-                                 "---\n\n"
-                                 "| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n"
-                                 "![alone](y.png)\n\n"
-                                 "<figure>\n<img src=\"z.png\" alt=\"fig\">\n<figcaption>Cap</figcaption>\n</figure>\n\n"
-                                 "<div class=\"box\">block html</div>\n\n"
-                                 "[^1]: The note.\n";
+static const char every_type[] =
+    "# Title\n\n"
+    "Intro *em* **strong** ~~strike~~ `code` [link](https://example.com \"T\")"
+    " ![img](x.png \"IT\") note[^1] <span class=\"c\">span</span>  \n"
+    "hard break\nsoft\n\n"
+    "## Chapter\n\n"
+    "- bullet\n- [x] done\n- [ ] open\n\n"
+    "3. three\n4. four\n\n"
+    "> quote\n\n"
+    "```sh extra words\necho hi\n```\n\n"
+    "---\n\n"
+    "| a | b |\n|:-:|--:|\n| 1 | 2 |\n\n"
+    "![alone](y.png)\n\n"
+    "<figure>\n<img src=\"z.png\" alt=\"fig\">\n<figcaption>Cap</figcaption>\n</figure>\n\n"
+    "<div class=\"box\">block html</div>\n\n"
+    "[^1]: The note.\n";
 
-static void test_every_node_type(void **state) {
+static void test_every_node_type(void **state)
+{
   (void)state;
   Book *b = parse(every_type);
   bool seen[BOOK_NODE_TYPE_COUNT] = {false};
@@ -170,9 +173,11 @@ static void test_every_node_type(void **state) {
 
 /* ---- chapters and ids ---- */
 
-static void test_chapters_and_ids(void **state) {
+static void test_chapters_and_ids(void **state)
+{
   (void)state;
-  Book *b = parse("# Book\n\nOpening.\n\n## Intro\n\n### Intro\n\n## Intro\n\ntext\n\n## 1. Numbers & Stuff!\n");
+  Book *b = parse("# Book\n\nOpening.\n\n## Intro\n\n### Intro\n\n## Intro\n\ntext\n\n## 1. "
+                  "Numbers & Stuff!\n");
   assert_string_equal(b->meta.title, "Book");
   assert_int_equal(b->chapters->len, 4);
   BookChapter *c0 = b->chapters->pdata[0], *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
@@ -214,7 +219,8 @@ static void test_chapters_and_ids(void **state) {
 
 /* ---- links ---- */
 
-static void test_links(void **state) {
+static void test_links(void **state)
+{
   (void)state;
   const char *names[] = {"book/ch01.md", "book/ch02.md"};
   const char *texts[] = {"# Book\n\n## First\n\nSee [below](#second-part), [two](ch02.md), "
@@ -227,7 +233,8 @@ static void test_links(void **state) {
   OctavoOptions o;
   octavo_options_init(&o);
   Book *b = parse_n_opts(&o, 2, names, texts);
-  BookChapter *first = b->chapters->pdata[0], *second = b->chapters->pdata[1], *two = b->chapters->pdata[2];
+  BookChapter *first = b->chapters->pdata[0], *second = b->chapters->pdata[1],
+              *two = b->chapters->pdata[2];
   BookNode *l;
   l = nth_node(b, BOOK_LINK, 0); /* #second-part */
   assert_true(l->as.link.internal);
@@ -278,7 +285,8 @@ static void test_links(void **state) {
 
 /* ---- metadata ---- */
 
-static void test_byline(void **state) {
+static void test_byline(void **state)
+{
   (void)state;
   Book *b = parse("# T\n\nBy Ann Smith and Bob Jones, 2021-02-03\n\nBody.\n");
   assert_string_equal(b->meta.title, "T");
@@ -305,11 +313,13 @@ static void test_byline(void **state) {
   book_free(b);
 }
 
-static void test_front_matter(void **state) {
+static void test_front_matter(void **state)
+{
   (void)state;
-  Book *b = parse("---\ntitle: Front\nsubtitle: Sub\nauthor:\n  - One\n  - Two\ndate: 2020-01-01\nlang: fr\n"
-                  "publisher: P\ndescription: D\nsubject: S\nkeywords: k1, k2\nrights: R\nidentifier: urn:x\n"
-                  "source: src\nbogus: 1\n---\n# Heading stays\n\nBy Z, 1999-09-09\n\ntext\n");
+  Book *b = parse(
+      "---\ntitle: Front\nsubtitle: Sub\nauthor:\n  - One\n  - Two\ndate: 2020-01-01\nlang: fr\n"
+      "publisher: P\ndescription: D\nsubject: S\nkeywords: k1, k2\nrights: R\nidentifier: urn:x\n"
+      "source: src\nbogus: 1\n---\n# Heading stays\n\nBy Z, 1999-09-09\n\ntext\n");
   assert_string_equal(b->meta.title, "Front");
   assert_string_equal(b->meta.subtitle, "Sub");
   assert_int_equal(b->meta.authors->len, 2);
@@ -351,7 +361,8 @@ static void test_front_matter(void **state) {
   book_free(b);
 }
 
-static void test_options_override(void **state) {
+static void test_options_override(void **state)
+{
   (void)state;
   OctavoOptions o;
   octavo_options_init(&o);
@@ -387,7 +398,8 @@ static void test_options_override(void **state) {
   g_ptr_array_free(o.metadata, TRUE);
 }
 
-static void test_no_title(void **state) {
+static void test_no_title(void **state)
+{
   (void)state;
   Book *b = parse("Just text.\n");
   assert_string_equal(b->meta.title, "t");
@@ -403,12 +415,14 @@ static void test_no_title(void **state) {
 
 /* ---- footnotes ---- */
 
-static void test_footnotes(void **state) {
+static void test_footnotes(void **state)
+{
   (void)state;
   Book *b = parse("# T\n\n## One\n\nSecond[^b] first? No: [^a] again[^b] missing[^zz].\n\n"
                   "## Two\n\nThird[^c].\n\n[^a]: A.\n[^b]: B, see[^c].\n[^c]: C.\n[^unused]: U.\n");
   assert_int_equal(b->footnotes->len, 3);
-  BookFootnote *fb = b->footnotes->pdata[0], *fa = b->footnotes->pdata[1], *fc = b->footnotes->pdata[2];
+  BookFootnote *fb = b->footnotes->pdata[0], *fa = b->footnotes->pdata[1],
+               *fc = b->footnotes->pdata[2];
   assert_string_equal(fb->label, "b");
   assert_int_equal(fb->number, 1);
   assert_int_equal(fb->nrefs, 2);
@@ -432,25 +446,30 @@ static void test_footnotes(void **state) {
   book_free(b);
 }
 
-static void test_url_checks(void **state) {
+static void test_url_checks(void **state)
+{
   (void)state;
   /* Kept hrefs are valid URIs (cmark's autolinks may hold anything). */
-  Book *b = parse("# T\n\nwww.example.com/a[^x]b [c](https://x.org/caf%C3%A9?q=1#f#g) [d](<https://h/\xC3\xA9 x>) "
+  Book *b = parse("# T\n\nwww.example.com/a[^x]b [c](https://x.org/caf%C3%A9?q=1#f#g) "
+                  "[d](<https://h/\xC3\xA9 x>) "
                   "[e](https://[::1]/[x]) [f](https://x/100%)\n");
-  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "http://www.example.com/a%5B%5Ex%5Db");
+  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href,
+                      "http://www.example.com/a%5B%5Ex%5Db");
   assert_string_equal(nth_node(b, BOOK_LINK, 1)->as.link.href, "https://x.org/caf%C3%A9?q=1#f%23g");
   assert_string_equal(nth_node(b, BOOK_LINK, 2)->as.link.href, "https://h/%C3%A9%20x");
   assert_string_equal(nth_node(b, BOOK_LINK, 3)->as.link.href, "https://[::1]/%5Bx%5D");
   assert_string_equal(nth_node(b, BOOK_LINK, 4)->as.link.href, "https://x/100%25");
   book_free(b);
   b = parse("# T\n\nwww.example.com.[^x]\n");
-  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "http://www.example.com./%5B%5Ex%5D");
+  assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href,
+                      "http://www.example.com./%5B%5Ex%5D");
   book_free(b);
 }
 
 /* ---- bad input ---- */
 
-static void test_invalid_utf8(void **state) {
+static void test_invalid_utf8(void **state)
+{
   (void)state;
   Book *b = parse("# Title\n\nok \xff bad\nand \xc3( more\xEF\xBB\n");
   assert_diag_at(b, BOOK_WARNING, "UTF-8", 3, 4);
@@ -471,7 +490,8 @@ static void test_invalid_utf8(void **state) {
   assert_true(md_parse_sources(b, &src, 1, NULL));
   assert_string_equal(b->meta.title, "T");
   t = nth_node(b, BOOK_TEXT, 0);
-  assert_string_equal(t->text, "a\xEF\xBF\xBD" "b");
+  assert_string_equal(t->text, "a\xEF\xBF\xBD"
+                               "b");
   book_free(b);
 
   /* UTF-16 with a BOM is converted. */
@@ -484,7 +504,8 @@ static void test_invalid_utf8(void **state) {
   book_free(b);
 }
 
-static void test_unreadable(void **state) {
+static void test_unreadable(void **state)
+{
   (void)state;
   const char *files[] = {"/nonexistent/x.md"};
   Book *b = book_new();
@@ -495,7 +516,8 @@ static void test_unreadable(void **state) {
   book_free(b);
 }
 
-static void test_deep_nesting(void **state) {
+static void test_deep_nesting(void **state)
+{
   (void)state;
   /* Deep input must not recurse: quotes, lists, emphasis, inline HTML. */
   GString *s = g_string_new("# T\n\n");
@@ -526,13 +548,15 @@ static void test_deep_nesting(void **state) {
 
 static char *tmpdir;
 
-static void write_file(const char *dir, const char *name, const void *data, gsize len) {
+static void write_file(const char *dir, const char *name, const void *data, gsize len)
+{
   char *p = g_build_filename(dir, name, NULL);
   assert_true(g_file_set_contents(p, data, (gssize)len, NULL));
   g_free(p);
 }
 
-static void test_images(void **state) {
+static void test_images(void **state)
+{
   (void)state;
   tmpdir = g_dir_make_tmp("octavo-md-XXXXXX", NULL);
   assert_non_null(tmpdir);
@@ -541,10 +565,12 @@ static void test_images(void **state) {
   char *res = g_build_filename(tmpdir, "res", NULL);
   g_mkdir_with_parents(imgs, 0755);
   g_mkdir_with_parents(res, 0755);
-  static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                                      0, 0, 1, 0x2c, 0, 0, 0, 0xc8, 8, 2, 0, 0, 0};
+  static const unsigned char png[] = {0x89, 'P', 'N', 'G',  '\r', '\n', 0x1a, '\n', 0, 0,
+                                      0,    13,  'I', 'H',  'D',  'R',  0,    0,    1, 0x2c,
+                                      0,    0,   0,   0xc8, 8,    2,    0,    0,    0};
   static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 10, 0, 20, 0, 0, 0, 0};
-  static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 11, 8, 0, 30, 0, 40, 3, 0, 0, 0, 0};
+  static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 4,  0, 0, 0xFF, 0xC0, 0,
+                                      11,   8,    0,    30,   0, 40, 3, 0, 0,    0,    0};
   static const char svg[] = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
   write_file(imgs, "a.png", png, sizeof png);
   write_file(imgs, "b.gif", gif, sizeof gif);
@@ -562,10 +588,11 @@ static void test_images(void **state) {
   char *target = g_build_filename(tmpdir, "outside.png", NULL);
   assert_int_equal(symlink(target, link), 0);
   char *md = g_build_filename(book, "book.md", NULL);
-  const char *text = "# T\n\n![a](img/a.png) ![again](./img/a.png) ![b](img/b.gif) ![c](img/c.jpeg) "
-                     "![d](img/d.png) ![e](img/e.png) ![up](../outside.png) ![sym](img/link.png) "
-                     "![none](img/none.png) ![web](https://example.org/x.png) ![shared](shared.png) "
-                     "![abs](/etc/hostname) ![bomb](img/bomb.png)\n";
+  const char *text =
+      "# T\n\n![a](img/a.png) ![again](./img/a.png) ![b](img/b.gif) ![c](img/c.jpeg) "
+      "![d](img/d.png) ![e](img/e.png) ![up](../outside.png) ![sym](img/link.png) "
+      "![none](img/none.png) ![web](https://example.org/x.png) ![shared](shared.png) "
+      "![abs](/etc/hostname) ![bomb](img/bomb.png)\n";
   const char *names[] = {md};
   OctavoOptions o;
   octavo_options_init(&o);
@@ -598,9 +625,9 @@ static void test_images(void **state) {
   assert_null(im[6]->as.image.res); /* ../ leaves the directory */
   assert_null(im[7]->as.image.res); /* symlink out */
   assert_null(im[8]->as.image.res);
-  assert_null(im[9]->as.image.res); /* remote: never fetched */
-  assert_non_null(im[10]->as.image.res); /* from --resource-path */
-  assert_null(im[11]->as.image.res);     /* absolute */
+  assert_null(im[9]->as.image.res);                       /* remote: never fetched */
+  assert_non_null(im[10]->as.image.res);                  /* from --resource-path */
+  assert_null(im[11]->as.image.res);                      /* absolute */
   assert_null(nth_node(b, BOOK_IMAGE, 12)->as.image.res); /* 30000 x 30000: too large */
   assert_diag_at(b, BOOK_WARNING, "too large", 3, 0);
   assert_int_equal(b->resources->len, 5);
@@ -636,14 +663,16 @@ static void test_images(void **state) {
 
 /* ---- memory ---- */
 
-static void test_build_and_free(void **state) {
+static void test_build_and_free(void **state)
+{
   (void)state;
   /* Every path that allocates, many times; ASan (make asan-check) and
    * valgrind report any leak at exit. */
   for (int i = 0; i < 20; i++) {
     Book *b = parse(every_type);
     book_free(b);
-    b = parse("---\ntitle: [bad\n---\n# T\n\n<b><i>x</b></i> <script>y</script>[^u]\n\n[^u]: n\n[^v]: w\n");
+    b = parse("---\ntitle: [bad\n---\n# T\n\n<b><i>x</b></i> <script>y</script>[^u]\n\n[^u]: "
+              "n\n[^v]: w\n");
     book_free(b);
   }
   book_free(NULL);
@@ -651,7 +680,8 @@ static void test_build_and_free(void **state) {
 
 /* A leading --- block that is YAML but not a mapping is Markdown, not front
  * matter: nothing of it is dropped (GFM spec example 66). */
-static void test_front_matter_not_mapping(void **state) {
+static void test_front_matter_not_mapping(void **state)
+{
   (void)state;
   Book *b = parse("---\nFoo\n---\nBar\n");
   assert_non_null(nth_node(b, BOOK_THEMATIC_BREAK, 0));
@@ -667,12 +697,15 @@ static void test_front_matter_not_mapping(void **state) {
 
 /* ---- issue 16: raw-HTML images and figures, anchors, depth; listings ---- */
 
-static bool is_anchor_first(const BookNode *h) {
+static bool is_anchor_first(const BookNode *h)
+{
   const BookNode *a = h->first_child;
-  return a && a->type == BOOK_HTML_INLINE && strcmp(a->as.html.tag, "a") == 0 && strcmp(attr(a, "id"), "old-name") == 0;
+  return a && a->type == BOOK_HTML_INLINE && strcmp(a->as.html.tag, "a") == 0 &&
+         strcmp(attr(a, "id"), "old-name") == 0;
 }
 
-static int max_depth(const BookNode *root) {
+static int max_depth(const BookNode *root)
+{
   int m = 0;
   BookIter it;
   book_iter_init(&it, (BookNode *)root);
@@ -681,11 +714,15 @@ static int max_depth(const BookNode *root) {
   return m;
 }
 
-static void test_html_figures(void **state) {
+static void test_html_figures(void **state)
+{
   (void)state;
-  Book *b = parse("# T\n\n<img src=\"a.png\" alt=\"one\nline\" width=\"120\" style=\"max-width: 50%\">\n\n"
-                  "<figure>\n<img src=\"b.png\" alt=\"b\">\n<figcaption>Cap <em>x</em></figcaption>\n</figure>\n\n"
-                  "<Listing number=\"1-2\" file-name=\"src/main.rs\" caption=\"A `main`\">\n\n```rust\nfn main() {}\n```\n\n</Listing>\n");
+  Book *b = parse(
+      "# T\n\n<img src=\"a.png\" alt=\"one\nline\" width=\"120\" style=\"max-width: 50%\">\n\n"
+      "<figure>\n<img src=\"b.png\" alt=\"b\">\n<figcaption>Cap "
+      "<em>x</em></figcaption>\n</figure>\n\n"
+      "<Listing number=\"1-2\" file-name=\"src/main.rs\" caption=\"A `main`\">\n\n```rust\nfn "
+      "main() {}\n```\n\n</Listing>\n");
   BookNode *f = nth_node(b, BOOK_FIGURE, 0);
   assert_non_null(f);
   assert_false(f->as.figure.listing);
@@ -714,10 +751,12 @@ static void test_html_figures(void **state) {
   book_free(b);
 }
 
-static void test_anchor_no_empty_chapter(void **state) {
+static void test_anchor_no_empty_chapter(void **state)
+{
   (void)state;
   const char *names[] = {"a.md", "b.md"};
-  const char *texts[] = {"<a id=\"old-name\"></a>\n\n## Title\n\ntext\n", "# B\n\n[old](a.md#old-name) [o2](#old-name)\n"};
+  const char *texts[] = {"<a id=\"old-name\"></a>\n\n## Title\n\ntext\n",
+                         "# B\n\n[old](a.md#old-name) [o2](#old-name)\n"};
   OctavoOptions o;
   octavo_options_init(&o);
   Book *b = parse_n_opts(&o, 2, names, texts);
@@ -737,7 +776,8 @@ static void test_anchor_no_empty_chapter(void **state) {
   book_free(b);
 }
 
-static void test_depth_limit(void **state) {
+static void test_depth_limit(void **state)
+{
   (void)state;
   GString *s = g_string_new("# T\n\n");
   for (int i = 0; i < 300; i++)
@@ -776,7 +816,8 @@ static void test_depth_limit(void **state) {
   g_string_free(s, TRUE);
 }
 
-static void test_heading_shift(void **state) {
+static void test_heading_shift(void **state)
+{
   (void)state;
   const char *text = "# One\n\n## Two\n\n###### Six\n";
   MdSource src = {.name = "s.md", .text = text, .len = strlen(text), .heading_shift = 1};
@@ -792,18 +833,29 @@ static void test_heading_shift(void **state) {
   book_free(b);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_seed),          cmocka_unit_test(test_every_node_type),
-      cmocka_unit_test(test_chapters_and_ids), cmocka_unit_test(test_links),
-      cmocka_unit_test(test_byline),        cmocka_unit_test(test_front_matter),
-      cmocka_unit_test(test_options_override), cmocka_unit_test(test_no_title),
+      cmocka_unit_test(test_seed),
+      cmocka_unit_test(test_every_node_type),
+      cmocka_unit_test(test_chapters_and_ids),
+      cmocka_unit_test(test_links),
+      cmocka_unit_test(test_byline),
+      cmocka_unit_test(test_front_matter),
+      cmocka_unit_test(test_options_override),
+      cmocka_unit_test(test_no_title),
       cmocka_unit_test(test_footnotes),
-      cmocka_unit_test(test_url_checks), cmocka_unit_test(test_front_matter_not_mapping),    cmocka_unit_test(test_invalid_utf8),
-      cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_deep_nesting),
-      cmocka_unit_test(test_images),        cmocka_unit_test(test_build_and_free),
-      cmocka_unit_test(test_html_figures),  cmocka_unit_test(test_anchor_no_empty_chapter),
-      cmocka_unit_test(test_depth_limit),   cmocka_unit_test(test_heading_shift),
+      cmocka_unit_test(test_url_checks),
+      cmocka_unit_test(test_front_matter_not_mapping),
+      cmocka_unit_test(test_invalid_utf8),
+      cmocka_unit_test(test_unreadable),
+      cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_images),
+      cmocka_unit_test(test_build_and_free),
+      cmocka_unit_test(test_html_figures),
+      cmocka_unit_test(test_anchor_no_empty_chapter),
+      cmocka_unit_test(test_depth_limit),
+      cmocka_unit_test(test_heading_shift),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@ static Book *book;
 
 /* The outline of markdown text: "depth:title" lines, "*" before the
  * entries in the contents. Caller frees. */
-static char *outline_of(const char *md, int split, int toc_depth, bool number, Outline **keep) {
+static char *outline_of(const char *md, int split, int toc_depth, bool number, Outline **keep)
+{
   OctavoOptions o;
   octavo_options_init(&o);
   o.split_level = split;
@@ -45,15 +46,16 @@ static char *outline_of(const char *md, int split, int toc_depth, bool number, O
   return g_string_free(s, FALSE);
 }
 
-#define CHECK(md, split, depth, want)                                                                        \
-  do {                                                                                                       \
-    char *got = outline_of(md, split, depth, false, NULL);                                                   \
-    assert_string_equal(got, want);                                                                          \
-    g_free(got);                                                                                             \
+#define CHECK(md, split, depth, want)                                                              \
+  do {                                                                                             \
+    char *got = outline_of(md, split, depth, false, NULL);                                         \
+    assert_string_equal(got, want);                                                                \
+    g_free(got);                                                                                   \
   } while (0)
 
 /* The case: a skipped level does not use up a depth. */
-static void test_skipped_level(void **state) {
+static void test_skipped_level(void **state)
+{
   (void)state;
   const char *md = "# Book\n\n## One\n\nText.\n\n#### Deep\n\nText.\n\n## Two\n\nText.\n";
   /* (the first # is the book's title, not a chapter) */
@@ -64,7 +66,8 @@ static void test_skipped_level(void **state) {
 }
 
 /* A book whose first heading is # (the title, then chapters at ##). */
-static void test_starts_at_h1(void **state) {
+static void test_starts_at_h1(void **state)
+{
   (void)state;
   const char *md = "# The Title\n\nOpening.\n\n## Chapter\n\nText.\n\n### Section\n\nText.\n";
   CHECK(md, 2, 2, "*1:The Title\n*1:Chapter\n*2:Section\n");
@@ -74,22 +77,27 @@ static void test_starts_at_h1(void **state) {
 }
 
 /* A book that starts at ## (no title heading): chapters at depth 1. */
-static void test_starts_at_h2(void **state) {
+static void test_starts_at_h2(void **state)
+{
   (void)state;
-  CHECK("## A\n\n### A1\n\n## B\n\n### B1\n\n#### B1a\n", 2, 2, "*1:A\n*2:A1\n*1:B\n*2:B1\n3:B1a\n");
+  CHECK("## A\n\n### A1\n\n## B\n\n### B1\n\n#### B1a\n", 2, 2,
+        "*1:A\n*2:A1\n*1:B\n*2:B1\n3:B1a\n");
   /* split level 3: ## headings are above the chapters and nest them */
   CHECK("## Part\n\n### Ch\n\n#### S\n", 3, 2, "*1:Part\n*2:Ch\n3:S\n");
 }
 
 /* Headings inside quotes and lists are not sections; an opening chapter
  * without a heading has an entry titled with the book's title. */
-static void test_which_headings(void **state) {
+static void test_which_headings(void **state)
+{
   (void)state;
-  CHECK("---\ntitle: Front\n---\nOpening text.\n\n## A\n\n> ### Quoted\n\n- ### Listed\n\n### Real\n", 2, 3,
-        "*1:Front\n*1:A\n*2:Real\n");
+  CHECK(
+      "---\ntitle: Front\n---\nOpening text.\n\n## A\n\n> ### Quoted\n\n- ### Listed\n\n### Real\n",
+      2, 3, "*1:Front\n*1:A\n*2:Real\n");
   Outline *o = NULL;
   char *s = outline_of("---\ntitle: Front\n---\nOpening.\n\n## A\n\nx\n\n### B\n", 2, 2, false, &o);
-  const OutlineEntry *e0 = outline_entry(o, 0), *e1 = outline_entry(o, 1), *e2 = outline_entry(o, 2);
+  const OutlineEntry *e0 = outline_entry(o, 0), *e1 = outline_entry(o, 1),
+                     *e2 = outline_entry(o, 2);
   assert_true(e0->chapter_start && !e0->heading);
   assert_string_equal(e0->id, e0->chapter->id);
   assert_true(e1->chapter_start && e1->heading);
@@ -102,7 +110,8 @@ static void test_which_headings(void **state) {
 }
 
 /* Numbers (-N) and code spans in titles. */
-static void test_numbers_and_code(void **state) {
+static void test_numbers_and_code(void **state)
+{
   (void)state;
   Outline *o = NULL;
   char *s = outline_of("## The `foo()` call\n\n### Use `a` and `b`\n\n## Two\n", 2, 2, true, &o);
@@ -126,10 +135,11 @@ static void test_numbers_and_code(void **state) {
   g_free(s);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_skipped_level), cmocka_unit_test(test_starts_at_h1),
-      cmocka_unit_test(test_starts_at_h2),  cmocka_unit_test(test_which_headings),
+      cmocka_unit_test(test_skipped_level),    cmocka_unit_test(test_starts_at_h1),
+      cmocka_unit_test(test_starts_at_h2),     cmocka_unit_test(test_which_headings),
       cmocka_unit_test(test_numbers_and_code),
   };
   int rc = cmocka_run_group_tests_name("outline", tests, NULL, NULL);

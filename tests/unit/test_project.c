@@ -14,13 +14,15 @@
 
 static char *dir; /* a fresh temporary folder per test */
 
-static int setup(void **state) {
+static int setup(void **state)
+{
   (void)state;
   dir = g_dir_make_tmp("octavo-project-XXXXXX", NULL);
   return dir ? 0 : -1;
 }
 
-static void rm_rf(const char *path) {
+static void rm_rf(const char *path)
+{
   if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
     GDir *d = g_dir_open(path, 0, NULL);
     const char *n;
@@ -35,14 +37,16 @@ static void rm_rf(const char *path) {
   g_remove(path);
 }
 
-static int teardown(void **state) {
+static int teardown(void **state)
+{
   (void)state;
   rm_rf(dir);
   g_free(dir);
   return 0;
 }
 
-static void put(const char *name, const char *text) {
+static void put(const char *name, const char *text)
+{
   char *path = g_build_filename(dir, name, NULL);
   char *parent = g_path_get_dirname(path);
   g_mkdir_with_parents(parent, 0755);
@@ -51,14 +55,16 @@ static void put(const char *name, const char *text) {
   g_free(path);
 }
 
-static char *joined(GPtrArray *a) {
+static char *joined(GPtrArray *a)
+{
   g_ptr_array_add(a, NULL);
   char *s = g_strjoinv("|", (char **)a->pdata);
   g_ptr_array_remove_index(a, a->len - 1);
   return s;
 }
 
-static void test_book_toml(void **state) {
+static void test_book_toml(void **state)
+{
   (void)state;
   GPtrArray *m = g_ptr_array_new_with_free_func(g_free);
   const char *toml = "# a comment\n"
@@ -75,7 +81,8 @@ static void test_book_toml(void **state) {
   GError *err = NULL;
   assert_true(project_parse_book_toml(toml, "book.toml", m, &err));
   char *s = joined(m);
-  assert_string_equal(s, "title=The \"Quoted\" Book|author=Ada Lovelace|author=Charles Babbage|lang=fr");
+  assert_string_equal(
+      s, "title=The \"Quoted\" Book|author=Ada Lovelace|author=Charles Babbage|lang=fr");
   g_free(s);
   g_ptr_array_set_size(m, 0);
   assert_false(project_parse_book_toml("[book]\ntitle = [\"a\"\n", "bad.toml", m, &err));
@@ -87,10 +94,12 @@ static void test_book_toml(void **state) {
   g_ptr_array_free(m, TRUE);
 }
 
-static void test_includes(void **state) {
+static void test_includes(void **state)
+{
   (void)state;
-  put("src/listings/main.rs", "use std::io;\n// ANCHOR: here\nfn main() {\n    println!(\"hi\");\n}\n"
-                              "// ANCHOR_END: here\n// ANCHOR: other\nx\n// ANCHOR_END: other\n");
+  put("src/listings/main.rs",
+      "use std::io;\n// ANCHOR: here\nfn main() {\n    println!(\"hi\");\n}\n"
+      "// ANCHOR_END: here\n// ANCHOR: other\nx\n// ANCHOR_END: other\n");
   put("secret.txt", "outside\n");
   char *src = g_build_filename(dir, "src", NULL);
   GArray *w = project_diags_new();
@@ -126,12 +135,14 @@ static void test_includes(void **state) {
   g_free(src);
 }
 
-static void test_summary(void **state) {
+static void test_summary(void **state)
+{
   (void)state;
   put("book.toml", "[book]\ntitle = \"A Project\"\nauthors = [\"Ada\"]\n");
-  put("src/SUMMARY.md", "# Summary\n\n[Foreword](foreword.md)\n\n# Part One\n\n"
-                        "- [First](one/first.md)\n  - [Nested](one/nested.md)\n- [Draft]()\n\n---\n\n"
-                        "# Part Two\n\n1. [Second](two.md)\n\n[Afterword](after%20word.md)\n");
+  put("src/SUMMARY.md",
+      "# Summary\n\n[Foreword](foreword.md)\n\n# Part One\n\n"
+      "- [First](one/first.md)\n  - [Nested](one/nested.md)\n- [Draft]()\n\n---\n\n"
+      "# Part Two\n\n1. [Second](two.md)\n\n[Afterword](after%20word.md)\n");
   put("src/foreword.md", "# Foreword\n\nHello.\n");
   put("src/one/first.md", "# First\n\n{{#include ../snippet.txt}}\n");
   put("src/snippet.txt", "included text\n");
@@ -143,8 +154,8 @@ static void test_summary(void **state) {
   assert_non_null(p);
   assert_int_equal(p->sources->len, 7);
   /* with parts, prefix and suffix chapters stand beside them (level 1) */
-  const char *want[][2] = {{"foreword.md", "0"}, {"SUMMARY.md", "0"}, {"first.md", "1"},
-                           {"nested.md", "2"},   {"SUMMARY.md", "0"}, {"two.md", "1"},
+  const char *want[][2] = {{"foreword.md", "0"},  {"SUMMARY.md", "0"}, {"first.md", "1"},
+                           {"nested.md", "2"},    {"SUMMARY.md", "0"}, {"two.md", "1"},
                            {"after word.md", "0"}};
   for (guint i = 0; i < p->sources->len; i++) {
     ProjectSource *s = &g_array_index(p->sources, ProjectSource, i);
@@ -153,7 +164,8 @@ static void test_summary(void **state) {
   }
   assert_string_equal(g_array_index(p->sources, ProjectSource, 1).text, "# Part One\n");
   assert_int_equal(g_array_index(p->sources, ProjectSource, 1).line, 5);
-  assert_string_equal(g_array_index(p->sources, ProjectSource, 2).text, "# First\n\nincluded text\n");
+  assert_string_equal(g_array_index(p->sources, ProjectSource, 2).text,
+                      "# First\n\nincluded text\n");
   char *m = joined(p->metadata);
   assert_string_equal(m, "title=A Project|author=Ada");
   g_free(m);
@@ -188,7 +200,8 @@ static void test_summary(void **state) {
   g_free(summary);
 }
 
-static void test_folder(void **state) {
+static void test_folder(void **state)
+{
   (void)state;
   put("b.md", "# B\n");
   put("a.md", "# A\n");
@@ -213,7 +226,8 @@ static void test_folder(void **state) {
   g_free(empty);
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_book_toml, setup, teardown),
       cmocka_unit_test_setup_teardown(test_includes, setup, teardown),

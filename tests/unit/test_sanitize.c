@@ -15,7 +15,8 @@
 
 #include "parse_helpers.h"
 
-static void test_raw_html(void **state) {
+static void test_raw_html(void **state)
+{
   (void)state;
   Book *b = parse("# T\n\n"
                   "Text <span class=\"k\" onclick=\"evil()\" style=\"x\">kept *em*</span> "
@@ -90,7 +91,8 @@ static void test_raw_html(void **state) {
   assert_diag_at(b, BOOK_WARNING, "</section>", 0, 0);
   assert_diag_at(b, BOOK_WARNING, "onerror", 0, 0);
   /* Every HTML node is well formed: tag names from the allow-list only. */
-  static const char *const allowed[] = {"span", "b", "i", "em", "div", "table", "tr", "td", "p", NULL};
+  static const char *const allowed[] = {"span",  "b",  "i",  "em", "div",
+                                        "table", "tr", "td", "p",  NULL};
   for (int ty = BOOK_HTML_BLOCK; ty <= BOOK_HTML_INLINE; ty += BOOK_HTML_INLINE - BOOK_HTML_BLOCK)
     for (int i = 0;; i++) {
       BookNode *n = nth_node(b, (BookNodeType)ty, i);
@@ -106,13 +108,15 @@ static void test_raw_html(void **state) {
   book_free(b);
 }
 
-static void test_html_containers(void **state) {
+static void test_html_containers(void **state)
+{
   (void)state;
   /* An HTML block that leaves a container open takes the Markdown that
    * follows, up to its closing tag(s). */
-  Book *b = parse("# T\n\n<details>\n<summary>Click</summary>\n\nHidden *md*.\n\n</details>\n\nAfter.\n\n"
-                  "<div class=\"a\"><div class=\"b\">\n\nInner.\n\n</div></div>\n\nOut.\n\n"
-                  "<section>\n\n## Chapter\n\nText.\n");
+  Book *b =
+      parse("# T\n\n<details>\n<summary>Click</summary>\n\nHidden *md*.\n\n</details>\n\nAfter.\n\n"
+            "<div class=\"a\"><div class=\"b\">\n\nInner.\n\n</div></div>\n\nOut.\n\n"
+            "<section>\n\n## Chapter\n\nText.\n");
   BookNode *det = html_node(b, "details");
   assert_non_null(det);
   assert_string_equal(det->first_child->as.html.tag, "summary");
@@ -134,7 +138,8 @@ static void test_html_containers(void **state) {
   book_free(b);
 
   /* Links never nest, even when raw HTML tries. */
-  b = parse("# T\n\n[x <a href=\"https://a\">in</a> y](https://b) <a href=\"https://c\">[md](https://d)</a>\n");
+  b = parse("# T\n\n[x <a href=\"https://a\">in</a> y](https://b) <a "
+            "href=\"https://c\">[md](https://d)</a>\n");
   assert_string_equal(nth_node(b, BOOK_LINK, 0)->as.link.href, "https://b");
   assert_string_equal(nth_node(b, BOOK_LINK, 1)->as.link.href, "https://c");
   assert_null(nth_node(b, BOOK_LINK, 2));
@@ -142,7 +147,8 @@ static void test_html_containers(void **state) {
   book_free(b);
 }
 
-static void test_content_models(void **state) {
+static void test_content_models(void **state)
+{
   (void)state;
   /* Raw HTML that is well formed but breaks HTML's content models is mended:
    * the misplaced element loses its tags, its text stays. */
@@ -182,7 +188,8 @@ static void test_content_models(void **state) {
   book_free(b);
 }
 
-static void test_url_allowed(void **state) {
+static void test_url_allowed(void **state)
+{
   (void)state;
   assert_true(san_url_allowed("https://x"));
   assert_true(san_url_allowed("HTTP://x"));
@@ -197,9 +204,11 @@ static void test_url_allowed(void **state) {
 }
 
 /* The one element table: void elements, allowed elements and attributes. */
-static void test_element_table(void **state) {
+static void test_element_table(void **state)
+{
   (void)state;
-  static const char *const voids[] = {"br", "hr", "img", "wbr", "col", "input", "meta", "link", "source", "track", "area"};
+  static const char *const voids[] = {"br",   "hr",   "img",    "wbr",   "col", "input",
+                                      "meta", "link", "source", "track", "area"};
   for (size_t i = 0; i < G_N_ELEMENTS(voids); i++)
     assert_true(san_element_is_void(voids[i]));
   assert_true(san_element_is_void("BR"));
@@ -225,13 +234,15 @@ static void test_element_table(void **state) {
 }
 
 /* san_fragment and san_closing_tags on the pieces cmark-gfm hands over. */
-static void test_fragments(void **state) {
+static void test_fragments(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookPos pos = {book_intern(b, "t.md"), 1, 1};
   BookNode *n = NULL;
   char *name = NULL;
-  assert_int_equal(san_fragment(b, "<span class=\"k\" onclick=\"x\">", false, &pos, &n, &name), SAN_OPEN);
+  assert_int_equal(san_fragment(b, "<span class=\"k\" onclick=\"x\">", false, &pos, &n, &name),
+                   SAN_OPEN);
   assert_int_equal(n->type, BOOK_HTML_INLINE);
   assert_string_equal(n->as.html.tag, "span");
   assert_string_equal(n->as.html.attrs[0], "class");
@@ -263,7 +274,8 @@ static void test_fragments(void **state) {
 
 /* <img> sizes: attributes, then style (which wins); only px, em and % within
  * bounds; the rest dropped with one warning. */
-static void test_image_sizes(void **state) {
+static void test_image_sizes(void **state)
+{
   (void)state;
   static const struct {
     const char *html;
@@ -273,16 +285,26 @@ static void test_image_sizes(void **state) {
     BookLenUnit mwu;
     bool warned;
   } cases[] = {
-      {"<img src=\"x.png\" width=\"100\" height=\"50\">", BOOK_LEN_PX, 100, BOOK_LEN_PX, BOOK_LEN_NONE, false},
-      {"<img src=\"x.png\" width=\"50%\">", BOOK_LEN_PERCENT, 50, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
-      {"<img src=\"x.png\" width=\"100\" style=\"width: 2.5em\">", BOOK_LEN_EM, 2.5, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
-      {"<img src=\"x.png\" style=\"max-width:100% ; height: auto\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_PERCENT, false},
-      {"<img src=\"x.png\" style=\"WIDTH: 30px !important\">", BOOK_LEN_PX, 30, BOOK_LEN_NONE, BOOK_LEN_NONE, false},
-      {"<img src=\"x.png\" width=\"0\" height=\"-4\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
-      {"<img src=\"x.png\" width=\"200%\" style=\"width: 1e9px\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
-      {"<img src=\"x.png\" style=\"width: calc(10px + 1em); color: red\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
-      {"<img src=\"x.png\" style=\"width: 3cm\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
-      {"<img src=\"x.png\" width=\"nan\" style=\"width: inf%\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" width=\"100\" height=\"50\">", BOOK_LEN_PX, 100, BOOK_LEN_PX,
+       BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" width=\"50%\">", BOOK_LEN_PERCENT, 50, BOOK_LEN_NONE, BOOK_LEN_NONE,
+       false},
+      {"<img src=\"x.png\" width=\"100\" style=\"width: 2.5em\">", BOOK_LEN_EM, 2.5, BOOK_LEN_NONE,
+       BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" style=\"max-width:100% ; height: auto\">", BOOK_LEN_NONE, 0,
+       BOOK_LEN_NONE, BOOK_LEN_PERCENT, false},
+      {"<img src=\"x.png\" style=\"WIDTH: 30px !important\">", BOOK_LEN_PX, 30, BOOK_LEN_NONE,
+       BOOK_LEN_NONE, false},
+      {"<img src=\"x.png\" width=\"0\" height=\"-4\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE,
+       BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" width=\"200%\" style=\"width: 1e9px\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE,
+       BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" style=\"width: calc(10px + 1em); color: red\">", BOOK_LEN_NONE, 0,
+       BOOK_LEN_NONE, BOOK_LEN_NONE, true},
+      {"<img src=\"x.png\" style=\"width: 3cm\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE, BOOK_LEN_NONE,
+       true},
+      {"<img src=\"x.png\" width=\"nan\" style=\"width: inf%\">", BOOK_LEN_NONE, 0, BOOK_LEN_NONE,
+       BOOK_LEN_NONE, true},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     Book *b = parse(cases[i].html);
@@ -296,16 +318,18 @@ static void test_image_sizes(void **state) {
     assert_int_equal(img->as.image.height.unit, cases[i].hu);
     assert_int_equal(img->as.image.max_width.unit, cases[i].mwu);
     assert_int_equal(find_diag(b, BOOK_WARNING, "<img> size") != NULL, cases[i].warned);
-    assert_null(find_diag(b, BOOK_WARNING, "dropped attribute")); /* width, height, style are read, not dropped */
+    assert_null(find_diag(b, BOOK_WARNING,
+                          "dropped attribute")); /* width, height, style are read, not dropped */
     book_free(b);
   }
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_raw_html),      cmocka_unit_test(test_html_containers),
+      cmocka_unit_test(test_raw_html),       cmocka_unit_test(test_html_containers),
       cmocka_unit_test(test_content_models), cmocka_unit_test(test_url_allowed),
-      cmocka_unit_test(test_element_table), cmocka_unit_test(test_fragments),
+      cmocka_unit_test(test_element_table),  cmocka_unit_test(test_fragments),
       cmocka_unit_test(test_image_sizes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

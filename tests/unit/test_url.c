@@ -9,7 +9,8 @@
 
 #include "book.h"
 
-static void assert_scheme(const char *url, const char *want) {
+static void assert_scheme(const char *url, const char *want)
+{
   char *s = book_url_scheme(url);
   if (want)
     assert_string_equal(s, want);
@@ -18,7 +19,8 @@ static void assert_scheme(const char *url, const char *want) {
   g_free(s);
 }
 
-static void test_scheme(void **state) {
+static void test_scheme(void **state)
+{
   (void)state;
   assert_scheme("https://x.org/", "https");
   assert_scheme("HTTP://X.ORG/", "http"); /* RFC 3986: case-insensitive, canonical lower case */
@@ -34,7 +36,8 @@ static void test_scheme(void **state) {
   assert_scheme("1http://x", NULL); /* a scheme starts with a letter */
 }
 
-static void test_kind(void **state) {
+static void test_kind(void **state)
+{
   (void)state;
   assert_int_equal(book_url_kind("http://x"), BOOK_URL_WEB);
   assert_int_equal(book_url_kind("HTTPS://x"), BOOK_URL_WEB);
@@ -48,7 +51,8 @@ static void test_kind(void **state) {
   assert_int_equal(book_url_kind(NULL), BOOK_URL_RELATIVE);
 }
 
-static void test_external(void **state) {
+static void test_external(void **state)
+{
   (void)state;
   assert_true(book_url_is_external("http://x.org"));
   assert_true(book_url_is_external("https://x.org/a?b#c"));
@@ -64,7 +68,8 @@ static void test_external(void **state) {
   assert_false(book_url_is_external(NULL));
 }
 
-int main(void) {
+int main(void)
+{
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scheme),
       cmocka_unit_test(test_kind),
