@@ -61,13 +61,11 @@ PY
 
 # A multi-file book with cross-file links (.md and .html style).
 MULTI="$TOP/tests/books/multi"
-if [ -d "$MULTI" ]; then
-  compare multi "$MULTI" $(cd "$MULTI" && ls *.md | sort)
-  mm="$TMPROOT/multi.model"
-  grep -q 'link href="02-features.md#tables" -> ch[0-9]*#tables' "$mm" || fail "multi: .md#fragment link"
-  grep -q 'link href="03-long.html" -> ch[0-9]*' "$mm" || fail "multi: .html link"
-  grep -q 'warning: image images/missing.png not found' "$TMPROOT/multi.err" || fail "multi: missing image warned"
-fi
+compare multi "$MULTI" $(cd "$MULTI" && ls *.md | sort)
+mm="$TMPROOT/multi.model"
+grep -q 'link href="02-features.md#tables" -> ch[0-9]*#tables' "$mm" || fail "multi: .md#fragment link"
+grep -q 'link href="03-long.html" -> ch[0-9]*' "$mm" || fail "multi: .html link"
+grep -q 'warning: image images/missing.png not found' "$TMPROOT/multi.err" || fail "multi: missing image warned"
 
 # A book of our own: two files that link to each other.
 X="$TOP/tests/books/xref"

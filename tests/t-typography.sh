@@ -20,8 +20,8 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 printf '# T\n\nSome text.\n' > "$TMPROOT/typo-probe.md"
 if ! "$OCTAVO" "$TMPROOT/typo-probe.md" -o "$TMPROOT/typo-probe.pdf" >"$TMPROOT/typo-probe.log" 2>&1 \
    || [ ! -s "$TMPROOT/typo-probe.pdf" ]; then
-  echo "SKIP: no PDF output yet:"; cat "$TMPROOT/typo-probe.log"
-  exit 77
+  echo "FAIL: a one-paragraph book gave no PDF:"; cat "$TMPROOT/typo-probe.log"
+  exit 1
 fi
 
 # A book is a name and its input files: the seed, and the test book
