@@ -44,6 +44,20 @@ check_book() { # name lang nfiles inputs...
     cmp -s "$TMPROOT/arch-$name-att.md" "$first" || bad "$name: the first attachment is not $first"
   # the pass undoes nothing
   python3 "$tool" same "$plain" "$pdf" || bad "$name: links, outline, labels or structure changed"
+  # and looks the same: every page drawn by poppler (and mupdf, where
+  # check-readers installed it) is pixel-identical with and without the pass
+  pdftoppm -r 36 -gray "$pdf" "$TMPROOT/arch-$name-a" && pdftoppm -r 36 -gray "$plain" "$TMPROOT/arch-$name-n" ||
+    bad "$name: pdftoppm failed"
+  for f in "$TMPROOT/arch-$name-a"-*.pgm; do
+    cmp -s "$f" "$TMPROOT/arch-$name-n${f#"$TMPROOT/arch-$name-a"}" || bad "$name: poppler draws ${f##*-} differently"
+  done
+  if command -v mutool >/dev/null 2>&1; then
+    mutool draw -q -r 36 -c gray -o "$TMPROOT/arch-$name-ma-%d.pgm" "$pdf" 2>/dev/null
+    mutool draw -q -r 36 -c gray -o "$TMPROOT/arch-$name-mn-%d.pgm" "$plain" 2>/dev/null
+    for f in "$TMPROOT/arch-$name-ma"-*.pgm; do
+      cmp -s "$f" "$TMPROOT/arch-$name-mn${f#"$TMPROOT/arch-$name-ma"}" || bad "$name: mupdf draws ${f##*-} differently"
+    done
+  fi
   # an incremental update (PDF 32000-1 7.5.6): cairo's bytes as they were,
   # then the update, whose trailer links to cairo's table and has an /ID
   size=$(wc -c < "$plain")
