@@ -55,4 +55,11 @@ expect_rc 1 "$OCTAVO" in.md --style b5.ini -o b5.pdf
 grep -q "unknown paper 'b5'" cli.err || fail "an unknown paper in the style is named"
 expect_rc 1 "$OCTAVO" in.md --css no-such.css -o x.epub
 grep -q 'no-such.css' cli.err || fail "a missing stylesheet is named"
+# Every option --help lists is documented in the manual page and in README.
+"$OCTAVO" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > options.txt
+[ -s options.txt ] || fail "--help lists no options"
+while read -r o; do
+  grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$TOP/man/octavo.1" || fail "man/octavo.1 does not document $o"
+  grep -q -- "$o\\([^a-z-]\\|\$\\)" "$TOP/README.md" || fail "README.md does not document $o"
+done < options.txt
 exit 0
