@@ -118,7 +118,7 @@ static double ratio_of(const LineFit *f, bool *overfull)
   return 0;
 }
 
-static double badness(double t, double s)
+double lb_badness(double t, double s)
 {
   if (t <= 0)
     return 0;
@@ -274,13 +274,13 @@ static double line_badness(const KP *kp, const LineFit *f, int *fit)
       *fit = DECENT;
       return 0;
     }
-    bad = badness(f->shortfall, f->stretch + kp->background_stretch);
+    bad = lb_badness(f->shortfall, f->stretch + kp->background_stretch);
     *fit = bad > 12 ? (bad > 99 ? VERY_LOOSE : LOOSE) : DECENT;
     /* A line looser than max_ratio (with its own glue) is infeasible
      * before the final pass; there it gets its real badness, without
      * the emergency stretch, so that an emergency point can win. */
     if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
-      bad = kp->final_pass ? badness(f->shortfall, f->stretch) : INF_BAD;
+      bad = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
       *fit = VERY_LOOSE;
     }
     return bad;
@@ -288,7 +288,7 @@ static double line_badness(const KP *kp, const LineFit *f, int *fit)
   if (-f->shortfall > f->shrink + LB_EPS)
     bad = INF_BAD + 1;
   else
-    bad = badness(-f->shortfall, f->shrink);
+    bad = lb_badness(-f->shortfall, f->shrink);
   *fit = bad > 12 ? TIGHT : DECENT;
   return bad;
 }

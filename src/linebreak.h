@@ -97,6 +97,12 @@ typedef struct {
   double broken_penalty;    /* a page break after a line that ends in a hyphen: 100 */
 } LbParams;
 
+/* TeX's badness (tex.web §108) of a list of glue that must stretch (or
+ * shrink) by t points and can by s: about 100 (t/s)^3, 0 when t <= 0, and
+ * at most 10000 (s <= 0 or t much larger than s). Shared by the line
+ * breaker and the page breaker (layout/paginate.c). */
+double lb_badness(double t, double s);
+
 /* TeX-like defaults (emergency_stretch 0: the layout should set it, e.g. to
  * 1.5 em). */
 void lb_params_default(LbParams *p);

@@ -54,9 +54,9 @@ def main():
     ap.add_argument('book')
     ap.add_argument('outdir')
     a = ap.parse_args()
-    print('%-8s %-6s %s | %5s %6s %5s %5s %5s %5s %8s %4s %s' % (
+    print('%-8s %-6s %s | %5s %6s %5s %5s %5s %5s %8s %4s %4s %s' % (
         'layout', 'paper', 'col', 'pages', 'chars', 'p95', 'max', 'loose', 'hyph', 'w/o/s', 'past',
-        'fullness (pages but the last)'))
+        'f-hy', 'fullness (pages but the last)'))
     fails = []
     for layout in ('book', 'handout'):
         for paper in ('a4', 'a5', 'letter'):
@@ -69,10 +69,11 @@ def main():
                 r = mt.measure(pdf, args)
                 full = fullness(pdf)
                 name = '%s %s %d' % (layout, paper, cols)
-                print('%-8s %-6s %d   | %5d %6.1f %5.2f %5.2f %5d %5d %2d/%2d/%2d %4d %s' % (
+                print('%-8s %-6s %d   | %5d %6.1f %5.2f %5.2f %5d %5d %2d/%2d/%2d %4d %4d %s' % (
                     layout, paper, cols, r['pages'], r['chars_per_line'], r['p95'], r['max'],
                     r['over_1_5'], r['hyphen_runs'], r['widows'], r['orphans'], r['stranded_headings'],
-                    r['past_margin'], ' '.join('%.0f%%' % (100 * f) for f in full[:-1]) or '-'))
+                    r['past_margin'], r['frame_end_hyphens'],
+                    ' '.join('%.0f%%' % (100 * f) for f in full[:-1]) or '-'))
                 lo, hi = (60, 75) if cols == 1 else (40, 60)
                 if not lo <= r['chars_per_line'] <= hi:
                     fails.append('%s: %.1f characters a line, not %d-%d' % (name, r['chars_per_line'], lo, hi))
