@@ -3,8 +3,9 @@
  * LB_OPTIMAL is TeX's algorithm (Knuth & Plass 1981; tex.web §813-890): an
  * active list of feasible breaks sorted by line number, badness 100·|r|³,
  * demerits (line_penalty + badness)² ± penalty², four fitness classes,
- * adjacent/double/final hyphen demerits, up to four passes. Widths come from
- * prefix sums instead of TeX's delta nodes (same result, simpler code).
+ * adjacent/double/final hyphen demerits, up to four passes (the third, with
+ * the emergency stretch, weighs lines without it: line_badness). Widths come
+ * from prefix sums instead of TeX's delta nodes (same result, simpler code).
  * LB_GREEDY is first fit at natural width (what pango and browsers do), over
  * the same items, for comparison.
  *
@@ -161,6 +162,7 @@ typedef struct {
   const LbParams *p;
   int pass;
   bool final_pass;
+  bool weigh_own; /* demerits from a line's own badness, not with background_stretch */
   double threshold, background_stretch;
   size_t easy_line;
   GArray *active;  /* Active pool */
@@ -263,24 +265,31 @@ static long add_actives(KP *kp, Cands *cd, size_t b, bool flagged, long prev, lo
   return prev;
 }
 
-/* The badness of line f and its fitness class (*fit); above INF_BAD when
- * the line cannot shrink enough. */
-static double line_badness(const KP *kp, const LineFit *f, int *fit)
+/* The badness of line f, which decides whether it is feasible (above
+ * INF_BAD when it cannot shrink enough); *weigh, the badness its demerits
+ * count, and *fit, the fitness class of that. In the emergency pass
+ * (weigh_own) a line is feasible with the emergency stretch but weighed
+ * with its own glue only: TeX weighs it with the emergency stretch too,
+ * which makes loose lines nearly free, so that the pass spreads a
+ * paragraph's looseness over several lines rather than set one line tight
+ * (in a narrow column: "1.41 1.72 2.00" instead of "1.41 -0.98 -0.31"). */
+static double line_badness(const KP *kp, const LineFit *f, double *weigh, int *fit)
 {
   const LbParams *p = kp->p;
   double bad;
   if (f->shortfall > 0) {
     if (f->fil) {
       *fit = DECENT;
-      return 0;
+      return *weigh = 0;
     }
     bad = lb_badness(f->shortfall, f->stretch + kp->background_stretch);
-    *fit = bad > 12 ? (bad > 99 ? VERY_LOOSE : LOOSE) : DECENT;
+    *weigh = kp->weigh_own ? lb_badness(f->shortfall, f->stretch) : bad;
+    *fit = *weigh > 12 ? (*weigh > 99 ? VERY_LOOSE : LOOSE) : DECENT;
     /* A line looser than max_ratio (with its own glue) is infeasible
      * before the final pass; there it gets its real badness, without
      * the emergency stretch, so that an emergency point can win. */
     if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
-      bad = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
+      bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
       *fit = VERY_LOOSE;
     }
     return bad;
@@ -290,7 +299,7 @@ static double line_badness(const KP *kp, const LineFit *f, int *fit)
   else
     bad = lb_badness(-f->shortfall, f->shrink);
   *fit = bad > 12 ? TIGHT : DECENT;
-  return bad;
+  return *weigh = bad;
 }
 
 /* The demerits of the line f from a's break to a break with penalty pi
@@ -400,7 +409,8 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
     kp->st->work++;
     LineFit f = measure(pp, a->start, b, lw);
     int fit;
-    double bad = line_badness(kp, &f, &fit);
+    double weigh;
+    double bad = line_badness(kp, &f, &weigh, &fit);
 
     bool stays, artificial = false;
     if (bad > INF_BAD || forced) {
@@ -419,7 +429,7 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       }
       stays = true;
     }
-    consider(kp, &cd, a, &f, bad, fit, pi, flagged, at_end, artificial);
+    consider(kp, &cd, a, &f, weigh, fit, pi, flagged, at_end, artificial);
     r = stays ? a->next : deactivate(kp, prev, r);
   }
 }
@@ -496,6 +506,7 @@ static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *s
       continue;
     kp.pass = pass;
     kp.final_pass = pass == 4;
+    kp.weigh_own = pass == 3;
     kp.threshold = pass == 1 ? p->tolerance : pass == 4 ? INF_BAD : p->tolerance2;
     kp.background_stretch = pass >= 3 ? p->emergency_stretch : 0;
     best = kp_pass(&kp);
