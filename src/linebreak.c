@@ -3,8 +3,9 @@
  * LB_OPTIMAL is TeX's algorithm (Knuth & Plass 1981; tex.web §813-890): an
  * active list of feasible breaks sorted by line number, badness 100·|r|³,
  * demerits (line_penalty + badness)² ± penalty², four fitness classes,
- * adjacent/double/final hyphen demerits, up to four passes. Widths come from
- * prefix sums instead of TeX's delta nodes (same result, simpler code).
+ * adjacent/double/final hyphen demerits, up to four passes (the third, with
+ * the emergency stretch, weighs lines without it: line_badness). Widths come
+ * from prefix sums instead of TeX's delta nodes (same result, simpler code).
  * LB_GREEDY is first fit at natural width (what pango and browsers do), over
  * the same items, for comparison.
  *
@@ -118,7 +119,7 @@ static double ratio_of(const LineFit *f, bool *overfull)
   return 0;
 }
 
-static double badness(double t, double s)
+double lb_badness(double t, double s)
 {
   if (t <= 0)
     return 0;
@@ -161,6 +162,7 @@ typedef struct {
   const LbParams *p;
   int pass;
   bool final_pass;
+  bool weigh_own; /* demerits from a line's own badness, not with background_stretch */
   double threshold, background_stretch;
   size_t easy_line;
   GArray *active;  /* Active pool */
@@ -206,22 +208,179 @@ static double short_last(const LbParams *p, const LineFit *f, bool after_hyphen)
 #define RUNS 4 /* hyphen-run classes kept apart: 0, 1, 2, 3 or more */
 #define ACT(kp, id) (&g_array_index((kp)->active, Active, (id)))
 
-static void try_break(KP *kp, size_t b, double pi, bool flagged)
-{
-  const Para *pp = kp->pp;
-  const LbParams *p = kp->p;
-  /* the best way to reach b per fitness class and hyphen run (0: b is not
-   * flagged; RUNS - 1: that many or more) */
+/* The best ways found so far to reach the break being tried, per fitness
+ * class and hyphen run (0: the break is not flagged; RUNS - 1: that many or
+ * more), and the least of them (TeX's minimal_demerits, best_place,
+ * best_pl_line, minimum_demerits). */
+typedef struct {
   double minimal[4][RUNS];
   long best_place[4][RUNS];
   size_t best_line[4][RUNS];
+  double minimum;
+} Cands;
+
+static void cands_reset(Cands *cd)
+{
   for (int c = 0; c < 4; c++)
     for (int h = 0; h < RUNS; h++) {
-      minimal[c][h] = AWFUL;
-      best_place[c][h] = -1;
-      best_line[c][h] = 0;
+      cd->minimal[c][h] = AWFUL;
+      cd->best_place[c][h] = -1;
+      cd->best_line[c][h] = 0;
     }
-  double minimum = AWFUL;
+  cd->minimum = AWFUL;
+}
+
+/* New active nodes at break b for the candidates within adj_demerits of
+ * the best, linked in before r (after prev, -1: the list head); clears the
+ * candidates. Returns the last node inserted (the new prev). */
+static long add_actives(KP *kp, Cands *cd, size_t b, bool flagged, long prev, long r)
+{
+  size_t s = start_after(kp->pp, b);
+  for (int c = 0; c < 4; c++)
+    for (int h = 0; h < RUNS; h++) {
+      if (cd->minimal[c][h] > cd->minimum + kp->p->adj_demerits)
+        continue;
+      Passive ps = {b, cd->best_place[c][h], flagged};
+      g_array_append_val(kp->passive, ps);
+      long id = new_active(kp);
+      Active *a = ACT(kp, id);
+      a->passive = (long)kp->passive->len - 1;
+      a->line = cd->best_line[c][h];
+      a->fitness = c;
+      a->flagged = flagged;
+      a->run = h;
+      a->total = cd->minimal[c][h];
+      a->start = s;
+      a->next = r;
+      if (prev < 0)
+        kp->head = id;
+      else
+        ACT(kp, prev)->next = id;
+      prev = id;
+    }
+  cd->minimum = AWFUL;
+  for (int c = 0; c < 4; c++)
+    for (int h = 0; h < RUNS; h++)
+      cd->minimal[c][h] = AWFUL;
+  return prev;
+}
+
+/* The badness of line f, which decides whether it is feasible (above
+ * INF_BAD when it cannot shrink enough); *weigh, the badness its demerits
+ * count, and *fit, the fitness class of that. In the emergency pass
+ * (weigh_own) a line is feasible with the emergency stretch but weighed
+ * with its own glue only: TeX weighs it with the emergency stretch too,
+ * which makes loose lines nearly free, so that the pass spreads a
+ * paragraph's looseness over several lines rather than set one line tight
+ * (in a narrow column: "1.41 1.72 2.00" instead of "1.41 -0.98 -0.31"). */
+static double line_badness(const KP *kp, const LineFit *f, double *weigh, int *fit)
+{
+  const LbParams *p = kp->p;
+  double bad;
+  if (f->shortfall > 0) {
+    if (f->fil) {
+      *fit = DECENT;
+      return *weigh = 0;
+    }
+    bad = lb_badness(f->shortfall, f->stretch + kp->background_stretch);
+    *weigh = kp->weigh_own ? lb_badness(f->shortfall, f->stretch) : bad;
+    *fit = *weigh > 12 ? (*weigh > 99 ? VERY_LOOSE : LOOSE) : DECENT;
+    /* A line looser than max_ratio (with its own glue) is infeasible
+     * before the final pass; there it gets its real badness, without
+     * the emergency stretch, so that an emergency point can win. */
+    if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
+      bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
+      *fit = VERY_LOOSE;
+    }
+    return bad;
+  }
+  if (-f->shortfall > f->shrink + LB_EPS)
+    bad = INF_BAD + 1;
+  else
+    bad = lb_badness(-f->shortfall, f->shrink);
+  *fit = bad > 12 ? TIGHT : DECENT;
+  return *weigh = bad;
+}
+
+/* The demerits of the line f from a's break to a break with penalty pi
+ * (flagged: a hyphen; at_end: the paragraph's end), badness bad and
+ * fitness fit, too_many: it makes a hyphen run over the limit. */
+static double line_demerits(const LbParams *p, const Active *a, const LineFit *f, double bad,
+                            int fit, double pi, bool flagged, bool at_end, bool too_many)
+{
+  double d = p->line_penalty + bad;
+  d = d * d;
+  if (pi > 0)
+    d += pi * pi;
+  else if (pi > -LB_INFINITY)
+    d -= pi * pi;
+  if (a->flagged) {
+    if (flagged)
+      d += p->double_hyphen_demerits;
+    else if (at_end)
+      d += p->final_hyphen_demerits;
+  }
+  if (at_end)
+    d += short_last(p, f, a->flagged);
+  if (abs(fit - a->fitness) > 1)
+    d += p->adj_demerits;
+  if (too_many)
+    d += 10 * p->double_hyphen_demerits;
+  return d;
+}
+
+/* The line from active node a to break b as a candidate: its total
+ * demerits (0 for the line of an artificial break) kept when the best for
+ * its fitness class and hyphen run. A hyphen run over the limit is no
+ * candidate before the final pass. */
+static void consider(const KP *kp, Cands *cd, const Active *a, const LineFit *f, double bad,
+                     int fit, double pi, bool flagged, bool at_end, bool artificial)
+{
+  const LbParams *p = kp->p;
+  int run = flagged ? a->run + 1 : 0;
+  /* runs are kept in RUNS classes, the last "RUNS - 1 or more": a limit
+   * above RUNS - 1 could not be told apart (linebreak.h) */
+  int limit = p->max_hyphen_run < RUNS - 1 ? p->max_hyphen_run : RUNS - 1;
+  bool too_many = limit > 0 && run > limit;
+  if (too_many && !kp->final_pass && !artificial)
+    return;
+  int h = run < RUNS ? run : RUNS - 1;
+  double d = artificial ? 0 : line_demerits(p, a, f, bad, fit, pi, flagged, at_end, too_many);
+  d += a->total;
+  if (d <= cd->minimal[fit][h]) {
+    cd->minimal[fit][h] = d;
+    cd->best_place[fit][h] = a->passive;
+    cd->best_line[fit][h] = a->line + 1;
+    if (d < cd->minimum)
+      cd->minimum = d;
+  }
+}
+
+/* Unlink active node r (after prev, -1: the head) onto the free list;
+ * returns the node that followed it. */
+static long deactivate(KP *kp, long prev, long r)
+{
+  Active *a = ACT(kp, r);
+  long nx = a->next;
+  if (prev < 0)
+    kp->head = nx;
+  else
+    ACT(kp, prev)->next = nx;
+  a->next = kp->free_list;
+  kp->free_list = r;
+  kp->nactive--;
+  return nx;
+}
+
+/* TeX's try_break (tex.web §829): every active node against the break b
+ * (penalty pi, flagged: a hyphen); nodes that can no longer reach a line
+ * are deactivated, and the best candidates become active nodes at b, one
+ * group per line number where the line widths differ. */
+static void try_break(KP *kp, size_t b, double pi, bool flagged)
+{
+  const Para *pp = kp->pp;
+  Cands cd;
+  cands_reset(&cd);
   size_t old_l = 0;
   double lw = 0;
   long prev = -1; /* -1: the list head */
@@ -233,35 +392,8 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
     size_t l = r < 0 ? (size_t)-1 : ACT(kp, r)->line + 1;
     if (l > old_l) {
       /* Create new active nodes for the best breaks so far, before r. */
-      if (minimum < AWFUL && (old_l != kp->easy_line || r < 0)) {
-        size_t s = start_after(pp, b);
-        for (int c = 0; c < 4; c++)
-          for (int h = 0; h < RUNS; h++) {
-            if (minimal[c][h] > minimum + p->adj_demerits)
-              continue;
-            Passive ps = {b, best_place[c][h], flagged};
-            g_array_append_val(kp->passive, ps);
-            long id = new_active(kp);
-            Active *a = ACT(kp, id);
-            a->passive = (long)kp->passive->len - 1;
-            a->line = best_line[c][h];
-            a->fitness = c;
-            a->flagged = flagged;
-            a->run = h;
-            a->total = minimal[c][h];
-            a->start = s;
-            a->next = r;
-            if (prev < 0)
-              kp->head = id;
-            else
-              ACT(kp, prev)->next = id;
-            prev = id;
-          }
-        minimum = AWFUL;
-        for (int c = 0; c < 4; c++)
-          for (int h = 0; h < RUNS; h++)
-            minimal[c][h] = AWFUL;
-      }
+      if (cd.minimum < AWFUL && (old_l != kp->easy_line || r < 0))
+        prev = add_actives(kp, &cd, b, flagged, prev, r);
       if (r < 0)
         return;
       if (l > kp->easy_line) {
@@ -276,37 +408,18 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
     Active *a = ACT(kp, r);
     kp->st->work++;
     LineFit f = measure(pp, a->start, b, lw);
-    double bad;
     int fit;
-    if (f.shortfall > 0) {
-      if (f.fil) {
-        bad = 0;
-        fit = DECENT;
-      } else {
-        bad = badness(f.shortfall, f.stretch + kp->background_stretch);
-        fit = bad > 12 ? (bad > 99 ? VERY_LOOSE : LOOSE) : DECENT;
-        /* A line looser than max_ratio (with its own glue) is infeasible
-         * before the final pass; there it gets its real badness, without
-         * the emergency stretch, so that an emergency point can win. */
-        if (p->max_ratio > 0 && (f.stretch <= 0 || f.shortfall > p->max_ratio * f.stretch)) {
-          bad = kp->final_pass ? badness(f.shortfall, f.stretch) : INF_BAD;
-          fit = VERY_LOOSE;
-        }
-      }
-    } else {
-      if (-f.shortfall > f.shrink + LB_EPS)
-        bad = INF_BAD + 1;
-      else
-        bad = badness(-f.shortfall, f.shrink);
-      fit = bad > 12 ? TIGHT : DECENT;
-    }
+    double weigh;
+    double bad = line_badness(kp, &f, &weigh, &fit);
 
     bool stays, artificial = false;
     if (bad > INF_BAD || forced) {
-      if (kp->final_pass && minimum >= AWFUL && a->next < 0 && prev < 0 && bad > kp->threshold)
+      if (kp->final_pass && cd.minimum >= AWFUL && a->next < 0 && prev < 0 && bad > kp->threshold)
         artificial = true;
-      else if (bad > kp->threshold)
-        goto deactivate;
+      else if (bad > kp->threshold) {
+        r = deactivate(kp, prev, r);
+        continue;
+      }
       stays = false;
     } else {
       prev = r;
@@ -316,63 +429,8 @@ static void try_break(KP *kp, size_t b, double pi, bool flagged)
       }
       stays = true;
     }
-
-    int run = flagged ? a->run + 1 : 0;
-    /* runs are kept in RUNS classes, the last "RUNS - 1 or more": a limit
-     * above RUNS - 1 could not be told apart (linebreak.h) */
-    int limit = p->max_hyphen_run < RUNS - 1 ? p->max_hyphen_run : RUNS - 1;
-    bool too_many = limit > 0 && run > limit;
-    if (too_many && !kp->final_pass && !artificial) {
-      /* a hyphen run over the limit: not this way before the final pass */
-    } else {
-      int h = run < RUNS ? run : RUNS - 1;
-      double d;
-      if (artificial) {
-        d = 0;
-      } else {
-        d = p->line_penalty + bad;
-        d = d * d;
-        if (pi > 0)
-          d += pi * pi;
-        else if (pi > -LB_INFINITY)
-          d -= pi * pi;
-        if (a->flagged) {
-          if (flagged)
-            d += p->double_hyphen_demerits;
-          else if (at_end)
-            d += p->final_hyphen_demerits;
-        }
-        if (at_end)
-          d += short_last(p, &f, a->flagged);
-        if (abs(fit - a->fitness) > 1)
-          d += p->adj_demerits;
-        if (too_many)
-          d += 10 * p->double_hyphen_demerits;
-      }
-      d += a->total;
-      if (d <= minimal[fit][h]) {
-        minimal[fit][h] = d;
-        best_place[fit][h] = a->passive;
-        best_line[fit][h] = a->line + 1;
-        if (d < minimum)
-          minimum = d;
-      }
-    }
-    if (stays) {
-      r = a->next;
-      continue;
-    }
-  deactivate : {
-    long nx = a->next;
-    if (prev < 0)
-      kp->head = nx;
-    else
-      ACT(kp, prev)->next = nx;
-    a->next = kp->free_list;
-    kp->free_list = r;
-    kp->nactive--;
-    r = nx;
-  }
+    consider(kp, &cd, a, &f, weigh, fit, pi, flagged, at_end, artificial);
+    r = stays ? a->next : deactivate(kp, prev, r);
   }
 }
 
@@ -448,6 +506,7 @@ static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *s
       continue;
     kp.pass = pass;
     kp.final_pass = pass == 4;
+    kp.weigh_own = pass == 3;
     kp.threshold = pass == 1 ? p->tolerance : pass == 4 ? INF_BAD : p->tolerance2;
     kp.background_stretch = pass >= 3 ? p->emergency_stretch : 0;
     best = kp_pass(&kp);

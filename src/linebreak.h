@@ -25,6 +25,11 @@
  *   than twice that, costs short_last_demerits: the "mem-/ory." case) and
  *   broken_penalty (TeX's \brokenpenalty, for the layout's page breaks
  *   after a line that ends in a hyphen). Zero: off, as before.
+ * - lb_badness(): TeX's badness, for the page breaker too.
+ * - The emergency pass (3) weighs a line by its badness with its own glue;
+ *   emergency_stretch only makes it feasible (TeX weighs it with the
+ *   stretch added, so loose lines cost almost nothing there and a
+ *   paragraph's looseness spreads over several lines).
  *
  * Building the items (what the seed's figures were reached with, in a
  * prototype on the seed at A4 and A5: optimal p95 1.44-1.48, max 1.60-1.73):
@@ -97,6 +102,12 @@ typedef struct {
   double broken_penalty;    /* a page break after a line that ends in a hyphen: 100 */
 } LbParams;
 
+/* TeX's badness (tex.web §108) of a list of glue that must stretch (or
+ * shrink) by t points and can by s: about 100 (t/s)^3, 0 when t <= 0, and
+ * at most 10000 (s <= 0 or t much larger than s). Shared by the line
+ * breaker and the page breaker (layout/paginate.c). */
+double lb_badness(double t, double s);
+
 /* TeX-like defaults (emergency_stretch 0: the layout should set it, e.g. to
  * 1.5 em). */
 void lb_params_default(LbParams *p);
@@ -123,7 +134,9 @@ typedef struct {
  * line's `end` is then n. n == 0 gives no lines. Returns the lines in order,
  * in `lines` (an LbLine GArray the caller owns, cleared first). Never fails:
  * passes: 1 (tolerance, no hyphenation points), 2 (tolerance2, hyphenation),
- * 3 (plus emergency_stretch; skipped when it is 0), 4 (the final pass: any
+ * 3 (a line is feasible when its badness with emergency_stretch added is
+ * within tolerance2, and weighed by its badness without it; skipped when
+ * emergency_stretch is 0), 4 (the final pass: any
  * badness, emergency points allowed; when even that leaves nothing feasible,
  * TeX's rule keeps an overfull line). Returns the number of the pass that
  * succeeded (1..4; greedy: 0). Runs in time linear in n times the number of

@@ -5,6 +5,8 @@
 #include "layout/internal.h"
 #include "progress.h"
 
+#include <math.h>
+
 /* What pagination reads: the text block's height, its columns, the notes. */
 typedef struct {
   const Style *st;
@@ -96,10 +98,6 @@ static void frame_mark(Body *b, Frame *f, VItem *v)
   f->mark_set = true;
 }
 
-/* Break a chapter's vertical list into frames: a break only at a glue that
- * follows a line (unless nobreak) or a penalty below LB_INFINITY; the last
- * legal break before the frame overflows wins; with none, the frame breaks
- * at the overflow anyway. */
 /* The first item at or after i that is a line (frames start on one). */
 static guint next_line(const GArray *vl, guint i)
 {
@@ -108,10 +106,35 @@ static guint next_line(const GArray *vl, guint i)
   return i;
 }
 
-/* Where a frame of height h that starts at line i ends: at the last legal
- * break before it overflows (lines, their footnotes and a repeated table
- * header counted), or at the overflow when there is none; at a forced
- * break; or at the end. Always past i. */
+/* The page's bottom is ragged (TeX's \raggedbottom): a frame may fall
+ * short of its height by about this many body lines at the badness a
+ * justified line has with its spaces stretched fully (100), as \topskip's
+ * 60 pt of stretch at 12 pt baselines does in plain TeX. */
+#define PAGE_STRETCH_LINES 5.0
+#define DEPLORABLE 100000.0 /* tex.web §974: a page that cannot be better than awful */
+
+/* TeX's page cost (tex.web §1005) of ending a frame of height h at a legal
+ * break with penalty pi, when lines and glue fill `used` points of it and
+ * the notes they call take notes_h at its foot (the notes' heights come off
+ * the goal, as TeX's insertions do; a note is never split or held over, so
+ * TeX's insert_penalties stay 0): the badness of the frame's shortfall
+ * against its ragged-bottom stretch, plus pi; DEPLORABLE for a frame too
+ * empty to have a badness. A forced break costs pi (it always wins). */
+static double page_cost(const Pager *c, double h, double used, double notes_h, double pi)
+{
+  if (pi <= -LB_INFINITY)
+    return pi;
+  double shortfall = h - used - notes_h;
+  double b = lb_badness(shortfall, PAGE_STRETCH_LINES * c->st->leading_pt);
+  return b < 10000 ? b + pi : DEPLORABLE;
+}
+
+/* Where a frame of height h that starts at line i ends: at the legal break
+ * (a glue that follows a line, unless nobreak, or a penalty below
+ * LB_INFINITY) of least page cost before the frame overflows (lines, their
+ * footnotes and a repeated table header counted; the later one of equal
+ * cost, as TeX's page builder), or at the overflow when there is none; at
+ * a forced break; or at the end. Always past i. */
 static guint frame_fill(const Pager *c, const GArray *vl, guint i, double h, GPtrArray *pnotes,
                         bool *clean)
 {
@@ -120,28 +143,35 @@ static guint frame_fill(const Pager *c, const GArray *vl, guint i, double h, GPt
   double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0;
   g_ptr_array_set_size(pnotes, 0);
   guint j = i, best = 0;
+  double least = DEPLORABLE * 10, notes_h = 0;
   bool forced = false;
   while (j < n) {
     const VItem *v = &g_array_index(vl, VItem, j);
+    double pi = LB_INFINITY; /* not a legal break */
     if (v->kind == V_LINE) {
       double nh = add_notes(c->store, pnotes, v, false);
-      if (j > i && y + v->h_pt + notes_height(c->store, pnotes) + nh > h)
+      if (j > i && y + v->h_pt + notes_h + nh > h)
         break;
       add_notes(c->store, pnotes, v, true);
-      y += v->h_pt;
+      notes_h = notes_height(c->store, pnotes);
     } else if (v->kind == V_GLUE) {
       if (!v->nobreak && j > i && g_array_index(vl, VItem, j - 1).kind == V_LINE)
+        pi = 0;
+    } else if (j > i)
+      pi = v->penalty;
+    if (pi < LB_INFINITY) {
+      double cost = page_cost(c, h, y, notes_h, pi);
+      if (cost <= least) {
+        least = cost;
         best = j;
-      y += v->h_pt;
-    } else {
-      if (v->penalty <= -LB_INFINITY && j > i) {
-        best = j;
+      }
+      if (pi <= -LB_INFINITY) {
         forced = true;
         break;
       }
-      if (v->penalty < LB_INFINITY && j > i)
-        best = j;
     }
+    if (v->kind != V_PENALTY)
+      y += v->h_pt;
     j++;
   }
   guint end = j >= n ? n : (forced || best > i) ? best : j;
@@ -195,41 +225,97 @@ static guint span_of(const Pager *c, const GArray *vl, guint span_end, double *s
   return span_end;
 }
 
-/* Do ranges (at most 3) hold everything in two frames, each ending at a
- * legal break (no keep broken for balance)? */
-static bool two_clean(const GArray *try)
+/* The height a column holding the lines from i on takes, at each legal
+ * break k after i (or the end, k = n): the bottom of its last line, plus a
+ * repeated table header and the notes its lines call; heights[k] < 0 where
+ * k is no legal break. Stops at a forced break (heights after it stay < 0). */
+static void column_heights(const Pager *c, const GArray *vl, guint i, double *heights,
+                           GPtrArray *pnotes)
 {
-  bool ok = try->len <= 2; /* fill_ranges stops after 3: two hold it all */
-  for (guint k = 0; k < try->len; k++)
-    ok = ok && g_array_index(try, Range, k).clean;
-  return ok;
+  guint n = vl->len;
+  for (guint k = i; k <= n; k++)
+    heights[k] = -1;
+  int hdr = i < n ? g_array_index(vl, VItem, i).header : -1;
+  double y = hdr >= 0 ? g_array_index(vl, VItem, hdr).h_pt : 0, bottom = y, notes_h = 0;
+  g_ptr_array_set_size(pnotes, 0);
+  for (guint j = i; j < n; j++) {
+    const VItem *v = &g_array_index(vl, VItem, j);
+    bool legal =
+        j > i &&
+        ((v->kind == V_GLUE && !v->nobreak && g_array_index(vl, VItem, j - 1).kind == V_LINE) ||
+         (v->kind == V_PENALTY && v->penalty < LB_INFINITY));
+    if (legal)
+      heights[j] = bottom + notes_h;
+    if (v->kind == V_PENALTY && v->penalty <= -LB_INFINITY && j > i)
+      return;
+    if (v->kind == V_LINE) {
+      add_notes(c->store, pnotes, v, true);
+      notes_h = notes_height(c->store, pnotes);
+    }
+    if (v->kind != V_PENALTY)
+      y += v->h_pt;
+    if (v->kind == V_LINE)
+      bottom = y;
+  }
+  heights[n] = bottom + notes_h;
 }
 
-/* Two columns: the chapter's last page balanced, both columns at the least
- * height (found by bisection to 0.5 pt) that still holds what is left. */
+/* Balancing the last page: the columns' difference in height has the
+ * badness of a page short by it with this stretch: one body line 6.4, two
+ * 51, three 173; so a page break after a hyphen (\brokenpenalty, 100) is
+ * worth a difference of two lines, not of three. */
+#define BALANCE_STRETCH_LINES 2.5
+
+/* Two columns: the chapter's last page balanced. The first column ends at
+ * the legal break k of least cost (its penalty plus the badness of the
+ * columns' difference in height, BALANCE_STRETCH_LINES), both columns no
+ * taller than the frame (h_first on the chapter's first page) and the
+ * second holding the rest; of equal costs, the lower page, then the
+ * longer first column. Both frames get the taller column's height. */
 static void balance_last(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
                          GPtrArray *pnotes)
 {
   guint last = (ranges->len - 1) & ~1u; /* a chapter starts a page: frame k is column k % 2 */
-  guint s0 = g_array_index(ranges, Range, last).start;
-  GArray *try = g_array_new(FALSE, FALSE, sizeof(Range));
-  double lo = 0, hi = last == 0 ? first_h : c->text_h;
-  for (int it = 0; it < 24 && hi - lo > 0.5; it++) {
-    double mid = (lo + hi) / 2;
-    g_array_set_size(try, 0);
-    fill_ranges(c, vl, s0, mid, mid, 0, 3, try, pnotes);
-    if (two_clean(try))
-      hi = mid;
-    else
-      lo = mid;
+  guint s0 = g_array_index(ranges, Range, last).start, n = vl->len;
+  double hmax = last == 0 ? first_h : c->text_h;
+  double *h1 = g_new(double, n + 1), *h2 = g_new(double, n + 1);
+  column_heights(c, vl, s0, h1, pnotes);
+  double stretch = BALANCE_STRETCH_LINES * c->st->leading_pt;
+  double least = 0, best_h = 0;
+  guint best = 0;
+  for (guint k = s0 + 1; k <= n; k++) {
+    if (h1[k] < 0 || h1[k] > hmax)
+      continue;
+    /* the second column alone: its height when it holds the rest, unbroken
+     * (none when the first holds everything) */
+    guint k2 = next_line(vl, k);
+    double other = 0;
+    if (k2 < n) {
+      column_heights(c, vl, k2, h2, pnotes);
+      other = h2[n];
+      if (other < 0 || other > hmax)
+        continue;
+    }
+    const VItem *v = k < n ? &g_array_index(vl, VItem, k) : NULL;
+    double pi = v && v->kind == V_PENALTY ? v->penalty : 0;
+    double cost = pi + lb_badness(fabs(h1[k] - other), stretch);
+    double top = MAX(h1[k], other);
+    if (!best || cost < least ||
+        (cost == least && (top < best_h || (top == best_h && h1[k] >= other)))) {
+      least = cost;
+      best = k;
+      best_h = top;
+    }
   }
-  g_array_set_size(try, 0);
-  fill_ranges(c, vl, s0, hi, hi, 0, 3, try, pnotes);
-  if (two_clean(try)) {
+  if (best) {
     g_array_set_size(ranges, last);
-    g_array_append_vals(ranges, try->data, try->len);
+    Range r1 = {s0, best, best_h, true}, r2 = {next_line(vl, best), n, best_h, true};
+    g_array_append_val(ranges, r1);
+    if (r2.start < n)
+      g_array_append_val(ranges, r2);
   }
-  g_array_free(try, TRUE);
+  g_free(h1);
+  g_free(h2);
 }
 
 /* Place the lines of range rg in frame f (a repeated table header first),

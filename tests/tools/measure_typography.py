@@ -52,6 +52,9 @@ How it reads the page (single column unless --columns 2):
   the right edge by more than --tol.
 - Hyphen runs: consecutive lines of body text (in reading order, across
   pages) ending in '-', U+00AD or U+2010; a run of 3 or more is counted.
+- Frame-end hyphens: frames (pages, or columns) whose last line of text
+  (footnotes, running head and folio set aside) is a full body line
+  ending in a hyphen, with text in a later frame.
 - Pages: the running head (lines above the first body/heading line,
   separated by more than 1.5 body leadings), the folio (a last non-body
   line of at most 3 words, one a number) and the footnotes (the trailing
@@ -562,6 +565,15 @@ def measure(pdf, args):
             if para_start and continues:
                 orphans.append((last.page, last.text))
 
+    # Hyphens at frame ends: a frame (a page or a column) whose last line of
+    # text is a body line broken at a hyphen, with text after it (TeX's
+    # \brokenpenalty makes such a break costly).
+    frame_hyphens = []
+    for p, ls in enumerate(content):
+        if ls and ls[-1].kind == 'body' and ls[-1].ends_hyphen() and reaches(ls[-1]) and \
+                any(content[p + 1:]):
+            frame_hyphens.append((ls[-1].page, ls[-1].text))
+
     fair = [ln.ratio for ln in kept if ln not in forced]
     res = {
         'pdf': pdf, 'pages': len(pages), 'body_height': round(body_h, 2),
@@ -585,6 +597,7 @@ def measure(pdf, args):
         'hyphen_lines': sum(1 for ls in content for ln in ls
                             if ln.kind == 'body' and ln.ends_hyphen() and reaches(ln)),
         'widows': len(widows), 'orphans': len(orphans), 'stranded_headings': len(stranded),
+        'frame_end_hyphens': len(frame_hyphens),
     }
     if args.verbose:
         worst = sorted((ln for ln in all_lines if ln.ratio is not None),
@@ -598,6 +611,7 @@ def measure(pdf, args):
         res['widow_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in widows]
         res['orphan_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in orphans]
         res['stranded_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in stranded]
+        res['frame_hyphen_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in frame_hyphens]
     return res
 
 

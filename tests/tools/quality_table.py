@@ -5,8 +5,11 @@ each PDF with measure_typography.py and prints one table row per build:
 pages, characters per full line, p95 and max word-space ratio over the
 justified full lines (unbreakable and forced-loose lines excepted, as the
 tool says), loose lines (> 1.5), hyphen runs (3+), widows/orphans/stranded
-headings, lines past the margin, and the fullness of the fullest-but-one
-page. Exits 1 when a figure is out of range:
+headings, lines past the margin, frames (pages or columns) that end on a
+hyphenated line (f-hy, printed, not checked: TeX's \brokenpenalty makes
+them rare, not impossible), and the fullness of every page but the last.
+Exits 1 when a figure is out of range (one known orphan excepted:
+KNOWN_ORPHAN):
   chars/line 60-75 (one column) or 40-60 (two); p95 <= 1.5; max <= 2.0;
   no line past the margin, no hyphen run, no widow, orphan or stranded
   heading; the handout of A4 on at most 3 pages (one column) or 2 (two);
@@ -19,6 +22,16 @@ import os
 import re
 import subprocess
 import sys
+
+# The one miss left open (issue 13): in two columns on A5 the report's list
+# item "Hardening magic links: files like /proc/[PID]/exe are actually
+# magic links, ..." has a first line that no breaking can fill (the code
+# span cannot break and nothing after it fits): it is set ragged, and a
+# frame that ends on the item's second line then looks to the tool like
+# one ending on a paragraph's first line (the tool's text of that line
+# leaves the code out). Needs line setting to break such code
+# (src/layout/lines.c); any other orphan fails.
+KNOWN_ORPHAN = re.compile(r'^p\d+ (/proc/\[PID\]/exe )?are actually magic links,')
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_typography as mt  # noqa: E402
@@ -54,10 +67,11 @@ def main():
     ap.add_argument('book')
     ap.add_argument('outdir')
     a = ap.parse_args()
-    print('%-8s %-6s %s | %5s %6s %5s %5s %5s %5s %8s %4s %s' % (
+    print('%-8s %-6s %s | %5s %6s %5s %5s %5s %5s %8s %4s %4s %s' % (
         'layout', 'paper', 'col', 'pages', 'chars', 'p95', 'max', 'loose', 'hyph', 'w/o/s', 'past',
-        'fullness (pages but the last)'))
+        'f-hy', 'fullness (pages but the last)'))
     fails = []
+    known = 0
     for layout in ('book', 'handout'):
         for paper in ('a4', 'a5', 'letter'):
             for cols in (1, 2):
@@ -65,14 +79,15 @@ def main():
                 subprocess.run([a.octavo, '-q', '--smart', '--layout', layout, '--paper', paper,
                                 '--columns', str(cols), a.book, '-o', pdf], check=True)
                 args = argparse.Namespace(columns=cols, space=None, tol=0.6, lang='en', min_space=0.5,
-                                          verbose=False)
+                                          verbose=True)
                 r = mt.measure(pdf, args)
                 full = fullness(pdf)
                 name = '%s %s %d' % (layout, paper, cols)
-                print('%-8s %-6s %d   | %5d %6.1f %5.2f %5.2f %5d %5d %2d/%2d/%2d %4d %s' % (
+                print('%-8s %-6s %d   | %5d %6.1f %5.2f %5.2f %5d %5d %2d/%2d/%2d %4d %4d %s' % (
                     layout, paper, cols, r['pages'], r['chars_per_line'], r['p95'], r['max'],
                     r['over_1_5'], r['hyphen_runs'], r['widows'], r['orphans'], r['stranded_headings'],
-                    r['past_margin'], ' '.join('%.0f%%' % (100 * f) for f in full[:-1]) or '-'))
+                    r['past_margin'], r['frame_end_hyphens'],
+                    ' '.join('%.0f%%' % (100 * f) for f in full[:-1]) or '-'))
                 lo, hi = (60, 75) if cols == 1 else (40, 60)
                 if not lo <= r['chars_per_line'] <= hi:
                     fails.append('%s: %.1f characters a line, not %d-%d' % (name, r['chars_per_line'], lo, hi))
@@ -80,9 +95,13 @@ def main():
                     fails.append('%s: p95 %.2f > 1.5' % (name, r['p95']))
                 if r['max'] > 2.0:
                     fails.append('%s: max %.2f > 2.0' % (name, r['max']))
-                for k in ('past_margin', 'hyphen_runs', 'widows', 'orphans', 'stranded_headings'):
+                for k in ('past_margin', 'hyphen_runs', 'widows', 'stranded_headings'):
                     if r[k]:
                         fails.append('%s: %s %d' % (name, k, r[k]))
+                orphans = [o for o in r['orphan_list'] if not KNOWN_ORPHAN.search(o)]
+                if orphans:
+                    fails.append('%s: orphans %s' % (name, orphans))
+                known += len(r['orphan_list']) - len(orphans)
                 if layout == 'handout':
                     if paper == 'a4' and r['pages'] > (3 if cols == 1 else 2):
                         fails.append('%s: %d pages' % (name, r['pages']))
@@ -91,24 +110,11 @@ def main():
                         fails.append('%s: pages %s less than 90%% full' % (name, thin))
     for f in fails:
         print('MISS: ' + f)
-    # Open in issue 13, measured and printed, not yet met: narrow two-column
-    # pages on A5 and Letter (p95 word spaces up to 1.70, one widow or orphan).
-    # Listed here by name so that any other failure, or these getting worse
-    # than measured, still fails the test.
-    known = {'book a5 2: p95', 'book a5 2: widows', 'book a5 2: orphans', 'book letter 2: p95',
-             'book letter 2: max', 'handout a5 2: p95', 'handout a5 2: orphans', 'handout letter 2: p95'}
-    limits = {'p95': 1.75, 'max': 2.05, 'widows': 1, 'orphans': 1}
-    def open_known(f):
-        name, _, rest = f.partition(': ')
-        key = rest.split()[0]
-        if '%s: %s' % (name, key) not in known:
-            return False
-        return float(rest.split()[1]) <= limits[key]
-    hard = [f for f in fails if not open_known(f)]
-    for f in fails:
-        if f not in hard:
-            print('OPEN (issue 13): ' + f)
-    return 1 if hard else 0
+    if known:
+        print('open: %d orphan(s) "/proc/[PID]/exe are actually magic links": the line before it, '
+              '"Hardening magic links: files like", cannot be justified (the code cannot break) and '
+              'is set ragged, which the tool reads as a paragraph\'s end' % known)
+    return 1 if fails else 0
 
 
 if __name__ == '__main__':

@@ -74,7 +74,7 @@ typedef struct {
   size_t nwidths;
   const LbParams *p;
   double threshold;
-  int pass;
+  int pass; /* 3: the emergency pass, feasible with p->emergency_stretch, weighed without */
 } Ref;
 
 static size_t ref_next_box(const Ref *r, size_t i)
@@ -136,7 +136,7 @@ static double ref_demerits(const Ref *r, const size_t *ends, size_t k)
     if (r->it[b].type == LB_PENALTY)
       nat += r->it[b].width;
     double lw = r->widths[j < r->nwidths ? j : r->nwidths - 1];
-    double t = lw - nat, bad;
+    double t = lw - nat, bad, feasible;
     int fit;
     if (t > 0) {
       if (fil) {
@@ -149,6 +149,8 @@ static double ref_demerits(const Ref *r, const size_t *ends, size_t k)
           bad = 10000;
       }
       fit = bad > 99 ? 0 : bad > 12 ? 1 : 2;
+      double es = r->pass == 3 ? r->p->emergency_stretch : 0;
+      feasible = fil ? 0 : st + es <= 0 ? 10000 : fmin(10000, 100 * pow(t / (st + es), 3));
     } else {
       if (-t > sh + 1e-9)
         return INFINITY;
@@ -156,8 +158,9 @@ static double ref_demerits(const Ref *r, const size_t *ends, size_t k)
       if (bad > 10000)
         bad = 10000;
       fit = bad > 12 ? 3 : 2;
+      feasible = bad;
     }
-    if (bad > r->threshold)
+    if (feasible > r->threshold)
       return INFINITY;
     double d = pow(r->p->line_penalty + bad, 2);
     if (pi > 0)
@@ -210,12 +213,14 @@ static double ref_best(const Ref *r)
 }
 
 /* Random paragraphs: KP's result has the least demerits, and greedy never
- * does better. */
+ * does better. Half of them have an emergency stretch, so that some reach
+ * the emergency pass (feasible with it, weighed without: linebreak.c's
+ * line_badness); the final pass is not checked. */
 static void test_matches_brute_force(void **state)
 {
   (void)state;
   GRand *rnd = g_rand_new_with_seed(5);
-  int checked = 0, hyph_pass = 0;
+  int checked = 0, hyph_pass = 0, emergency_pass = 0;
   for (int trial = 0; trial < 400; trial++) {
     GString *s = g_string_new(NULL);
     int words = g_rand_int_range(rnd, 4, 9);
@@ -243,17 +248,19 @@ static void test_matches_brute_force(void **state)
     lb_params_default(&p);
     p.double_hyphen_demerits = g_rand_int_range(rnd, 0, 2) ? 10000 : 3e6;
     p.max_hyphen_run = g_rand_int_range(rnd, 0, 3); /* 0: no limit */
+    if (g_rand_int_range(rnd, 0, 2))
+      p.emergency_stretch = g_rand_double_range(rnd, 1, 6);
     GArray *lines = g_array_new(FALSE, FALSE, sizeof(LbLine));
     int pass = lb_break((const LbItem *)it->data, it->len, &w, 1, &p, LB_OPTIMAL, lines);
     assert_true(lines->len >= 1);
     assert_int_equal(LINE(lines, lines->len - 1)->end, it->len - 1);
-    if (pass <= 2) {
+    if (pass <= 3) {
       Ref r = {(const LbItem *)it->data,
                it->len,
                &w,
                1,
                &p,
-               pass == 1 ? p.tolerance : p.tolerance2,
+               pass == 1 ? p.tolerance : p.tolerance2, /* pass 3 too */
                pass};
       size_t ends[64];
       for (guint i = 0; i < lines->len; i++)
@@ -265,6 +272,7 @@ static void test_matches_brute_force(void **state)
         fail_msg("trial %d \"%s\" w=%g: KP %g, brute force %g", trial, s->str, w, got, best);
       checked++;
       hyph_pass += pass == 2;
+      emergency_pass += pass == 3;
     }
     g_array_free(lines, TRUE);
     g_array_free(it, TRUE);
@@ -272,6 +280,7 @@ static void test_matches_brute_force(void **state)
   }
   assert_true(checked > 100);
   assert_true(hyph_pass > 5);
+  assert_true(emergency_pass > 5);
   g_rand_free(rnd);
 }
 
