@@ -758,6 +758,74 @@ static bool too_deep(const BookNode *cur, const BookNode *m)
   return d + 2 > BOOK_MAX_DEPTH;
 }
 
+/* An element of the raw HTML at n, to go into cur: its model node (put
+ * into cur), or nothing (dropped with a warning, or transparent, or
+ * flattened past the depth limit, its content kept). Returns the node that
+ * holds n's content, and *descend: whether to walk into n's children. */
+static BookNode *put_element(BlockCtx *c, xmlNode *n, BookNode *cur, const BookPos *p, bool *warned,
+                             bool *descend)
+{
+  Book *book = c->book;
+  const ElemInfo *ei = elem_info((const char *)n->name);
+  BookNode *holder = cur;
+  *descend = false;
+  if (!ei) {
+    book_diag(book, BOOK_WARNING, p, "raw HTML: dropped unknown element <%s> (its text is kept)",
+              (const char *)n->name);
+    *descend = true;
+  } else if (ei->flags & E_TRANSPARENT) {
+    *descend = true;
+  } else if (ei->flags & E_SUPPRESS) {
+    book_diag(book, BOOK_WARNING, p, "raw HTML: dropped <%s> and its content", ei->name);
+  } else if (ei->flags & E_FORBIDDEN) {
+    book_diag(book, BOOK_WARNING, p, "raw HTML: dropped <%s>", ei->name);
+  } else {
+    bool leaf;
+    BookNode *m = make_element(book, n, ei, p, &leaf);
+    if (m && too_deep(cur, m)) {
+      /* flattened: its content (an image's alt text) goes into cur */
+      if (!*warned)
+        book_diag(book, BOOK_WARNING, p,
+                  "nesting deeper than the model allows (%d levels): deeper levels flattened "
+                  "into this one, their text kept",
+                  BOOK_MAX_DEPTH);
+      *warned = true;
+      BookNode *k;
+      while ((k = m->first_child)) {
+        book_node_unlink(k);
+        put(c, cur, k);
+      }
+      book_node_free(m);
+      *descend = true;
+    } else if (m) {
+      put(c, cur, m);
+      holder = m;
+      *descend = !leaf;
+    }
+  }
+  return holder;
+}
+
+/* Text of the raw HTML at n into cur, unless it is blank where blanks do
+ * not count (between blocks, at the top, in an element without text). */
+static void put_text(BlockCtx *c, xmlNode *n, BookNode *cur, const BookPos *p)
+{
+  const char *text = (const char *)n->content;
+  bool drop_blank = cur == c->top || blank_between_blocks(n);
+  if (cur->type == BOOK_HTML_BLOCK) {
+    const ElemInfo *pi = elem_info(cur->as.html.tag);
+    if (pi && (pi->flags & E_NOBLANKS))
+      drop_blank = true;
+    if (pi && strcmp(pi->name, "pre") == 0)
+      drop_blank = false;
+  }
+  if (text && *text && !(drop_blank && blank(text))) {
+    BookNode *tn = book_node_new(c->book, BOOK_TEXT, p);
+    tn->text = g_strdup(text);
+    put(c, cur, tn);
+  }
+}
+
 BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos, BookNode *parent)
 {
   BookNode *before = parent->last_child;
@@ -784,43 +852,7 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
     BookPos p = node_pos(pos, n);
     switch (n->type) {
     case XML_ELEMENT_NODE: {
-      const ElemInfo *ei = elem_info((const char *)n->name);
-      BookNode *holder = cur;
-      if (!ei) {
-        book_diag(book, BOOK_WARNING, &p,
-                  "raw HTML: dropped unknown element <%s> (its text is kept)",
-                  (const char *)n->name);
-        descend = true;
-      } else if (ei->flags & E_TRANSPARENT) {
-        descend = true;
-      } else if (ei->flags & E_SUPPRESS) {
-        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped <%s> and its content", ei->name);
-      } else if (ei->flags & E_FORBIDDEN) {
-        book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped <%s>", ei->name);
-      } else {
-        bool leaf;
-        BookNode *m = make_element(book, n, ei, &p, &leaf);
-        if (m && too_deep(cur, m)) {
-          /* flattened: its content (an image's alt text) goes into cur */
-          if (!warned)
-            book_diag(book, BOOK_WARNING, &p,
-                      "nesting deeper than the model allows (%d levels): deeper levels flattened "
-                      "into this one, their text kept",
-                      BOOK_MAX_DEPTH);
-          warned = true;
-          BookNode *k;
-          while ((k = m->first_child)) {
-            book_node_unlink(k);
-            put(&c, cur, k);
-          }
-          book_node_free(m);
-          descend = true;
-        } else if (m) {
-          put(&c, cur, m);
-          holder = m;
-          descend = !leaf;
-        }
-      }
+      BookNode *holder = put_element(&c, n, cur, &p, &warned, &descend);
       if (descend && n->children) {
         g_ptr_array_add(elems, n);
         g_ptr_array_add(parents, holder);
@@ -830,29 +862,11 @@ BookNode *san_block(Book *book, const char *html, gsize len, const BookPos *pos,
       break;
     }
     case XML_TEXT_NODE:
-    case XML_CDATA_SECTION_NODE: {
-      const char *text = (const char *)n->content;
-      bool drop_blank = cur == parent || blank_between_blocks(n);
-      if (cur->type == BOOK_HTML_BLOCK) {
-        const ElemInfo *pi = elem_info(cur->as.html.tag);
-        if (pi && (pi->flags & E_NOBLANKS))
-          drop_blank = true;
-        if (pi && strcmp(pi->name, "pre") == 0)
-          drop_blank = false;
-      }
-      if (text && *text && !(drop_blank && blank(text))) {
-        BookNode *tn = book_node_new(book, BOOK_TEXT, &p);
-        tn->text = g_strdup(text);
-        put(&c, cur, tn);
-      }
-      break;
-    }
-    case XML_COMMENT_NODE:
-    case XML_DTD_NODE: break;
+    case XML_CDATA_SECTION_NODE: put_text(&c, n, cur, &p); break;
     case XML_PI_NODE:
       book_diag(book, BOOK_WARNING, &p, "raw HTML: dropped a processing instruction");
       break;
-    default: break;
+    default: /* comments, DOCTYPE */ break;
     }
     n = walk_next(root, n, !descend);
   }
