@@ -8,31 +8,36 @@
 
 #include "book.h"
 
-static inline const char *top(void) {
+static inline const char *top(void)
+{
   const char *t = getenv("TOP");
   return t && *t ? t : ".";
 }
 
-static inline BookNode *node(Book *b, BookNodeType t, BookNode *parent) {
+static inline BookNode *node(Book *b, BookNodeType t, BookNode *parent)
+{
   BookNode *n = book_node_new(b, t, NULL);
   if (parent)
     book_node_append(parent, n);
   return n;
 }
 
-static inline BookNode *textn(Book *b, BookNode *parent, const char *s) {
+static inline BookNode *textn(Book *b, BookNode *parent, const char *s)
+{
   BookNode *n = node(b, BOOK_TEXT, parent);
   n->text = g_strdup(s);
   return n;
 }
 
-static inline BookNode *para(Book *b, BookNode *parent, const char *s) {
+static inline BookNode *para(Book *b, BookNode *parent, const char *s)
+{
   BookNode *p = node(b, BOOK_PARAGRAPH, parent);
   textn(b, p, s);
   return p;
 }
 
-static inline BookNode *heading(Book *b, BookChapter *c, int level, const char *s) {
+static inline BookNode *heading(Book *b, BookChapter *c, int level, const char *s)
+{
   BookNode *h = node(b, BOOK_HEADING, c->root);
   h->as.heading.level = level;
   char *slug = book_slug(s);
@@ -42,7 +47,8 @@ static inline BookNode *heading(Book *b, BookChapter *c, int level, const char *
   return h;
 }
 
-static inline BookChapter *chapter(Book *b, const char *id, const char *title) {
+static inline BookChapter *chapter(Book *b, const char *id, const char *title)
+{
   BookChapter *c = book_chapter_add(b, "hand.md");
   c->id = book_id_reserve(b, id);
   c->title = title ? g_strdup(title) : NULL;
@@ -51,7 +57,9 @@ static inline BookChapter *chapter(Book *b, const char *id, const char *title) {
   return c;
 }
 
-static inline BookResource *resource(Book *b, const char *src, const char *file, const char *type, const char *href) {
+static inline BookResource *resource(Book *b, const char *src, const char *file, const char *type,
+                                     const char *href)
+{
   BookResource *r = g_new0(BookResource, 1);
   r->src = g_strdup(src);
   r->path = g_build_filename(top(), "tests", "books", "multi", "images", file, NULL);
@@ -62,7 +70,8 @@ static inline BookResource *resource(Book *b, const char *src, const char *file,
 }
 
 /* A two-chapter book with every node type. */
-static inline Book *sample_book(void) {
+static inline Book *sample_book(void)
+{
   Book *b = book_new();
   b->meta.title = g_strdup("A Hand-Made Book");
   g_ptr_array_add(b->meta.authors, g_strdup("Ada Writer"));
@@ -134,8 +143,10 @@ static inline Book *sample_book(void) {
     }
   }
 
-  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
-  BookResource *svg = resource(b, "images/logo.svg", "logo.svg", "image/svg+xml", "images/img-2.svg");
+  BookResource *png =
+      resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookResource *svg =
+      resource(b, "images/logo.svg", "logo.svg", "image/svg+xml", "images/img-2.svg");
   BookNode *fig = node(b, BOOK_FIGURE, c1->root);
   BookNode *img = node(b, BOOK_IMAGE, fig);
   img->as.image.src = g_strdup("images/diagram.png");

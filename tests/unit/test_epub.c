@@ -24,7 +24,8 @@ static Style style;  /* the default print style (the cover's colours) */
 static Fonts *fonts; /* octavo's fonts, loaded once as main.c does */
 
 /* The entry name of the EPUB at path, NUL-terminated, or NULL. */
-static char *read_entry(const char *path, const char *name) {
+static char *read_entry(const char *path, const char *name)
+{
   int zerr = 0;
   zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
   assert_non_null(za);
@@ -42,7 +43,8 @@ static char *read_entry(const char *path, const char *name) {
 
 /* Write b as an EPUB with o into a new temporary directory; returns the
  * EPUB's path (free with done()). */
-static char *write_epub(Book *b, const OctavoOptions *o, const GArray *marks) {
+static char *write_epub(Book *b, const OctavoOptions *o, const GArray *marks)
+{
   const char *root = getenv("TMPROOT");
   char *tmpl = g_build_filename(root && *root ? root : g_get_tmp_dir(), "epub-XXXXXX", NULL);
   char *dir = g_mkdtemp(tmpl);
@@ -53,7 +55,8 @@ static char *write_epub(Book *b, const OctavoOptions *o, const GArray *marks) {
   return path;
 }
 
-static void done(char *path) {
+static void done(char *path)
+{
   char *dir = g_path_get_dirname(path);
   g_unlink(path);
   g_rmdir(dir);
@@ -62,7 +65,8 @@ static void done(char *path) {
 }
 
 /* s holds each of the strings in order. */
-static void assert_in_order(const char *s, const char *const *want, size_t n) {
+static void assert_in_order(const char *s, const char *const *want, size_t n)
+{
   const char *at = s;
   for (size_t i = 0; i < n; i++) {
     const char *f = strstr(at, want[i]);
@@ -73,7 +77,8 @@ static void assert_in_order(const char *s, const char *const *want, size_t n) {
   }
 }
 
-static char *tmp_dir(void) {
+static char *tmp_dir(void)
+{
   const char *root = getenv("TMPROOT");
   char *tmpl = g_build_filename(root && *root ? root : g_get_tmp_dir(), "epub-XXXXXX", NULL);
   char *d = g_mkdtemp(tmpl);
@@ -81,7 +86,8 @@ static char *tmp_dir(void) {
   return d;
 }
 
-static void test_epub_container(void **state) {
+static void test_epub_container(void **state)
+{
   (void)state;
   g_setenv("SOURCE_DATE_EPOCH", "1683763200", TRUE);
   char *dir = tmp_dir();
@@ -164,7 +170,8 @@ static void test_epub_container(void **state) {
 }
 
 /* Page marks make a page-list, printPageNumbers and pageBreakSource. */
-static void test_epub_page_list(void **state) {
+static void test_epub_page_list(void **state)
+{
   (void)state;
   char *dir = tmp_dir();
   char *path = g_build_filename(dir, "pages.epub", NULL);
@@ -207,7 +214,8 @@ static void test_epub_page_list(void **state) {
 
 /* A hostile SVG: DOCTYPE, entities (one external), a script, an event
  * handler, a stylesheet PI and an outside image leave the EPUB clean. */
-static void test_epub_svg_cleaned(void **state) {
+static void test_epub_svg_cleaned(void **state)
+{
   (void)state;
   char *dir = tmp_dir();
   char *svg = g_build_filename(dir, "bad.svg", NULL);
@@ -256,7 +264,8 @@ static void test_epub_svg_cleaned(void **state) {
  * date that is not W3CDTF dropped with a warning, the rendition and
  * accessibility claims, a manifest of every part and the spine in reading
  * order. */
-static void test_epub_opf_metadata(void **state) {
+static void test_epub_opf_metadata(void **state)
+{
   (void)state;
   Book *b = sample_book();
   g_free(b->meta.date);
@@ -293,7 +302,8 @@ static void test_epub_opf_metadata(void **state) {
   assert_null(strstr(opf, "<dc:date>"));
   assert_null(strstr(opf, "printPageNumbers")); /* no page marks */
   const char *manifest[] = {
-      "<item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>",
+      "<item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" "
+      "properties=\"nav\"/>",
       "<item id=\"ncx\" href=\"toc.ncx\" media-type=\"application/x-dtbncx+xml\"/>",
       "<item id=\"cover\" href=\"cover.xhtml\"",
       "<item id=\"titlepage\" href=\"title.xhtml\"",
@@ -302,20 +312,22 @@ static void test_epub_opf_metadata(void **state) {
       "<item id=\"colophon\" href=\"colophon.xhtml\"",
       "<item id=\"css\" href=\"styles/book.css\" media-type=\"text/css\"/>",
       "<item id=\"font-1\" href=\"fonts/",
-      "<item id=\"cover-image\" href=\"cover.png\" media-type=\"image/png\" properties=\"cover-image\"/>",
+      "<item id=\"cover-image\" href=\"cover.png\" media-type=\"image/png\" "
+      "properties=\"cover-image\"/>",
       "<item id=\"img-2\" href=\"images/img-2.svg\" media-type=\"image/svg+xml\"/>",
   };
   assert_in_order(opf, manifest, G_N_ELEMENTS(manifest));
-  const char *spine[] = {"<spine toc=\"ncx\">", "idref=\"cover\"", "idref=\"titlepage\"", "idref=\"nav\"",
-                         "idref=\"ch-1\"",      "idref=\"ch-2\"",  "idref=\"ch-3\"",     "idref=\"colophon\"",
-                         "</spine>"};
+  const char *spine[] = {"<spine toc=\"ncx\">", "idref=\"cover\"",    "idref=\"titlepage\"",
+                         "idref=\"nav\"",       "idref=\"ch-1\"",     "idref=\"ch-2\"",
+                         "idref=\"ch-3\"",      "idref=\"colophon\"", "</spine>"};
   assert_in_order(opf, spine, G_N_ELEMENTS(spine));
   g_free(opf);
   done(path);
 }
 
 /* A book whose second chapter has a section and a subsection. */
-static Book *outline_book(void) {
+static Book *outline_book(void)
+{
   Book *b = sample_book();
   BookChapter *c1 = b->chapters->pdata[1];
   heading(b, c1, 3, "A Section");
@@ -326,7 +338,8 @@ static Book *outline_book(void) {
 /* The contents come from the outline: chapters, and their sections down
  * to --toc-depth, nested in the nav and in the NCX, whose depth says how
  * deep they go; the landmarks point at the parts. */
-static void test_epub_nav_ncx(void **state) {
+static void test_epub_nav_ncx(void **state)
+{
   (void)state;
   Book *b = outline_book();
   char *path = write_epub(b, &opts, NULL);
@@ -334,11 +347,17 @@ static void test_epub_nav_ncx(void **state) {
   char *nav = read_entry(path, "EPUB/nav.xhtml"), *ncx = read_entry(path, "EPUB/toc.ncx");
   assert_non_null(nav);
   assert_non_null(ncx);
-  const char *toc[] = {"<nav epub:type=\"toc\"", "<h1 id=\"toc-title\">Contents</h1>",
-                       "<a href=\"opening.xhtml\">", "<a href=\"c1.xhtml\">Chapter One</a>",
-                       "<ol>", "<a href=\"c1.xhtml#a-section\">A Section</a>", "</ol>",
-                       "<a href=\"c2.xhtml\">Section Two</a>", "</nav>",
-                       "<nav epub:type=\"landmarks\"", "<a epub:type=\"cover\" href=\"cover.xhtml\">",
+  const char *toc[] = {"<nav epub:type=\"toc\"",
+                       "<h1 id=\"toc-title\">Contents</h1>",
+                       "<a href=\"opening.xhtml\">",
+                       "<a href=\"c1.xhtml\">Chapter One</a>",
+                       "<ol>",
+                       "<a href=\"c1.xhtml#a-section\">A Section</a>",
+                       "</ol>",
+                       "<a href=\"c2.xhtml\">Section Two</a>",
+                       "</nav>",
+                       "<nav epub:type=\"landmarks\"",
+                       "<a epub:type=\"cover\" href=\"cover.xhtml\">",
                        "<a epub:type=\"titlepage\" href=\"title.xhtml\">",
                        "<a epub:type=\"toc\" href=\"nav.xhtml#toc\">",
                        "<a epub:type=\"bodymatter\" href=\"opening.xhtml\">"};
@@ -347,12 +366,20 @@ static void test_epub_nav_ncx(void **state) {
   assert_null(strstr(nav, "page-list"));
   const char *points[] = {"<meta name=\"dtb:depth\" content=\"2\"/>",
                           "<meta name=\"dtb:totalPageCount\" content=\"0\"/>",
-                          "<docTitle>", "<text>A Hand-Made Book</text>", "<navMap>",
-                          "<navPoint id=\"np-1\" playOrder=\"1\">", "<content src=\"opening.xhtml\"/>",
-                          "<navPoint id=\"np-2\" playOrder=\"2\">", "<text>Chapter One</text>",
-                          "<navPoint id=\"np-3\" playOrder=\"3\">", "<text>A Section</text>",
-                          "<content src=\"c1.xhtml#a-section\"/>", "</navPoint>", "</navPoint>",
-                          "<navPoint id=\"np-4\" playOrder=\"4\">", "<text>Section Two</text>",
+                          "<docTitle>",
+                          "<text>A Hand-Made Book</text>",
+                          "<navMap>",
+                          "<navPoint id=\"np-1\" playOrder=\"1\">",
+                          "<content src=\"opening.xhtml\"/>",
+                          "<navPoint id=\"np-2\" playOrder=\"2\">",
+                          "<text>Chapter One</text>",
+                          "<navPoint id=\"np-3\" playOrder=\"3\">",
+                          "<text>A Section</text>",
+                          "<content src=\"c1.xhtml#a-section\"/>",
+                          "</navPoint>",
+                          "</navPoint>",
+                          "<navPoint id=\"np-4\" playOrder=\"4\">",
+                          "<text>Section Two</text>",
                           "</navMap>"};
   assert_in_order(ncx, points, G_N_ELEMENTS(points));
   assert_null(strstr(ncx, "pageList"));
@@ -379,7 +406,8 @@ static void test_epub_nav_ncx(void **state) {
 
 /* Print page marks give the NCX a pageList as well as the nav's: arabic
  * labels are normal pages with their number, others front pages. */
-static void test_epub_ncx_page_list(void **state) {
+static void test_epub_ncx_page_list(void **state)
+{
   (void)state;
   Book *b = sample_book();
   BookChapter *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
@@ -393,32 +421,77 @@ static void test_epub_ncx_page_list(void **state) {
   book_free(b);
   char *ncx = read_entry(path, "EPUB/toc.ncx"), *opf = read_entry(path, "EPUB/package.opf");
   const char *want[] = {"<meta name=\"dtb:totalPageCount\" content=\"3\"/>",
-                        "<meta name=\"dtb:maxPageNumber\" content=\"8\"/>", "<pageList>",
-                        "<pageTarget id=\"pt-page-1\" type=\"front\">", "<text>ii</text>",
+                        "<meta name=\"dtb:maxPageNumber\" content=\"8\"/>",
+                        "<pageList>",
+                        "<pageTarget id=\"pt-page-1\" type=\"front\">",
+                        "<text>ii</text>",
                         "<content src=\"opening.xhtml#page-1\"/>",
                         "<pageTarget id=\"pt-page-2\" type=\"normal\" value=\"7\">",
                         "<content src=\"c1.xhtml#page-2\"/>",
-                        "<pageTarget id=\"pt-page-3\" type=\"normal\" value=\"8\">", "</pageList>"};
+                        "<pageTarget id=\"pt-page-3\" type=\"normal\" value=\"8\">",
+                        "</pageList>"};
   assert_in_order(ncx, want, G_N_ELEMENTS(want));
-  const char *claims[] = {"<meta property=\"schema:accessibilityFeature\">printPageNumbers</meta>",
-                          "<dc:source id=\"print-source\">",
-                          "<meta refines=\"#print-source\" property=\"source-of\">pagination</meta>"};
+  const char *claims[] = {
+      "<meta property=\"schema:accessibilityFeature\">printPageNumbers</meta>",
+      "<dc:source id=\"print-source\">",
+      "<meta refines=\"#print-source\" property=\"source-of\">pagination</meta>"};
   assert_in_order(opf, claims, G_N_ELEMENTS(claims));
   g_free(ncx);
   g_free(opf);
   done(path);
 }
 
-int main(void) {
+/* The identifier names the content, not the pagination: the same with and
+ * without print page marks, the one the package document carries, a
+ * name-based UUID (version 5) that changes with the text; the metadata's
+ * identifier when there is one. */
+static void test_epub_identifier(void **state)
+{
+  (void)state;
+  Book *b = sample_book();
+  char *id = epub_identifier(b, &opts);
+  assert_true(g_str_has_prefix(id, "urn:uuid:"));
+  assert_int_equal(strlen(id), strlen("urn:uuid:") + 36);
+  assert_int_equal(id[strlen("urn:uuid:") + 14], '5');
+  BookChapter *c1 = b->chapters->pdata[1];
+  BookPageMark mark = {1, "7", c1->root->first_child, 0};
+  GArray *pm = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
+  g_array_append_val(pm, mark);
+  char *path = write_epub(b, &opts, pm);
+  g_array_free(pm, TRUE);
+  char *opf = read_entry(path, "EPUB/package.opf");
+  char *want = g_strdup_printf(">%s</dc:identifier>", id);
+  assert_non_null(strstr(opf, want));
+  g_free(want);
+  g_free(opf);
+  done(path);
+  char *again = epub_identifier(b, &opts);
+  assert_string_equal(id, again);
+  g_free(again);
+  para(b, c1->root, "One more paragraph.");
+  char *other = epub_identifier(b, &opts);
+  assert_string_not_equal(id, other);
+  g_free(other);
+  b->meta.identifier = g_strdup("isbn:9780000000000");
+  char *given = epub_identifier(b, &opts);
+  assert_string_equal(given, "isbn:9780000000000");
+  g_free(given);
+  g_free(id);
+  book_free(b);
+}
+
+int main(void)
+{
   octavo_options_init(&opts);
   char *datadir = g_strdup(top());
   opts.datadir = datadir;
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_epub_container),     cmocka_unit_test(test_epub_page_list),
-      cmocka_unit_test(test_epub_svg_cleaned),   cmocka_unit_test(test_epub_opf_metadata),
-      cmocka_unit_test(test_epub_nav_ncx),       cmocka_unit_test(test_epub_ncx_page_list),
+      cmocka_unit_test(test_epub_container),   cmocka_unit_test(test_epub_page_list),
+      cmocka_unit_test(test_epub_svg_cleaned), cmocka_unit_test(test_epub_opf_metadata),
+      cmocka_unit_test(test_epub_nav_ncx),     cmocka_unit_test(test_epub_ncx_page_list),
+      cmocka_unit_test(test_epub_identifier),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);

@@ -22,7 +22,8 @@ static OctavoOptions opts;
 static Style style;  /* the default print style (the cover's colours) */
 static Fonts *fonts; /* octavo's fonts, loaded once as main.c does */
 
-static void test_fragment_elements(void **state) {
+static void test_fragment_elements(void **state)
+{
   (void)state;
   Book *b = sample_book();
   GString *s = g_string_new(NULL);
@@ -33,18 +34,23 @@ static void test_fragment_elements(void **state) {
       "<em>emphasis</em><strong>strong</strong><del>gone</del><code>x &lt; y</code>\n",
       "<a href=\"https://lwn.net/\" title=\"LWN\">LWN</a><br/>\nno link",
       "<a href=\"c2.xhtml#section-two\">to two</a>",
-      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1\" href=\"#fn-1\">1</a></sup>",
+      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1\" "
+      "href=\"#fn-1\">1</a></sup>",
       "<ol start=\"3\">\n<li>three</li>\n<li>four</li>\n</ol>",
       "<input type=\"checkbox\" disabled=\"disabled\" checked=\"checked\"",
       "<pre><code class=\"language-c\">int main(void) { return 1 &lt; 2; }\n</code></pre>",
       "<hr/>",
       "<blockquote>\n<p>quoted</p>\n</blockquote>",
-      "<thead>\n<tr>\n<th scope=\"col\">r0c0</th>\n<th scope=\"col\" class=\"align-right\">r0c1</th>\n</tr>\n</thead>\n<tbody>",
-      "<figure><img src=\"images/img-1.png\" alt=\"diagram alt\"/><figcaption>A diagram</figcaption></figure>",
-      "<img src=\"images/img-2.svg\" alt=\"logo\"/><a href=\"https://example.com/remote.png\">remote</a>",
+      "<thead>\n<tr>\n<th scope=\"col\">r0c0</th>\n<th scope=\"col\" "
+      "class=\"align-right\">r0c1</th>\n</tr>\n</thead>\n<tbody>",
+      "<figure><img src=\"images/img-1.png\" alt=\"diagram alt\"/><figcaption>A "
+      "diagram</figcaption></figure>",
+      "<img src=\"images/img-2.svg\" alt=\"logo\"/><a "
+      "href=\"https://example.com/remote.png\">remote</a>",
       "<div class=\"note\"><p>in a div <span>span</span></p>",
       "<aside epub:type=\"footnote\" role=\"doc-footnote\" id=\"fn-1\">",
-      "<p><a class=\"footnote-label\" role=\"doc-backlink\" href=\"#fnref-1\" aria-label=\"Back to reference 1\">1.</a> A note.</p>",
+      "<p><a class=\"footnote-label\" role=\"doc-backlink\" href=\"#fnref-1\" aria-label=\"Back to "
+      "reference 1\">1.</a> A note.</p>",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
     if (!strstr(s->str, want[i]))
@@ -58,18 +64,22 @@ static void test_fragment_elements(void **state) {
   book_free(b);
 }
 
-static void test_chapter_document(void **state) {
+static void test_chapter_document(void **state)
+{
   (void)state;
   Book *b = sample_book();
   XhtmlWriter *x = xhtml_writer_new(b, &opts, NULL);
   char *doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
   assert_true(g_str_has_prefix(doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>"));
-  assert_non_null(strstr(doc, "xmlns:epub=\"http://www.idpf.org/2007/ops\" xml:lang=\"en\" lang=\"en\""));
-  assert_non_null(strstr(doc, "<section id=\"c1\" epub:type=\"chapter\" role=\"doc-chapter\" aria-labelledby=\"chapter-one\">"));
+  assert_non_null(
+      strstr(doc, "xmlns:epub=\"http://www.idpf.org/2007/ops\" xml:lang=\"en\" lang=\"en\""));
+  assert_non_null(strstr(doc, "<section id=\"c1\" epub:type=\"chapter\" role=\"doc-chapter\" "
+                              "aria-labelledby=\"chapter-one\">"));
   /* The fragment is exactly what the section holds. */
   GString *frag = g_string_new(NULL);
   xhtml_fragment(b, &opts, frag);
-  char *doc1 = strstr(doc, "aria-labelledby=\"chapter-one\">\n") + strlen("aria-labelledby=\"chapter-one\">\n");
+  char *doc1 = strstr(doc, "aria-labelledby=\"chapter-one\">\n") +
+               strlen("aria-labelledby=\"chapter-one\">\n");
   char *end = strstr(doc1, "</section>\n</body>");
   assert_non_null(end);
   char *body = g_strndup(doc1, (gsize)(end - doc1));
@@ -81,7 +91,8 @@ static void test_chapter_document(void **state) {
   book_free(b);
 }
 
-static void test_page_marks(void **state) {
+static void test_page_marks(void **state)
+{
   (void)state;
   Book *b = sample_book();
   BookChapter *c2 = b->chapters->pdata[2];
@@ -93,8 +104,9 @@ static void test_page_marks(void **state) {
   g_array_append_val(pm, m2);
   XhtmlWriter *x = xhtml_writer_new(b, &opts, pm);
   char *doc = xhtml_chapter_document(x, c2, "styles/book.css");
-  assert_non_null(strstr(doc, "<p>The <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-7\" "
-                              "aria-label=\"7\"></span>end.</p>"));
+  assert_non_null(
+      strstr(doc, "<p>The <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-7\" "
+                  "aria-label=\"7\"></span>end.</p>"));
   assert_non_null(strstr(doc, "id=\"page-6\" aria-label=\"vi\""));
   assert_int_equal(xhtml_writer_pages(x)->len, 2);
   g_free(doc);
@@ -104,7 +116,8 @@ static void test_page_marks(void **state) {
 }
 
 /* 100,000 nested block quotes and emphases: no recursion, no crash. */
-static void test_deep_nesting(void **state) {
+static void test_deep_nesting(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *c = book_chapter_add(b, "deep.md");
@@ -126,7 +139,8 @@ static void test_deep_nesting(void **state) {
 }
 
 /* Characters XML cannot carry are dropped, not written. */
-static void test_xml_chars(void **state) {
+static void test_xml_chars(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *c = book_chapter_add(b, "ctl.md");
@@ -138,19 +152,23 @@ static void test_xml_chars(void **state) {
   textn(b, l, "x");
   GString *s = g_string_new(NULL);
   xhtml_fragment(b, &opts, s);
-  assert_string_equal(s->str, "<p>abc\xef\xbf\xbd\xef\xbf\xbd.<a href=\"https://example.com/\" title=\"t\">x</a></p>\n");
+  assert_string_equal(
+      s->str,
+      "<p>abc\xef\xbf\xbd\xef\xbf\xbd.<a href=\"https://example.com/\" title=\"t\">x</a></p>\n");
   g_string_free(s, TRUE);
   book_free(b);
 }
 
 /* Raw HTML elements: void tags, href/src policy, <img> only with a
  * resource; no link nested in a link. */
-static void test_html_nodes(void **state) {
+static void test_html_nodes(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *c = book_chapter_add(b, "h.md");
   c->id = book_id_reserve(b, "h");
-  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookResource *png =
+      resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
   (void)png;
   BookNode *p = para(b, c->root, "x ");
   BookNode *a = node(b, BOOK_HTML_INLINE, p);
@@ -173,14 +191,16 @@ static void test_html_nodes(void **state) {
   hi2->as.html.attrs = g_strsplit("src|nowhere.png|alt|gone", "|", -1);
   GString *s = g_string_new(NULL);
   xhtml_fragment(b, &opts, s);
-  assert_string_equal(s->str, "<p>x <a title=\"t\">bad</a><a href=\"https://ok.example/\">remote</a><wbr/>"
-                              "<img src=\"images/img-1.png\" alt=\"raw img\"/>gone</p>\n");
+  assert_string_equal(s->str,
+                      "<p>x <a title=\"t\">bad</a><a href=\"https://ok.example/\">remote</a><wbr/>"
+                      "<img src=\"images/img-1.png\" alt=\"raw img\"/>gone</p>\n");
   g_string_free(s, TRUE);
   book_free(b);
 }
 
 /* A note for the tests below: number n, defined in chapter c. */
-static BookFootnote *note(Book *b, BookChapter *c, int n, const char *text) {
+static BookFootnote *note(Book *b, BookChapter *c, int n, const char *text)
+{
   BookFootnote *f = g_new0(BookFootnote, 1);
   f->label = g_strdup_printf("n%d", n);
   f->number = n;
@@ -192,7 +212,8 @@ static BookFootnote *note(Book *b, BookChapter *c, int n, const char *text) {
   return f;
 }
 
-static BookNode *noteref(Book *b, BookNode *parent, BookFootnote *f) {
+static BookNode *noteref(Book *b, BookNode *parent, BookFootnote *f)
+{
   BookNode *r = node(b, BOOK_FOOTNOTE_REF, parent);
   r->as.fnref.note = f;
   r->as.fnref.ref_index = ++f->nrefs;
@@ -203,7 +224,8 @@ static BookNode *noteref(Book *b, BookNode *parent, BookFootnote *f) {
  * (and the emphasis open in it) closes before it and opens again after,
  * without an empty element when nothing follows, and a raw HTML element
  * opened again loses its id (ids stay unique). */
-static void test_noteref_in_link(void **state) {
+static void test_noteref_in_link(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("Notes in links");
@@ -237,16 +259,19 @@ static void test_noteref_in_link(void **state) {
   textn(b, sp, " span");
   GString *s = g_string_new(NULL);
   xhtml_fragment(b, &opts, s);
-  const char *want =
-      "<p>See <a href=\"https://example.com/\">the <strong>docs</strong></a>"
-      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1\" href=\"#fn-1\">1</a></sup>"
-      "<a href=\"https://example.com/\"><strong> here</strong> and more</a>"
-      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-2\" href=\"#fn-2\">2</a></sup>"
-      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-1-2\" href=\"#fn-1\">1</a></sup>"
-      " now.</p>\n"
-      "<p>Raw <a href=\"https://x.org/\"><span id=\"s1\">in</span></a>"
-      "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" id=\"fnref-2-2\" href=\"#fn-2\">2</a></sup>"
-      "<a href=\"https://x.org/\"><span> span</span></a></p>\n";
+  const char *want = "<p>See <a href=\"https://example.com/\">the <strong>docs</strong></a>"
+                     "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" "
+                     "id=\"fnref-1\" href=\"#fn-1\">1</a></sup>"
+                     "<a href=\"https://example.com/\"><strong> here</strong> and more</a>"
+                     "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" "
+                     "id=\"fnref-2\" href=\"#fn-2\">2</a></sup>"
+                     "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" "
+                     "id=\"fnref-1-2\" href=\"#fn-1\">1</a></sup>"
+                     " now.</p>\n"
+                     "<p>Raw <a href=\"https://x.org/\"><span id=\"s1\">in</span></a>"
+                     "<sup class=\"footnote-ref\"><a epub:type=\"noteref\" role=\"doc-noteref\" "
+                     "id=\"fnref-2-2\" href=\"#fn-2\">2</a></sup>"
+                     "<a href=\"https://x.org/\"><span> span</span></a></p>\n";
   if (!g_str_has_prefix(s->str, want))
     print_error("got:\n%s\n", s->str);
   assert_true(g_str_has_prefix(s->str, want));
@@ -257,7 +282,8 @@ static void test_noteref_in_link(void **state) {
 /* A page break inside a note moves to the note's first reference (the
  * note is written at the chapter's end); one that would then come out of
  * the pages' order is left out: the page list stays in reading order. */
-static void test_page_marks_in_notes(void **state) {
+static void test_page_marks_in_notes(void **state)
+{
   (void)state;
   Book *b = book_new();
   b->meta.title = g_strdup("Pages in notes");
@@ -276,8 +302,9 @@ static void test_page_marks_in_notes(void **state) {
   g_array_append_vals(pm, marks, 4);
   XhtmlWriter *x = xhtml_writer_new(b, &opts, pm);
   char *doc = xhtml_chapter_document(x, c, "styles/book.css");
-  assert_non_null(strstr(doc, "First page <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-3\" "
-                              "aria-label=\"3\"></span><sup class=\"footnote-ref\">"));
+  assert_non_null(
+      strstr(doc, "First page <span epub:type=\"pagebreak\" role=\"doc-pagebreak\" id=\"page-3\" "
+                  "aria-label=\"3\"></span><sup class=\"footnote-ref\">"));
   char *notes = strstr(doc, "<div class=\"footnotes\">");
   assert_non_null(notes);
   assert_null(strstr(notes, "pagebreak"));
@@ -295,11 +322,13 @@ static void test_page_marks_in_notes(void **state) {
 /* Figures with a BOOK_FIGCAPTION, image sizes as a sanitised style, a
  * listing with its caption and file name before the code, a placeholder
  * whose caption follows as a paragraph. */
-static void test_figures(void **state) {
+static void test_figures(void **state)
+{
   (void)state;
   Book *b = book_new();
   BookChapter *c = chapter(b, "c1", "Figures");
-  BookResource *png = resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
+  BookResource *png =
+      resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
   BookNode *fig = node(b, BOOK_FIGURE, c->root);
   BookNode *img = node(b, BOOK_IMAGE, fig);
   img->as.image.src = g_strdup("images/diagram.png");
@@ -330,10 +359,12 @@ static void test_figures(void **state) {
   GString *s = g_string_new(NULL);
   xhtml_fragment(b, &opts, s);
   const char *want[] = {
-      "<figure><img src=\"images/img-1.png\" alt=\"alt\" title=\"T\" style=\"width: 100px; max-width: 100%\"/>"
+      "<figure><img src=\"images/img-1.png\" alt=\"alt\" title=\"T\" style=\"width: 100px; "
+      "max-width: 100%\"/>"
       "<figcaption>Cap <em>x</em></figcaption>\n</figure>",
       "<img src=\"images/img-1.png\" alt=\"\" style=\"width: 50%\"/></figure>",
-      "<figure class=\"listing\"><figcaption>Listing 1: Main</figcaption>\n<p class=\"file-name\"><code>src/&lt;main&gt;.rs</code></p>\n"
+      "<figure class=\"listing\"><figcaption>Listing 1: Main</figcaption>\n<p "
+      "class=\"file-name\"><code>src/&lt;main&gt;.rs</code></p>\n"
       "<pre><code>fn main() {}\n</code></pre>\n</figure>",
       "<p class=\"missing-image\">gone</p>\n<p class=\"caption\">Its caption</p>",
   };
@@ -350,12 +381,14 @@ static void test_figures(void **state) {
  * book's title (the HTML fragment keeps the source), the title page's
  * byline and date in the book's language, the cover in its SVG wrapper,
  * and the colophon. */
-static void test_front_and_back(void **state) {
+static void test_front_and_back(void **state)
+{
   (void)state;
   Book *b = sample_book();
   XhtmlWriter *x = xhtml_writer_new(b, &opts, false);
   char *doc = xhtml_chapter_document(x, b->chapters->pdata[0], "styles/book.css");
-  assert_non_null(strstr(doc, "aria-label=\"A Hand-Made Book\">\n<h1 class=\"opening\">A Hand-Made Book</h1>\n<p>An opening"));
+  assert_non_null(strstr(doc, "aria-label=\"A Hand-Made Book\">\n<h1 class=\"opening\">A Hand-Made "
+                              "Book</h1>\n<p>An opening"));
   g_free(doc);
   doc = xhtml_chapter_document(x, b->chapters->pdata[1], "styles/book.css");
   assert_null(strstr(doc, "class=\"opening\""));
@@ -371,16 +404,19 @@ static void test_front_and_back(void **state) {
   g_free(doc);
 
   doc = xhtml_cover_document(x, "styles/book.css", "cover.png", 1000, 1500);
-  assert_non_null(strstr(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
-                              "version=\"1.1\" width=\"100%\" height=\"100%\" viewBox=\"0 0 1000 1500\" "
-                              "preserveAspectRatio=\"xMidYMid meet\" role=\"img\" "
-                              "aria-label=\"Cover: A Hand-Made Book. By Ada Writer\">"));
-  assert_non_null(strstr(doc, "<image width=\"1000\" height=\"1500\" xlink:href=\"cover.png\"/></svg>"));
+  assert_non_null(strstr(
+      doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+           "version=\"1.1\" width=\"100%\" height=\"100%\" viewBox=\"0 0 1000 1500\" "
+           "preserveAspectRatio=\"xMidYMid meet\" role=\"img\" "
+           "aria-label=\"Cover: A Hand-Made Book. By Ada Writer\">"));
+  assert_non_null(
+      strstr(doc, "<image width=\"1000\" height=\"1500\" xlink:href=\"cover.png\"/></svg>"));
   assert_non_null(strstr(doc, "section.cover svg { display: block;"));
   assert_null(strstr(doc, "<img"));
   g_free(doc);
   doc = xhtml_cover_document(x, "styles/book.css", "cover.jpg", 0, 0);
-  assert_non_null(strstr(doc, "<img src=\"cover.jpg\" alt=\"Cover: A Hand-Made Book. By Ada Writer\"/>"));
+  assert_non_null(
+      strstr(doc, "<img src=\"cover.jpg\" alt=\"Cover: A Hand-Made Book. By Ada Writer\"/>"));
   assert_null(strstr(doc, "<svg"));
   g_free(doc);
 
@@ -388,12 +424,16 @@ static void test_front_and_back(void **state) {
   assert_int_equal(col->lines->len, 3);
   assert_int_equal(g_array_index(col->lines, ColophonLine, 0).label, LABEL_IDENTIFIER);
   assert_string_equal(g_array_index(col->lines, ColophonLine, 1).value, "11 May 2023");
-  assert_string_equal(g_array_index(col->lines, ColophonLine, 2).value, "Charis SIL and DejaVu Sans Mono");
+  assert_string_equal(g_array_index(col->lines, ColophonLine, 2).value,
+                      "Charis SIL and DejaVu Sans Mono");
   assert_string_equal(col->made_with, "Made with octavo " OCTAVO_VERSION);
   doc = xhtml_colophon_document(x, "styles/book.css", col);
-  assert_non_null(strstr(doc, "<body epub:type=\"backmatter\">\n<section epub:type=\"colophon\" role=\"doc-colophon\""));
-  assert_non_null(strstr(doc, "<dt>Identifier</dt>\n<dd>urn:uuid:x</dd>\n<dt>Built</dt>\n<dd>11 May 2023</dd>\n"
-                              "<dt>Typefaces</dt>\n<dd>Charis SIL and DejaVu Sans Mono</dd>"));
+  assert_non_null(strstr(
+      doc,
+      "<body epub:type=\"backmatter\">\n<section epub:type=\"colophon\" role=\"doc-colophon\""));
+  assert_non_null(
+      strstr(doc, "<dt>Identifier</dt>\n<dd>urn:uuid:x</dd>\n<dt>Built</dt>\n<dd>11 May 2023</dd>\n"
+                  "<dt>Typefaces</dt>\n<dd>Charis SIL and DejaVu Sans Mono</dd>"));
   assert_non_null(strstr(doc, "<p class=\"made-with\">Made with octavo "));
   g_free(doc);
   colophon_free(col);
@@ -415,7 +455,9 @@ static void test_front_and_back(void **state) {
   assert_true(src->link);
   doc = xhtml_colophon_document(x, "styles/book.css", col);
   assert_non_null(strstr(doc, "<h1 id=\"colophon-title\">Colophon</h1>"));
-  assert_non_null(strstr(doc, "<dt>Source</dt>\n<dd><a href=\"https://example.com/report\">https://example.com/report</a></dd>"));
+  assert_non_null(
+      strstr(doc, "<dt>Source</dt>\n<dd><a "
+                  "href=\"https://example.com/report\">https://example.com/report</a></dd>"));
   assert_non_null(strstr(doc, "<dt>Date de fabrication</dt>\n<dd>11 mai 2023</dd>"));
   assert_null(strstr(doc, "Polices"));
   assert_non_null(strstr(doc, "Réalisé avec octavo "));
@@ -425,18 +467,18 @@ static void test_front_and_back(void **state) {
   book_free(b);
 }
 
-int main(void) {
+int main(void)
+{
   octavo_options_init(&opts);
   char *datadir = g_strdup(top());
   opts.datadir = datadir;
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_front_and_back),
-      cmocka_unit_test(test_fragment_elements), cmocka_unit_test(test_chapter_document),
-      cmocka_unit_test(test_page_marks),        cmocka_unit_test(test_deep_nesting),
-      cmocka_unit_test(test_xml_chars),
-      cmocka_unit_test(test_html_nodes),        cmocka_unit_test(test_noteref_in_link),
+      cmocka_unit_test(test_front_and_back),      cmocka_unit_test(test_fragment_elements),
+      cmocka_unit_test(test_chapter_document),    cmocka_unit_test(test_page_marks),
+      cmocka_unit_test(test_deep_nesting),        cmocka_unit_test(test_xml_chars),
+      cmocka_unit_test(test_html_nodes),          cmocka_unit_test(test_noteref_in_link),
       cmocka_unit_test(test_page_marks_in_notes), cmocka_unit_test(test_figures),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
