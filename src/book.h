@@ -67,7 +67,7 @@ typedef enum { BOOK_TASK_NONE, BOOK_TASK_OPEN, BOOK_TASK_DONE } BookTask;
 #define BOOK_MAX_DEPTH 64
 #define BOOK_MAX_BLOCK_DEPTH (BOOK_MAX_DEPTH - 16)
 
-/* A length from raw HTML's width/height attributes or style (sanitize.c).
+/* A length from raw HTML's width/height attributes or style (sanitize_elements.c).
  * value > 0 and finite when unit is not NONE; px are CSS px (96 to the
  * inch), em the font size of the text around, percent of the measure (the
  * containing block's width, for heights too: writers may ignore a percent

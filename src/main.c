@@ -141,13 +141,88 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   }
 }
 
-/* Parse and check the command line into a. Returns EXIT_OK, or EXIT_USAGE
- * after printing the reason. */
-static int parse_args(Args *a, int argc, char **argv)
+/* Check the options' values and ranges; *forced: the format of -t, or
+ * FMT_NONE. Returns EXIT_OK, or EXIT_USAGE after printing the reason. */
+static int check_options(const Args *a, Format *forced)
 {
-  a->split_level = 2;
-  a->toc_depth = 2;
-  a->columns = 1;
+  if (!a->inputs || !a->inputs[0])
+    return usage_error("no input file");
+  if (a->split_level < 1 || a->split_level > 6)
+    return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
+  if (a->toc_depth < 1 || a->toc_depth > 6)
+    return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
+  if (a->columns < 1 || a->columns > 2)
+    return usage_error("--columns must be 1 or 2, not %d", a->columns);
+  static const struct {
+    OctavoEnum which;
+    const char *what;
+    size_t offset;
+  } enums[] = {{OCTAVO_ENUM_PAPER, "paper", offsetof(Args, paper)},
+               {OCTAVO_ENUM_LINEBREAK, "line breaking", offsetof(Args, linebreak)},
+               {OCTAVO_ENUM_LINK_NOTES, "--link-notes", offsetof(Args, link_notes)},
+               {OCTAVO_ENUM_LAYOUT, "--layout", offsetof(Args, layout)}};
+  for (size_t i = 0; i < G_N_ELEMENTS(enums); i++) {
+    const char *name = *(char **)((char *)a + enums[i].offset);
+    int v;
+    if (name && !octavo_enum_parse(enums[i].which, name, &v))
+      return usage_error("unknown %s '%s' (%s)", enums[i].what, name,
+                         octavo_enum_choices(enums[i].which));
+  }
+  ArchiveStandard std;
+  if (!archive_standard_parse(a->pdf_standard, &std))
+    return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
+                       a->pdf_standard);
+  if (a->pages && !a->preview)
+    return usage_error("--pages chooses the pages of --preview DIR");
+  *forced = FMT_NONE;
+  if (a->to && (*forced = format_from_name(a->to)) == FMT_NONE)
+    return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
+  for (char **m = a->metadata; m && *m; m++)
+    if (!strchr(*m, '='))
+      return usage_error("-M wants KEY=VALUE, not '%s'", *m);
+  return EXIT_OK;
+}
+
+/* Without -o: NAME.epub and NAME.pdf (or NAME.FORMAT with -t) after the
+ * first input. */
+static void default_outputs(Args *a, Format forced)
+{
+  const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
+  char *base = project_name(first);
+  const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
+  const char *exts[] = {"epub", "pdf", "xhtml", "html"};
+  for (int i = 0; i < 4; i++) {
+    if (forced ? fmts[i] != forced : i >= 2)
+      continue;
+    Output out = {g_strdup_printf("%s.%s", base, exts[i]), fmts[i]};
+    g_array_append_val(a->outs, out);
+  }
+  g_free(base);
+}
+
+/* The outputs to write into a->outs. Returns EXIT_OK, or EXIT_USAGE
+ * after printing the reason. */
+static int list_outputs(Args *a, Format forced)
+{
+  a->outs = g_array_new(FALSE, TRUE, sizeof(Output));
+  if (a->outputs && a->outputs[0]) {
+    for (char **o = a->outputs; *o; o++) {
+      Output out = {NULL, forced ? forced : format_from_path(*o)};
+      if (out.format == FMT_NONE)
+        return usage_error("cannot tell the format of '%s': use -t, or .epub, .pdf, .xhtml, .html",
+                           *o);
+      out.path = g_strdup(*o);
+      g_array_append_val(a->outs, out);
+    }
+  } else if (!a->dump && !a->dump_layout && !a->preview) {
+    default_outputs(a, forced);
+  }
+  return EXIT_OK;
+}
+
+/* The command line's options, filling in a (GLib copies the entries). */
+static GOptionContext *option_context(Args *a)
+{
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &a->outputs,
        "Write FILE (repeatable; format from the extension: .epub .pdf .xhtml .html; - is stdout)",
@@ -220,6 +295,17 @@ static int parse_args(Args *a, int argc, char **argv)
       "Without -o, writes NAME.epub and NAME.pdf in the current directory, NAME being the first\n"
       "input's base name. Several inputs make one book, each starting a chapter; - reads stdin.\n\n"
       "Exit status: 0 success (warnings allowed), 1 an input or output error, 2 a usage error.\n");
+  return ctx;
+}
+
+/* Parse and check the command line into a. Returns EXIT_OK, or EXIT_USAGE
+ * after printing the reason. */
+static int parse_args(Args *a, int argc, char **argv)
+{
+  a->split_level = 2;
+  a->toc_depth = 2;
+  a->columns = 1;
+  GOptionContext *ctx = option_context(a);
   GError *err = NULL;
   gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &err);
   g_option_context_free(ctx);
@@ -230,66 +316,11 @@ static int parse_args(Args *a, int argc, char **argv)
   }
   if (a->version)
     return EXIT_OK;
-  if (!a->inputs || !a->inputs[0])
-    return usage_error("no input file");
-  if (a->split_level < 1 || a->split_level > 6)
-    return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
-  if (a->toc_depth < 1 || a->toc_depth > 6)
-    return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
-  if (a->columns < 1 || a->columns > 2)
-    return usage_error("--columns must be 1 or 2, not %d", a->columns);
-  static const struct {
-    OctavoEnum which;
-    const char *what;
-    size_t offset;
-  } enums[] = {{OCTAVO_ENUM_PAPER, "paper", offsetof(Args, paper)},
-               {OCTAVO_ENUM_LINEBREAK, "line breaking", offsetof(Args, linebreak)},
-               {OCTAVO_ENUM_LINK_NOTES, "--link-notes", offsetof(Args, link_notes)},
-               {OCTAVO_ENUM_LAYOUT, "--layout", offsetof(Args, layout)}};
-  for (size_t i = 0; i < G_N_ELEMENTS(enums); i++) {
-    const char *name = *(char **)((char *)a + enums[i].offset);
-    int v;
-    if (name && !octavo_enum_parse(enums[i].which, name, &v))
-      return usage_error("unknown %s '%s' (%s)", enums[i].what, name,
-                         octavo_enum_choices(enums[i].which));
-  }
-  ArchiveStandard std;
-  if (!archive_standard_parse(a->pdf_standard, &std))
-    return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
-                       a->pdf_standard);
-  if (a->pages && !a->preview)
-    return usage_error("--pages chooses the pages of --preview DIR");
   Format forced = FMT_NONE;
-  if (a->to && (forced = format_from_name(a->to)) == FMT_NONE)
-    return usage_error("unknown output format '%s' (epub, pdf, xhtml, html)", a->to);
-  for (char **m = a->metadata; m && *m; m++)
-    if (!strchr(*m, '='))
-      return usage_error("-M wants KEY=VALUE, not '%s'", *m);
-
-  a->outs = g_array_new(FALSE, TRUE, sizeof(Output));
-  if (a->outputs && a->outputs[0]) {
-    for (char **o = a->outputs; *o; o++) {
-      Output out = {NULL, forced ? forced : format_from_path(*o)};
-      if (out.format == FMT_NONE)
-        return usage_error("cannot tell the format of '%s': use -t, or .epub, .pdf, .xhtml, .html",
-                           *o);
-      out.path = g_strdup(*o);
-      g_array_append_val(a->outs, out);
-    }
-  } else if (!a->dump && !a->dump_layout && !a->preview) {
-    const char *first = strcmp(a->inputs[0], "-") == 0 ? "stdin.md" : a->inputs[0];
-    char *base = project_name(first);
-    const Format fmts[] = {FMT_EPUB, FMT_PDF, FMT_XHTML, FMT_HTML};
-    const char *exts[] = {"epub", "pdf", "xhtml", "html"};
-    for (int i = 0; i < 4; i++) {
-      if (forced ? fmts[i] != forced : i >= 2)
-        continue;
-      Output out = {g_strdup_printf("%s.%s", base, exts[i]), fmts[i]};
-      g_array_append_val(a->outs, out);
-    }
-    g_free(base);
-  }
-  return EXIT_OK;
+  int rc = check_options(a, &forced);
+  if (rc != EXIT_OK)
+    return rc;
+  return list_outputs(a, forced);
 }
 
 /* Parse a book project (SUMMARY.md, or a folder of chapters): its
@@ -370,49 +401,46 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
   return true;
 }
 
-static int run(Args *a, const char *argv0)
+/* The stages' options from the command line's; opts->metadata borrows
+ * the -M strings (free the array only). */
+static void options_from_args(OctavoOptions *opts, const Args *a)
 {
-  GArray *outs = a->outs;
-  char **inputs = a->inputs;
-  bool quiet = a->quiet, verbose = a->verbose;
-  OctavoOptions opts;
-  octavo_options_init(&opts);
-  opts.split_level = a->split_level;
-  opts.toc_depth = a->toc_depth;
-  opts.number_sections = a->number_sections;
-  opts.smart = a->smart;
-  opts.lang = a->lang;
+  octavo_options_init(opts);
+  opts->split_level = a->split_level;
+  opts->toc_depth = a->toc_depth;
+  opts->number_sections = a->number_sections;
+  opts->smart = a->smart;
+  opts->lang = a->lang;
   int v;
   if (octavo_enum_parse(OCTAVO_ENUM_PAPER, a->paper, &v))
-    opts.paper = (OctavoPaper)v; /* else the style file's, else a4 */
-  opts.columns = a->columns;
+    opts->paper = (OctavoPaper)v; /* else the style file's, else a4 */
+  opts->columns = a->columns;
   if (octavo_enum_parse(OCTAVO_ENUM_LINEBREAK, a->linebreak, &v))
-    opts.linebreak = (OctavoLinebreak)v;
+    opts->linebreak = (OctavoLinebreak)v;
   if (octavo_enum_parse(OCTAVO_ENUM_LINK_NOTES, a->link_notes, &v))
-    opts.link_notes = (OctavoLinkNotes)v;
+    opts->link_notes = (OctavoLinkNotes)v;
   if (octavo_enum_parse(OCTAVO_ENUM_LAYOUT, a->layout, &v))
-    opts.layout = (OctavoLayout)v;
-  opts.toc = a->toc;
-  opts.embed_fonts = !a->no_fonts;
-  opts.page_list = !a->no_page_list;
-  opts.resource_path = a->resource_path;
-  opts.style = a->style;
-  opts.css = a->css;
+    opts->layout = (OctavoLayout)v;
+  opts->toc = a->toc;
+  opts->embed_fonts = !a->no_fonts;
+  opts->page_list = !a->no_page_list;
+  opts->resource_path = a->resource_path;
+  opts->style = a->style;
+  opts->css = a->css;
   if (a->pdf_standard)
-    opts.pdf_standard = a->pdf_standard;
-  opts.attach_source = !a->no_attach_source;
-  opts.quiet = quiet;
-  opts.verbose = verbose;
-  opts.metadata = g_ptr_array_new();
+    opts->pdf_standard = a->pdf_standard;
+  opts->attach_source = !a->no_attach_source;
+  opts->quiet = a->quiet;
+  opts->verbose = a->verbose;
+  opts->metadata = g_ptr_array_new();
   for (char **m = a->metadata; m && *m; m++)
-    g_ptr_array_add(opts.metadata, *m);
-  char *datadir = util_find_datadir(argv0);
-  opts.datadir = datadir;
+    g_ptr_array_add(opts->metadata, *m);
+}
 
+/* An output must not overwrite an input, and its directory must exist. */
+static int check_outputs(Book *book, const GArray *outs, char **inputs)
+{
   int rc = EXIT_OK;
-  progress_init(quiet);
-  Book *book = book_new();
-  /* An output must not overwrite an input, and its directory must exist. */
   for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
     const Output *o = &g_array_index(outs, Output, i);
     if (strcmp(o->path, "-") == 0)
@@ -431,84 +459,124 @@ static int run(Args *a, const char *argv0)
     }
     g_free(dir);
   }
+  return rc;
+}
 
-  if (rc == EXIT_OK) {
-    int n = 0;
-    while (inputs[n])
-      n++;
-    if (n == 1 && project_is_project(inputs[0])) {
-      if (!parse_project(book, inputs[0], &opts))
-        rc = EXIT_INPUT;
-    } else {
-      progress_step("reading", n);
-      if (!md_parse_files(book, (const char *const *)inputs, n, &opts))
-        rc = EXIT_INPUT;
-    }
-  }
-  if (rc == EXIT_OK && a->dump) {
-    GString *s = g_string_new(NULL);
-    book_dump(book, s);
-    fwrite(s->str, 1, s->len, stdout);
-    g_string_free(s, TRUE);
-  }
+/* Read the inputs (a book project, or Markdown files) into book. */
+static int parse_inputs(Book *book, char **inputs, OctavoOptions *opts)
+{
+  int n = 0;
+  while (inputs[n])
+    n++;
+  if (n == 1 && project_is_project(inputs[0]))
+    return parse_project(book, inputs[0], opts) ? EXIT_OK : EXIT_INPUT;
+  progress_step("reading", n);
+  return md_parse_files(book, (const char *const *)inputs, n, opts) ? EXIT_OK : EXIT_INPUT;
+}
 
+static void dump_model(const Book *book)
+{
+  GString *s = g_string_new(NULL);
+  book_dump(book, s);
+  fwrite(s->str, 1, s->len, stdout);
+  g_string_free(s, TRUE);
+}
+
+/* Load the style and fonts the outputs need, and lay out the print pages
+ * when the PDF, the EPUB's page list, --dump-layout or --preview wants
+ * them (*lay, else NULL). */
+static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded *ld, Layout **lay)
+{
+  bool need_pdf = false, need_epub = false;
+  for (guint i = 0; i < a->outs->len; i++) {
+    Format f = g_array_index(a->outs, Output, i).format;
+    need_pdf |= f == FMT_PDF;
+    need_epub |= f == FMT_EPUB;
+  }
+  need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
+  bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
+  if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
+    return EXIT_INPUT;
+  if (ld->style_ok && ld->fonts && need_lay) {
+    progress_step("laying out pages", 0);
+    /* the colophon names what the EPUB's names: its identifier, the
+     * build time, the book's faces */
+    char *identifier = epub_identifier(book, opts);
+    Colophon *col = colophon_new(book, book->meta.lang, identifier,
+                                 util_build_time(book->meta.date), ld->fonts);
+    *lay = lay_book(book, opts, &ld->style, ld->fonts, col);
+    colophon_free(col);
+    g_free(identifier);
+    if (!*lay && (need_pdf || a->dump_layout))
+      return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+/* PNG thumbnails of the chosen pages and a contact sheet (--preview). */
+static int write_preview(Book *book, const Layout *lay, const Args *a)
+{
+  GError *err = NULL;
+  int rc = EXIT_OK;
+  bool *chosen = preview_pages(a->pages, (int)lay->pages->len, &err);
+  if (!chosen) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+    rc = EXIT_USAGE;
+  } else if (!preview_write(book, lay, chosen, a->preview)) {
+    rc = EXIT_INPUT;
+  }
+  g_free(chosen);
+  return rc;
+}
+
+static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
+                         const GArray *outs)
+{
+  for (guint i = 0; i < outs->len; i++) {
+    const Output *o = &g_array_index(outs, Output, i);
+    progress_update(i);
+    if (!write_output(book, lay, ld, opts, o))
+      return EXIT_INPUT;
+    if (opts->verbose)
+      fprintf(stderr, "octavo: wrote %s\n", o->path);
+  }
+  return EXIT_OK;
+}
+
+/* load -> parse -> layout -> preview -> write -> report. */
+static int run(Args *a, const char *argv0)
+{
+  OctavoOptions opts;
+  options_from_args(&opts, a);
+  char *datadir = util_find_datadir(argv0);
+  opts.datadir = datadir;
+
+  progress_init(a->quiet);
+  Book *book = book_new();
   Layout *lay = NULL;
   Loaded ld = {0};
-  if (rc == EXIT_OK) {
-    bool need_pdf = false, need_epub = false;
-    for (guint i = 0; i < outs->len; i++) {
-      Format f = g_array_index(outs, Output, i).format;
-      need_pdf |= f == FMT_PDF;
-      need_epub |= f == FMT_EPUB;
-    }
-    need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
-    bool need_lay = need_pdf || (need_epub && opts.page_list) || a->dump_layout;
-    if ((need_lay || need_epub) && !load_shared(book, &ld, &opts, need_pdf || a->dump_layout))
-      rc = EXIT_INPUT;
-    if (rc == EXIT_OK && ld.style_ok && ld.fonts && need_lay) {
-      progress_step("laying out pages", 0);
-      /* the colophon names what the EPUB's names: its identifier, the
-       * build time, the book's faces */
-      char *identifier = epub_identifier(book, &opts);
-      Colophon *col = colophon_new(book, book->meta.lang, identifier,
-                                   util_build_time(book->meta.date), ld.fonts);
-      lay = lay_book(book, &opts, &ld.style, ld.fonts, col);
-      colophon_free(col);
-      g_free(identifier);
-      if (!lay && (need_pdf || a->dump_layout))
-        rc = EXIT_INPUT;
-    }
-  }
+  int rc = check_outputs(book, a->outs, a->inputs);
+  if (rc == EXIT_OK)
+    rc = parse_inputs(book, a->inputs, &opts);
+  if (rc == EXIT_OK && a->dump)
+    dump_model(book);
+  if (rc == EXIT_OK)
+    rc = lay_out(book, a, &opts, &ld, &lay);
   if (lay && a->dump_layout) {
     char *t = lay_trace(lay);
     fputs(t, stdout);
     g_free(t);
   }
-  if (rc == EXIT_OK && lay && a->preview) {
-    GError *err = NULL;
-    bool *chosen = preview_pages(a->pages, (int)lay->pages->len, &err);
-    if (!chosen) {
-      book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-      g_error_free(err);
-      rc = EXIT_USAGE;
-    } else if (!preview_write(book, lay, chosen, a->preview)) {
-      rc = EXIT_INPUT;
-    }
-    g_free(chosen);
-  }
-  progress_step("writing", outs->len);
-  for (guint i = 0; i < outs->len && rc == EXIT_OK; i++) {
-    const Output *o = &g_array_index(outs, Output, i);
-    progress_update(i);
-    if (!write_output(book, lay, &ld, &opts, o))
-      rc = EXIT_INPUT;
-    else if (verbose)
-      fprintf(stderr, "octavo: wrote %s\n", o->path);
-  }
+  if (rc == EXIT_OK && lay && a->preview)
+    rc = write_preview(book, lay, a);
+  progress_step("writing", a->outs->len);
+  if (rc == EXIT_OK)
+    rc = write_outputs(book, lay, &ld, &opts, a->outs);
 
   /* Diagnostics: with -q only errors. */
   progress_clear();
-  book_diag_print(book, 0, quiet, stderr);
+  book_diag_print(book, 0, a->quiet, stderr);
   if (book_diag_count(book, BOOK_ERROR) > 0 && rc == EXIT_OK)
     rc = EXIT_INPUT;
 

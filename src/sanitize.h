@@ -69,7 +69,7 @@ bool san_is_marker(const BookNode *node);
  * or no scheme at all (relative or #fragment); book_url_kind() reads it. */
 bool san_url_allowed(const char *url);
 
-/* ---- the one HTML element table (sanitize.c), for every stage ---- */
+/* ---- the one HTML element table (sanitize_elements.c), for every stage ---- */
 
 /* True for an element that never has content (br, hr, img, wbr, col, and
  * the dropped void elements: input, meta, ...), written as <x/>. tag is

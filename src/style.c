@@ -2,6 +2,7 @@
  * they mean is the layout's business. */
 #include "style.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,8 +103,6 @@ static void defaults(Style *st)
   st->contents_always = true;
 }
 
-/* The value of group.key, from [group.columns] (two columns), then
- * [group.paper], then [group]. */
 /* Which groups a key is looked up in: for a layout other than the book,
  * [G.LAYOUT.PAPER.columns] and [G.LAYOUT.columns] (two columns),
  * [G.LAYOUT.PAPER], [G.LAYOUT]; then [G.PAPER.columns], [G.columns] (two
@@ -189,6 +188,131 @@ static void flag(GKeyFile *kf, const char *group, const char *key, const Sel *se
   g_free(v);
 }
 
+/* The style file's lengths and numbers: [group] key -> a double in Style. */
+static const struct {
+  const char *group, *key;
+  size_t offset;
+} NUMS[] = {
+    {"page", "margin-top", offsetof(Style, margin_top_pt)},
+    {"page", "margin-bottom", offsetof(Style, margin_bottom_pt)},
+    {"page", "margin-inner", offsetof(Style, margin_inner_pt)},
+    {"page", "margin-outer", offsetof(Style, margin_outer_pt)},
+    {"page", "column-gap", offsetof(Style, column_gap_pt)},
+    {"body", "size", offsetof(Style, body_size_pt)},
+    {"body", "leading", offsetof(Style, leading_pt)},
+    {"body", "indent", offsetof(Style, indent_pt)},
+    {"body", "paragraph-space", offsetof(Style, par_space_pt)},
+    {"body", "block-space", offsetof(Style, block_space_pt)},
+    {"body", "list-indent", offsetof(Style, list_indent_pt)},
+    {"body", "quote-indent", offsetof(Style, quote_indent_pt)},
+    {"body", "letter-spacing-from", offsetof(Style, track_from)},
+    {"body", "letter-spacing-max", offsetof(Style, track_max_em)},
+    {"heading", "size-1", offsetof(Style, heading_size_pt[0])},
+    {"heading", "size-2", offsetof(Style, heading_size_pt[1])},
+    {"heading", "size-3", offsetof(Style, heading_size_pt[2])},
+    {"heading", "size-4", offsetof(Style, heading_size_pt[3])},
+    {"heading", "size-5", offsetof(Style, heading_size_pt[4])},
+    {"heading", "size-6", offsetof(Style, heading_size_pt[5])},
+    {"heading", "space-before", offsetof(Style, heading_before_pt)},
+    {"heading", "space-after", offsetof(Style, heading_after_pt)},
+    {"heading", "chapter-drop", offsetof(Style, chapter_drop_pt)},
+    {"code", "size", offsetof(Style, code_size_pt)},
+    {"code", "leading", offsetof(Style, code_leading_pt)},
+    {"code", "padding", offsetof(Style, code_pad_pt)},
+    {"code", "background", offsetof(Style, code_gray)},
+    {"footnote", "size", offsetof(Style, note_size_pt)},
+    {"footnote", "leading", offsetof(Style, note_leading_pt)},
+    {"colophon", "size", offsetof(Style, colophon_size_pt)},
+    {"colophon", "leading", offsetof(Style, colophon_leading_pt)},
+    {"table", "size", offsetof(Style, table_size_pt)},
+    {"table", "leading", offsetof(Style, table_leading_pt)},
+    {"table", "cell-padding", offsetof(Style, cell_pad_pt)},
+    {"running-head", "size", offsetof(Style, head_size_pt)},
+    {"running-head", "gap", offsetof(Style, head_gap_pt)},
+    {"running-head", "folio-gap", offsetof(Style, folio_gap_pt)},
+    {"title", "size", offsetof(Style, title_size_pt)},
+    {"title", "subtitle-size", offsetof(Style, subtitle_size_pt)},
+    {"title", "byline-size", offsetof(Style, byline_size_pt)},
+    {"contents", "size", offsetof(Style, toc_size_pt)},
+    {"contents", "leading", offsetof(Style, toc_leading_pt)},
+};
+
+/* The paper: the option's, else the style file's [page] paper, else the
+ * default; its size in points. False with err set for an unknown one. */
+static bool load_paper(Style *st, GKeyFile *kf, OctavoPaper paper, const char *path, GError **err)
+{
+  st->paper = paper;
+  if (paper == OCTAVO_PAPER_STYLE) {
+    const Sel none = {"-", false, NULL};
+    char *file_paper = value(kf, "page", "paper", &none);
+    int v = OCTAVO_PAPER_DEFAULT;
+    if (file_paper && !octavo_enum_parse(OCTAVO_ENUM_PAPER, file_paper, &v)) {
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: unknown paper '%s' (%s)", path ? path : "style", file_paper,
+                  octavo_enum_choices(OCTAVO_ENUM_PAPER));
+      g_free(file_paper);
+      return false;
+    }
+    g_free(file_paper);
+    st->paper = (OctavoPaper)v;
+  }
+  if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper",
+                path ? path : "style");
+    return false;
+  }
+  return true;
+}
+
+/* Letter spacing: from 0 (off) or at least the natural word space; at
+ * most 0.1 em per gap (style.h). */
+static bool check_tracking(const Style *st, const char *f, GError **err)
+{
+  if (st->track_from != 0 && st->track_from < 1) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [body] letter-spacing-from: 0 (off) or 1 and more, not %g", f, st->track_from);
+    return false;
+  }
+  if (st->track_max_em > 0.1) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [body] letter-spacing-max: at most 0.1 (em), not %g", f, st->track_max_em);
+    return false;
+  }
+  return true;
+}
+
+/* The faces, justification and the layout's yes/no keys. */
+static void load_names(Style *st, GKeyFile *kf, const Sel *sel)
+{
+  str(kf, "body", "face", sel, &st->body_face);
+  str(kf, "heading", "face", sel, &st->heading_face);
+  str(kf, "code", "face", sel, &st->code_face);
+  char *j = value(kf, "body", "justify", sel);
+  if (j)
+    st->justify = g_ascii_strcasecmp(j, "false") != 0 && strcmp(j, "0") != 0;
+  g_free(j);
+  flag(kf, "layout", "chapter-new-page", sel, &st->chapter_new_page);
+  flag(kf, "layout", "contents-always", sel, &st->contents_always);
+}
+
+/* Sizes a text can be read at, and a text block left by the margins. */
+static bool check_sizes(const Style *st, const char *f, const char *p, GError **err)
+{
+  if (st->body_size_pt < 4 || st->leading_pt < st->body_size_pt * 0.8 || st->code_size_pt < 4) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: body or code size too small, or leading below the size", f);
+    return false;
+  }
+  double textw = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;
+  double texth = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
+  if (textw < 72 || texth < 144) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: margins leave too small a text block for %s", f, p);
+    return false;
+  }
+  return true;
+}
+
 bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int columns,
                        OctavoLayout layout, GError **err)
 {
@@ -207,25 +331,7 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
     return false;
   }
   cover_load(&st->cover, kf);
-  st->paper = paper;
-  if (paper == OCTAVO_PAPER_STYLE) {
-    const Sel none = {"-", false, NULL};
-    char *file_paper = value(kf, "page", "paper", &none);
-    int v = OCTAVO_PAPER_DEFAULT;
-    if (file_paper && !octavo_enum_parse(OCTAVO_ENUM_PAPER, file_paper, &v)) {
-      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                  "%s: unknown paper '%s' (%s)", path ? path : "style", file_paper,
-                  octavo_enum_choices(OCTAVO_ENUM_PAPER));
-      g_free(file_paper);
-      g_key_file_free(kf);
-      return false;
-    }
-    g_free(file_paper);
-    st->paper = (OctavoPaper)v;
-  }
-  if (!style_paper_size(st->paper, &st->paper_w_pt, &st->paper_h_pt)) {
-    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: unknown paper",
-                path ? path : "style");
+  if (!load_paper(st, kf, paper, path, err)) {
     g_key_file_free(kf);
     return false;
   }
@@ -233,90 +339,13 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
   const char *f = path ? path : "style";
   const Sel sel = {
       p, cols, layout == OCTAVO_LAYOUT_BOOK ? NULL : octavo_enum_name(OCTAVO_ENUM_LAYOUT, layout)};
-  struct {
-    const char *group, *key;
-    double *out;
-  } nums[] = {
-      {"page", "margin-top", &st->margin_top_pt},
-      {"page", "margin-bottom", &st->margin_bottom_pt},
-      {"page", "margin-inner", &st->margin_inner_pt},
-      {"page", "margin-outer", &st->margin_outer_pt},
-      {"page", "column-gap", &st->column_gap_pt},
-      {"body", "size", &st->body_size_pt},
-      {"body", "leading", &st->leading_pt},
-      {"body", "indent", &st->indent_pt},
-      {"body", "paragraph-space", &st->par_space_pt},
-      {"body", "block-space", &st->block_space_pt},
-      {"body", "list-indent", &st->list_indent_pt},
-      {"body", "quote-indent", &st->quote_indent_pt},
-      {"body", "letter-spacing-from", &st->track_from},
-      {"body", "letter-spacing-max", &st->track_max_em},
-      {"heading", "size-1", &st->heading_size_pt[0]},
-      {"heading", "size-2", &st->heading_size_pt[1]},
-      {"heading", "size-3", &st->heading_size_pt[2]},
-      {"heading", "size-4", &st->heading_size_pt[3]},
-      {"heading", "size-5", &st->heading_size_pt[4]},
-      {"heading", "size-6", &st->heading_size_pt[5]},
-      {"heading", "space-before", &st->heading_before_pt},
-      {"heading", "space-after", &st->heading_after_pt},
-      {"heading", "chapter-drop", &st->chapter_drop_pt},
-      {"code", "size", &st->code_size_pt},
-      {"code", "leading", &st->code_leading_pt},
-      {"code", "padding", &st->code_pad_pt},
-      {"code", "background", &st->code_gray},
-      {"footnote", "size", &st->note_size_pt},
-      {"footnote", "leading", &st->note_leading_pt},
-      {"colophon", "size", &st->colophon_size_pt},
-      {"colophon", "leading", &st->colophon_leading_pt},
-      {"table", "size", &st->table_size_pt},
-      {"table", "leading", &st->table_leading_pt},
-      {"table", "cell-padding", &st->cell_pad_pt},
-      {"running-head", "size", &st->head_size_pt},
-      {"running-head", "gap", &st->head_gap_pt},
-      {"running-head", "folio-gap", &st->folio_gap_pt},
-      {"title", "size", &st->title_size_pt},
-      {"title", "subtitle-size", &st->subtitle_size_pt},
-      {"title", "byline-size", &st->byline_size_pt},
-      {"contents", "size", &st->toc_size_pt},
-      {"contents", "leading", &st->toc_leading_pt},
-  };
   bool ok = true;
-  for (size_t i = 0; i < G_N_ELEMENTS(nums) && ok; i++)
-    ok = num(kf, nums[i].group, nums[i].key, &sel, nums[i].out, f, err);
-  /* letter spacing: from 0 (off) or at least the natural word space; at
-   * most 0.1 em per gap (style.h) */
-  if (ok && st->track_from != 0 && st->track_from < 1) {
-    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                "%s: [body] letter-spacing-from: 0 (off) or 1 and more, not %g", f, st->track_from);
-    ok = false;
-  }
-  if (ok && st->track_max_em > 0.1) {
-    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                "%s: [body] letter-spacing-max: at most 0.1 (em), not %g", f, st->track_max_em);
-    ok = false;
-  }
+  for (size_t i = 0; i < G_N_ELEMENTS(NUMS) && ok; i++)
+    ok = num(kf, NUMS[i].group, NUMS[i].key, &sel, (double *)((char *)st + NUMS[i].offset), f, err);
+  ok = ok && check_tracking(st, f, err);
   if (ok) {
-    str(kf, "body", "face", &sel, &st->body_face);
-    str(kf, "heading", "face", &sel, &st->heading_face);
-    str(kf, "code", "face", &sel, &st->code_face);
-    char *j = value(kf, "body", "justify", &sel);
-    if (j)
-      st->justify = g_ascii_strcasecmp(j, "false") != 0 && strcmp(j, "0") != 0;
-    g_free(j);
-    flag(kf, "layout", "chapter-new-page", &sel, &st->chapter_new_page);
-    flag(kf, "layout", "contents-always", &sel, &st->contents_always);
-    if (st->body_size_pt < 4 || st->leading_pt < st->body_size_pt * 0.8 || st->code_size_pt < 4) {
-      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                  "%s: body or code size too small, or leading below the size", f);
-      ok = false;
-    }
-    double textw = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;
-    double texth = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
-    if (ok && (textw < 72 || texth < 144)) {
-      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                  "%s: margins leave too small a text block for %s", f, p);
-      ok = false;
-    }
+    load_names(st, kf, &sel);
+    ok = check_sizes(st, f, p, err);
   }
   g_key_file_free(kf);
   return ok;

@@ -3,7 +3,7 @@
  * What it does: reads a URL's scheme (case-insensitive, RFC 3986; white
  * space and controls ignored as browsers ignore them, so that no dangerous
  * scheme slips through), sorts URLs into relative, web, mailto, data and
- * other, and says which may be written as an external link.  sanitize.c
+ * other, and says which may be written as an external link.  sanitize_elements.c
  * (allowed attributes), resolve.c (which links and images are kept) and the
  * writers all ask here.  What it does not do: escape or resolve URLs.
  */

@@ -1,8 +1,7 @@
-/* test_xhtml.c: the XHTML writer and the EPUB package on hand-built models
+/* test_xhtml.c: the XHTML writer on hand-built models
  * (no Markdown parser involved): every node type's element, link policy,
- * footnotes, page breaks, deep nesting without recursion, and an EPUB's
- * container rules (mimetype first and stored, reproducible bytes, no file
- * left behind on failure). */
+ * footnotes, page breaks, deep nesting without recursion, front and back
+ * matter. The EPUB package's tests are in test_epub.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +9,6 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 #include <glib/gstdio.h>
 
 #include "book.h"
@@ -18,192 +16,11 @@
 #include "options.h"
 #include "xhtml.h"
 
+#include "sample_book.h"
+
 static OctavoOptions opts;
 static Style style;  /* the default print style (the cover's colours) */
 static Fonts *fonts; /* octavo's fonts, loaded once as main.c does */
-
-static const char *top(void)
-{
-  const char *t = getenv("TOP");
-  return t && *t ? t : ".";
-}
-
-static BookNode *node(Book *b, BookNodeType t, BookNode *parent)
-{
-  BookNode *n = book_node_new(b, t, NULL);
-  if (parent)
-    book_node_append(parent, n);
-  return n;
-}
-
-static BookNode *textn(Book *b, BookNode *parent, const char *s)
-{
-  BookNode *n = node(b, BOOK_TEXT, parent);
-  n->text = g_strdup(s);
-  return n;
-}
-
-static BookNode *para(Book *b, BookNode *parent, const char *s)
-{
-  BookNode *p = node(b, BOOK_PARAGRAPH, parent);
-  textn(b, p, s);
-  return p;
-}
-
-static BookNode *heading(Book *b, BookChapter *c, int level, const char *s)
-{
-  BookNode *h = node(b, BOOK_HEADING, c->root);
-  h->as.heading.level = level;
-  char *slug = book_slug(s);
-  h->as.heading.id = book_id_reserve(b, slug);
-  g_free(slug);
-  textn(b, h, s);
-  return h;
-}
-
-static BookChapter *chapter(Book *b, const char *id, const char *title)
-{
-  BookChapter *c = book_chapter_add(b, "hand.md");
-  c->id = book_id_reserve(b, id);
-  c->title = title ? g_strdup(title) : NULL;
-  if (title)
-    c->heading = heading(b, c, 2, title);
-  return c;
-}
-
-static BookResource *resource(Book *b, const char *src, const char *file, const char *type,
-                              const char *href)
-{
-  BookResource *r = g_new0(BookResource, 1);
-  r->src = g_strdup(src);
-  r->path = g_build_filename(top(), "tests", "books", "multi", "images", file, NULL);
-  r->media_type = g_strdup(type);
-  r->href = g_strdup(href);
-  g_ptr_array_add(b->resources, r);
-  return r;
-}
-
-/* A two-chapter book with every node type. */
-static Book *sample_book(void)
-{
-  Book *b = book_new();
-  b->meta.title = g_strdup("A Hand-Made Book");
-  g_ptr_array_add(b->meta.authors, g_strdup("Ada Writer"));
-  b->meta.date = g_strdup("2023-05-11");
-  b->meta.lang = g_strdup("en");
-
-  BookChapter *c0 = chapter(b, "opening", NULL);
-  para(b, c0->root, "An opening paragraph with <angle> & ampersand.");
-
-  BookChapter *c1 = chapter(b, "c1", "Chapter One");
-  BookNode *p = para(b, c1->root, "Text with ");
-  BookNode *em = node(b, BOOK_EMPH, p);
-  textn(b, em, "emphasis");
-  BookNode *st = node(b, BOOK_STRONG, p);
-  textn(b, st, "strong");
-  BookNode *del = node(b, BOOK_STRIKE, p);
-  textn(b, del, "gone");
-  BookNode *code = node(b, BOOK_CODE, p);
-  code->text = g_strdup("x < y");
-  node(b, BOOK_SOFTBREAK, p);
-  BookNode *web = node(b, BOOK_LINK, p);
-  web->as.link.href = g_strdup("https://lwn.net/");
-  web->as.link.title = g_strdup("LWN");
-  textn(b, web, "LWN");
-  node(b, BOOK_LINEBREAK, p);
-  BookNode *bad = node(b, BOOK_LINK, p);
-  bad->as.link.href = g_strdup("javascript:alert(1)");
-  textn(b, bad, "no link");
-  BookNode *in = node(b, BOOK_LINK, p);
-  in->as.link.href = g_strdup("two.md#section-two");
-  in->as.link.internal = true;
-  in->as.link.chapter = NULL; /* filled below */
-  textn(b, in, "to two");
-  BookNode *fr = node(b, BOOK_FOOTNOTE_REF, p);
-
-  BookNode *list = node(b, BOOK_LIST, c1->root);
-  list->as.list.ordered = true;
-  list->as.list.start = 3;
-  list->as.list.tight = true;
-  para(b, node(b, BOOK_ITEM, list), "three");
-  para(b, node(b, BOOK_ITEM, list), "four");
-  BookNode *tasks = node(b, BOOK_LIST, c1->root);
-  tasks->as.list.tight = true;
-  BookNode *t1 = node(b, BOOK_ITEM, tasks);
-  t1->as.item.task = BOOK_TASK_DONE;
-  para(b, t1, "done");
-  BookNode *t2 = node(b, BOOK_ITEM, tasks);
-  t2->as.item.task = BOOK_TASK_OPEN;
-  para(b, t2, "open");
-
-  BookNode *cb = node(b, BOOK_CODE_BLOCK, c1->root);
-  cb->as.code.info = g_strdup("c");
-  cb->text = g_strdup("int main(void) { return 1 < 2; }\n");
-  node(b, BOOK_THEMATIC_BREAK, c1->root);
-  BookNode *bq = node(b, BOOK_BLOCKQUOTE, c1->root);
-  para(b, bq, "quoted");
-
-  BookNode *table = node(b, BOOK_TABLE, c1->root);
-  table->as.table.ncols = 2;
-  table->as.table.align = g_new0(BookAlign, 2);
-  table->as.table.align[1] = BOOK_ALIGN_RIGHT;
-  for (int r = 0; r < 3; r++) {
-    BookNode *row = node(b, BOOK_TABLE_ROW, table);
-    row->as.row.header = r == 0;
-    for (int col = 0; col < 2; col++) {
-      char s[16];
-      g_snprintf(s, sizeof s, "r%dc%d", r, col);
-      textn(b, node(b, BOOK_TABLE_CELL, row), s);
-    }
-  }
-
-  BookResource *png =
-      resource(b, "images/diagram.png", "diagram.png", "image/png", "images/img-1.png");
-  BookResource *svg =
-      resource(b, "images/logo.svg", "logo.svg", "image/svg+xml", "images/img-2.svg");
-  BookNode *fig = node(b, BOOK_FIGURE, c1->root);
-  BookNode *img = node(b, BOOK_IMAGE, fig);
-  img->as.image.src = g_strdup("images/diagram.png");
-  img->as.image.title = g_strdup("A diagram");
-  img->as.image.res = png;
-  textn(b, img, "diagram alt");
-  BookNode *p2 = para(b, c1->root, "Logo: ");
-  BookNode *img2 = node(b, BOOK_IMAGE, p2);
-  img2->as.image.src = g_strdup("images/logo.svg");
-  img2->as.image.res = svg;
-  textn(b, img2, "logo");
-  BookNode *img3 = node(b, BOOK_IMAGE, p2);
-  img3->as.image.src = g_strdup("https://example.com/remote.png");
-  textn(b, img3, "remote");
-
-  BookNode *div = node(b, BOOK_HTML_BLOCK, c1->root);
-  div->as.html.tag = g_strdup("div");
-  div->as.html.attrs = g_new0(char *, 3);
-  div->as.html.attrs[0] = g_strdup("class");
-  div->as.html.attrs[1] = g_strdup("note");
-  BookNode *dp = para(b, div, "in a div ");
-  BookNode *span = node(b, BOOK_HTML_INLINE, dp);
-  span->as.html.tag = g_strdup("span");
-  textn(b, span, "span");
-
-  BookChapter *c2 = chapter(b, "c2", "Section Two");
-  in->as.link.chapter = c2;
-  in->as.link.fragment = g_strdup(c2->heading->as.heading.id);
-  para(b, c2->root, "The end.");
-
-  BookFootnote *f = g_new0(BookFootnote, 1);
-  f->label = g_strdup("note");
-  f->number = 1;
-  f->id = g_strdup("fn-1");
-  f->chapter = c1;
-  f->nrefs = 1;
-  f->def = book_node_new(b, BOOK_FOOTNOTE_DEF, NULL);
-  para(b, f->def, "A note.");
-  g_ptr_array_add(b->footnotes, f);
-  fr->as.fnref.note = f;
-  fr->as.fnref.ref_index = 1;
-  return b;
-}
 
 static void test_fragment_elements(void **state)
 {
@@ -319,189 +136,6 @@ static void test_deep_nesting(void **state)
   assert_true(g_str_has_suffix(s->str, "</blockquote>\n"));
   g_string_free(s, TRUE);
   book_free(b);
-}
-
-static char *tmp_dir(void)
-{
-  const char *root = getenv("TMPROOT");
-  char *tmpl = g_build_filename(root && *root ? root : g_get_tmp_dir(), "xhtml-XXXXXX", NULL);
-  char *d = g_mkdtemp(tmpl);
-  assert_non_null(d);
-  return d;
-}
-
-static void test_epub_container(void **state)
-{
-  (void)state;
-  g_setenv("SOURCE_DATE_EPOCH", "1683763200", TRUE);
-  char *dir = tmp_dir();
-  char *p1 = g_build_filename(dir, "a.epub", NULL), *p2 = g_build_filename(dir, "b.epub", NULL);
-  Book *b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &opts, NULL, p1));
-  book_free(b);
-  b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &opts, NULL, p2));
-  book_free(b);
-  char *d1, *d2;
-  gsize l1, l2;
-  assert_true(g_file_get_contents(p1, &d1, &l1, NULL));
-  assert_true(g_file_get_contents(p2, &d2, &l2, NULL));
-  assert_int_equal(l1, l2);
-  assert_memory_equal(d1, d2, l1);
-  /* mimetype: first, stored, no extra field (local header at offset 0). */
-  assert_memory_equal(d1, "PK\3\4", 4);
-  assert_int_equal(d1[8] | (d1[9] << 8), 0);   /* method: stored */
-  assert_int_equal(d1[26] | (d1[27] << 8), 8); /* name length */
-  assert_int_equal(d1[28] | (d1[29] << 8), 0); /* extra length */
-  assert_memory_equal(d1 + 30, "mimetypeapplication/epub+zip", 28);
-  g_free(d1);
-  g_free(d2);
-
-  int zerr = 0;
-  zip_t *za = zip_open(p1, ZIP_RDONLY, &zerr);
-  assert_non_null(za);
-  assert_true(zip_name_locate(za, "EPUB/package.opf", 0) >= 0);
-  assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) >= 0);
-  assert_true(zip_name_locate(za, "EPUB/images/img-2.svg", 0) >= 0);
-  zip_stat_t st;
-  assert_int_equal(zip_stat(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0, &st), 0);
-  assert_true(st.size < 200000); /* subset: the whole font is 1 MB */
-  zip_close(za);
-
-  /* Without fonts. */
-  OctavoOptions o2 = opts;
-  o2.embed_fonts = false;
-  b = sample_book();
-  assert_true(epub_write(b, &style, fonts, &o2, NULL, p2));
-  book_free(b);
-  za = zip_open(p2, ZIP_RDONLY, &zerr);
-  assert_true(zip_name_locate(za, "EPUB/fonts/CharisSIL-Regular.ttf", 0) < 0);
-  zip_close(za);
-
-  /* A failure (an image that cannot be read) leaves the old file alone and
-   * no temporary file behind. */
-  b = sample_book();
-  BookResource *r = b->resources->pdata[0];
-  g_free(r->path);
-  r->path = g_strdup("/nonexistent/diagram.png");
-  assert_false(epub_write(b, &style, fonts, &opts, NULL, p2));
-  assert_true(book_diag_count(b, BOOK_ERROR) > 0);
-  book_free(b);
-  za = zip_open(p2, ZIP_RDONLY, &zerr);
-  assert_non_null(za); /* still the fontless book */
-  zip_close(za);
-  GDir *gd = g_dir_open(dir, 0, NULL);
-  int files = 0;
-  while (g_dir_read_name(gd))
-    files++;
-  g_dir_close(gd);
-  assert_int_equal(files, 2);
-
-  const char *keep = getenv("OCTAVO_KEEP_EPUB");
-  if (keep && *keep) {
-    char *d;
-    gsize l;
-    g_file_get_contents(p1, &d, &l, NULL);
-    g_file_set_contents(keep, d, (gssize)l, NULL);
-    g_free(d);
-  }
-  g_unlink(p1);
-  g_unlink(p2);
-  g_rmdir(dir);
-  g_free(p1);
-  g_free(p2);
-  g_free(dir);
-}
-
-/* Page marks make a page-list, printPageNumbers and pageBreakSource. */
-static void test_epub_page_list(void **state)
-{
-  (void)state;
-  char *dir = tmp_dir();
-  char *path = g_build_filename(dir, "pages.epub", NULL);
-  Book *b = sample_book();
-  BookChapter *c1 = b->chapters->pdata[1], *c2 = b->chapters->pdata[2];
-  BookPageMark marks[] = {{1, "1", ((BookChapter *)b->chapters->pdata[0])->root->first_child, 0},
-                          {2, "2", c1->root->first_child->next->first_child, 3},
-                          {3, "3", c2->heading, 0}};
-  GArray *pm = g_array_new(FALSE, TRUE, sizeof(BookPageMark));
-  g_array_append_vals(pm, marks, 3);
-  assert_true(epub_write(b, &style, fonts, &opts, pm, path));
-  g_array_free(pm, TRUE);
-  book_free(b);
-  int zerr = 0;
-  zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
-  assert_non_null(za);
-  zip_stat_t st;
-  assert_int_equal(zip_stat(za, "EPUB/nav.xhtml", 0, &st), 0);
-  char *nav = g_malloc0(st.size + 1);
-  zip_file_t *zf = zip_fopen(za, "EPUB/nav.xhtml", 0);
-  assert_int_equal(zip_fread(zf, nav, st.size), (zip_int64_t)st.size);
-  zip_fclose(zf);
-  assert_non_null(strstr(nav, "epub:type=\"page-list\""));
-  assert_non_null(strstr(nav, "<a href=\"c1.xhtml#page-2\">2</a>"));
-  g_free(nav);
-  zip_close(za);
-  const char *keep = getenv("OCTAVO_KEEP_PAGES");
-  if (keep && *keep) {
-    char *d;
-    gsize l;
-    g_file_get_contents(path, &d, &l, NULL);
-    g_file_set_contents(keep, d, (gssize)l, NULL);
-    g_free(d);
-  }
-  g_unlink(path);
-  g_rmdir(dir);
-  g_free(path);
-  g_free(dir);
-}
-
-/* A hostile SVG: DOCTYPE, entities (one external), a script, an event
- * handler, a stylesheet PI and an outside image leave the EPUB clean. */
-static void test_epub_svg_cleaned(void **state)
-{
-  (void)state;
-  char *dir = tmp_dir();
-  char *svg = g_build_filename(dir, "bad.svg", NULL);
-  const char *text =
-      "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"http://example.com/x.css\"?>\n"
-      "<!DOCTYPE svg [ <!ENTITY xxe SYSTEM \"file:///etc/passwd\"> <!ENTITY lol \"lol\"> ]>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
-      "width=\"10\" height=\"10\" onload=\"alert(1)\"><title>&lol;</title><script>alert(2)</script>"
-      "<text>&xxe;</text><image xlink:href=\"file:///etc/passwd\" width=\"1\" height=\"1\"/>"
-      "<rect width=\"10\" height=\"10\" fill=\"red\"/></svg>\n";
-  assert_true(g_file_set_contents(svg, text, -1, NULL));
-  char *path = g_build_filename(dir, "svg.epub", NULL);
-  Book *b = sample_book();
-  BookResource *r = b->resources->pdata[1];
-  g_free(r->path);
-  r->path = g_strdup(svg);
-  assert_true(epub_write(b, &style, fonts, &opts, NULL, path));
-  book_free(b);
-  int zerr = 0;
-  zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
-  assert_non_null(za);
-  zip_stat_t st;
-  assert_int_equal(zip_stat(za, "EPUB/images/img-2.svg", 0, &st), 0);
-  char *out = g_malloc0(st.size + 1);
-  zip_file_t *zf = zip_fopen(za, "EPUB/images/img-2.svg", 0);
-  assert_int_equal(zip_fread(zf, out, st.size), (zip_int64_t)st.size);
-  zip_fclose(zf);
-  zip_close(za);
-  const char *banned[] = {"DOCTYPE", "ENTITY", "passwd", "script", "onload", "xml-stylesheet", "&"};
-  for (size_t i = 0; i < G_N_ELEMENTS(banned); i++) {
-    if (strstr(out, banned[i]))
-      print_error("%s left in:\n%s\n", banned[i], out);
-    assert_null(strstr(out, banned[i]));
-  }
-  assert_non_null(strstr(out, "<rect"));
-  g_free(out);
-  g_unlink(path);
-  g_unlink(svg);
-  g_rmdir(dir);
-  g_free(path);
-  g_free(svg);
-  g_free(dir);
 }
 
 /* Characters XML cannot carry are dropped, not written. */
@@ -841,13 +475,11 @@ int main(void)
   style_load(&style, NULL, opts.paper, 1, NULL);
   fonts = fonts_load(datadir, NULL);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_front_and_back),   cmocka_unit_test(test_fragment_elements),
-      cmocka_unit_test(test_chapter_document), cmocka_unit_test(test_page_marks),
-      cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_epub_container),
-      cmocka_unit_test(test_epub_page_list),   cmocka_unit_test(test_epub_svg_cleaned),
-      cmocka_unit_test(test_xml_chars),        cmocka_unit_test(test_html_nodes),
-      cmocka_unit_test(test_noteref_in_link),  cmocka_unit_test(test_page_marks_in_notes),
-      cmocka_unit_test(test_figures),
+      cmocka_unit_test(test_front_and_back),      cmocka_unit_test(test_fragment_elements),
+      cmocka_unit_test(test_chapter_document),    cmocka_unit_test(test_page_marks),
+      cmocka_unit_test(test_deep_nesting),        cmocka_unit_test(test_xml_chars),
+      cmocka_unit_test(test_html_nodes),          cmocka_unit_test(test_noteref_in_link),
+      cmocka_unit_test(test_page_marks_in_notes), cmocka_unit_test(test_figures),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fonts_free(fonts);

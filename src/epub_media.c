@@ -1,0 +1,430 @@
+/* epub_media.c: what the e-book carries besides its text: the fonts,
+ * subset to the book's characters (subset.c over fonts.c's faces), the
+ * images (SVG parsed and cleaned of scripts and outside references), and
+ * the cover image (given with -M cover=FILE, or drawn by cover.c). */
+#include "epub_internal.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cover.h"
+#include "fonts.h"
+#include "fontstack.h"
+#include "subset.h"
+
+/* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
+ * readers. */
+enum { COVER_W = 1000, COVER_H = 1500 };
+
+/* ---- fonts ---- */
+
+void ep_add_codepoints(GHashTable *set, const char *s)
+{
+  for (const char *p = s; p && *p; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char_validated(p, -1);
+    if (c == (gunichar)-1 || c == (gunichar)-2)
+      break;
+    g_hash_table_add(set, GUINT_TO_POINTER(c));
+  }
+}
+
+static gint cmp_unichar(gconstpointer a, gconstpointer b)
+{
+  gunichar x = *(const gunichar *)a, y = *(const gunichar *)b;
+  return x < y ? -1 : x > y;
+}
+
+static GArray *sorted_set(GHashTable *set)
+{
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GHashTableIter it;
+  gpointer k;
+  g_hash_table_iter_init(&it, set);
+  while (g_hash_table_iter_next(&it, &k, NULL)) {
+    gunichar c = GPOINTER_TO_UINT(k);
+    g_array_append_val(a, c);
+  }
+  g_array_sort(a, cmp_unichar);
+  return a;
+}
+
+/* The characters set in code (monospace) across the book. */
+static void code_codepoints(Book *b, GHashTable *set)
+{
+  for (guint pass = 0; pass < 2; pass++) {
+    guint n = pass == 0 ? b->chapters->len : b->footnotes->len;
+    for (guint i = 0; i < n; i++) {
+      BookNode *root = pass == 0 ? ((BookChapter *)b->chapters->pdata[i])->root
+                                 : ((BookFootnote *)b->footnotes->pdata[i])->def;
+      BookIter it;
+      book_iter_init(&it, root);
+      BookIterEvent ev;
+      while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
+        if (ev == BOOK_ITER_ENTER && (it.cur->type == BOOK_CODE || it.cur->type == BOOK_CODE_BLOCK))
+          ep_add_codepoints(set, it.cur->text);
+    }
+  }
+}
+
+/* The characters of the text (text_set, every character of the content
+ * documents) and of the code, each with printable ASCII and the
+ * punctuation the writers add, as sorted arrays (caller frees). */
+static void font_sets(Epub *e, GHashTable *text_set, GArray **all_text, GArray **all_mono)
+{
+  GHashTable *mono_set = g_hash_table_new(g_direct_hash, g_direct_equal);
+  code_codepoints(e->book, mono_set);
+  /* Always: printable ASCII and the punctuation the writers add. */
+  const char *always = "\u00a0\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u2022\u2191";
+  for (gunichar c = 0x20; c < 0x7f; c++) {
+    g_hash_table_add(text_set, GUINT_TO_POINTER(c));
+    g_hash_table_add(mono_set, GUINT_TO_POINTER(c));
+  }
+  ep_add_codepoints(text_set, always);
+  ep_add_codepoints(mono_set, always);
+  *all_text = sorted_set(text_set);
+  *all_mono = sorted_set(mono_set);
+  g_hash_table_destroy(mono_set);
+}
+
+/* The first text and the first monospace family of the book's faces. */
+static void book_families(const GArray *all, const char **text_family, const char **mono_family)
+{
+  *text_family = *mono_family = NULL;
+  for (guint i = 0; i < all->len; i++) {
+    const FontsFace *f = &g_array_index(all, FontsFace, i);
+    if (f->mono && !*mono_family)
+      *mono_family = f->family;
+    else if (!f->mono && !*text_family)
+      *text_family = f->family;
+  }
+}
+
+/* Subset and add every face of the text, and the upright regular face of
+ * the code (code is set in it alone), each with its @font-face rule in
+ * faces; n counts the font items. False with a diagnostic when a face
+ * cannot be subset. */
+static bool add_book_faces(Epub *e, const GArray *all, const GArray *text_cps,
+                           const GArray *mono_cps, GString *faces, size_t *n)
+{
+  bool ok = true;
+  for (guint i = 0; i < all->len && ok; i++) {
+    const FontsFace *f = &g_array_index(all, FontsFace, i);
+    if (f->mono && (f->italic || f->weight != 400))
+      continue;
+    GError *err = NULL;
+    GBytes *font = subset_font_file(f->path, f->mono ? mono_cps : text_cps, &err);
+    if (!font) {
+      book_diag(e->book, BOOK_ERROR, NULL, "%s", err->message);
+      g_error_free(err);
+      ok = false;
+    } else {
+      char *file = g_path_get_basename(f->path);
+      char *name = g_strdup_printf("EPUB/fonts/%s", file);
+      char *href = g_strdup_printf("fonts/%s", file);
+      char id[32];
+      g_snprintf(id, sizeof id, "font-%zu", ++*n);
+      ep_add_entry(e, name, font);
+      ep_add_item(e, id, href, "font/ttf", NULL);
+      g_string_append_printf(
+          faces,
+          "@font-face {\n  font-family: \"%s\";\n  font-style: %s;\n  font-weight: %d;\n"
+          "  src: url(\"../%s\") format(\"truetype\");\n}\n",
+          f->family, f->italic ? "italic" : "normal", f->weight, href);
+      g_free(name);
+      g_free(href);
+      g_free(file);
+    }
+  }
+  return ok;
+}
+
+/* Add the fallback faces fontstack_build subset (FontstackFile, cleared
+ * here); n counts the font items. */
+static void add_fallback_faces(Epub *e, GArray *files, size_t *n)
+{
+  for (guint i = 0; i < files->len; i++) {
+    FontstackFile *f = &g_array_index(files, FontstackFile, i);
+    char *name = g_strdup_printf("EPUB/fonts/%s", f->file);
+    char *href = g_strdup_printf("fonts/%s", f->file);
+    char id[32];
+    g_snprintf(id, sizeof id, "font-%zu", ++*n);
+    ep_add_entry(e, name, g_bytes_ref(f->data));
+    ep_add_item(e, id, href, f->media_type, NULL);
+    g_free(name);
+    g_free(href);
+    fontstack_file_clear(f);
+  }
+}
+
+/* Subset and add the fonts; prepend their @font-face rules to css, and add
+ * the font stacks of the fallback faces. The text set holds every
+ * character of the content documents. */
+bool ep_add_fonts(Epub *e, GHashTable *text_set, GString *css)
+{
+  GArray *all_text, *all_mono;
+  font_sets(e, text_set, &all_text, &all_mono);
+  /* The book's faces get the characters they draw (Charis SIL not its few
+   * Greek letters: fonts/fallback.conf); the fallback faces the rest. */
+  const GArray *all = fonts_faces(e->fonts);
+  const char *text_family, *mono_family;
+  book_families(all, &text_family, &mono_family);
+  GArray *text_cps = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GArray *mono_cps = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  GArray *files = g_array_new(FALSE, TRUE, sizeof(FontstackFile));
+  GString *fb_faces = g_string_new(NULL), *stacks = g_string_new(NULL);
+  bool ok = fontstack_build(e->book, e->fonts, text_family ? text_family : "serif",
+                            mono_family ? mono_family : "monospace", all_text, all_mono, text_cps,
+                            mono_cps, files, fb_faces, stacks);
+  g_array_free(all_text, TRUE);
+  g_array_free(all_mono, TRUE);
+  GString *faces =
+      g_string_new("/* Fonts: Charis SIL and DejaVu Sans Mono, subset to this book's characters "
+                   "(SIL Open Font License; Bitstream Vera license). */\n");
+  if (files->len)
+    g_string_append_printf(
+        faces,
+        "/* Fallback faces for the characters they lack, subset likewise, each when "
+        "its subset is at most %d KB (Noto: SIL Open Font License; Symbola: free "
+        "for any use). */\n",
+        FONTSTACK_MAX_BYTES / 1024);
+  size_t n = 0;
+  if (ok)
+    ok = add_book_faces(e, all, text_cps, mono_cps, faces, &n);
+  add_fallback_faces(e, files, &n);
+  g_array_free(files, TRUE);
+  g_string_append(faces, fb_faces->str);
+  g_string_prepend(css, faces->str);
+  /* after the stylesheet's own font-family, which names the book's faces
+   * alone; before a stylesheet of --css, whose choice wins */
+  if (e->opts->css)
+    g_string_prepend(css, stacks->str);
+  else
+    g_string_append(css, stacks->str);
+  g_string_free(faces, TRUE);
+  g_string_free(fb_faces, TRUE);
+  g_string_free(stacks, TRUE);
+  g_array_free(text_cps, TRUE);
+  g_array_free(mono_cps, TRUE);
+  return ok;
+}
+
+/* ---- images ---- */
+
+/* The node after n in pre-order within root (into n's children when
+ * descend), or NULL. */
+static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend)
+{
+  if (descend && n->type == XML_ELEMENT_NODE && n->children)
+    return n->children;
+  while (n && n != root && !n->next)
+    n = n->parent;
+  return n && n != root ? n->next : NULL;
+}
+
+static bool svg_url_ok(const xmlChar *v, bool hyperlink)
+{
+  const char *s = (const char *)v;
+  if (s[0] == '#')
+    return true;
+  if (hyperlink)
+    return g_str_has_prefix(s, "http://") || g_str_has_prefix(s, "https://");
+  return g_str_has_prefix(s, "data:");
+}
+
+/* Event handlers, attributes made of entity references, and references to
+ * files outside the image (only hyperlinks may go to the web). */
+static void clean_svg_attrs(xmlNodePtr n)
+{
+  bool hyperlink = xmlStrcmp(n->name, BAD_CAST "a") == 0;
+  for (xmlAttrPtr a = n->properties, an; a; a = an) {
+    an = a->next;
+    bool bad = g_ascii_strncasecmp((const char *)a->name, "on", 2) == 0;
+    for (xmlNodePtr c = a->children; c && !bad; c = c->next)
+      bad = c->type == XML_ENTITY_REF_NODE;
+    if (!bad && xmlStrcmp(a->name, BAD_CAST "href") == 0) {
+      xmlChar *v = xmlNodeGetContent((xmlNodePtr)a);
+      bad = !v || !svg_url_ok(v, hyperlink);
+      xmlFree(v);
+    }
+    if (bad)
+      xmlRemoveProp(a);
+  }
+}
+
+/* Parse an SVG without network or entity substitution and write it back
+ * without its DOCTYPE, entity references, processing instructions, scripts,
+ * event handlers and references to outside files. NULL when it is not a
+ * well-formed SVG. */
+static GBytes *clean_svg(const char *data, gsize len)
+{
+  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc)
+    return NULL;
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (!root || xmlStrcmp(root->name, BAD_CAST "svg") != 0) {
+    xmlFreeDoc(doc);
+    return NULL;
+  }
+  /* Iterative pre-order walk of the root element's subtree. */
+  xmlNodePtr n = root;
+  while (n) {
+    bool drop =
+        n != root && (n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE ||
+                      (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "script") == 0));
+    if (drop) {
+      xmlNodePtr next = svg_next(n, root, false);
+      xmlUnlinkNode(n);
+      xmlFreeNode(n);
+      n = next;
+      continue;
+    }
+    if (n->type == XML_ELEMENT_NODE)
+      clean_svg_attrs(n);
+    n = svg_next(n, root, true);
+  }
+  /* Then the DOCTYPE with its entity declarations, and PIs before or after
+   * the root (xml-stylesheet would fetch an outside file). */
+  for (xmlNodePtr c = doc->children, nx; c; c = nx) {
+    nx = c->next;
+    if (c->type == XML_PI_NODE || c->type == XML_DTD_NODE) {
+      xmlUnlinkNode(c);
+      xmlFreeNode(c);
+    }
+  }
+  doc->intSubset = NULL;
+  xmlChar *out = NULL;
+  int outlen = 0;
+  xmlDocDumpMemoryEnc(doc, &out, &outlen, "UTF-8");
+  xmlFreeDoc(doc);
+  if (!out)
+    return NULL;
+  GBytes *b = g_bytes_new(out, (gsize)outlen);
+  xmlFree(out);
+  return b;
+}
+
+bool ep_add_images(Epub *e)
+{
+  Book *b = e->book;
+  for (guint i = 0; i < b->resources->len; i++) {
+    BookResource *r = b->resources->pdata[i];
+    char *data = NULL;
+    gsize len = 0;
+    GError *err = NULL;
+    if (!g_file_get_contents(r->path, &data, &len, &err)) {
+      book_diag(b, BOOK_ERROR, NULL, "cannot read image %s: %s", r->path, err->message);
+      g_error_free(err);
+      return false;
+    }
+    GBytes *bytes;
+    if (g_strcmp0(r->media_type, "image/svg+xml") == 0) {
+      bytes = clean_svg(data, len);
+      g_free(data);
+      if (!bytes) {
+        book_diag(b, BOOK_ERROR, NULL, "%s: not a well-formed SVG image", r->path);
+        return false;
+      }
+    } else {
+      bytes = g_bytes_new_take(data, len);
+    }
+    char *name = g_strconcat("EPUB/", r->href, NULL);
+    char id[32];
+    g_snprintf(id, sizeof id, "img-%u", i + 1);
+    ep_add_entry(e, name, bytes);
+    ep_add_item(e, id, r->href, r->media_type, NULL);
+    g_free(name);
+  }
+  return true;
+}
+
+/* Whether the book has images, and whether each has a text alternative. */
+void ep_survey_images(Epub *e)
+{
+  Book *b = e->book;
+  e->has_images = false;
+  e->all_alt = true;
+  for (guint i = 0; i < b->chapters->len; i++) {
+    BookIter it;
+    book_iter_init(&it, ((BookChapter *)b->chapters->pdata[i])->root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER || it.cur->type != BOOK_IMAGE || !it.cur->as.image.res)
+        continue;
+      e->has_images = true;
+      GString *alt = g_string_new(NULL);
+      book_node_text(it.cur, alt);
+      g_strstrip(alt->str);
+      if (!*alt->str)
+        e->all_alt = false;
+      g_string_free(alt, TRUE);
+    }
+  }
+}
+
+/* ---- the cover ---- */
+
+/* The cover image: -M cover=FILE (PNG or JPEG, in the first input's
+ * directory or below it, symbolic links resolved), else octavo's typographic cover drawn by
+ * cover.c, the face the PDF opens on. Sets *media_type and the size in
+ * pixels (0 when the file does not say). NULL (with a warning) when there
+ * is none. */
+GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height)
+{
+  Book *b = e->book;
+  const char *given = b->meta.cover;
+  if (given && *given) {
+    const char *src = b->chapters->len ? ((BookChapter *)b->chapters->pdata[0])->source : NULL;
+    char *dir = src && strcmp(src, "-") != 0 ? g_path_get_dirname(src) : g_strdup(".");
+    char *path = g_path_is_absolute(given) ? g_strdup(given) : g_build_filename(dir, given, NULL);
+    char *lower = g_ascii_strdown(given, -1);
+    const char *type = g_str_has_suffix(lower, ".png") ? "image/png"
+                       : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg")
+                           ? "image/jpeg"
+                           : NULL;
+    char *data = NULL;
+    gsize len = 0;
+    GBytes *bytes = NULL;
+    char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
+    bool inside =
+        real_dir && real && g_str_has_prefix(real, real_dir) && real[strlen(real_dir)] == '/';
+    free(real_dir);
+    free(real);
+    if (g_file_test(path, G_FILE_TEST_EXISTS) && !inside) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused",
+                given);
+    } else if (!type) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover",
+                given);
+    } else if (!g_file_get_contents(path, &data, &len, NULL)) {
+      book_diag(b, BOOK_WARNING, NULL, "cover %s not found; using octavo's cover", path);
+    } else {
+      bytes = g_bytes_new_take(data, len);
+      *media_type = type;
+      if (book_image_probe(path, width, height) == BOOK_IMAGE_NONE)
+        *width = *height = 0;
+    }
+    g_free(lower);
+    g_free(path);
+    g_free(dir);
+    if (bytes)
+      return bytes;
+  }
+  if (!e->fonts) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: no fonts to draw it");
+    return NULL;
+  }
+  GError *err = NULL;
+  GBytes *png = cover_png(b, e->fonts, &e->style->cover, COVER_W, COVER_H, &err);
+  if (!png) {
+    book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
+    g_error_free(err);
+    return NULL;
+  }
+  *media_type = "image/png";
+  *width = COVER_W;
+  *height = COVER_H;
+  return png;
+}
