@@ -108,12 +108,10 @@ bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family,
   collect(used, fonts_split(fonts, text_family, lang, text_cps, own_text), false);
   collect(used, fonts_split(fonts, mono_family, lang, mono_cps, own_mono), true);
   bool ok = true;
-  guint n = 0;
   for (guint i = 0; i < used->len && ok; i++) {
     Used *u = &g_array_index(used, Used, i);
     bool embedded = false;
     ok = embed(book, u, files, faces, &embedded);
-    n += embedded;
   }
   if (ok && used->len) {
     g_string_append_printf(stacks,
