@@ -269,7 +269,55 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   }
 }
 
-/* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
+/* A forced line break (a hard break in the source) at byte b0. */
+static void build_newline(GArray *items, GArray *meta, size_t b0)
+{
+  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, MK_NONE);
+  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, b0, b0 + 1, M_PEN,
+       MK_NONE);
+}
+
+/* The glue of the word space starting at character i (a run of white
+ * characters up to a newline or a no-break space); returns the character
+ * after it. Spaces in code do not stretch nor shrink in justified text. */
+static int build_space(const Shaped *sh, const ParaStyle *ps, bool ragged, const guint8 *flags,
+                       size_t flen, int i, GArray *items, GArray *meta)
+{
+  const char *t = sh->text;
+  int j = i, n = sh->nchars;
+  while (j < n && sh->log[j].is_white && t[sh->char_byte[j]] != '\n' &&
+         g_utf8_get_char(t + sh->char_byte[j]) != 0xA0)
+    j++;
+  size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
+  double w = shape_width_pt(sh, b0, b1);
+  bool code = flag_at(flags, flen, b0) & F_CODE;
+  LbItem g = {.type = LB_GLUE, .width = w};
+  if (ragged)
+    g.stretch = 3 * ps->size_pt;
+  else if (!code) {
+    g.stretch = w * 0.5;
+    g.shrink = w * 0.4; /* linebreak.h: TeX's 1/3 starves narrow measures */
+  }
+  push(items, meta, g, b0, b1, M_GLUE, MK_NONE);
+  return j;
+}
+
+/* TeX's ending at byte end: no break before the finishing glue, then a
+ * forced break. */
+static void build_end(GArray *items, GArray *meta, size_t end)
+{
+  while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
+    g_array_set_size(items, items->len - 1);
+    g_array_set_size(meta, meta->len - 1);
+  }
+  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY}, end, end, M_PEN, MK_NONE);
+  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, end, end, M_GLUE, MK_NONE);
+  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, end, end, M_PEN,
+       MK_NONE);
+}
+
+/* Boxes, glue and penalties for the shaped text (flags: span_flags(p)):
+ * hard breaks, word spaces, words. */
 static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
                         const guint8 *flags, GArray *items, GArray *meta)
 {
@@ -282,30 +330,12 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
     if (ch == '\n') {
-      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, MK_NONE);
-      push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, b0, b0 + 1, M_PEN,
-           MK_NONE);
+      build_newline(items, meta, b0);
       i++;
       continue;
     }
-    bool white = sh->log[i].is_white && ch != 0xA0 && ch != 0x202F;
-    if (white) {
-      int j = i;
-      while (j < n && sh->log[j].is_white && t[sh->char_byte[j]] != '\n' &&
-             g_utf8_get_char(t + sh->char_byte[j]) != 0xA0)
-        j++;
-      size_t b1 = (size_t)sh->char_byte[j];
-      double w = shape_width_pt(sh, b0, b1);
-      bool code = flag_at(flags, flen, b0) & F_CODE;
-      LbItem g = {.type = LB_GLUE, .width = w};
-      if (ragged)
-        g.stretch = 3 * ps->size_pt;
-      else if (!code) {
-        g.stretch = w * 0.5;
-        g.shrink = w * 0.4; /* linebreak.h: TeX's 1/3 starves narrow measures */
-      }
-      push(items, meta, g, b0, b1, M_GLUE, MK_NONE);
-      i = j;
+    if (sh->log[i].is_white && ch != 0xA0 && ch != 0x202F) {
+      i = build_space(sh, ps, ragged, flags, flen, i, items, meta);
       continue;
     }
     int j = i + 1;
@@ -317,17 +347,7 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
   }
   g_array_free(hp, TRUE);
   g_array_free(pts, TRUE);
-  /* TeX's ending: no break before the finishing glue, then a forced break */
-  while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
-    g_array_set_size(items, items->len - 1);
-    g_array_set_size(meta, meta->len - 1);
-  }
-  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY}, sh->len, sh->len, M_PEN,
-       MK_NONE);
-  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, sh->len, sh->len, M_GLUE,
-       MK_NONE);
-  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, sh->len, sh->len, M_PEN,
-       MK_NONE);
+  build_end(items, meta, sh->len);
 }
 
 typedef struct {
