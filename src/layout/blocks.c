@@ -54,12 +54,17 @@ void do_heading(Build *c, BookNode *n, bool chapter_title)
   para_clear(&p);
 }
 
-void do_paragraph(Build *c, BookNode *n, const char *tag)
+/* A paragraph: n's inline children, or (run) n and the inline siblings
+ * after it (text a container of blocks holds directly). */
+static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
 {
   Para p;
   para_init(&p);
-  para_inlines(c, &p, n);
-  if (p.text->len == 0) {
+  if (run)
+    para_inline_run(c, &p, n);
+  else
+    para_inlines(c, &p, n);
+  if (p.text->len == 0 || (run && strspn(p.text->str, " \n") == p.text->len)) {
     para_clear(&p);
     return;
   }
@@ -81,6 +86,11 @@ void do_paragraph(Build *c, BookNode *n, const char *tag)
   c->after_par = !in_item;
   pango_font_description_free(d);
   para_clear(&p);
+}
+
+void do_paragraph(Build *c, BookNode *n, const char *tag)
+{
+  paragraph_of(c, n, tag, false);
 }
 
 /* A code block's text: tabs to 4-column stops, control characters to
@@ -430,8 +440,10 @@ static void do_figure(Build *c, BookNode *n)
     ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
     ps.hyphenate = false;
     double cw = label_width(c->shp, d, cap);
-    if (cw < ps.width_pt)
+    if (cw < ps.width_pt) {
       ps.left_pt += (ps.width_pt - cw) / 2;
+      ps.rtl_right = false; /* centred, whatever its direction */
+    }
     c->space = 4;
     c->keep = 1;
     set_para(c, &p, &ps, true, NULL, n, NULL);
@@ -569,8 +581,13 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     break;
   }
   default:
-    if (book_node_is_inline(n->type))
-      book_iter_skip_children(it);
+    if (!book_node_is_inline(n->type))
+      break;
+    /* inline nodes among blocks: the first of a run sets them all as a
+     * paragraph (nothing is dropped), the others are skipped */
+    if (!n->prev || !book_node_is_inline(n->prev->type))
+      paragraph_of(c, n, "P", true);
+    book_iter_skip_children(it);
     break;
   }
 }

@@ -176,6 +176,8 @@ typedef struct {
   double indent_pt;                    /* first line */
   bool justify;
   bool hyphenate;
+  bool rtl_right; /* a right-to-left paragraph's lines flush right, its indent at the right
+                   * (set_para, lines of a vertical list); false: the caller places them */
 } ParaStyle;
 
 /* SPAN_URL: a URL as text (a link's own address, a printed URL note): breaks
@@ -236,6 +238,11 @@ void para_clear(Para *p);
 void para_text(Para *p, BookNode *node, const char *t, size_t node_off);
 void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node);
 void para_inlines(Build *c, Para *p, BookNode *parent);
+/* The text and attributes of first and the inline siblings after it, up to
+ * the next block or the end (inline nodes a container of blocks holds
+ * directly, as raw HTML whose tags were dropped leaves them); returns the
+ * run's last node. */
+BookNode *para_inline_run(Build *c, Para *p, BookNode *first);
 void para_mark(const Para *p, size_t at, BookNode **node, size_t *off);
 guint8 *span_flags(const Para *p);
 gint cmp_span(gconstpointer a, gconstpointer b);

@@ -352,7 +352,7 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
 
 typedef struct {
   size_t byte;
-  double x;
+  double x, w; /* the glyph's left edge and advance, as set */
 } XPos;
 
 static double x_at(const GArray *xs, size_t byte)
@@ -363,12 +363,50 @@ static double x_at(const GArray *xs, size_t byte)
   return xs->len ? g_array_index(xs, XPos, xs->len - 1).x : 0;
 }
 
-/* Does the glyph at `byte` belong to a glue item (a word space) of the line
- * ending at item e? *gk is a cursor over the items, moved forward only. */
-static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
+/* The horizontal extent [*x0, *x1) of the glyphs of bytes [a, b) of a line
+ * in visual order (with right-to-left runs, bytes do not grow with x).
+ * xs ends with the line's end position. */
+static void x_range(const GArray *xs, size_t a, size_t b, bool bidi, double *x0, double *x1)
 {
-  while (*gk < e && g_array_index(meta, Meta, *gk).b <= byte)
-    (*gk)++;
+  if (!bidi) {
+    *x0 = x_at(xs, a);
+    *x1 = x_at(xs, b);
+    return;
+  }
+  *x0 = G_MAXDOUBLE;
+  *x1 = -G_MAXDOUBLE;
+  for (guint i = 0; i + 1 < xs->len; i++) {
+    const XPos *p = &g_array_index(xs, XPos, i);
+    if (p->byte >= a && p->byte < b) {
+      *x0 = MIN(*x0, p->x);
+      *x1 = MAX(*x1, p->x + p->w);
+    }
+  }
+  if (*x0 > *x1)
+    *x0 = *x1 = x_at(xs, b);
+}
+
+/* The item of the line [s, e) that holds the glyph at `byte`: the first
+ * whose end is past it (items' byte ranges grow with their index), or e. */
+static size_t item_at(const GArray *meta, size_t s, size_t e, size_t byte)
+{
+  size_t lo = s, hi = e;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g_array_index(meta, Meta, mid).b <= byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Does the glyph at `byte` belong to a glue item (a word space) of the line
+ * [s, e)? *gk gets the item that holds it. Glyphs may come in any order
+ * (right-to-left runs). */
+static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
+{
+  *gk = item_at(meta, s, e, byte);
   return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
          byte >= g_array_index(meta, Meta, *gk).a;
 }
@@ -376,8 +414,8 @@ static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
 /* Is there a gap between letters after glyph gi of slice k: the glyph ends a
  * cluster, is not code, and the next glyph of the line starts another
  * cluster of the same word (not a word space, not the end of the line)?
- * gk: the glue cursor at glyph gi. */
-static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t gk,
+ * [s, e): the line's items. */
+static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t s,
                              size_t e, const guint8 *flags, size_t flen)
 {
   const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
@@ -397,7 +435,8 @@ static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray
     return false;
   if (next <= byte || next >= flen || (flags[next] & F_CODE))
     return false; /* the same cluster (a mark), or right to left */
-  return !glyph_in_glue(meta, &gk, e, next);
+  size_t gk;
+  return !glyph_in_glue(meta, s, &gk, e, next);
 }
 
 /* The letter spacing of a justified line stretched by `ratio`: the part of
@@ -422,13 +461,13 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
   double slack = ratio * str, keep = (c->st->track_from - 1) * nat;
   if (str <= 0 || slack <= keep)
     return ratio;
-  size_t gaps = 0, gk = s;
+  size_t gaps = 0, gk;
   for (guint k = 0; k < slices->len; k++) {
     const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
     for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
       size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
-      if (!glyph_in_glue(meta, &gk, e, byte) &&
-          letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
+      if (!glyph_in_glue(meta, s, &gk, e, byte) &&
+          letter_gap_after(slices, k, gi, meta, s, e, flags, flen))
         gaps++;
     }
   }
@@ -471,6 +510,8 @@ typedef struct {
   guint8 *flags;  /* span_flags(p) */
   GArray *slices; /* ShapeSlice: the current line's glyphs */
   GArray *xs;     /* XPos: the current line's glyph positions */
+  bool bidi;      /* the current line has right-to-left slices */
+  bool rtl;       /* the paragraph's direction is right to left */
 } Setting;
 
 /* A URL note's letter set against its word extracts as a word of its own:
@@ -486,16 +527,92 @@ static void mark_text(LayItem *it)
       it->glyphs->log_clusters[gi] += 3;
 }
 
+/* The visual order of a line's slices (UAX #9, rule L2): vis[i] is the
+ * slice drawn i-th from the left. From the highest embedding level down to
+ * the lowest odd one, every run of slices at that level or higher is
+ * reversed (the glyphs of a right-to-left slice are already in visual
+ * order). Returns whether any slice is right to left. */
+static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis)
+{
+  guint n = slices->len;
+  guint8 *lv = g_new0(guint8, n + 1), hi = 0, lo_odd = G_MAXUINT8;
+  for (guint i = 0; i < n; i++) {
+    const ShapeRun *r = shape_run_at(sh, g_array_index(slices, ShapeSlice, i).start);
+    lv[i] = r ? r->item->analysis.level : 0;
+    vis[i] = i;
+    hi = MAX(hi, lv[i]);
+    if (lv[i] % 2)
+      lo_odd = MIN(lo_odd, lv[i]);
+  }
+  for (int level = hi; level >= lo_odd && level > 0; level--)
+    for (guint i = 0; i < n;) {
+      guint j = i;
+      while (j < n && lv[vis[j]] >= level)
+        j++;
+      for (guint l = i, r = j; r > l + 1; l++, r--) { /* reverse [i, j) */
+        guint t = vis[l];
+        vis[l] = vis[r - 1];
+        vis[r - 1] = t;
+      }
+      i = j > i ? j : i + 1;
+    }
+  g_free(lv);
+  return lo_odd != G_MAXUINT8;
+}
+
+/* The glyphs of slice k of the line [s, e) set from x: its glue stretched or
+ * shrunk by ratio, its letters spaced by track; each glyph's position into
+ * S->xs. Its item into *it; returns the x after it. */
+static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, double track,
+                        double x, LayItem *out)
+{
+  ShapeSlice *sl = &g_array_index(S->slices, ShapeSlice, k);
+  PangoGlyphString *g = sl->glyphs;
+  size_t flen = S->p->text->len, gk;
+  double x0 = x;
+  for (int gi = 0; gi < g->num_glyphs; gi++) {
+    size_t byte = sl->start + (size_t)g->log_clusters[gi];
+    bool glue = glyph_in_glue(S->meta, s, &gk, e, byte);
+    double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+    if (glue) {
+      if (ratio != 0) {
+        const LbItem *gl = &g_array_index(S->items, LbItem, gk);
+        double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
+        if (gl->width > 0)
+          w += delta * (w / gl->width);
+        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      }
+    } else if (track > 0 && letter_gap_after(S->slices, k, gi, S->meta, s, e, S->flags, flen)) {
+      w += track;
+      g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+      w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+    }
+    XPos xp = {byte, x, w};
+    g_array_append_val(S->xs, xp);
+    x += w;
+  }
+  LayItem it = {.kind = LAY_GLYPHS,
+                .x_pt = x0,
+                .y_pt = S->ps->base_pt - sl->rise_pt,
+                .font = sl->font,
+                .glyphs = g,
+                .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+  if (letter_mark_at(S->flags, flen, sl->start))
+    mark_text(&it);
+  *out = it; /* the glyphs and the font move to the item when the line is set */
+  return x;
+}
+
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
- * its glue stretched or shrunk by ratio and its letters spaced when
- * justified, a hyphen at an automatic hyphenation point. Returns the x
- * after the line. */
+ * in visual order, its glue stretched or shrunk by ratio and its letters
+ * spaced when justified, a hyphen at an automatic hyphenation point.
+ * Returns the x after the line. */
 static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_t e, size_t a,
                          size_t b, double x, GArray *li_items)
 {
   const ParaStyle *ps = S->ps;
   GArray *slices = S->slices, *meta = S->meta;
-  double y = ps->base_pt;
   double ratio = (!S->ragged && ps->justify) ? ln->ratio : 0;
   if (ratio < -1)
     ratio = -1;
@@ -511,46 +628,21 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     ratio = 0; /* set ragged rather than spread (issue 16) */
     track = 0;
   }
-  size_t gk = s; /* glue cursor in items */
-  for (guint k = 0; k < slices->len; k++) {
-    ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
-    PangoGlyphString *g = sl->glyphs;
-    double x0 = x;
-    for (int gi = 0; gi < g->num_glyphs; gi++) {
-      size_t byte = sl->start + (size_t)g->log_clusters[gi];
-      XPos xp = {byte, x};
-      g_array_append_val(S->xs, xp);
-      bool glue = glyph_in_glue(meta, &gk, e, byte);
-      double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-      if (glue) {
-        if (ratio != 0) {
-          const LbItem *gl = &g_array_index(S->items, LbItem, gk);
-          double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
-          if (gl->width > 0)
-            w += delta * (w / gl->width);
-          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        }
-      } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, S->flags, flen)) {
-        w += track;
-        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-      }
-      x += w;
-    }
-    LayItem it = {.kind = LAY_GLYPHS,
-                  .x_pt = x0,
-                  .y_pt = y - sl->rise_pt,
-                  .font = sl->font,
-                  .glyphs = g,
-                  .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
-    if (letter_mark_at(S->flags, flen, sl->start))
-      mark_text(&it);
-    g_array_append_val(li_items, it);
-    sl->font = NULL;
-    sl->glyphs = NULL;
+  /* set left to right in visual order; the items in logical order, so
+   * that the text extracts in reading order */
+  guint n = slices->len, *vis = g_new(guint, n + 1);
+  S->bidi = visual_order(S->sh, slices, vis);
+  guint first = li_items->len;
+  g_array_set_size(li_items, first + n);
+  for (guint k = 0; k < n; k++)
+    x = set_slice(S, vis[k], s, e, ratio, track, x,
+                  &g_array_index(li_items, LayItem, first + vis[k]));
+  for (guint k = 0; k < n; k++) { /* now owned by the items */
+    g_array_index(slices, ShapeSlice, k).font = NULL;
+    g_array_index(slices, ShapeSlice, k).glyphs = NULL;
   }
-  XPos xend = {b, x};
+  g_free(vis);
+  XPos xend = {b, x, 0};
   g_array_append_val(S->xs, xend);
   /* a hyphen at a hyphenation point, or the continuation mark of a code
    * span or URL broken at its last resort: the only re-shaping */
@@ -563,7 +655,7 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
         hg->log_clusters[gi] = 0;
       LayItem it = {.kind = LAY_GLYPHS,
                     .x_pt = x,
-                    .y_pt = y,
+                    .y_pt = ps->base_pt,
                     .font = f,
                     .glyphs = hg,
                     .gray = mk == MK_CONT ? 0.45 : 0,
@@ -574,6 +666,24 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
       pango_glyph_string_free(hg);
   }
   return x;
+}
+
+/* Is the paragraph's direction right to left? pango's itemising takes it
+ * from its first strong character (the context's direction is weak): the
+ * paragraph's embedding level is then 1, so no run is below it. */
+static bool rtl_paragraph(const Shaped *sh)
+{
+  for (guint i = 0; i < sh->runs->len; i++)
+    if (g_array_index(sh->runs, ShapeRun, i).item->analysis.level == 0)
+      return false;
+  return sh->runs->len > 0;
+}
+
+/* Move every item of a line dx to the right. */
+static void items_shift(GArray *items, double dx)
+{
+  for (guint i = 0; i < items->len; i++)
+    g_array_index(items, LayItem, i).x_pt += dx;
 }
 
 static void note_add(GPtrArray **notes, gpointer note)
@@ -600,7 +710,8 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
       break;
     if (sp->b <= a)
       continue;
-    double x0 = x_at(S->xs, MAX(sp->a, a)), x1 = x_at(S->xs, MIN(sp->b, b));
+    double x0, x1;
+    x_range(S->xs, MAX(sp->a, a), MIN(sp->b, b), S->bidi, &x0, &x1);
     switch (sp->kind) {
     case SPAN_LINK:
       if (sp->dest || sp->href)
@@ -656,9 +767,10 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
                  BookNode *block, GPtrArray *out)
 {
   SetInfo info = {0};
-  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL};
+  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL, false, false};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
   S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
   S.flags = span_flags(p); /* for the items and the letter spacing */
@@ -697,11 +809,13 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
     size_t b = last > s ? g_array_index(S.meta, Meta, last - 1).b : a;
     GArray *li_items = items_new();
     double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-    double lw = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items) - ps->left_pt;
+    double x1 = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items), lw = x1 - ps->left_pt;
     if (lw > info.max_w)
       info.max_w = lw;
     info.last_w = lw;
     GPtrArray *notes = line_spans(c, &S, a, b, &span0, li_items);
+    if (S.rtl) /* flush right, the first line's indent at the right */
+      items_shift(li_items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1);
     if (out) {
       g_ptr_array_add(out, li_items);
       for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)

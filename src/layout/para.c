@@ -22,6 +22,7 @@ ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading)
   ps.width_pt = c->measure - ps.left_pt;
   ps.justify = c->st->justify;
   ps.hyphenate = c->env->hyph;
+  ps.rtl_right = true;
   return ps;
 }
 
@@ -343,16 +344,17 @@ static void inline_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
   }
 }
 
-/* The text and attributes of `parent`'s inline children. */
-void para_inlines(Build *c, Para *p, BookNode *parent)
+/* The text and attributes of the inline nodes under root (and of root
+ * itself with `self`). */
+static void inlines_walk(Build *c, Para *p, BookNode *root, bool self)
 {
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(size_t));
   BookIter it;
-  book_iter_init(&it, parent);
+  book_iter_init(&it, root);
   BookIterEvent ev;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
-    if (n == parent)
+    if (n == root && !self)
       continue;
     if (ev == BOOK_ITER_ENTER) {
       inline_enter(c, p, &it, n, starts);
@@ -368,6 +370,22 @@ void para_inlines(Build *c, Para *p, BookNode *parent)
       inline_exit(c, p, n, s, len);
   }
   g_array_free(starts, TRUE);
+}
+
+/* The text and attributes of `parent`'s inline children. */
+void para_inlines(Build *c, Para *p, BookNode *parent)
+{
+  inlines_walk(c, p, parent, false);
+}
+
+BookNode *para_inline_run(Build *c, Para *p, BookNode *first)
+{
+  BookNode *last = first;
+  for (BookNode *n = first; n && book_node_is_inline(n->type); n = n->next) {
+    inlines_walk(c, p, n, true);
+    last = n;
+  }
+  return last;
 }
 
 /* Where byte `at` of the paragraph comes from. */
