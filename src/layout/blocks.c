@@ -337,6 +337,26 @@ static void figure_size(const Build *c, const BookNode *img, const BookResource 
   *ih = nh * s;
 }
 
+void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
+                       double max_h, double *w, double *h)
+{
+  const BookResource *r = img->as.image.res;
+  bool known = r && r->width_px > 0 && r->height_px > 0;
+  double nw = known ? r->width_px * 0.75 : size_pt, nh = known ? r->height_px * 0.75 : size_pt;
+  double want = length_pt(c, img->as.image.width, measure);
+  double hwant = length_pt(c, img->as.image.height, measure);
+  if (want <= 0 && hwant > 0 && img->as.image.height.unit != BOOK_LEN_PERCENT)
+    want = hwant * nw / nh;
+  if (want <= 0)
+    want = nh > size_pt ? size_pt * nw / nh : nw; /* its own size, no taller than the type */
+  double maxw = length_pt(c, img->as.image.max_width, measure);
+  if (maxw > 0)
+    want = MIN(want, maxw);
+  double s = MIN(MIN(want, measure) / nw, max_h / nh);
+  *w = nw * s;
+  *h = nh * s;
+}
+
 /* An image that cannot be drawn: a frame with its alt text set inside it,
  * wrapped to the frame, centred; a newline in the alt text is a space.
  * Appends to items (frame at y 0); returns the frame's height. */

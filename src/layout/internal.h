@@ -189,7 +189,9 @@ typedef enum {
   SPAN_FNREF,
   SPAN_NOHYPH,
   SPAN_URLNOTE,
-  SPAN_URL
+  SPAN_URL,
+  SPAN_IMAGE, /* an inline image drawn: its U+FFFC (para.c inline_image) */
+  SPAN_IMGALT /* an inline image that cannot be drawn: its alt text, framed */
 } SpanKind;
 
 /* A link's URL printed for paper (issue 6): a lettered note at the foot of
@@ -227,8 +229,9 @@ typedef struct {
  * F_MARK is a note mark (a footnote number, a URL note's letter), set
  * against its word and never part of it for hyphenation; F_LETTER_MARK a
  * URL note's letter, whose extracted text starts with a zero-width space
- * (lines.c) so that it is not read as the end of its word ("sitea"). */
-enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16 };
+ * (lines.c) so that it is not read as the end of its word ("sitea");
+ * F_IMAGE the U+FFFC standing for an inline image. */
+enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16, F_IMAGE = 32 };
 
 double left_of(const Build *c);
 ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading);
@@ -266,6 +269,14 @@ void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block, 
 void do_heading(Build *c, BookNode *n, bool chapter_title);
 void do_paragraph(Build *c, BookNode *n, const char *tag);
 void do_table(Build *c, BookNode *n);
+/* The size in points an inline image is drawn at in text of size_pt on a
+ * line of `measure` points: the size the source asks for (as a figure:
+ * width, at most max-width, else height), else its own (96 px to the
+ * inch) but no taller than the type (icons and badges); keeping its
+ * aspect ratio (a square of the type's size when the file gives none), at
+ * most the measure wide and max_h high. */
+void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
+                       double max_h, double *w, double *h);
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
 
 /* ------------------------------------------------------------------------ */

@@ -269,6 +269,40 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   }
 }
 
+/* An inline image of the paragraph: its U+FFFC at byte `at`, the size it
+ * is drawn at. */
+typedef struct {
+  size_t at;
+  double w, h;
+  const BookNode *node;
+} ImgBox;
+
+static int cmp_img_at(const void *key, const void *elem)
+{
+  size_t at = *(const size_t *)key, e = ((const ImgBox *)elem)->at;
+  return at < e ? -1 : at > e ? 1 : 0;
+}
+
+/* The image whose U+FFFC is at byte `at`, or NULL. */
+static const ImgBox *image_at(const GArray *imgs, size_t at)
+{
+  return imgs->len ? bsearch(&at, imgs->data, imgs->len, sizeof(ImgBox), cmp_img_at) : NULL;
+}
+
+/* An inline image (character i, a U+FFFC): a box of its width; a break
+ * after it where the text allows one. Returns the character after it. */
+static int build_image(const Shaped *sh, const guint8 *flags, size_t flen, const GArray *imgs,
+                       int i, GArray *items, GArray *meta)
+{
+  int j = i + 1;
+  size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
+  const ImgBox *ib = image_at(imgs, b0);
+  push(items, meta, (LbItem){.type = LB_BOX, .width = ib ? ib->w : 0}, b0, b1, M_BOX, MK_NONE);
+  if (j < sh->nchars && !sh->log[j].is_white && break_before(sh, flags, flen, j))
+    push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = 50}, b1, b1, M_PEN, MK_NONE);
+  return j;
+}
+
 /* A forced line break (a hard break in the source) at byte b0. */
 static void build_newline(GArray *items, GArray *meta, size_t b0)
 {
@@ -317,9 +351,9 @@ static void build_end(GArray *items, GArray *meta, size_t end)
 }
 
 /* Boxes, glue and penalties for the shaped text (flags: span_flags(p)):
- * hard breaks, word spaces, words. */
+ * hard breaks, word spaces, inline images, words. */
 static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                        const guint8 *flags, GArray *items, GArray *meta)
+                        const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta)
 {
   const char *t = sh->text;
   int n = sh->nchars;
@@ -338,9 +372,14 @@ static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaSty
       i = build_space(sh, ps, ragged, flags, flen, i, items, meta);
       continue;
     }
+    if (flag_at(flags, flen, b0) & F_IMAGE) {
+      i = build_image(sh, flags, flen, imgs, i, items, meta);
+      continue;
+    }
     int j = i + 1;
     while (j < n && !break_before(sh, flags, flen, j) &&
-           !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0))
+           !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0) &&
+           !(flag_at(flags, flen, (size_t)sh->char_byte[j]) & F_IMAGE))
       j++;
     build_word(c, sh, ps, ragged, flags, flen, i, j, hp, pts, items, meta);
     i = j;
@@ -433,8 +472,9 @@ static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray
     next = n->start + (size_t)n->glyphs->log_clusters[0];
   } else
     return false;
-  if (next <= byte || next >= flen || (flags[next] & F_CODE))
-    return false; /* the same cluster (a mark), or right to left */
+  if (next <= byte || next >= flen || (flags[next] & F_CODE) ||
+      ((flags[byte] | flags[next]) & F_IMAGE))
+    return false; /* the same cluster (a mark), or right to left, or an image */
   size_t gk;
   return !glyph_in_glue(meta, s, &gk, e, next);
 }
@@ -512,7 +552,15 @@ typedef struct {
   GArray *xs;     /* XPos: the current line's glyph positions */
   bool bidi;      /* the current line has right-to-left slices */
   bool rtl;       /* the paragraph's direction is right to left */
+  GArray *imgs;   /* ImgBox: the inline images, by byte */
+  GArray *placed; /* Placed: the current line's images */
 } Setting;
+
+/* An inline image set on the current line, its left edge at x. */
+typedef struct {
+  double x;
+  const ImgBox *box;
+} Placed;
 
 /* A URL note's letter set against its word extracts as a word of its own:
  * its text starts with a zero-width space (which the first glyph's
@@ -574,7 +622,19 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
     size_t byte = sl->start + (size_t)g->log_clusters[gi];
     bool glue = glyph_in_glue(S->meta, s, &gk, e, byte);
     double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-    if (glue) {
+    if (flag_at(S->flags, flen, byte) & F_IMAGE) {
+      /* no glyph: the image's room, the image drawn there (set_glyphs) */
+      const ImgBox *ib = image_at(S->imgs, byte);
+      bool first = gi == 0 || g->log_clusters[gi - 1] != g->log_clusters[gi];
+      w = ib && first ? ib->w : 0;
+      g->glyphs[gi].glyph = PANGO_GLYPH_EMPTY;
+      g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+      w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      if (ib && first) {
+        Placed pl = {x, ib};
+        g_array_append_val(S->placed, pl);
+      }
+    } else if (glue) {
       if (ratio != 0) {
         const LbItem *gl = &g_array_index(S->items, LbItem, gk);
         double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
@@ -604,6 +664,36 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
   return x;
 }
 
+/* The images placed on the current line into li_items, each a Figure
+ * standing on the baseline (the PDF's Figure tags; archive_fig.c gives
+ * them their alt text). */
+static void images_items(const Setting *S, GArray *li_items)
+{
+  for (guint k = 0; k < S->placed->len; k++) {
+    const Placed *pl = &g_array_index(S->placed, Placed, k);
+    add_tag(li_items, LAY_TAG_BEGIN, "Figure");
+    LayItem it = {.kind = LAY_IMAGE,
+                  .x_pt = pl->x,
+                  .y_pt = S->ps->base_pt - pl->box->h,
+                  .w_pt = pl->box->w,
+                  .h_pt = pl->box->h,
+                  .res = pl->box->node->as.image.res,
+                  .pos = pl->box->node->pos};
+    g_array_append_val(li_items, it);
+    add_tag(li_items, LAY_TAG_END, "Figure");
+  }
+}
+
+/* The room the current line's images need above the line's top (they
+ * stand on the baseline), or 0. */
+static double images_above(const Setting *S)
+{
+  double up = 0;
+  for (guint k = 0; k < S->placed->len; k++)
+    up = MAX(up, g_array_index(S->placed, Placed, k).box->h - S->ps->base_pt);
+  return up;
+}
+
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
  * in visual order, its glue stretched or shrunk by ratio and its letters
  * spaced when justified, a hyphen at an automatic hyphenation point.
@@ -618,6 +708,7 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     ratio = -1;
   g_array_set_size(slices, 0);
   g_array_set_size(S->xs, 0);
+  g_array_set_size(S->placed, 0);
   if (a < b)
     shape_slices(S->sh, a, b, slices);
   double track = 0; /* letter spacing of this line, points per gap */
@@ -642,6 +733,7 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     g_array_index(slices, ShapeSlice, k).glyphs = NULL;
   }
   g_free(vis);
+  images_items(S, li_items);
   XPos xend = {b, x, 0};
   g_array_append_val(S->xs, xend);
   /* a hyphen at a hyphenation point, or the continuation mark of a code
@@ -679,11 +771,13 @@ static bool rtl_paragraph(const Shaped *sh)
   return sh->runs->len > 0;
 }
 
-/* Move every item of a line dx to the right. */
-static void items_shift(GArray *items, double dx)
+/* Move every item of a line dx to the right and dy down. */
+static void items_shift(GArray *items, double dx, double dy)
 {
-  for (guint i = 0; i < items->len; i++)
+  for (guint i = 0; i < items->len; i++) {
     g_array_index(items, LayItem, i).x_pt += dx;
+    g_array_index(items, LayItem, i).y_pt += dy;
+  }
 }
 
 static void note_add(GPtrArray **notes, gpointer note)
@@ -719,6 +813,10 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
       break;
     case SPAN_STRIKE:
       add_rule(li_items, LAY_RULE, x0, ps->base_pt - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
+      break;
+    case SPAN_IMGALT: /* an image that cannot be drawn: a frame around its alt text */
+      add_rule(li_items, LAY_FRAME, x0 - 1, ps->base_pt - ps->size_pt * 0.85, x1 - x0 + 2,
+               ps->size_pt * 1.1, 0.45);
       break;
     case SPAN_URLNOTE:
       add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
@@ -760,6 +858,83 @@ static bool ends_broken(const Setting *S, const LbLine *ln)
          (ln->end < S->meta->len && g_array_index(S->meta, Meta, ln->end).mark != MK_NONE);
 }
 
+/* The paragraph's inline images (its SPAN_IMAGE spans) with the size each
+ * is drawn at, by byte. A line of a vertical list grows to hold a tall
+ * image; a line set for its caller (out: a table cell) cannot, and its
+ * images stay within its room above the baseline. */
+static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool out)
+{
+  GArray *imgs = g_array_new(FALSE, FALSE, sizeof(ImgBox));
+  double max_h = out ? MAX(ps->base_pt, ps->size_pt * 0.75) : c->env->text_h * 0.6;
+  for (guint i = 0; i < p->spans->len; i++) {
+    const Span *sp = &g_array_index(p->spans, Span, i);
+    if (sp->kind != SPAN_IMAGE)
+      continue;
+    ImgBox b = {sp->a, 0, 0, sp->node};
+    inline_image_size(c, sp->node, ps->size_pt, ps->width_pt - ps->indent_pt, max_h, &b.w, &b.h);
+    g_array_append_val(imgs, b);
+  }
+  return imgs; /* in order: a SPAN_IMAGE is added as its character is */
+}
+
+/* S's items broken into lines (a new array of LbLine). */
+static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
+{
+  const ParaStyle *ps = S->ps;
+  double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
+  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
+  *lp = c->env->lbp;
+  /* in a paragraph with last-resort breaks (code, URLs, long words), a
+   * line looser than MAX_SPACE (the glue stretches by half a space per
+   * unit of ratio) waits for the last pass, where such a break can beat
+   * it; elsewhere that would only trade the second pass's choice for the
+   * last's. A last line under four characters costs extra. */
+  if (lp->max_ratio <= 0 && has_emergency(S->items))
+    lp->max_ratio = (MAX_SPACE - 1) / 0.5;
+  if (lp->short_last_width <= 0)
+    lp->short_last_width = 2 * ps->size_pt;
+  lb_break((const LbItem *)S->items->data, S->items->len, widths, 2, lp,
+           S->ragged ? LB_GREEDY : c->env->mode, lines);
+  return lines;
+}
+
+/* A set line: where it starts in the text, its items, the notes first
+ * referenced on it, the room its images need above its top. */
+typedef struct {
+  size_t a, b;
+  GArray *items;
+  GPtrArray *notes;
+  double grow;
+} SetLine;
+
+/* Line li of lines set: its glyphs, images and spans. */
+static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint *span0,
+                        SetInfo *info)
+{
+  const ParaStyle *ps = S->ps;
+  const LbLine *ln = &g_array_index(lines, LbLine, li);
+  size_t s = ln->start, e = ln->end;
+  while (s < e && g_array_index(S->meta, Meta, s).kind != M_BOX)
+    s++;
+  size_t last = e;
+  while (last > s && g_array_index(S->meta, Meta, last - 1).kind != M_BOX)
+    last--;
+  SetLine L = {0};
+  L.a = s < e ? g_array_index(S->meta, Meta, s).a : 0;
+  L.b = last > s ? g_array_index(S->meta, Meta, last - 1).b : L.a;
+  L.items = items_new();
+  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
+  double x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items), lw = x1 - ps->left_pt;
+  if (lw > info->max_w)
+    info->max_w = lw;
+  info->last_w = lw;
+  L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
+  if (S->rtl) /* flush right, the first line's indent at the right */
+    items_shift(L.items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1, 0);
+  L.grow = images_above(S);
+  return L;
+}
+
 /* Shape p once, break it, and either emit its lines into c->vl (out ==
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
@@ -767,78 +942,53 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
                  BookNode *block, GPtrArray *out)
 {
   SetInfo info = {0};
-  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL, false, false};
+  Setting S = {.p = p, .ps = ps, .ragged = ragged};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
   S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
   S.flags = span_flags(p); /* for the items and the letter spacing */
-  build_items(c, p, S.sh, ps, ragged, S.flags, S.items, S.meta);
-  double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
-  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
-  LbParams lp = c->env->lbp;
-  /* in a paragraph with last-resort breaks (code, URLs, long words), a
-   * line looser than MAX_SPACE (the glue stretches by half a space per
-   * unit of ratio) waits for the last pass, where such a break can beat
-   * it; elsewhere that would only trade the second pass's choice for the
-   * last's. A last line under four characters costs extra. */
-  if (lp.max_ratio <= 0 && has_emergency(S.items))
-    lp.max_ratio = (MAX_SPACE - 1) / 0.5;
-  if (lp.short_last_width <= 0)
-    lp.short_last_width = 2 * ps->size_pt;
-  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &lp,
-           ragged ? LB_GREEDY : c->env->mode, lines);
+  S.imgs = image_boxes(c, p, ps, out != NULL);
+  build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta);
+  LbParams lp;
+  GArray *lines = break_lines(c, &S, &lp);
   if (tag && !out)
     open_tag(c, tag);
   S.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   S.xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  S.placed = g_array_new(FALSE, FALSE, sizeof(Placed));
   int nl = (int)lines->len;
   info.nlines = nl;
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
   guint span0 = 0;
   for (int li = 0; li < nl; li++) {
-    const LbLine *ln = &g_array_index(lines, LbLine, li);
-    size_t s = ln->start, e = ln->end;
-    while (s < e && g_array_index(S.meta, Meta, s).kind != M_BOX)
-      s++;
-    size_t last = e;
-    while (last > s && g_array_index(S.meta, Meta, last - 1).kind != M_BOX)
-      last--;
-    size_t a = s < e ? g_array_index(S.meta, Meta, s).a : 0;
-    size_t b = last > s ? g_array_index(S.meta, Meta, last - 1).b : a;
-    GArray *li_items = items_new();
-    double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-    double x1 = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items), lw = x1 - ps->left_pt;
-    if (lw > info.max_w)
-      info.max_w = lw;
-    info.last_w = lw;
-    GPtrArray *notes = line_spans(c, &S, a, b, &span0, li_items);
-    if (S.rtl) /* flush right, the first line's indent at the right */
-      items_shift(li_items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1);
+    SetLine L = set_line(c, &S, lines, li, &span0, &info);
     if (out) {
-      g_ptr_array_add(out, li_items);
-      for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)
-        g_ptr_array_add(c->cell_notes, notes->pdata[k]);
-      if (notes)
-        g_ptr_array_free(notes, TRUE);
+      g_ptr_array_add(out, L.items);
+      for (guint k = 0; L.notes && c->cell_notes && k < L.notes->len; k++)
+        g_ptr_array_add(c->cell_notes, L.notes->pdata[k]);
+      if (L.notes)
+        g_ptr_array_free(L.notes, TRUE);
       continue;
     }
     if (li == nl - 1 && tag)
-      add_tag(li_items, LAY_TAG_END, tag);
+      add_tag(L.items, LAY_TAG_END, tag);
     /* orphans and widows: no page break after the first or before the last line */
     double pen = 0;
     if (li > 0 && (li == 1 || li == nl - 1))
       pen = LB_INFINITY;
     else if (li > 0 && ends_broken(&S, &g_array_index(lines, LbLine, li - 1)))
       pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */
-    VItem *v = emit_line(c, li_items, ps->leading_pt, pen);
-    v->notes = notes;
-    if (a < b)
-      para_mark(p, a, &v->mark_node, &v->mark_off);
+    if (L.grow > 0)            /* a tall image: the line grows, its baseline moves down */
+      items_shift(L.items, 0, L.grow);
+    VItem *v = emit_line(c, L.items, ps->leading_pt + L.grow, pen);
+    v->notes = L.notes;
+    if (L.a < L.b)
+      para_mark(p, L.a, &v->mark_node, &v->mark_off);
     if (!v->mark_node)
       v->mark_node = block;
-    v->trace = g_strndup(S.sh->text + a, b - a);
+    v->trace = g_strndup(S.sh->text + L.a, L.b - L.a);
   }
   if (nl == 0 && tag && !out)
     g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */
@@ -846,6 +996,8 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
     shape_slice_clear(&g_array_index(S.slices, ShapeSlice, k));
   g_array_free(S.slices, TRUE);
   g_array_free(S.xs, TRUE);
+  g_array_free(S.placed, TRUE);
+  g_array_free(S.imgs, TRUE);
   g_free(S.flags);
   g_array_free(lines, TRUE);
   g_array_free(S.items, TRUE);

@@ -192,8 +192,37 @@ static void footnote_ref(Build *c, Para *p, BookNode *n)
   s->self = g_strdup_printf("%s-ref-%d", fn->id, n->as.fnref.ref_index);
 }
 
-/* An inline leaf entered: text, code, breaks, footnote references. A
- * container only records where its text starts, in `starts`. */
+/* An inline image: with a file to draw, one object replacement character
+ * (U+FFFC) under a SPAN_IMAGE, which the line breaker takes as a box of
+ * the image's size and over which the line draws the image (lines.c);
+ * with none (missing, remote, refused: resolve.c has warned), its alt text
+ * (else its file name) framed, a SPAN_IMGALT. */
+static void inline_image(Para *p, BookNode *n)
+{
+  size_t at = p->text->len;
+  if (n->as.image.res) {
+    piece(p, n, "\xEF\xBF\xBC", 0, 3, 0);
+    span_add(p, SPAN_IMAGE, at, p->text->len, n);
+    return;
+  }
+  GString *alt = g_string_new(NULL);
+  book_node_text(n, alt);
+  if (!alt->len) {
+    char *base = n->as.image.src && *n->as.image.src ? g_path_get_basename(n->as.image.src) : NULL;
+    g_string_assign(alt, base ? base : "image");
+    g_free(base);
+  }
+  para_text(p, n, alt->str, 0);
+  size_t a = at < p->text->len && p->text->str[at] == ' ' ? at + 1 : at;
+  if (a < p->text->len) {
+    span_add(p, SPAN_IMGALT, a, p->text->len, n);
+    span_add(p, SPAN_NOHYPH, a, p->text->len, n); /* the frame would cut a word */
+  }
+  g_string_free(alt, TRUE);
+}
+
+/* An inline leaf entered: text, code, breaks, footnote references, images.
+ * A container only records where its text starts, in `starts`. */
 static void inline_enter(Build *c, Para *p, BookIter *it, BookNode *n, GArray *starts)
 {
   size_t len = p->text->len;
@@ -211,6 +240,11 @@ static void inline_enter(Build *c, Para *p, BookIter *it, BookNode *n, GArray *s
     break;
   case BOOK_LINEBREAK: g_string_append_c(p->text, '\n'); break;
   case BOOK_FOOTNOTE_REF: footnote_ref(c, p, n); break;
+  case BOOK_IMAGE: /* its alt text is no text of the paragraph */
+    inline_image(p, n);
+    book_iter_skip_children(it);
+    g_array_append_val(starts, p->text->len);
+    break;
   default:
     if (!book_node_is_inline(n->type))
       book_iter_skip_children(it);
@@ -413,6 +447,7 @@ guint8 *span_flags(const Para *p)
                  : s->kind == SPAN_URL     ? F_URL
                  : s->kind == SPAN_FNREF   ? F_MARK
                  : s->kind == SPAN_URLNOTE ? F_MARK | F_LETTER_MARK
+                 : s->kind == SPAN_IMAGE   ? F_IMAGE
                                            : 0;
     for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
       f[k] |= bit;

@@ -11,6 +11,11 @@
                                        lines every line but the last starts
                                        at the text block's left edge
 
+  bbox_check.py images PDF            each image XObject drawn, per page:
+                                       "PAGE x0 y0 x1 y1 WxH" (points from
+                                       the page's top left; the image's
+                                       pixel size)
+
 The body pages are those numbered in arabic numerals (the PDF's page
 labels): the cover is a design of its own, the contents set their lines
 left to right with leader dots.
@@ -97,6 +102,59 @@ def body_pages(pdf):
     return body
 
 
+def mul(m, n):
+    """The PDF matrix m then n (m x n)."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D,
+            e * A + f * C + E, e * B + f * D + F]
+
+
+def drawn_images(pdf):
+    """(page, x0, y0, x1, y1, w_px, h_px) of every image XObject drawn, in
+    page coordinates from the top left, following q/Q/cm and form
+    XObjects' matrices."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corpus_check as cc
+    objs = cc.qpdf_full(pdf)
+    out = []
+    for n, ref in enumerate(cc.pdf_pages(objs), 1):
+        page = cc.sval(objs, ref)
+        height = cc.page_size(objs, ref)[3]
+
+        def xobjects(d):
+            r = cc.sval(objs, d.get("/Resources")) or {}
+            return dict(cc.sval(objs, r.get("/XObject")) or {})
+
+        def visit(data, xobjs, ctm, depth):
+            stack = []
+            for op, args in cc.content_ops(data):
+                if op == "q":
+                    stack.append(ctm)
+                elif op == "Q" and stack:
+                    ctm = stack.pop()
+                elif op == "cm" and len(args) == 6:
+                    ctm = mul([float(x) for x in args], ctm)
+                elif op == "Do" and args and args[-1] in xobjs and depth < 8:
+                    xref = xobjs[args[-1]]
+                    d = cc.sval(objs, xref) or {}
+                    if d.get("/Subtype") == "/Image":
+                        pts = [(ctm[0] * u + ctm[2] * v + ctm[4], ctm[1] * u + ctm[3] * v + ctm[5])
+                               for u, v in ((0, 0), (1, 0), (0, 1), (1, 1))]
+                        xs, ys = [p[0] for p in pts], [height - p[1] for p in pts]
+                        out.append((n, min(xs), min(ys), max(xs), max(ys),
+                                    int(d.get("/Width", 0)), int(d.get("/Height", 0))))
+                    elif d.get("/Subtype") == "/Form":
+                        m = [float(x) for x in d.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+                        visit(cc.stream_data(objs, xref), {**xobjs, **xobjects(d)}, mul(m, ctm),
+                              depth + 1)
+        contents = page.get("/Contents")
+        refs = contents if isinstance(contents, list) else [contents]
+        visit(b"\n".join(cc.stream_data(objs, r) for r in refs if r), xobjects(page),
+              [1, 0, 0, 1, 0, 0], 0)
+    return out
+
+
 def rtl_text(t):
     letters = [c for c in t if unicodedata.category(c).startswith("L")]
     rtl = [c for c in letters if unicodedata.bidirectional(c) in ("R", "AL")]
@@ -111,6 +169,10 @@ def main():
         columns = int(args[k + 1])
         del args[k:k + 2]
     mode, pdf = args[0], args[1]
+    if mode == "images":
+        for im in drawn_images(pdf):
+            print("%d %.1f %.1f %.1f %.1f %dx%d" % im)
+        return 0
     style = args[2] if len(args) > 2 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "styles", "print.ini")
     html = subprocess.run(["pdftotext", "-bbox-layout", pdf, "-"], capture_output=True,
