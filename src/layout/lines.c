@@ -75,8 +75,8 @@ static bool url_point(const char *t, size_t at, size_t b0, size_t b1)
   return strchr(".-?&=", prev) != NULL && prev != '\0';
 }
 
-/* A break point inside code or an identifier, before byte `at`: after / . :
- * _ - (after both colons of ::), or between a lower-case and a capital
+/* A break point inside code or an identifier, before byte `at`: after / \ .
+ * : _ - (after both colons of ::), or between a lower-case and a capital
  * letter; with at least two letters or digits on each side (`before` and
  * `after` count them: never "--" / "update"). */
 static bool code_point(const char *t, size_t at, int before, int after)
@@ -86,8 +86,8 @@ static bool code_point(const char *t, size_t at, int before, int after)
   char prev = t[at - 1], next = t[at];
   if (prev == ':' && next == ':')
     return false;
-  if (strchr("/.:_-", prev) && prev != '\0')
-    return !strchr("/.:_-", next) || next == '\0';
+  if (strchr("/\\.:_-", prev) && prev != '\0')
+    return !strchr("/\\.:_-", next) || next == '\0';
   gunichar pc = g_utf8_get_char(g_utf8_prev_char(t + at)), nc = g_utf8_get_char(t + at);
   return g_unichar_islower(pc) && g_unichar_isupper(nc);
 }
@@ -205,6 +205,59 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
  * code or an identifier after its separators (with the continuation mark),
  * then between any two characters where that is not enough (with a hyphen
  * in prose, the mark in code). Never a silent cut. */
+/* The marks of a break inside a word, drawn in the font of the character
+ * before the break (shape_extra at b - 1, set_glyphs), measured in it:
+ * a hyphen's width, and the last resort's mark and width (the
+ * continuation mark in code and URLs when that font has it; a hyphen in
+ * prose; nothing in a URL whose font lacks the mark: a hyphen would read
+ * as part of it). Cached for the run last asked. */
+typedef struct {
+  const ShapeRun *run;
+  double hw, lw;
+  MarkKind lmark;
+} BreakMarks;
+
+static const BreakMarks *break_marks(Build *c, const Shaped *sh, size_t at, bool ident, bool url,
+                                     BreakMarks *bm)
+{
+  const ShapeRun *r = shape_run_at(sh, at);
+  if (bm->run == r && r)
+    return bm;
+  bm->run = r;
+  bm->hw = hyphen_width(c->shp, sh, at);
+  double cw = ident || url ? cont_width(sh, at) : -1;
+  bm->lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
+  bm->lw = cw >= 0 ? cw : url ? 0 : bm->hw;
+  return bm;
+}
+
+/* The penalty of break point pt (its mark into *mk). */
+static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool ident, bool url,
+                            BreakMarks *bm, MarkKind *mk)
+{
+  size_t at = pt->at;
+  const BreakMarks *m = break_marks(c, sh, at - 1, ident, url, bm);
+  LbItem pen = {.type = LB_PENALTY};
+  *mk = MK_NONE;
+  if (pt->kind == P_HYPH) {
+    pen = (LbItem){.type = LB_PENALTY,
+                   .width = m->hw,
+                   .penalty = c->env->lbp.hyphen_penalty,
+                   .flagged = true,
+                   .hyphenation = true};
+    *mk = MK_HYPHEN;
+  } else if (pt->kind == P_URL) {
+    pen.penalty = sh->text[at - 1] == '/' ? 50 : 100;
+  } else {
+    /* a separator is a better place than between two letters */
+    *mk = m->lmark;
+    pen.width = m->lw;
+    pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
+    pen.emergency = true;
+  }
+  return pen;
+}
+
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
                        const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
                        GArray *items, GArray *meta)
@@ -221,38 +274,17 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
     word_points(c->shp, t + b0, bw - b0, hp);
   bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
-  double hw = hyphen_width(c->shp, sh, b0);
-  /* the mark of a last-resort break: the continuation mark in code and
-   * URLs when their font has it; a hyphen in prose; nothing in a URL
-   * whose font lacks the mark (a hyphen would read as part of it) */
-  double cw = ident || url ? cont_width(sh, b0) : -1;
-  MarkKind lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
-  double lw = cw >= 0 ? cw : url ? 0 : hw;
-  word_points_all(sh, ps, i, j, bw, hp, url, ident, lw, pts);
+  BreakMarks bm = {0};
+  word_points_all(sh, ps, i, j, bw, hp, url, ident, break_marks(c, sh, b0, ident, url, &bm)->lw,
+                  pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
     size_t at = pt->at;
     push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
          M_BOX, MK_NONE);
-    LbItem pen = {.type = LB_PENALTY};
-    MarkKind mk = MK_NONE;
-    if (pt->kind == P_HYPH) {
-      pen = (LbItem){.type = LB_PENALTY,
-                     .width = hw,
-                     .penalty = c->env->lbp.hyphen_penalty,
-                     .flagged = true,
-                     .hyphenation = true};
-      mk = MK_HYPHEN;
-    } else if (pt->kind == P_URL) {
-      pen.penalty = t[at - 1] == '/' ? 50 : 100;
-    } else {
-      /* a separator is a better place than between two letters */
-      mk = lmark;
-      pen.width = lw;
-      pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
-      pen.emergency = true;
-    }
+    MarkKind mk;
+    LbItem pen = point_penalty(c, sh, pt, ident, url, &bm, &mk);
     push(items, meta, pen, at, at, M_PEN, mk);
     from = at;
   }
