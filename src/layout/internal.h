@@ -251,6 +251,45 @@ guint8 *span_flags(const Para *p);
 gint cmp_span(gconstpointer a, gconstpointer b);
 
 /* ------------------------------------------------------------------------ */
+/* Break items (items.c)                                                    */
+
+typedef enum { M_BOX, M_GLUE, M_PEN } MetaKind;
+
+/* What a line broken at a penalty draws at its end. */
+typedef enum { MK_NONE, MK_HYPHEN, MK_CONT } MarkKind;
+
+#define CONT_MARK "\xE2\x86\xAA" /* ↪, as code blocks' continuation lines */
+
+/* What an item of the line breaker stands for. */
+typedef struct {
+  size_t a, b; /* bytes */
+  MetaKind kind;
+  guint8 mark; /* PEN: MarkKind drawn when broken here */
+} Meta;
+
+/* An inline image of the paragraph: its U+FFFC at byte `at`, the size it
+ * is drawn at. */
+typedef struct {
+  size_t at;
+  double w, h;
+  const BookNode *node;
+} ImgBox;
+
+/* The span flags (span_flags) of byte at; 0 past the end. */
+static inline guint8 flag_at(const guint8 *flags, size_t flen, size_t at)
+{
+  return at < flen ? flags[at] : 0;
+}
+
+/* The image of imgs (ImgBox, by byte) whose U+FFFC is at byte `at`, or NULL. */
+const ImgBox *image_at(const GArray *imgs, size_t at);
+/* The boxes, glue and penalties of p shaped as sh (flags: span_flags(p);
+ * imgs: its inline images) into items (LbItem) and meta (Meta, one each),
+ * ending as TeX does. */
+void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
+                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta);
+
+/* ------------------------------------------------------------------------ */
 /* Setting lines (lines.c)                                                  */
 
 typedef struct {
