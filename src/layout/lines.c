@@ -320,6 +320,58 @@ static double images_above(const Setting *S)
   return up;
 }
 
+/* Where a line's end mark goes, w wide, making room for it: after the
+ * glyphs of the line's last character (the last slice, items[first..] in
+ * logical order), in its direction. In a line with right-to-left slices
+ * that is not the line's right end: what lies right of it moves right. */
+static double end_mark_x(Setting *S, GArray *li_items, guint first, double x_end, double w)
+{
+  guint n = S->slices->len;
+  if (!S->bidi || n == 0)
+    return x_end;
+  const ShapeRun *r = shape_run_at(S->sh, g_array_index(S->slices, ShapeSlice, n - 1).start);
+  const LayItem *last = &g_array_index(li_items, LayItem, first + n - 1);
+  double at = last->x_pt;
+  if (!r || r->item->analysis.level % 2 == 0)
+    at += pango_glyph_string_get_width(last->glyphs) / (double)PANGO_SCALE;
+  for (guint i = first; i < li_items->len; i++)
+    if (g_array_index(li_items, LayItem, i).x_pt >= at - 1e-6)
+      g_array_index(li_items, LayItem, i).x_pt += w;
+  for (guint i = 0; i < S->xs->len; i++)
+    if (g_array_index(S->xs, XPos, i).x >= at - 1e-6)
+      g_array_index(S->xs, XPos, i).x += w;
+  return at;
+}
+
+/* A hyphen at a hyphenation point, or the continuation mark of a code span
+ * or URL broken at its last resort, at the end of the line of items [s, e)
+ * and bytes [.., b) (its slices' items from `first`): the only re-shaping.
+ * *x: the line's right end, moved by the mark's width. */
+static void end_mark(Setting *S, size_t e, size_t b, guint first, double *x, GArray *li_items)
+{
+  guint8 mk = e < S->meta->len ? g_array_index(S->meta, Meta, e).mark : MK_NONE;
+  if (mk == MK_NONE || b == 0)
+    return;
+  PangoFont *f = NULL;
+  PangoGlyphString *hg = shape_extra(S->sh, b - 1, mk == MK_CONT ? CONT_MARK : "-", &f);
+  if (!f) {
+    pango_glyph_string_free(hg);
+    return;
+  }
+  for (int gi = 0; gi < hg->num_glyphs; gi++)
+    hg->log_clusters[gi] = 0;
+  double w = pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+  LayItem it = {.kind = LAY_GLYPHS,
+                .x_pt = end_mark_x(S, li_items, first, *x, w),
+                .y_pt = S->ps->base_pt,
+                .font = f,
+                .glyphs = hg,
+                .gray = mk == MK_CONT ? 0.45 : 0,
+                .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
+  g_array_append_val(li_items, it);
+  *x += w;
+}
+
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
  * in visual order, its glue stretched or shrunk by ratio and its letters
  * spaced when justified, a hyphen at an automatic hyphenation point.
@@ -362,27 +414,7 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
   images_items(S, li_items);
   XPos xend = {b, x, 0};
   g_array_append_val(S->xs, xend);
-  /* a hyphen at a hyphenation point, or the continuation mark of a code
-   * span or URL broken at its last resort: the only re-shaping */
-  guint8 mk = e < meta->len ? g_array_index(meta, Meta, e).mark : MK_NONE;
-  if (mk != MK_NONE && b > 0) {
-    PangoFont *f = NULL;
-    PangoGlyphString *hg = shape_extra(S->sh, b - 1, mk == MK_CONT ? CONT_MARK : "-", &f);
-    if (f) {
-      for (int gi = 0; gi < hg->num_glyphs; gi++)
-        hg->log_clusters[gi] = 0;
-      LayItem it = {.kind = LAY_GLYPHS,
-                    .x_pt = x,
-                    .y_pt = ps->base_pt,
-                    .font = f,
-                    .glyphs = hg,
-                    .gray = mk == MK_CONT ? 0.45 : 0,
-                    .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
-      g_array_append_val(li_items, it);
-      x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
-    } else
-      pango_glyph_string_free(hg);
-  }
+  end_mark(S, e, b, first, &x, li_items);
   return x;
 }
 
