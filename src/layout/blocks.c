@@ -131,10 +131,26 @@ typedef struct {
   bool cont;
 } CLine;
 
+/* May a wrapped code line be cut before character k (not its first) where
+ * the text itself allows no break? After a separator of paths and names
+ * (/ \\ . : _ - , ; but inside none of their runs, so not inside "::"), or
+ * between a lower-case and a capital letter: places that make sense in
+ * code, better than between any two letters. */
+static bool code_cut(const Shaped *sh, int k)
+{
+  const char *t = sh->text;
+  const char *prev = g_utf8_prev_char(t + sh->char_byte[k]), *at = t + sh->char_byte[k];
+  bool sep_prev = strchr("/\\.:_-,;", *prev) && *prev, sep_next = strchr("/\\.:_-,;", *at) && *at;
+  if (sep_prev)
+    return !sep_next;
+  return g_unichar_islower(g_utf8_get_char(prev)) && g_unichar_isupper(g_utf8_get_char(at));
+}
+
 /* The lines of the shaped code text: each source line, wrapped where wider
  * than avail (a continuation line has markw less) at the last break
- * opportunity that fits in its second half, else at the last character
- * that fits. A new array of CLine. */
+ * opportunity (UAX 14) that fits in its second half, else at the last
+ * code_cut that fits there, else at the last character that fits. A new
+ * array of CLine. */
 static GArray *code_lines(const Shaped *sh, const GString *t, double avail, double markw)
 {
   GArray *cl = g_array_new(FALSE, FALSE, sizeof(CLine));
@@ -153,16 +169,20 @@ static GArray *code_lines(const Shaped *sh, const GString *t, double avail, doub
         g_array_append_val(cl, l);
         break;
       }
-      /* the last break opportunity that fits, else the last character */
-      int k = ca + 1, best = -1, lastfit = ca + 1;
+      /* the last break opportunity that fits, else the last cut in code,
+       * else the last character */
+      int k = ca + 1, best = -1, cut_code = -1, lastfit = ca + 1;
       while (sh->char_byte[k] < (int)le && shape_width_pt(sh, a, (size_t)sh->char_byte[k]) <= lim) {
         if (sh->log[k].is_cursor_position)
           lastfit = k;
         if (sh->log[k].is_line_break)
           best = k;
+        else if (sh->log[k].is_cursor_position && code_cut(sh, k))
+          cut_code = k;
         k++;
       }
-      int cut = best > ca + (k - ca) / 2 ? best : lastfit;
+      int half = ca + (k - ca) / 2;
+      int cut = best > half ? best : cut_code > half ? cut_code : lastfit;
       CLine l = {a, (size_t)sh->char_byte[cut], cont};
       g_array_append_val(cl, l);
       a = (size_t)sh->char_byte[cut];
