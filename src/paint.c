@@ -36,10 +36,11 @@ typedef struct {
 struct Painter {
   cairo_t *cr;
   PaintTarget target;
-  Book *book;         /* for warnings; may be NULL */
-  GHashTable *images; /* const BookResource * -> Image * (NULL: cannot be drawn) */
-  Drift drift;        /* PDF targets only */
-  int depth;          /* open structure tags */
+  Book *book;          /* for warnings; may be NULL */
+  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  GHashTable *on_page; /* the raster images drawn on the current page (PDF targets) */
+  Drift drift;         /* PDF targets only */
+  int depth;           /* open structure tags */
 };
 
 void paint_attr_str(GString *out, const char *s)
@@ -277,6 +278,31 @@ static Image *load_image(Painter *p, const LayItem *it)
   return im;
 }
 
+/* A copy of a raster image surface (pixels, or a JPEG's data). cairo 1.16
+ * names a surface drawn twice on one PDF page twice in the page's
+ * resources (a dictionary with a duplicated key, which qpdf --check
+ * reports): the second and later draws of an image on a page (icons in a
+ * table) each use a copy, a resource of its own. */
+static cairo_surface_t *surface_copy(cairo_surface_t *s)
+{
+  int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+  cairo_surface_t *c = cairo_image_surface_create(cairo_image_surface_get_format(s), w, h);
+  const unsigned char *jpeg = NULL;
+  unsigned long len = 0;
+  cairo_surface_get_mime_data(s, CAIRO_MIME_TYPE_JPEG, &jpeg, &len);
+  if (jpeg) {
+    unsigned char *d = g_memdup2(jpeg, len);
+    cairo_surface_set_mime_data(c, CAIRO_MIME_TYPE_JPEG, d, len, g_free, d);
+    return c;
+  }
+  cairo_t *cr = cairo_create(c);
+  cairo_set_source_surface(cr, s, 0, 0);
+  cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint(cr);
+  cairo_destroy(cr);
+  return c;
+}
+
 static void draw_image(Painter *p, const LayItem *it)
 {
   cairo_t *cr = p->cr;
@@ -300,10 +326,12 @@ static void draw_image(Painter *p, const LayItem *it)
     cairo_stroke(cr);
     return;
   }
-  cairo_surface_t *s = im->surface;
+  cairo_surface_t *s = im->surface, *copy = NULL;
   double sw = cairo_image_surface_get_width(s), sh = cairo_image_surface_get_height(s);
   if (sw <= 0 || sh <= 0)
     return;
+  if (p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, (gpointer)it->res))
+    s = copy = surface_copy(s); /* drawn on this page already */
   cairo_save(cr);
   cairo_translate(cr, it->x_pt, it->y_pt);
   cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
@@ -315,6 +343,8 @@ static void draw_image(Painter *p, const LayItem *it)
   cairo_rectangle(cr, 0, 0, sw, sh);
   cairo_fill(cr);
   cairo_restore(cr);
+  if (copy)
+    cairo_surface_destroy(copy);
 }
 
 static void draw_link(cairo_t *cr, const LayItem *it)
@@ -350,6 +380,7 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->target = target;
   p->book = book;
   p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
+  p->on_page = g_hash_table_new(NULL, NULL);
   p->drift.units =
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
   return p;
@@ -359,6 +390,7 @@ void paint_items(Painter *p, const GArray *items)
 {
   bool pdf = p->target != PAINT_RASTER, tags = p->target == PAINT_PDF_TAGS;
   p->drift.in_text = false;
+  g_hash_table_remove_all(p->on_page); /* a page's items come in one call */
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
     if (it->kind != LAY_GLYPHS)
@@ -406,6 +438,7 @@ void paint_free(Painter *p)
   if (!p)
     return;
   g_hash_table_destroy(p->images);
+  g_hash_table_destroy(p->on_page);
   g_hash_table_destroy(p->drift.units);
   g_free(p);
 }

@@ -26,8 +26,8 @@ typedef enum {
  * cannot be drawn (NULL: none). Free with paint_free(). */
 Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
 
-/* Draw the items of one page (a GArray of LayItem) in order. Structure tags
- * may open on one page and close on a later one. */
+/* Draw the items of one page (a GArray of LayItem) in order: one call per
+ * page. Structure tags may open on one page and close on a later one. */
 void paint_items(Painter *p, const GArray *items);
 
 /* Structure tags opened and not yet closed (0 when the tree is whole). */

@@ -54,12 +54,17 @@ void do_heading(Build *c, BookNode *n, bool chapter_title)
   para_clear(&p);
 }
 
-void do_paragraph(Build *c, BookNode *n, const char *tag)
+/* A paragraph: n's inline children, or (run) n and the inline siblings
+ * after it (text a container of blocks holds directly). */
+static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
 {
   Para p;
   para_init(&p);
-  para_inlines(c, &p, n);
-  if (p.text->len == 0) {
+  if (run)
+    para_inline_run(c, &p, n);
+  else
+    para_inlines(c, &p, n);
+  if (p.text->len == 0 || (run && strspn(p.text->str, " \n") == p.text->len)) {
     para_clear(&p);
     return;
   }
@@ -83,15 +88,20 @@ void do_paragraph(Build *c, BookNode *n, const char *tag)
   para_clear(&p);
 }
 
-/* A code block: monospace, ragged, shaped once; a line longer than the
- * measure wraps with a continuation mark; a tinted band behind it. */
-static void do_code(Build *c, BookNode *n)
+void do_paragraph(Build *c, BookNode *n, const char *tag)
 {
-  const char *src = n->text ? n->text : "";
+  paragraph_of(c, n, tag, false);
+}
+
+/* A code block's text: tabs to 4-column stops, control characters to
+ * spaces, valid UTF-8, no trailing newlines. orig gets, per byte of the
+ * result, its byte in src (emptied when repairing the encoding moved them:
+ * marks then fall back to the line start). */
+static GString *code_text(const char *src, GArray *orig)
+{
   GString *t = g_string_new(NULL);
-  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
   size_t col = 0;
-  for (const char *q = src; *q; q++) { /* tabs to 4-column stops */
+  for (const char *q = src; *q; q++) {
     size_t o = (size_t)(q - src);
     if (*q == '\t') {
       for (size_t k = 4 - col % 4; k > 0; k--, col++) {
@@ -108,31 +118,41 @@ static void do_code(Build *c, BookNode *n)
     char *v = g_utf8_make_valid(t->str, (gssize)t->len);
     g_string_assign(t, v);
     g_free(v);
-    g_array_set_size(orig, 0); /* offsets no longer map: marks fall back to the line start */
+    g_array_set_size(orig, 0);
   }
   while (t->len && t->str[t->len - 1] == '\n')
     g_string_truncate(t, t->len - 1);
-  double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
-  double leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
-  PangoFontDescription *d =
-      font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  pango_context_set_font_description(c->shp->pctx, d);
-  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, NULL, c->shp->plang);
-  double pad = c->st->code_pad_pt;
-  double left = left_of(c), width = c->measure - left_of(c);
-  double base = baseline(c->shp, d, leading);
-  PangoFont *mf = NULL;
-  PangoGlyphString *mark = shape_extra(sh, 0, "\xE2\x86\xAA", &mf); /* ↪ */
-  double markw = pango_glyph_string_get_width(mark) / (double)PANGO_SCALE + 2;
-  double avail = width - 2 * pad;
-  want_space(c, c->st->block_space_pt);
-  c->after_par = false;
-  open_tag(c, "Code");
-  /* The lines: [a, b) byte ranges, with a flag for continuations. */
-  typedef struct {
-    size_t a, b;
-    bool cont;
-  } CLine;
+  return t;
+}
+
+/* A set line of a code block: bytes [a, b), a continuation or not. */
+typedef struct {
+  size_t a, b;
+  bool cont;
+} CLine;
+
+/* May a wrapped code line be cut before character k (not its first) where
+ * the text itself allows no break? After a separator of paths and names
+ * (/ \\ . : _ - , ; but inside none of their runs, so not inside "::"), or
+ * between a lower-case and a capital letter: places that make sense in
+ * code, better than between any two letters. */
+static bool code_cut(const Shaped *sh, int k)
+{
+  const char *t = sh->text;
+  const char *prev = g_utf8_prev_char(t + sh->char_byte[k]), *at = t + sh->char_byte[k];
+  bool sep_prev = strchr("/\\.:_-,;", *prev) && *prev, sep_next = strchr("/\\.:_-,;", *at) && *at;
+  if (sep_prev)
+    return !sep_next;
+  return g_unichar_islower(g_utf8_get_char(prev)) && g_unichar_isupper(g_utf8_get_char(at));
+}
+
+/* The lines of the shaped code text: each source line, wrapped where wider
+ * than avail (a continuation line has markw less) at the last break
+ * opportunity (UAX 14) that fits in its second half, else at the last
+ * code_cut that fits there, else at the last character that fits. A new
+ * array of CLine. */
+static GArray *code_lines(const Shaped *sh, const GString *t, double avail, double markw)
+{
   GArray *cl = g_array_new(FALSE, FALSE, sizeof(CLine));
   size_t ls = 0;
   int ci = 0; /* char index of ls */
@@ -149,16 +169,20 @@ static void do_code(Build *c, BookNode *n)
         g_array_append_val(cl, l);
         break;
       }
-      /* the last break opportunity that fits, else the last character */
-      int k = ca + 1, best = -1, lastfit = ca + 1;
+      /* the last break opportunity that fits, else the last cut in code,
+       * else the last character */
+      int k = ca + 1, best = -1, cut_code = -1, lastfit = ca + 1;
       while (sh->char_byte[k] < (int)le && shape_width_pt(sh, a, (size_t)sh->char_byte[k]) <= lim) {
         if (sh->log[k].is_cursor_position)
           lastfit = k;
         if (sh->log[k].is_line_break)
           best = k;
+        else if (sh->log[k].is_cursor_position && code_cut(sh, k))
+          cut_code = k;
         k++;
       }
-      int cut = best > ca + (k - ca) / 2 ? best : lastfit;
+      int half = ca + (k - ca) / 2;
+      int cut = best > half ? best : cut_code > half ? cut_code : lastfit;
       CLine l = {a, (size_t)sh->char_byte[cut], cont};
       g_array_append_val(cl, l);
       a = (size_t)sh->char_byte[cut];
@@ -172,43 +196,90 @@ static void do_code(Build *c, BookNode *n)
       break;
     ls = le + 1;
   }
-  GArray *slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  return cl;
+}
+
+/* What the lines of one code block share. */
+typedef struct {
+  const Shaped *sh;
+  double left, width; /* the band */
+  double pad, leading, base;
+  PangoFont *mark_font; /* the continuation mark's font, or NULL */
+  PangoGlyphString *mark;
+  double mark_w;
+  GArray *slices; /* ShapeSlice scratch */
+} CodeSet;
+
+/* The items of code line l (the band, the mark of a continuation, the
+ * glyphs), its top at `top` below the line's top, h high. */
+static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, double top, double h)
+{
+  GArray *items = items_new();
+  add_rule(items, LAY_RULE, cs->left, 0, cs->width, h, c->st->code_gray);
+  double x = cs->left + cs->pad;
+  if (l->cont && cs->mark_font) {
+    PangoGlyphString *g = pango_glyph_string_copy(cs->mark);
+    for (int gi = 0; gi < g->num_glyphs; gi++)
+      g->log_clusters[gi] = 0;
+    LayItem it = {.kind = LAY_GLYPHS,
+                  .x_pt = x,
+                  .y_pt = top + cs->base,
+                  .gray = 0.45,
+                  .font = g_object_ref(cs->mark_font),
+                  .glyphs = g,
+                  .text = g_strdup("\xE2\x86\xAA")};
+    g_array_append_val(items, it);
+    x += cs->mark_w;
+  }
+  GArray *slices = cs->slices;
+  g_array_set_size(slices, 0);
+  shape_slices(cs->sh, l->a, l->b, slices);
+  for (guint k = 0; k < slices->len; k++) {
+    ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
+    LayItem it = {.kind = LAY_GLYPHS,
+                  .x_pt = x,
+                  .y_pt = top + cs->base - sl->rise_pt,
+                  .font = sl->font,
+                  .glyphs = sl->glyphs,
+                  .text = g_strndup(cs->sh->text + sl->start, sl->end - sl->start)};
+    g_array_append_val(items, it);
+    x += sl->width_pt;
+    sl->font = NULL;
+    sl->glyphs = NULL;
+  }
+  return items;
+}
+
+/* A code block: monospace, ragged, shaped once; a line longer than the
+ * measure wraps with a continuation mark; a tinted band behind it. */
+static void do_code(Build *c, BookNode *n)
+{
+  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
+  GString *t = code_text(n->text ? n->text : "", orig);
+  double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
+  CodeSet cs = {0};
+  cs.leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
+  PangoFontDescription *d =
+      font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  pango_context_set_font_description(c->shp->pctx, d);
+  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, NULL, c->shp->plang);
+  cs.sh = sh;
+  cs.pad = c->st->code_pad_pt;
+  cs.left = left_of(c);
+  cs.width = c->measure - left_of(c);
+  cs.base = baseline(c->shp, d, cs.leading);
+  cs.mark = shape_extra(sh, 0, "\xE2\x86\xAA", &cs.mark_font); /* ↪ */
+  cs.mark_w = pango_glyph_string_get_width(cs.mark) / (double)PANGO_SCALE + 2;
+  want_space(c, c->st->block_space_pt);
+  c->after_par = false;
+  open_tag(c, "Code");
+  GArray *cl = code_lines(sh, t, cs.width - 2 * cs.pad, cs.mark_w);
+  cs.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   for (guint i = 0; i < cl->len; i++) {
     CLine *l = &g_array_index(cl, CLine, i);
     bool first = i == 0, lastl = i + 1 == cl->len;
-    double top = first ? pad : 0, h = leading + top + (lastl ? pad : 0);
-    GArray *items = items_new();
-    add_rule(items, LAY_RULE, left, 0, width, h, c->st->code_gray);
-    double x = left + pad;
-    if (l->cont && mf) {
-      PangoGlyphString *g = pango_glyph_string_copy(mark);
-      for (int gi = 0; gi < g->num_glyphs; gi++)
-        g->log_clusters[gi] = 0;
-      LayItem it = {.kind = LAY_GLYPHS,
-                    .x_pt = x,
-                    .y_pt = top + base,
-                    .gray = 0.45,
-                    .font = g_object_ref(mf),
-                    .glyphs = g,
-                    .text = g_strdup("\xE2\x86\xAA")};
-      g_array_append_val(items, it);
-      x += markw;
-    }
-    g_array_set_size(slices, 0);
-    shape_slices(sh, l->a, l->b, slices);
-    for (guint k = 0; k < slices->len; k++) {
-      ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
-      LayItem it = {.kind = LAY_GLYPHS,
-                    .x_pt = x,
-                    .y_pt = top + base - sl->rise_pt,
-                    .font = sl->font,
-                    .glyphs = sl->glyphs,
-                    .text = g_strndup(sh->text + sl->start, sl->end - sl->start)};
-      g_array_append_val(items, it);
-      x += sl->width_pt;
-      sl->font = NULL;
-      sl->glyphs = NULL;
-    }
+    double top = first ? cs.pad : 0, h = cs.leading + top + (lastl ? cs.pad : 0);
+    GArray *items = code_line_items(c, &cs, l, top, h);
     if (lastl)
       add_tag(items, LAY_TAG_END, "Code");
     double pen = (i == 1 || (i > 0 && i + 1 == cl->len)) ? LB_INFINITY : 0;
@@ -217,12 +288,12 @@ static void do_code(Build *c, BookNode *n)
     v->mark_off = l->a < orig->len ? g_array_index(orig, size_t, l->a) : 0;
     v->trace = g_strndup(t->str + l->a, l->b - l->a);
   }
-  g_array_free(slices, TRUE);
+  g_array_free(cs.slices, TRUE);
   g_array_free(cl, TRUE);
   g_array_free(orig, TRUE);
-  pango_glyph_string_free(mark);
-  if (mf)
-    g_object_unref(mf);
+  pango_glyph_string_free(cs.mark);
+  if (cs.mark_font)
+    g_object_unref(cs.mark_font);
   shape_free(sh);
   pango_font_description_free(d);
   g_string_free(t, TRUE);
@@ -284,6 +355,26 @@ static void figure_size(const Build *c, const BookNode *img, const BookResource 
   double s = MIN(want / nw, c->env->text_h * 0.6 / nh);
   *iw = nw * s;
   *ih = nh * s;
+}
+
+void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
+                       double max_h, double *w, double *h)
+{
+  const BookResource *r = img->as.image.res;
+  bool known = r && r->width_px > 0 && r->height_px > 0;
+  double nw = known ? r->width_px * 0.75 : size_pt, nh = known ? r->height_px * 0.75 : size_pt;
+  double want = length_pt(c, img->as.image.width, measure);
+  double hwant = length_pt(c, img->as.image.height, measure);
+  if (want <= 0 && hwant > 0 && img->as.image.height.unit != BOOK_LEN_PERCENT)
+    want = hwant * nw / nh;
+  if (want <= 0)
+    want = nh > size_pt ? size_pt * nw / nh : nw; /* its own size, no taller than the type */
+  double maxw = length_pt(c, img->as.image.max_width, measure);
+  if (maxw > 0)
+    want = MIN(want, maxw);
+  double s = MIN(MIN(want, measure) / nw, max_h / nh);
+  *w = nw * s;
+  *h = nh * s;
 }
 
 /* An image that cannot be drawn: a frame with its alt text set inside it,
@@ -389,8 +480,10 @@ static void do_figure(Build *c, BookNode *n)
     ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
     ps.hyphenate = false;
     double cw = label_width(c->shp, d, cap);
-    if (cw < ps.width_pt)
+    if (cw < ps.width_pt) {
       ps.left_pt += (ps.width_pt - cw) / 2;
+      ps.rtl_right = false; /* centred, whatever its direction */
+    }
     c->space = 4;
     c->keep = 1;
     set_para(c, &p, &ps, true, NULL, n, NULL);
@@ -528,8 +621,13 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     break;
   }
   default:
-    if (book_node_is_inline(n->type))
-      book_iter_skip_children(it);
+    if (!book_node_is_inline(n->type))
+      break;
+    /* inline nodes among blocks: the first of a run sets them all as a
+     * paragraph (nothing is dropped), the others are skipped */
+    if (!n->prev || !book_node_is_inline(n->prev->type))
+      paragraph_of(c, n, "P", true);
+    book_iter_skip_children(it);
     break;
   }
 }

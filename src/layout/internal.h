@@ -176,6 +176,8 @@ typedef struct {
   double indent_pt;                    /* first line */
   bool justify;
   bool hyphenate;
+  bool rtl_right; /* a right-to-left paragraph's lines flush right, its indent at the right
+                   * (set_para, lines of a vertical list); false: the caller places them */
 } ParaStyle;
 
 /* SPAN_URL: a URL as text (a link's own address, a printed URL note): breaks
@@ -187,7 +189,9 @@ typedef enum {
   SPAN_FNREF,
   SPAN_NOHYPH,
   SPAN_URLNOTE,
-  SPAN_URL
+  SPAN_URL,
+  SPAN_IMAGE, /* an inline image drawn: its U+FFFC (para.c inline_image) */
+  SPAN_IMGALT /* an inline image that cannot be drawn: its alt text, framed */
 } SpanKind;
 
 /* A link's URL printed for paper (issue 6): a lettered note at the foot of
@@ -225,8 +229,9 @@ typedef struct {
  * F_MARK is a note mark (a footnote number, a URL note's letter), set
  * against its word and never part of it for hyphenation; F_LETTER_MARK a
  * URL note's letter, whose extracted text starts with a zero-width space
- * (lines.c) so that it is not read as the end of its word ("sitea"). */
-enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16 };
+ * (lines.c) so that it is not read as the end of its word ("sitea");
+ * F_IMAGE the U+FFFC standing for an inline image. */
+enum { F_CODE = 1, F_NOHYPH = 2, F_URL = 4, F_MARK = 8, F_LETTER_MARK = 16, F_IMAGE = 32 };
 
 double left_of(const Build *c);
 ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading);
@@ -236,9 +241,53 @@ void para_clear(Para *p);
 void para_text(Para *p, BookNode *node, const char *t, size_t node_off);
 void span_add(Para *p, SpanKind kind, size_t a, size_t b, BookNode *node);
 void para_inlines(Build *c, Para *p, BookNode *parent);
+/* The text and attributes of first and the inline siblings after it, up to
+ * the next block or the end (inline nodes a container of blocks holds
+ * directly, as raw HTML whose tags were dropped leaves them); returns the
+ * run's last node. */
+BookNode *para_inline_run(Build *c, Para *p, BookNode *first);
 void para_mark(const Para *p, size_t at, BookNode **node, size_t *off);
 guint8 *span_flags(const Para *p);
 gint cmp_span(gconstpointer a, gconstpointer b);
+
+/* ------------------------------------------------------------------------ */
+/* Break items (items.c)                                                    */
+
+typedef enum { M_BOX, M_GLUE, M_PEN } MetaKind;
+
+/* What a line broken at a penalty draws at its end. */
+typedef enum { MK_NONE, MK_HYPHEN, MK_CONT } MarkKind;
+
+#define CONT_MARK "\xE2\x86\xAA" /* ↪, as code blocks' continuation lines */
+
+/* What an item of the line breaker stands for. */
+typedef struct {
+  size_t a, b; /* bytes */
+  MetaKind kind;
+  guint8 mark; /* PEN: MarkKind drawn when broken here */
+} Meta;
+
+/* An inline image of the paragraph: its U+FFFC at byte `at`, the size it
+ * is drawn at. */
+typedef struct {
+  size_t at;
+  double w, h;
+  const BookNode *node;
+} ImgBox;
+
+/* The span flags (span_flags) of byte at; 0 past the end. */
+static inline guint8 flag_at(const guint8 *flags, size_t flen, size_t at)
+{
+  return at < flen ? flags[at] : 0;
+}
+
+/* The image of imgs (ImgBox, by byte) whose U+FFFC is at byte `at`, or NULL. */
+const ImgBox *image_at(const GArray *imgs, size_t at);
+/* The boxes, glue and penalties of p shaped as sh (flags: span_flags(p);
+ * imgs: its inline images) into items (LbItem) and meta (Meta, one each),
+ * ending as TeX does. */
+void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
+                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta);
 
 /* ------------------------------------------------------------------------ */
 /* Setting lines (lines.c)                                                  */
@@ -259,6 +308,14 @@ void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block, 
 void do_heading(Build *c, BookNode *n, bool chapter_title);
 void do_paragraph(Build *c, BookNode *n, const char *tag);
 void do_table(Build *c, BookNode *n);
+/* The size in points an inline image is drawn at in text of size_pt on a
+ * line of `measure` points: the size the source asks for (as a figure:
+ * width, at most max-width, else height), else its own (96 px to the
+ * inch) but no taller than the type (icons and badges); keeping its
+ * aspect ratio (a square of the type's size when the file gives none), at
+ * most the measure wide and max_h high. */
+void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
+                       double max_h, double *w, double *h);
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
 
 /* ------------------------------------------------------------------------ */

@@ -1,42 +1,12 @@
 /* layout/lines.c: setting a paragraph: shaped once (shape.c), cut into
- * boxes, glue and penalties at its break opportunities (with hyphenation
- * points), broken by lb_break() (linebreak.c), and set line by line from
- * slices of the same glyphs, justified with word and letter spacing. */
+ * boxes, glue and penalties (items.c), broken by lb_break() (linebreak.c),
+ * and set line by line from slices of the same glyphs, in visual order,
+ * justified with word and letter spacing, inline images drawn in their
+ * boxes. */
 #include "layout/internal.h"
 
 #include <math.h>
 #include <string.h>
-
-typedef enum { M_BOX, M_GLUE, M_PEN } MetaKind;
-
-/* What a line broken at a penalty draws at its end. */
-typedef enum { MK_NONE, MK_HYPHEN, MK_CONT } MarkKind;
-
-#define CONT_MARK "\xE2\x86\xAA" /* ↪, as code blocks' continuation lines */
-
-typedef struct {
-  size_t a, b; /* bytes */
-  MetaKind kind;
-  guint8 mark; /* PEN: MarkKind drawn when broken here */
-} Meta;
-
-static void push(GArray *items, GArray *meta, LbItem it, size_t a, size_t b, MetaKind k,
-                 MarkKind mk)
-{
-  g_array_append_val(items, it);
-  Meta m = {a, b, k, (guint8)mk};
-  g_array_append_val(meta, m);
-}
-
-static bool is_dash(gunichar ch)
-{
-  return ch == '-' || ch == 0x2010 || ch == 0x2013 || ch == 0x2014;
-}
-
-static guint8 flag_at(const guint8 *flags, size_t flen, size_t at)
-{
-  return at < flen ? flags[at] : 0;
-}
 
 /* Does a URL note's letter start at byte at? */
 static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at)
@@ -45,294 +15,9 @@ static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at)
          !(flag_at(flags, flen, at - 1) & F_LETTER_MARK);
 }
 
-/* May the line break before character k (not a space)? Where pango's rules
- * (UAX 14) say so, except inside a code span or a URL (they have their own
- * break points, build_word) and before a note mark (it sits against its
- * word). */
-static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
-{
-  if (!sh->log[k].is_line_break)
-    return false;
-  guint8 fa = flag_at(flags, flen, (size_t)sh->char_byte[k]);
-  guint8 fp = flag_at(flags, flen, (size_t)sh->char_byte[k - 1]);
-  if ((fa & F_MARK) && !(fp & F_MARK))
-    return false;
-  return !(fa & fp & (F_CODE | F_URL));
-}
-
-/* The kinds of break inside a word (linebreak.h: emergency points). */
-typedef enum { P_NONE, P_HYPH, P_URL, P_CODE, P_LETTER } PointKind;
-
-/* A break point inside a URL, before byte `at`: after / (not inside "//"),
- * ., -, ?, &, =, with nothing added (TeX's url package). */
-static bool url_point(const char *t, size_t at, size_t b0, size_t b1)
-{
-  if (at <= b0 + 1 || at >= b1)
-    return false;
-  char prev = t[at - 1];
-  if (prev == '/')
-    return t[at] != '/';
-  return strchr(".-?&=", prev) != NULL && prev != '\0';
-}
-
-/* A break point inside code or an identifier, before byte `at`: after / . :
- * _ - (after both colons of ::), or between a lower-case and a capital
- * letter; with at least two letters or digits on each side (`before` and
- * `after` count them: never "--" / "update"). */
-static bool code_point(const char *t, size_t at, int before, int after)
-{
-  if (before < 2 || after < 2)
-    return false;
-  char prev = t[at - 1], next = t[at];
-  if (prev == ':' && next == ':')
-    return false;
-  if (strchr("/.:_-", prev) && prev != '\0')
-    return !strchr("/.:_-", next) || next == '\0';
-  gunichar pc = g_utf8_get_char(g_utf8_prev_char(t + at)), nc = g_utf8_get_char(t + at);
-  return g_unichar_islower(pc) && g_unichar_isupper(nc);
-}
-
-static bool alnum_byte(char c)
-{
-  return g_ascii_isalnum(c) || (unsigned char)c >= 0x80;
-}
-
-/* Does a prose word look like an identifier (snake_case, a::path, a/path,
- * camelCase) rather than a word of the language? */
-static bool identifier_like(const char *t, size_t b0, size_t b1)
-{
-  for (size_t at = b0 + 1; at < b1; at++)
-    if (t[at] == '_' || t[at] == '/' || (t[at] == ':' && t[at - 1] == ':') ||
-        (g_ascii_islower(t[at - 1]) && g_ascii_isupper(t[at])))
-      return true;
-  return false;
-}
-
-/* The advance of the continuation mark in the font at byte `at`, or a
- * negative value when that font has no glyph for it. */
-static double cont_width(const Shaped *sh, size_t at)
-{
-  PangoFont *f = NULL;
-  PangoGlyphString *g = shape_extra(sh, at, CONT_MARK, &f);
-  double w = -1;
-  if (f && g->num_glyphs > 0 && !(g->glyphs[0].glyph & PANGO_GLYPH_UNKNOWN_FLAG))
-    w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
-  pango_glyph_string_free(g);
-  if (f)
-    g_object_unref(f);
-  return w;
-}
-
-typedef struct {
-  size_t at;
-  PointKind kind;
-} Point;
-
-/* The break points inside the word [i, j) (bytes [b0, bw) without its note
- * marks), in order: hyphenation points (hp), URL points, and, when the word
- * is wider than the line, code points (ident); then, in any piece between
- * them still wider than the line, points between any two characters. */
-static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
-                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts)
-{
-  const char *t = sh->text;
-  size_t b0 = (size_t)sh->char_byte[i];
-  double limit = ps->width_pt - mark_w - 1;
-  bool too_wide = shape_width_pt(sh, b0, bw) > limit;
-  g_array_set_size(pts, 0);
-  guint h = 0;
-  int total = 0, before = 0; /* letters and digits: in the word, before at */
-  for (size_t x = b0; x < bw; x++)
-    total += alnum_byte(t[x]);
-  size_t counted = b0;
-  for (int k = i + 1; k < j; k++) {
-    size_t at = (size_t)sh->char_byte[k];
-    if (at >= bw)
-      break;
-    for (; counted < at; counted++)
-      before += alnum_byte(t[counted]);
-    if (!sh->log[k].is_cursor_position)
-      continue;
-    while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
-      h++;
-    Point p = {at, P_NONE};
-    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at)
-      p.kind = P_HYPH;
-    else if (url && url_point(t, at, b0, bw))
-      p.kind = P_URL;
-    else if (ident && too_wide && code_point(t, at, before, total - before))
-      p.kind = P_CODE;
-    if (p.kind != P_NONE)
-      g_array_append_val(pts, p);
-  }
-  if (!too_wide)
-    return;
-  /* pieces still too wide: every character boundary inside them */
-  GArray *all = g_array_new(FALSE, FALSE, sizeof(Point));
-  size_t from = b0;
-  int kfrom = i; /* the character at `from` */
-  guint q = 0;
-  for (int k = i + 1; k <= j; k++) {
-    size_t at = k < j ? (size_t)sh->char_byte[k] : bw;
-    if (at > bw)
-      at = bw;
-    bool is_point = q < pts->len && g_array_index(pts, Point, q).at == at;
-    if (is_point || at == bw) {
-      if (shape_width_pt(sh, from, at) > limit)
-        for (int m = kfrom + 1; m < j && (size_t)sh->char_byte[m] < at; m++) {
-          size_t x = (size_t)sh->char_byte[m];
-          if (x > from && sh->log[m].is_cursor_position) {
-            Point p = {x, P_LETTER};
-            g_array_append_val(all, p);
-          }
-        }
-      if (is_point)
-        g_array_append_val(all, g_array_index(pts, Point, q++));
-      from = at;
-      kfrom = k;
-    }
-    if (at == bw)
-      break;
-  }
-  g_array_set_size(pts, 0);
-  g_array_append_vals(pts, all->data, all->len);
-  g_array_free(all, TRUE);
-}
-
-/* The boxes and penalties of one word (characters [i, j), bytes [b0, b1)):
- * its hyphenation points in prose; in a URL its break points (no mark);
- * and, only when the word is wider than the line, last-resort points in
- * code or an identifier after its separators (with the continuation mark),
- * then between any two characters where that is not enough (with a hyphen
- * in prose, the mark in code). Never a silent cut. */
-static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                       const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
-                       GArray *items, GArray *meta)
-{
-  const char *t = sh->text;
-  size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
-  /* the word without its note marks; what kind of text it is */
-  size_t bw = b0;
-  guint8 all = 0;
-  while (bw < b1 && !(flag_at(flags, flen, bw) & F_MARK))
-    all |= flag_at(flags, flen, bw++);
-  bool url = all & F_URL, code = (all & F_CODE) && !url;
-  g_array_set_size(hp, 0);
-  if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
-    word_points(c->shp, t + b0, bw - b0, hp);
-  bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
-  double hw = hyphen_width(c->shp, sh, b0);
-  /* the mark of a last-resort break: the continuation mark in code and
-   * URLs when their font has it; a hyphen in prose; nothing in a URL
-   * whose font lacks the mark (a hyphen would read as part of it) */
-  double cw = ident || url ? cont_width(sh, b0) : -1;
-  MarkKind lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
-  double lw = cw >= 0 ? cw : url ? 0 : hw;
-  word_points_all(sh, ps, i, j, bw, hp, url, ident, lw, pts);
-  size_t from = b0;
-  for (guint q = 0; q < pts->len; q++) {
-    const Point *pt = &g_array_index(pts, Point, q);
-    size_t at = pt->at;
-    push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
-         M_BOX, MK_NONE);
-    LbItem pen = {.type = LB_PENALTY};
-    MarkKind mk = MK_NONE;
-    if (pt->kind == P_HYPH) {
-      pen = (LbItem){.type = LB_PENALTY,
-                     .width = hw,
-                     .penalty = c->env->lbp.hyphen_penalty,
-                     .flagged = true,
-                     .hyphenation = true};
-      mk = MK_HYPHEN;
-    } else if (pt->kind == P_URL) {
-      pen.penalty = t[at - 1] == '/' ? 50 : 100;
-    } else {
-      /* a separator is a better place than between two letters */
-      mk = lmark;
-      pen.width = lw;
-      pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
-      pen.emergency = true;
-    }
-    push(items, meta, pen, at, at, M_PEN, mk);
-    from = at;
-  }
-  push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
-       M_BOX, MK_NONE);
-  if (j < sh->nchars && break_before(sh, flags, flen, j) && !sh->log[j].is_white) {
-    gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
-    bool dash = is_dash(prev) && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL));
-    push(items, meta,
-         (LbItem){.type = LB_PENALTY,
-                  .penalty = dash ? c->env->lbp.exhyphen_penalty : 100,
-                  .flagged = dash},
-         b1, b1, M_PEN, MK_NONE);
-  }
-}
-
-/* Boxes, glue and penalties for the shaped text (flags: span_flags(p)). */
-static void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                        const guint8 *flags, GArray *items, GArray *meta)
-{
-  const char *t = sh->text;
-  int n = sh->nchars;
-  size_t flen = p->text->len;
-  GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
-  GArray *pts = g_array_new(FALSE, FALSE, sizeof(Point));
-  for (int i = 0; i < n;) {
-    size_t b0 = (size_t)sh->char_byte[i];
-    gunichar ch = g_utf8_get_char(t + b0);
-    if (ch == '\n') {
-      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, b0, b0, M_GLUE, MK_NONE);
-      push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, b0, b0 + 1, M_PEN,
-           MK_NONE);
-      i++;
-      continue;
-    }
-    bool white = sh->log[i].is_white && ch != 0xA0 && ch != 0x202F;
-    if (white) {
-      int j = i;
-      while (j < n && sh->log[j].is_white && t[sh->char_byte[j]] != '\n' &&
-             g_utf8_get_char(t + sh->char_byte[j]) != 0xA0)
-        j++;
-      size_t b1 = (size_t)sh->char_byte[j];
-      double w = shape_width_pt(sh, b0, b1);
-      bool code = flag_at(flags, flen, b0) & F_CODE;
-      LbItem g = {.type = LB_GLUE, .width = w};
-      if (ragged)
-        g.stretch = 3 * ps->size_pt;
-      else if (!code) {
-        g.stretch = w * 0.5;
-        g.shrink = w * 0.4; /* linebreak.h: TeX's 1/3 starves narrow measures */
-      }
-      push(items, meta, g, b0, b1, M_GLUE, MK_NONE);
-      i = j;
-      continue;
-    }
-    int j = i + 1;
-    while (j < n && !break_before(sh, flags, flen, j) &&
-           !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0))
-      j++;
-    build_word(c, sh, ps, ragged, flags, flen, i, j, hp, pts, items, meta);
-    i = j;
-  }
-  g_array_free(hp, TRUE);
-  g_array_free(pts, TRUE);
-  /* TeX's ending: no break before the finishing glue, then a forced break */
-  while (items->len && g_array_index(items, LbItem, items->len - 1).type == LB_GLUE) {
-    g_array_set_size(items, items->len - 1);
-    g_array_set_size(meta, meta->len - 1);
-  }
-  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = LB_INFINITY}, sh->len, sh->len, M_PEN,
-       MK_NONE);
-  push(items, meta, (LbItem){.type = LB_GLUE, .stretch = LB_FIL}, sh->len, sh->len, M_GLUE,
-       MK_NONE);
-  push(items, meta, (LbItem){.type = LB_PENALTY, .penalty = -LB_INFINITY}, sh->len, sh->len, M_PEN,
-       MK_NONE);
-}
-
 typedef struct {
   size_t byte;
-  double x;
+  double x, w; /* the glyph's left edge and advance, as set */
 } XPos;
 
 static double x_at(const GArray *xs, size_t byte)
@@ -343,12 +28,50 @@ static double x_at(const GArray *xs, size_t byte)
   return xs->len ? g_array_index(xs, XPos, xs->len - 1).x : 0;
 }
 
-/* Does the glyph at `byte` belong to a glue item (a word space) of the line
- * ending at item e? *gk is a cursor over the items, moved forward only. */
-static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
+/* The horizontal extent [*x0, *x1) of the glyphs of bytes [a, b) of a line
+ * in visual order (with right-to-left runs, bytes do not grow with x).
+ * xs ends with the line's end position. */
+static void x_range(const GArray *xs, size_t a, size_t b, bool bidi, double *x0, double *x1)
 {
-  while (*gk < e && g_array_index(meta, Meta, *gk).b <= byte)
-    (*gk)++;
+  if (!bidi) {
+    *x0 = x_at(xs, a);
+    *x1 = x_at(xs, b);
+    return;
+  }
+  *x0 = G_MAXDOUBLE;
+  *x1 = -G_MAXDOUBLE;
+  for (guint i = 0; i + 1 < xs->len; i++) {
+    const XPos *p = &g_array_index(xs, XPos, i);
+    if (p->byte >= a && p->byte < b) {
+      *x0 = MIN(*x0, p->x);
+      *x1 = MAX(*x1, p->x + p->w);
+    }
+  }
+  if (*x0 > *x1)
+    *x0 = *x1 = x_at(xs, b);
+}
+
+/* The item of the line [s, e) that holds the glyph at `byte`: the first
+ * whose end is past it (items' byte ranges grow with their index), or e. */
+static size_t item_at(const GArray *meta, size_t s, size_t e, size_t byte)
+{
+  size_t lo = s, hi = e;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g_array_index(meta, Meta, mid).b <= byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Does the glyph at `byte` belong to a glue item (a word space) of the line
+ * [s, e)? *gk gets the item that holds it. Glyphs may come in any order
+ * (right-to-left runs). */
+static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
+{
+  *gk = item_at(meta, s, e, byte);
   return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
          byte >= g_array_index(meta, Meta, *gk).a;
 }
@@ -356,8 +79,8 @@ static bool glyph_in_glue(const GArray *meta, size_t *gk, size_t e, size_t byte)
 /* Is there a gap between letters after glyph gi of slice k: the glyph ends a
  * cluster, is not code, and the next glyph of the line starts another
  * cluster of the same word (not a word space, not the end of the line)?
- * gk: the glue cursor at glyph gi. */
-static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t gk,
+ * [s, e): the line's items. */
+static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t s,
                              size_t e, const guint8 *flags, size_t flen)
 {
   const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
@@ -375,9 +98,11 @@ static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray
     next = n->start + (size_t)n->glyphs->log_clusters[0];
   } else
     return false;
-  if (next <= byte || next >= flen || (flags[next] & F_CODE))
-    return false; /* the same cluster (a mark), or right to left */
-  return !glyph_in_glue(meta, &gk, e, next);
+  if (next <= byte || next >= flen || (flags[next] & F_CODE) ||
+      ((flags[byte] | flags[next]) & F_IMAGE))
+    return false; /* the same cluster (a mark), or right to left, or an image */
+  size_t gk;
+  return !glyph_in_glue(meta, s, &gk, e, next);
 }
 
 /* The letter spacing of a justified line stretched by `ratio`: the part of
@@ -402,13 +127,13 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
   double slack = ratio * str, keep = (c->st->track_from - 1) * nat;
   if (str <= 0 || slack <= keep)
     return ratio;
-  size_t gaps = 0, gk = s;
+  size_t gaps = 0, gk;
   for (guint k = 0; k < slices->len; k++) {
     const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
     for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
       size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
-      if (!glyph_in_glue(meta, &gk, e, byte) &&
-          letter_gap_after(slices, k, gi, meta, gk, e, flags, flen))
+      if (!glyph_in_glue(meta, s, &gk, e, byte) &&
+          letter_gap_after(slices, k, gi, meta, s, e, flags, flen))
         gaps++;
     }
   }
@@ -451,7 +176,17 @@ typedef struct {
   guint8 *flags;  /* span_flags(p) */
   GArray *slices; /* ShapeSlice: the current line's glyphs */
   GArray *xs;     /* XPos: the current line's glyph positions */
+  bool bidi;      /* the current line has right-to-left slices */
+  bool rtl;       /* the paragraph's direction is right to left */
+  GArray *imgs;   /* ImgBox: the inline images, by byte */
+  GArray *placed; /* Placed: the current line's images */
 } Setting;
+
+/* An inline image set on the current line, its left edge at x. */
+typedef struct {
+  double x;
+  const ImgBox *box;
+} Placed;
 
 /* A URL note's letter set against its word extracts as a word of its own:
  * its text starts with a zero-width space (which the first glyph's
@@ -466,21 +201,192 @@ static void mark_text(LayItem *it)
       it->glyphs->log_clusters[gi] += 3;
 }
 
+/* The visual order of a line's slices (UAX #9, rule L2): vis[i] is the
+ * slice drawn i-th from the left. From the highest embedding level down to
+ * the lowest odd one, every run of slices at that level or higher is
+ * reversed (the glyphs of a right-to-left slice are already in visual
+ * order). Returns whether any slice is right to left. */
+static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis)
+{
+  guint n = slices->len;
+  guint8 *lv = g_new0(guint8, n + 1), hi = 0, lo_odd = G_MAXUINT8;
+  for (guint i = 0; i < n; i++) {
+    const ShapeRun *r = shape_run_at(sh, g_array_index(slices, ShapeSlice, i).start);
+    lv[i] = r ? r->item->analysis.level : 0;
+    vis[i] = i;
+    hi = MAX(hi, lv[i]);
+    if (lv[i] % 2)
+      lo_odd = MIN(lo_odd, lv[i]);
+  }
+  for (int level = hi; level >= lo_odd && level > 0; level--)
+    for (guint i = 0; i < n;) {
+      guint j = i;
+      while (j < n && lv[vis[j]] >= level)
+        j++;
+      for (guint l = i, r = j; r > l + 1; l++, r--) { /* reverse [i, j) */
+        guint t = vis[l];
+        vis[l] = vis[r - 1];
+        vis[r - 1] = t;
+      }
+      i = j > i ? j : i + 1;
+    }
+  g_free(lv);
+  return lo_odd != G_MAXUINT8;
+}
+
+/* The glyphs of slice k of the line [s, e) set from x: its glue stretched or
+ * shrunk by ratio, its letters spaced by track; each glyph's position into
+ * S->xs. Its item into *it; returns the x after it. */
+static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, double track,
+                        double x, LayItem *out)
+{
+  ShapeSlice *sl = &g_array_index(S->slices, ShapeSlice, k);
+  PangoGlyphString *g = sl->glyphs;
+  size_t flen = S->p->text->len, gk;
+  double x0 = x;
+  for (int gi = 0; gi < g->num_glyphs; gi++) {
+    size_t byte = sl->start + (size_t)g->log_clusters[gi];
+    bool glue = glyph_in_glue(S->meta, s, &gk, e, byte);
+    double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+    if (flag_at(S->flags, flen, byte) & F_IMAGE) {
+      /* no glyph: the image's room, the image drawn there (set_glyphs) */
+      const ImgBox *ib = image_at(S->imgs, byte);
+      bool first = gi == 0 || g->log_clusters[gi - 1] != g->log_clusters[gi];
+      w = ib && first ? ib->w : 0;
+      g->glyphs[gi].glyph = PANGO_GLYPH_EMPTY;
+      g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+      w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      if (ib && first) {
+        Placed pl = {x, ib};
+        g_array_append_val(S->placed, pl);
+      }
+    } else if (glue) {
+      if (ratio != 0) {
+        const LbItem *gl = &g_array_index(S->items, LbItem, gk);
+        double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
+        if (gl->width > 0)
+          w += delta * (w / gl->width);
+        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      }
+    } else if (track > 0 && letter_gap_after(S->slices, k, gi, S->meta, s, e, S->flags, flen)) {
+      w += track;
+      g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+      w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+    }
+    XPos xp = {byte, x, w};
+    g_array_append_val(S->xs, xp);
+    x += w;
+  }
+  LayItem it = {.kind = LAY_GLYPHS,
+                .x_pt = x0,
+                .y_pt = S->ps->base_pt - sl->rise_pt,
+                .font = sl->font,
+                .glyphs = g,
+                .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
+  if (letter_mark_at(S->flags, flen, sl->start))
+    mark_text(&it);
+  *out = it; /* the glyphs and the font move to the item when the line is set */
+  return x;
+}
+
+/* The images placed on the current line into li_items, each a Figure
+ * standing on the baseline (the PDF's Figure tags; archive_fig.c gives
+ * them their alt text). */
+static void images_items(const Setting *S, GArray *li_items)
+{
+  for (guint k = 0; k < S->placed->len; k++) {
+    const Placed *pl = &g_array_index(S->placed, Placed, k);
+    add_tag(li_items, LAY_TAG_BEGIN, "Figure");
+    LayItem it = {.kind = LAY_IMAGE,
+                  .x_pt = pl->x,
+                  .y_pt = S->ps->base_pt - pl->box->h,
+                  .w_pt = pl->box->w,
+                  .h_pt = pl->box->h,
+                  .res = pl->box->node->as.image.res,
+                  .pos = pl->box->node->pos};
+    g_array_append_val(li_items, it);
+    add_tag(li_items, LAY_TAG_END, "Figure");
+  }
+}
+
+/* The room the current line's images need above the line's top (they
+ * stand on the baseline), or 0. */
+static double images_above(const Setting *S)
+{
+  double up = 0;
+  for (guint k = 0; k < S->placed->len; k++)
+    up = MAX(up, g_array_index(S->placed, Placed, k).box->h - S->ps->base_pt);
+  return up;
+}
+
+/* Where a line's end mark goes, w wide, making room for it: after the
+ * glyphs of the line's last character (the last slice, items[first..] in
+ * logical order), in its direction. In a line with right-to-left slices
+ * that is not the line's right end: what lies right of it moves right. */
+static double end_mark_x(Setting *S, GArray *li_items, guint first, double x_end, double w)
+{
+  guint n = S->slices->len;
+  if (!S->bidi || n == 0)
+    return x_end;
+  const ShapeRun *r = shape_run_at(S->sh, g_array_index(S->slices, ShapeSlice, n - 1).start);
+  const LayItem *last = &g_array_index(li_items, LayItem, first + n - 1);
+  double at = last->x_pt;
+  if (!r || r->item->analysis.level % 2 == 0)
+    at += pango_glyph_string_get_width(last->glyphs) / (double)PANGO_SCALE;
+  for (guint i = first; i < li_items->len; i++)
+    if (g_array_index(li_items, LayItem, i).x_pt >= at - 1e-6)
+      g_array_index(li_items, LayItem, i).x_pt += w;
+  for (guint i = 0; i < S->xs->len; i++)
+    if (g_array_index(S->xs, XPos, i).x >= at - 1e-6)
+      g_array_index(S->xs, XPos, i).x += w;
+  return at;
+}
+
+/* A hyphen at a hyphenation point, or the continuation mark of a code span
+ * or URL broken at its last resort, at the end of the line of items [s, e)
+ * and bytes [.., b) (its slices' items from `first`): the only re-shaping.
+ * *x: the line's right end, moved by the mark's width. */
+static void end_mark(Setting *S, size_t e, size_t b, guint first, double *x, GArray *li_items)
+{
+  guint8 mk = e < S->meta->len ? g_array_index(S->meta, Meta, e).mark : MK_NONE;
+  if (mk == MK_NONE || b == 0)
+    return;
+  PangoFont *f = NULL;
+  PangoGlyphString *hg = shape_extra(S->sh, b - 1, mk == MK_CONT ? CONT_MARK : "-", &f);
+  if (!f) {
+    pango_glyph_string_free(hg);
+    return;
+  }
+  for (int gi = 0; gi < hg->num_glyphs; gi++)
+    hg->log_clusters[gi] = 0;
+  double w = pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
+  LayItem it = {.kind = LAY_GLYPHS,
+                .x_pt = end_mark_x(S, li_items, first, *x, w),
+                .y_pt = S->ps->base_pt,
+                .font = f,
+                .glyphs = hg,
+                .gray = mk == MK_CONT ? 0.45 : 0,
+                .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
+  g_array_append_val(li_items, it);
+  *x += w;
+}
+
 /* The glyphs of line ln (items [s, e), bytes [a, b)) into li_items from x,
- * its glue stretched or shrunk by ratio and its letters spaced when
- * justified, a hyphen at an automatic hyphenation point. Returns the x
- * after the line. */
+ * in visual order, its glue stretched or shrunk by ratio and its letters
+ * spaced when justified, a hyphen at an automatic hyphenation point.
+ * Returns the x after the line. */
 static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_t e, size_t a,
                          size_t b, double x, GArray *li_items)
 {
   const ParaStyle *ps = S->ps;
   GArray *slices = S->slices, *meta = S->meta;
-  double y = ps->base_pt;
   double ratio = (!S->ragged && ps->justify) ? ln->ratio : 0;
   if (ratio < -1)
     ratio = -1;
   g_array_set_size(slices, 0);
   g_array_set_size(S->xs, 0);
+  g_array_set_size(S->placed, 0);
   if (a < b)
     shape_slices(S->sh, a, b, slices);
   double track = 0; /* letter spacing of this line, points per gap */
@@ -491,69 +397,45 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     ratio = 0; /* set ragged rather than spread (issue 16) */
     track = 0;
   }
-  size_t gk = s; /* glue cursor in items */
-  for (guint k = 0; k < slices->len; k++) {
-    ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
-    PangoGlyphString *g = sl->glyphs;
-    double x0 = x;
-    for (int gi = 0; gi < g->num_glyphs; gi++) {
-      size_t byte = sl->start + (size_t)g->log_clusters[gi];
-      XPos xp = {byte, x};
-      g_array_append_val(S->xs, xp);
-      bool glue = glyph_in_glue(meta, &gk, e, byte);
-      double w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-      if (glue) {
-        if (ratio != 0) {
-          const LbItem *gl = &g_array_index(S->items, LbItem, gk);
-          double delta = ratio > 0 ? ratio * gl->stretch : ratio * gl->shrink;
-          if (gl->width > 0)
-            w += delta * (w / gl->width);
-          g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-          w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-        }
-      } else if (track > 0 && letter_gap_after(slices, k, gi, meta, gk, e, S->flags, flen)) {
-        w += track;
-        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
-        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
-      }
-      x += w;
-    }
-    LayItem it = {.kind = LAY_GLYPHS,
-                  .x_pt = x0,
-                  .y_pt = y - sl->rise_pt,
-                  .font = sl->font,
-                  .glyphs = g,
-                  .text = g_strndup(S->sh->text + sl->start, sl->end - sl->start)};
-    if (letter_mark_at(S->flags, flen, sl->start))
-      mark_text(&it);
-    g_array_append_val(li_items, it);
-    sl->font = NULL;
-    sl->glyphs = NULL;
+  /* set left to right in visual order; the items in logical order, so
+   * that the text extracts in reading order */
+  guint n = slices->len, *vis = g_new(guint, n + 1);
+  S->bidi = visual_order(S->sh, slices, vis);
+  guint first = li_items->len;
+  g_array_set_size(li_items, first + n);
+  for (guint k = 0; k < n; k++)
+    x = set_slice(S, vis[k], s, e, ratio, track, x,
+                  &g_array_index(li_items, LayItem, first + vis[k]));
+  for (guint k = 0; k < n; k++) { /* now owned by the items */
+    g_array_index(slices, ShapeSlice, k).font = NULL;
+    g_array_index(slices, ShapeSlice, k).glyphs = NULL;
   }
-  XPos xend = {b, x};
+  g_free(vis);
+  images_items(S, li_items);
+  XPos xend = {b, x, 0};
   g_array_append_val(S->xs, xend);
-  /* a hyphen at a hyphenation point, or the continuation mark of a code
-   * span or URL broken at its last resort: the only re-shaping */
-  guint8 mk = e < meta->len ? g_array_index(meta, Meta, e).mark : MK_NONE;
-  if (mk != MK_NONE && b > 0) {
-    PangoFont *f = NULL;
-    PangoGlyphString *hg = shape_extra(S->sh, b - 1, mk == MK_CONT ? CONT_MARK : "-", &f);
-    if (f) {
-      for (int gi = 0; gi < hg->num_glyphs; gi++)
-        hg->log_clusters[gi] = 0;
-      LayItem it = {.kind = LAY_GLYPHS,
-                    .x_pt = x,
-                    .y_pt = y,
-                    .font = f,
-                    .glyphs = hg,
-                    .gray = mk == MK_CONT ? 0.45 : 0,
-                    .text = g_strdup(mk == MK_CONT ? CONT_MARK : "\xC2\xAD")};
-      g_array_append_val(li_items, it);
-      x += pango_glyph_string_get_width(hg) / (double)PANGO_SCALE;
-    } else
-      pango_glyph_string_free(hg);
-  }
+  end_mark(S, e, b, first, &x, li_items);
   return x;
+}
+
+/* Is the paragraph's direction right to left? pango's itemising takes it
+ * from its first strong character (the context's direction is weak): the
+ * paragraph's embedding level is then 1, so no run is below it. */
+static bool rtl_paragraph(const Shaped *sh)
+{
+  for (guint i = 0; i < sh->runs->len; i++)
+    if (g_array_index(sh->runs, ShapeRun, i).item->analysis.level == 0)
+      return false;
+  return sh->runs->len > 0;
+}
+
+/* Move every item of a line dx to the right and dy down. */
+static void items_shift(GArray *items, double dx, double dy)
+{
+  for (guint i = 0; i < items->len; i++) {
+    g_array_index(items, LayItem, i).x_pt += dx;
+    g_array_index(items, LayItem, i).y_pt += dy;
+  }
 }
 
 static void note_add(GPtrArray **notes, gpointer note)
@@ -580,7 +462,8 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
       break;
     if (sp->b <= a)
       continue;
-    double x0 = x_at(S->xs, MAX(sp->a, a)), x1 = x_at(S->xs, MIN(sp->b, b));
+    double x0, x1;
+    x_range(S->xs, MAX(sp->a, a), MIN(sp->b, b), S->bidi, &x0, &x1);
     switch (sp->kind) {
     case SPAN_LINK:
       if (sp->dest || sp->href)
@@ -588,6 +471,10 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
       break;
     case SPAN_STRIKE:
       add_rule(li_items, LAY_RULE, x0, ps->base_pt - ps->size_pt * 0.27, x1 - x0, 0.5, 0);
+      break;
+    case SPAN_IMGALT: /* an image that cannot be drawn: a frame around its alt text */
+      add_rule(li_items, LAY_FRAME, x0 - 1, ps->base_pt - ps->size_pt * 0.85, x1 - x0 + 2,
+               ps->size_pt * 1.1, 0.45);
       break;
     case SPAN_URLNOTE:
       add_link(li_items, x0, 0, x1 - x0, ps->leading_pt, sp->dest, NULL);
@@ -629,6 +516,83 @@ static bool ends_broken(const Setting *S, const LbLine *ln)
          (ln->end < S->meta->len && g_array_index(S->meta, Meta, ln->end).mark != MK_NONE);
 }
 
+/* The paragraph's inline images (its SPAN_IMAGE spans) with the size each
+ * is drawn at, by byte. A line of a vertical list grows to hold a tall
+ * image; a line set for its caller (out: a table cell) cannot, and its
+ * images stay within its room above the baseline. */
+static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool out)
+{
+  GArray *imgs = g_array_new(FALSE, FALSE, sizeof(ImgBox));
+  double max_h = out ? MAX(ps->base_pt, ps->size_pt * 0.75) : c->env->text_h * 0.6;
+  for (guint i = 0; i < p->spans->len; i++) {
+    const Span *sp = &g_array_index(p->spans, Span, i);
+    if (sp->kind != SPAN_IMAGE)
+      continue;
+    ImgBox b = {sp->a, 0, 0, sp->node};
+    inline_image_size(c, sp->node, ps->size_pt, ps->width_pt - ps->indent_pt, max_h, &b.w, &b.h);
+    g_array_append_val(imgs, b);
+  }
+  return imgs; /* in order: a SPAN_IMAGE is added as its character is */
+}
+
+/* S's items broken into lines (a new array of LbLine). */
+static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
+{
+  const ParaStyle *ps = S->ps;
+  double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
+  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
+  *lp = c->env->lbp;
+  /* in a paragraph with last-resort breaks (code, URLs, long words), a
+   * line looser than MAX_SPACE (the glue stretches by half a space per
+   * unit of ratio) waits for the last pass, where such a break can beat
+   * it; elsewhere that would only trade the second pass's choice for the
+   * last's. A last line under four characters costs extra. */
+  if (lp->max_ratio <= 0 && has_emergency(S->items))
+    lp->max_ratio = (MAX_SPACE - 1) / 0.5;
+  if (lp->short_last_width <= 0)
+    lp->short_last_width = 2 * ps->size_pt;
+  lb_break((const LbItem *)S->items->data, S->items->len, widths, 2, lp,
+           S->ragged ? LB_GREEDY : c->env->mode, lines);
+  return lines;
+}
+
+/* A set line: where it starts in the text, its items, the notes first
+ * referenced on it, the room its images need above its top. */
+typedef struct {
+  size_t a, b;
+  GArray *items;
+  GPtrArray *notes;
+  double grow;
+} SetLine;
+
+/* Line li of lines set: its glyphs, images and spans. */
+static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint *span0,
+                        SetInfo *info)
+{
+  const ParaStyle *ps = S->ps;
+  const LbLine *ln = &g_array_index(lines, LbLine, li);
+  size_t s = ln->start, e = ln->end;
+  while (s < e && g_array_index(S->meta, Meta, s).kind != M_BOX)
+    s++;
+  size_t last = e;
+  while (last > s && g_array_index(S->meta, Meta, last - 1).kind != M_BOX)
+    last--;
+  SetLine L = {0};
+  L.a = s < e ? g_array_index(S->meta, Meta, s).a : 0;
+  L.b = last > s ? g_array_index(S->meta, Meta, last - 1).b : L.a;
+  L.items = items_new();
+  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
+  double x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items), lw = x1 - ps->left_pt;
+  if (lw > info->max_w)
+    info->max_w = lw;
+  info->last_w = lw;
+  L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
+  if (S->rtl) /* flush right, the first line's indent at the right */
+    items_shift(L.items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1, 0);
+  L.grow = images_above(S);
+  return L;
+}
+
 /* Shape p once, break it, and either emit its lines into c->vl (out ==
  * NULL) or append them to `out` (cells: items relative to the cell, one
  * GArray of items per line). `tag` wraps the lines (NULL: none). */
@@ -636,75 +600,53 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
                  BookNode *block, GPtrArray *out)
 {
   SetInfo info = {0};
-  Setting S = {p, ps, ragged, NULL, NULL, NULL, NULL, NULL, NULL};
+  Setting S = {.p = p, .ps = ps, .ragged = ragged};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
   S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
   S.flags = span_flags(p); /* for the items and the letter spacing */
-  build_items(c, p, S.sh, ps, ragged, S.flags, S.items, S.meta);
-  double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
-  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
-  LbParams lp = c->env->lbp;
-  /* in a paragraph with last-resort breaks (code, URLs, long words), a
-   * line looser than MAX_SPACE (the glue stretches by half a space per
-   * unit of ratio) waits for the last pass, where such a break can beat
-   * it; elsewhere that would only trade the second pass's choice for the
-   * last's. A last line under four characters costs extra. */
-  if (lp.max_ratio <= 0 && has_emergency(S.items))
-    lp.max_ratio = (MAX_SPACE - 1) / 0.5;
-  if (lp.short_last_width <= 0)
-    lp.short_last_width = 2 * ps->size_pt;
-  lb_break((const LbItem *)S.items->data, S.items->len, widths, 2, &lp,
-           ragged ? LB_GREEDY : c->env->mode, lines);
+  S.imgs = image_boxes(c, p, ps, out != NULL);
+  build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta);
+  LbParams lp;
+  GArray *lines = break_lines(c, &S, &lp);
   if (tag && !out)
     open_tag(c, tag);
   S.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   S.xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  S.placed = g_array_new(FALSE, FALSE, sizeof(Placed));
   int nl = (int)lines->len;
   info.nlines = nl;
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
   guint span0 = 0;
   for (int li = 0; li < nl; li++) {
-    const LbLine *ln = &g_array_index(lines, LbLine, li);
-    size_t s = ln->start, e = ln->end;
-    while (s < e && g_array_index(S.meta, Meta, s).kind != M_BOX)
-      s++;
-    size_t last = e;
-    while (last > s && g_array_index(S.meta, Meta, last - 1).kind != M_BOX)
-      last--;
-    size_t a = s < e ? g_array_index(S.meta, Meta, s).a : 0;
-    size_t b = last > s ? g_array_index(S.meta, Meta, last - 1).b : a;
-    GArray *li_items = items_new();
-    double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-    double lw = set_glyphs(c, &S, ln, s, e, a, b, x0, li_items) - ps->left_pt;
-    if (lw > info.max_w)
-      info.max_w = lw;
-    info.last_w = lw;
-    GPtrArray *notes = line_spans(c, &S, a, b, &span0, li_items);
+    SetLine L = set_line(c, &S, lines, li, &span0, &info);
     if (out) {
-      g_ptr_array_add(out, li_items);
-      for (guint k = 0; notes && c->cell_notes && k < notes->len; k++)
-        g_ptr_array_add(c->cell_notes, notes->pdata[k]);
-      if (notes)
-        g_ptr_array_free(notes, TRUE);
+      g_ptr_array_add(out, L.items);
+      for (guint k = 0; L.notes && c->cell_notes && k < L.notes->len; k++)
+        g_ptr_array_add(c->cell_notes, L.notes->pdata[k]);
+      if (L.notes)
+        g_ptr_array_free(L.notes, TRUE);
       continue;
     }
     if (li == nl - 1 && tag)
-      add_tag(li_items, LAY_TAG_END, tag);
+      add_tag(L.items, LAY_TAG_END, tag);
     /* orphans and widows: no page break after the first or before the last line */
     double pen = 0;
     if (li > 0 && (li == 1 || li == nl - 1))
       pen = LB_INFINITY;
     else if (li > 0 && ends_broken(&S, &g_array_index(lines, LbLine, li - 1)))
       pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */
-    VItem *v = emit_line(c, li_items, ps->leading_pt, pen);
-    v->notes = notes;
-    if (a < b)
-      para_mark(p, a, &v->mark_node, &v->mark_off);
+    if (L.grow > 0)            /* a tall image: the line grows, its baseline moves down */
+      items_shift(L.items, 0, L.grow);
+    VItem *v = emit_line(c, L.items, ps->leading_pt + L.grow, pen);
+    v->notes = L.notes;
+    if (L.a < L.b)
+      para_mark(p, L.a, &v->mark_node, &v->mark_off);
     if (!v->mark_node)
       v->mark_node = block;
-    v->trace = g_strndup(S.sh->text + a, b - a);
+    v->trace = g_strndup(S.sh->text + L.a, L.b - L.a);
   }
   if (nl == 0 && tag && !out)
     g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */
@@ -712,6 +654,8 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
     shape_slice_clear(&g_array_index(S.slices, ShapeSlice, k));
   g_array_free(S.slices, TRUE);
   g_array_free(S.xs, TRUE);
+  g_array_free(S.placed, TRUE);
+  g_array_free(S.imgs, TRUE);
   g_free(S.flags);
   g_array_free(lines, TRUE);
   g_array_free(S.items, TRUE);

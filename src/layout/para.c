@@ -22,6 +22,7 @@ ParaStyle para_style(Build *c, const PangoFontDescription *d, double leading)
   ps.width_pt = c->measure - ps.left_pt;
   ps.justify = c->st->justify;
   ps.hyphenate = c->env->hyph;
+  ps.rtl_right = true;
   return ps;
 }
 
@@ -172,150 +173,253 @@ static bool shows_url(const Para *p, size_t s, size_t e, const char *href)
          (strlen(bare) == n && memcmp(t, bare, n) == 0);
 }
 
-/* The text and attributes of `parent`'s inline children. */
-void para_inlines(Build *c, Para *p, BookNode *parent)
+/* A footnote reference: the note's number raised against its word. */
+static void footnote_ref(Build *c, Para *p, BookNode *n)
+{
+  BookFootnote *fn = n->as.fnref.note;
+  if (!fn)
+    return;
+  size_t len = p->text->len;
+  char num[24];
+  g_snprintf(num, sizeof num, "%d", fn->number);
+  g_string_append(p->text, num);
+  attr_add(p, pango_attr_scale_new(0.68), len, p->text->len);
+  attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), len,
+           p->text->len);
+  span_add(p, SPAN_FNREF, len, p->text->len, n);
+  Span *s = &g_array_index(p->spans, Span, p->spans->len - 1);
+  s->dest = g_strdup(fn->id);
+  s->self = g_strdup_printf("%s-ref-%d", fn->id, n->as.fnref.ref_index);
+}
+
+/* An inline image: with a file to draw, one object replacement character
+ * (U+FFFC) under a SPAN_IMAGE, which the line breaker takes as a box of
+ * the image's size and over which the line draws the image (lines.c);
+ * with none (missing, remote, refused: resolve.c has warned), its alt text
+ * (else its file name) framed, a SPAN_IMGALT. */
+static void inline_image(Para *p, BookNode *n)
+{
+  size_t at = p->text->len;
+  if (n->as.image.res) {
+    piece(p, n, "\xEF\xBF\xBC", 0, 3, 0);
+    span_add(p, SPAN_IMAGE, at, p->text->len, n);
+    return;
+  }
+  GString *alt = g_string_new(NULL);
+  book_node_text(n, alt);
+  if (!alt->len) {
+    char *base = n->as.image.src && *n->as.image.src ? g_path_get_basename(n->as.image.src) : NULL;
+    g_string_assign(alt, base ? base : "image");
+    g_free(base);
+  }
+  para_text(p, n, alt->str, 0);
+  size_t a = at < p->text->len && p->text->str[at] == ' ' ? at + 1 : at;
+  if (a < p->text->len) {
+    span_add(p, SPAN_IMGALT, a, p->text->len, n);
+    span_add(p, SPAN_NOHYPH, a, p->text->len, n); /* the frame would cut a word */
+  }
+  g_string_free(alt, TRUE);
+}
+
+/* An inline leaf entered: text, code, breaks, footnote references, images.
+ * A container only records where its text starts, in `starts`. */
+static void inline_enter(Build *c, Para *p, BookIter *it, BookNode *n, GArray *starts)
+{
+  size_t len = p->text->len;
+  switch (n->type) {
+  case BOOK_TEXT: para_text(p, n, n->text, 0); break;
+  case BOOK_CODE:
+    para_text_as(p, n, n->text, 0, false);
+    attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
+    attr_add(p, pango_attr_scale_new(0.86), len, p->text->len);
+    span_add(p, SPAN_CODE, len, p->text->len, n);
+    break;
+  case BOOK_SOFTBREAK:
+    if (!len || p->text->str[len - 1] != ' ' || tail_is_code(p))
+      g_string_append_c(p->text, ' ');
+    break;
+  case BOOK_LINEBREAK: g_string_append_c(p->text, '\n'); break;
+  case BOOK_FOOTNOTE_REF: footnote_ref(c, p, n); break;
+  case BOOK_IMAGE: /* its alt text is no text of the paragraph */
+    inline_image(p, n);
+    book_iter_skip_children(it);
+    g_array_append_val(starts, p->text->len);
+    break;
+  default:
+    if (!book_node_is_inline(n->type))
+      book_iter_skip_children(it);
+    g_array_append_val(starts, len);
+    break;
+  }
+}
+
+/* Is text [s, e) other than href (with or without mailto:)? */
+static bool text_not_url(const Para *p, size_t s, size_t e, const char *href)
+{
+  char *shown = g_strndup(p->text->str + s, e - s);
+  const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+  bool other = strcmp(shown, href) != 0 && strcmp(shown, bare) != 0;
+  g_free(shown);
+  return other;
+}
+
+/* The URL of an external link [s, e) for paper: its note's letter against
+ * its word, unless the text already is the URL. */
+static void link_note_mark(Build *c, Para *p, BookNode *n, const char *href, size_t s, size_t e)
+{
+  if (!text_not_url(p, s, e, href))
+    return;
+  UrlNote *u = url_note_for(c, href);
+  /* the letter against its word, as a footnote number */
+  size_t m0 = p->text->len;
+  g_string_append(p->text, u->label);
+  attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
+  attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
+  attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), m0,
+           p->text->len);
+  span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
+  Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
+  us->dest = g_strdup(u->id);
+  us->key = u;
+}
+
+/* In a footnote (no note of a note): the URL of an external link [s, e)
+ * in parentheses after the text, a live link itself, unless the text
+ * already is it. */
+static void link_url_after(Para *p, BookNode *n, const char *href, size_t s, size_t e)
+{
+  if (!text_not_url(p, s, e, href))
+    return;
+  const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
+  g_string_append(p->text, " (");
+  size_t u0 = p->text->len;
+  para_text(p, NULL, bare, 0);
+  size_t u1 = p->text->len;
+  g_string_append_c(p->text, ')');
+  span_add(p, SPAN_NOHYPH, u0, u1, n);
+  span_add(p, SPAN_URL, u0, u1, n);
+  span_add(p, SPAN_LINK, u0, u1, n);
+  g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(href);
+}
+
+/* A link's text [s, len) closed: its span and destination, and its URL for
+ * paper. */
+static void link_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
+{
+  span_add(p, SPAN_LINK, s, len, n);
+  Span *sp = &g_array_index(p->spans, Span, p->spans->len - 1);
+  if (n->as.link.internal && n->as.link.chapter) {
+    /* a fragment no heading or note carries points at its chapter */
+    const char *frag = n->as.link.fragment;
+    bool known = frag && g_hash_table_contains(c->env->targets, frag);
+    sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
+  } else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
+    sp->href = g_strdup(n->as.link.href);
+  if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
+    span_add(p, SPAN_NOHYPH, s, len, n);
+  const char *href = n->as.link.href;
+  if (href && !n->as.link.internal && shows_url(p, s, len, href))
+    span_add(p, SPAN_URL, s, len, n);
+  if (n->as.link.internal || !book_url_is_external(href) || c->measuring)
+    return;
+  if (!c->note_mode)
+    link_note_mark(c, p, n, href, s, len);
+  else
+    link_url_after(p, n, href, s, len);
+}
+
+static bool tag_in(const char *t, const char *const *set)
+{
+  for (; *set; set++)
+    if (!strcmp(t, *set))
+      return true;
+  return false;
+}
+
+/* A raw-HTML inline element's text [s, len) closed: its style. */
+static void html_inline_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
+{
+  static const char *const italic[] = {"em", "i", "cite", "dfn", "var", NULL};
+  static const char *const bold[] = {"strong", "b", NULL};
+  static const char *const code[] = {"code", "kbd", "samp", "tt", NULL};
+  static const char *const strike[] = {"s", "del", "strike", NULL};
+  const char *t = n->as.html.tag ? n->as.html.tag : "";
+  if (tag_in(t, italic))
+    attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len);
+  else if (tag_in(t, bold))
+    attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
+  else if (tag_in(t, code)) {
+    attr_add(p, pango_attr_family_new(c->st->code_face), s, len);
+    attr_add(p, pango_attr_scale_new(0.86), s, len);
+    span_add(p, SPAN_CODE, s, len, n);
+  } else if (!strcmp(t, "sup") || !strcmp(t, "sub")) {
+    attr_add(p, pango_attr_scale_new(0.7), s, len);
+    double r = (!strcmp(t, "sup") ? 0.36 : -0.18) * c->st->body_size_pt;
+    attr_add(p, pango_attr_rise_new((int)(r * PANGO_SCALE)), s, len);
+  } else if (tag_in(t, strike))
+    span_add(p, SPAN_STRIKE, s, len, n);
+  else if (!strcmp(t, "a") && book_url_is_external(html_attr(n, "href"))) {
+    span_add(p, SPAN_LINK, s, len, n);
+    g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(html_attr(n, "href"));
+  }
+}
+
+/* An inline container closed: the text [s, len) it holds gets its style
+ * or span. */
+static void inline_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
+{
+  switch (n->type) {
+  case BOOK_EMPH: attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len); break;
+  case BOOK_STRONG: attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len); break;
+  case BOOK_STRIKE: span_add(p, SPAN_STRIKE, s, len, n); break;
+  case BOOK_LINK: link_exit(c, p, n, s, len); break;
+  case BOOK_HTML_INLINE: html_inline_exit(c, p, n, s, len); break;
+  default: break;
+  }
+}
+
+/* The text and attributes of the inline nodes under root (and of root
+ * itself with `self`). */
+static void inlines_walk(Build *c, Para *p, BookNode *root, bool self)
 {
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(size_t));
   BookIter it;
-  book_iter_init(&it, parent);
+  book_iter_init(&it, root);
   BookIterEvent ev;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     BookNode *n = it.cur;
-    if (n == parent)
+    if (n == root && !self)
       continue;
-    size_t len = p->text->len;
     if (ev == BOOK_ITER_ENTER) {
-      switch (n->type) {
-      case BOOK_TEXT: para_text(p, n, n->text, 0); break;
-      case BOOK_CODE:
-        para_text_as(p, n, n->text, 0, false);
-        attr_add(p, pango_attr_family_new(c->st->code_face), len, p->text->len);
-        attr_add(p, pango_attr_scale_new(0.86), len, p->text->len);
-        span_add(p, SPAN_CODE, len, p->text->len, n);
-        break;
-      case BOOK_SOFTBREAK:
-        if (!len || p->text->str[len - 1] != ' ' || tail_is_code(p))
-          g_string_append_c(p->text, ' ');
-        break;
-      case BOOK_LINEBREAK: g_string_append_c(p->text, '\n'); break;
-      case BOOK_FOOTNOTE_REF: {
-        BookFootnote *fn = n->as.fnref.note;
-        if (!fn)
-          break;
-        char num[24];
-        g_snprintf(num, sizeof num, "%d", fn->number);
-        g_string_append(p->text, num);
-        attr_add(p, pango_attr_scale_new(0.68), len, p->text->len);
-        attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), len,
-                 p->text->len);
-        span_add(p, SPAN_FNREF, len, p->text->len, n);
-        Span *s = &g_array_index(p->spans, Span, p->spans->len - 1);
-        s->dest = g_strdup(fn->id);
-        s->self = g_strdup_printf("%s-ref-%d", fn->id, n->as.fnref.ref_index);
-        break;
-      }
-      default:
-        if (!book_node_is_inline(n->type))
-          book_iter_skip_children(&it);
-        g_array_append_val(starts, len);
-        break;
-      }
+      inline_enter(c, p, &it, n, starts);
       continue;
     }
     /* EXIT of an inline container */
-    size_t s = len;
+    size_t len = p->text->len, s = len;
     if (starts->len) {
       s = g_array_index(starts, size_t, starts->len - 1);
       g_array_set_size(starts, starts->len - 1);
     }
-    if (s >= len)
-      continue;
-    switch (n->type) {
-    case BOOK_EMPH: attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len); break;
-    case BOOK_STRONG: attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len); break;
-    case BOOK_STRIKE: span_add(p, SPAN_STRIKE, s, len, n); break;
-    case BOOK_LINK: {
-      span_add(p, SPAN_LINK, s, len, n);
-      Span *sp = &g_array_index(p->spans, Span, p->spans->len - 1);
-      if (n->as.link.internal && n->as.link.chapter) {
-        /* a fragment no heading or note carries points at its chapter */
-        const char *frag = n->as.link.fragment;
-        bool known = frag && g_hash_table_contains(c->env->targets, frag);
-        sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
-      } else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
-        sp->href = g_strdup(n->as.link.href);
-      if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
-        span_add(p, SPAN_NOHYPH, s, len, n);
-      const char *href = n->as.link.href;
-      if (href && !n->as.link.internal && shows_url(p, s, len, href))
-        span_add(p, SPAN_URL, s, len, n);
-      if (!n->as.link.internal && book_url_is_external(href) && !c->note_mode && !c->measuring) {
-        /* the URL for paper, unless the text already is it */
-        char *shown = g_strndup(p->text->str + s, len - s);
-        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
-        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
-          UrlNote *u = url_note_for(c, href);
-          /* the letter against its word, as a footnote number */
-          size_t m0 = p->text->len;
-          g_string_append(p->text, u->label);
-          attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
-          attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
-          attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), m0,
-                   p->text->len);
-          span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
-          Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
-          us->dest = g_strdup(u->id);
-          us->key = u;
-        }
-        g_free(shown);
-      } else if (!n->as.link.internal && book_url_is_external(href) && c->note_mode &&
-                 !c->measuring) {
-        /* in a footnote (no note of a note): the URL in parentheses after
-         * the text, a live link itself, unless the text already is it */
-        char *shown = g_strndup(p->text->str + s, len - s);
-        const char *bare = g_str_has_prefix(href, "mailto:") ? href + 7 : href;
-        if (strcmp(shown, href) != 0 && strcmp(shown, bare) != 0) {
-          g_string_append(p->text, " (");
-          size_t u0 = p->text->len;
-          para_text(p, NULL, bare, 0);
-          size_t u1 = p->text->len;
-          g_string_append_c(p->text, ')');
-          span_add(p, SPAN_NOHYPH, u0, u1, n);
-          span_add(p, SPAN_URL, u0, u1, n);
-          span_add(p, SPAN_LINK, u0, u1, n);
-          g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(href);
-        }
-        g_free(shown);
-      }
-      break;
-    }
-    case BOOK_HTML_INLINE: {
-      const char *t = n->as.html.tag ? n->as.html.tag : "";
-      if (!strcmp(t, "em") || !strcmp(t, "i") || !strcmp(t, "cite") || !strcmp(t, "dfn") ||
-          !strcmp(t, "var"))
-        attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), s, len);
-      else if (!strcmp(t, "strong") || !strcmp(t, "b"))
-        attr_add(p, pango_attr_weight_new(PANGO_WEIGHT_BOLD), s, len);
-      else if (!strcmp(t, "code") || !strcmp(t, "kbd") || !strcmp(t, "samp") || !strcmp(t, "tt")) {
-        attr_add(p, pango_attr_family_new(c->st->code_face), s, len);
-        attr_add(p, pango_attr_scale_new(0.86), s, len);
-        span_add(p, SPAN_CODE, s, len, n);
-      } else if (!strcmp(t, "sup") || !strcmp(t, "sub")) {
-        attr_add(p, pango_attr_scale_new(0.7), s, len);
-        double r = (!strcmp(t, "sup") ? 0.36 : -0.18) * c->st->body_size_pt;
-        attr_add(p, pango_attr_rise_new((int)(r * PANGO_SCALE)), s, len);
-      } else if (!strcmp(t, "s") || !strcmp(t, "del") || !strcmp(t, "strike"))
-        span_add(p, SPAN_STRIKE, s, len, n);
-      else if (!strcmp(t, "a") && book_url_is_external(html_attr(n, "href"))) {
-        span_add(p, SPAN_LINK, s, len, n);
-        g_array_index(p->spans, Span, p->spans->len - 1).href = g_strdup(html_attr(n, "href"));
-      }
-      break;
-    }
-    default: break;
-    }
+    if (s < len)
+      inline_exit(c, p, n, s, len);
   }
   g_array_free(starts, TRUE);
+}
+
+/* The text and attributes of `parent`'s inline children. */
+void para_inlines(Build *c, Para *p, BookNode *parent)
+{
+  inlines_walk(c, p, parent, false);
+}
+
+BookNode *para_inline_run(Build *c, Para *p, BookNode *first)
+{
+  BookNode *last = first;
+  for (BookNode *n = first; n && book_node_is_inline(n->type); n = n->next) {
+    inlines_walk(c, p, n, true);
+    last = n;
+  }
+  return last;
 }
 
 /* Where byte `at` of the paragraph comes from. */
@@ -343,6 +447,7 @@ guint8 *span_flags(const Para *p)
                  : s->kind == SPAN_URL     ? F_URL
                  : s->kind == SPAN_FNREF   ? F_MARK
                  : s->kind == SPAN_URLNOTE ? F_MARK | F_LETTER_MARK
+                 : s->kind == SPAN_IMAGE   ? F_IMAGE
                                            : 0;
     for (size_t k = s->a; bit && k < s->b && k < p->text->len; k++)
       f[k] |= bit;

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""bbox_check.py: the drawn extent of a PDF's text, from pdftotext -bbox-layout.
+
+  bbox_check.py [--columns 2] inside PDF [STYLE]
+                                       every word box of the body pages
+                                       within the text block (its column)
+  bbox_check.py rtl PDF [STYLE]        the same, and every line set right to
+                                       left (mostly Arabic or Hebrew letters)
+                                       ends at the text block's right edge
+  bbox_check.py justified PDF [STYLE]  rtl, and in each block of right-to-left
+                                       lines every line but the last starts
+                                       at the text block's left edge
+
+  bbox_check.py images PDF            each image XObject drawn, per page:
+                                       "PAGE x0 y0 x1 y1 WxH" (points from
+                                       the page's top left; the image's
+                                       pixel size)
+
+The body pages are those numbered in arabic numerals (the PDF's page
+labels): the cover is a design of its own, the contents set their lines
+left to right with leader dots.
+The text block comes from the style file (default styles/print.ini,
+[page] margins, A4 unless the PDF's page size says Letter or A5 and the
+style has a section for it); odd physical pages have the inner margin on
+the left. Running heads and folios lie outside the block vertically and
+are not checked horizontally beyond the page. Prints the failures and one
+line of numbers; exit 1 on a failure."""
+import configparser
+import json
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from html.parser import HTMLParser
+
+TOL = 0.6  # points: pdftotext rounds boxes, glyphs overhang a little
+
+
+class Boxes(HTMLParser):
+    """Pages of blocks of lines of words: (xMin, yMin, xMax, yMax, text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pages, self.word = [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "page":
+            self.pages.append({"w": float(a["width"]), "h": float(a["height"]), "blocks": []})
+        elif tag == "block":
+            self.pages[-1]["blocks"].append([])
+        elif tag == "line":
+            self.pages[-1]["blocks"][-1].append(
+                {"box": [float(a[k]) for k in ("xmin", "ymin", "xmax", "ymax")], "words": []})
+        elif tag == "word":
+            self.word = [float(a[k]) for k in ("xmin", "ymin", "xmax", "ymax")] + [""]
+
+    def handle_data(self, data):
+        if self.word is not None:
+            self.word[4] += data
+
+    def handle_endtag(self, tag):
+        if tag == "word" and self.word is not None:
+            self.pages[-1]["blocks"][-1][-1]["words"].append(self.word)
+            self.word = None
+
+
+def geometry(style, page_w, columns):
+    """top, bottom, inner, outer margins and the column gap, the style's
+    sections layered as octavo does: [page], [page.PAPER], [page.columns],
+    [page.PAPER.columns] (the paper from the page's width)."""
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
+    cp.read(style)
+    paper = "letter" if abs(page_w - 612) < 2 else "a5" if abs(page_w - 419.5) < 2 else "a4"
+    secs = ["page", "page." + paper]
+    if columns > 1:
+        secs += ["page.columns", "page." + paper + ".columns"]
+    g = {}
+    for sec in secs:
+        if cp.has_section(sec):
+            g.update({k: float(v) for k, v in cp.items(sec) if k != "paper"})
+    return (g["margin-top"], g["margin-bottom"], g["margin-inner"], g["margin-outer"],
+            g.get("column-gap", 0))
+
+
+def body_pages(pdf):
+    """Physical page numbers (1-based) whose page label is decimal (/S /D)."""
+    out = subprocess.run(["qpdf", "--json=2", "--json-key=pagelabels", pdf], capture_output=True,
+                         check=True).stdout
+    ranges = sorted((r["index"], r["label"].get("/S")) for r in json.loads(out)["pagelabels"])
+    body = set()
+    n = int(subprocess.run(["qpdf", "--show-npages", pdf], capture_output=True,
+                           check=True).stdout)
+    for i in range(n):
+        style = None
+        for idx, st in ranges:
+            if idx <= i:
+                style = st
+        if style == "/D" or not ranges:
+            body.add(i + 1)
+    return body
+
+
+def mul(m, n):
+    """The PDF matrix m then n (m x n)."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D,
+            e * A + f * C + E, e * B + f * D + F]
+
+
+def drawn_images(pdf):
+    """(page, x0, y0, x1, y1, w_px, h_px) of every image XObject drawn, in
+    page coordinates from the top left, following q/Q/cm and form
+    XObjects' matrices."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corpus_check as cc
+    objs = cc.qpdf_full(pdf)
+    out = []
+    for n, ref in enumerate(cc.pdf_pages(objs), 1):
+        page = cc.sval(objs, ref)
+        height = cc.page_size(objs, ref)[3]
+
+        def xobjects(d):
+            r = cc.sval(objs, d.get("/Resources")) or {}
+            return dict(cc.sval(objs, r.get("/XObject")) or {})
+
+        def visit(data, xobjs, ctm, depth):
+            stack = []
+            for op, args in cc.content_ops(data):
+                if op == "q":
+                    stack.append(ctm)
+                elif op == "Q" and stack:
+                    ctm = stack.pop()
+                elif op == "cm" and len(args) == 6:
+                    ctm = mul([float(x) for x in args], ctm)
+                elif op == "Do" and args and args[-1] in xobjs and depth < 8:
+                    xref = xobjs[args[-1]]
+                    d = cc.sval(objs, xref) or {}
+                    if d.get("/Subtype") == "/Image":
+                        pts = [(ctm[0] * u + ctm[2] * v + ctm[4], ctm[1] * u + ctm[3] * v + ctm[5])
+                               for u, v in ((0, 0), (1, 0), (0, 1), (1, 1))]
+                        xs, ys = [p[0] for p in pts], [height - p[1] for p in pts]
+                        out.append((n, min(xs), min(ys), max(xs), max(ys),
+                                    int(d.get("/Width", 0)), int(d.get("/Height", 0))))
+                    elif d.get("/Subtype") == "/Form":
+                        m = [float(x) for x in d.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+                        visit(cc.stream_data(objs, xref), {**xobjs, **xobjects(d)}, mul(m, ctm),
+                              depth + 1)
+        contents = page.get("/Contents")
+        refs = contents if isinstance(contents, list) else [contents]
+        visit(b"\n".join(cc.stream_data(objs, r) for r in refs if r), xobjects(page),
+              [1, 0, 0, 1, 0, 0], 0)
+    return out
+
+
+def rtl_text(t):
+    letters = [c for c in t if unicodedata.category(c).startswith("L")]
+    rtl = [c for c in letters if unicodedata.bidirectional(c) in ("R", "AL")]
+    return letters and len(rtl) * 2 > len(letters)
+
+
+def main():
+    args = sys.argv[1:]
+    columns = 1
+    if "--columns" in args:
+        k = args.index("--columns")
+        columns = int(args[k + 1])
+        del args[k:k + 2]
+    mode, pdf = args[0], args[1]
+    if mode == "images":
+        for im in drawn_images(pdf):
+            print("%d %.1f %.1f %.1f %.1f %dx%d" % im)
+        return 0
+    style = args[2] if len(args) > 2 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "styles", "print.ini")
+    html = subprocess.run(["pdftotext", "-bbox-layout", pdf, "-"], capture_output=True,
+                          check=True).stdout.decode("utf-8")
+    html = re.sub(r"<(/?)(\w+)", lambda m: "<" + m.group(1) + m.group(2).lower(), html)
+    p = Boxes()
+    p.feed(html)
+    bad, words, rtl_lines = [], 0, 0
+    body_n = body_pages(pdf)
+    for n, page in enumerate(p.pages, 1):
+        if n not in body_n:
+            continue
+        top, bottom, inner, outer, gap = geometry(style, page["w"], columns)
+        t_left = inner if n % 2 else outer
+        t_right = page["w"] - (outer if n % 2 else inner)
+        cw = (t_right - t_left - (columns - 1) * gap) / columns
+        cols = [(t_left + k * (cw + gap), t_left + k * (cw + gap) + cw) for k in range(columns)]
+        for block in page["blocks"]:
+            body = [ln for ln in block if top - 2 < ln["box"][1] and ln["box"][3] < page["h"] - bottom + 2]
+            if not body:
+                continue
+            # the column the block is in: the one its first line starts in
+            x = body[0]["box"][0]
+            left, right = min(cols, key=lambda c: 0 if c[0] - TOL <= x <= c[1] else abs(x - c[0]))
+            for ln in body:
+                for w in ln["words"]:
+                    words += 1
+                    if w[0] < left - TOL or w[2] > right + TOL:
+                        bad.append(f"p. {n}: word {w[4]!r} at x {w[0]:.1f}..{w[2]:.1f}, "
+                                   f"outside its column {left:.1f}..{right:.1f}")
+            if mode == "inside" or not all(rtl_text(" ".join(w[4] for w in ln["words"]))
+                                                    for ln in body):
+                continue
+            # a right-to-left block: each line ends at the right edge (a
+            # list or a quote is indented on the left); justified, lines
+            # but the last begin at the left edge
+            rtl_lines += len(body)
+            for k, ln in enumerate(body):
+                x0, x1 = ln["box"][0], ln["box"][2]
+                if abs(x1 - right) > TOL:
+                    bad.append(f"p. {n}: right-to-left line ends at x {x1:.1f}, not at the right "
+                               f"edge {right:.1f}: {' '.join(w[4] for w in ln['words'])[:40]!r}")
+                if mode == "justified" and k + 1 < len(body) and abs(x0 - left) > TOL:
+                    bad.append(f"p. {n}: justified right-to-left line starts at x {x0:.1f}, "
+                               f"not at the left edge {left:.1f}")
+    for b in bad[:20]:
+        print("  " + b, file=sys.stderr)
+    print(f"{len(p.pages)} pages, {words} words, {rtl_lines} right-to-left lines, "
+          f"{len(bad)} misplaced")
+    return 0 if not bad and words else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
