@@ -156,7 +156,10 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src)
       int level = blk->as.heading.level;
       if (level == 1 && first_src && !c->first_h1_seen && !c->chapter_heading_seen) {
         c->first_h1_seen = true;
-        if (!c->title_known) {
+        /* Only a heading that opens the text is the book's title: one after
+         * text (a README's badges and contents list, then "# INSTALLATION")
+         * stays a heading where it stands, as pandoc keeps it. */
+        if (!c->title_known && !ch) {
           char *title = md_plain_text(blk);
           md_layer_set(&c->doc, K_TITLE, title);
           g_free(title);

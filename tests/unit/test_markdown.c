@@ -411,6 +411,15 @@ static void test_no_title(void **state)
   b = parse("");
   assert_int_equal(b->chapters->len, 1); /* writers get at least one chapter */
   book_free(b);
+
+  /* A # heading after text (a README's badges, then "# INSTALLATION") is
+   * not the title: it stays a chapter heading where it stands. */
+  b = parse("Badges and a contents list.\n\n# Installation\n\nSteps.\n");
+  assert_string_equal(b->meta.title, "t");
+  assert_int_equal(b->chapters->len, 2);
+  BookChapter *second = g_ptr_array_index(b->chapters, 1);
+  assert_string_equal(second->title, "Installation");
+  book_free(b);
 }
 
 /* ---- footnotes ---- */
