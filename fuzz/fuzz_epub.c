@@ -10,13 +10,15 @@
 
 #include "epub.h"
 #include "fonts.h"
+#include "colophon.h"
 #include "layout.h"
 #include "markdown.h"
 #include "style.h"
 #include "util.h"
 #include "xhtml.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   static char *datadir, *out;
   static Fonts *fonts; /* loaded once, as main.c does for a run */
   if (!datadir) {
@@ -59,8 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Style st = {0};
     char *style = g_build_filename(datadir, "styles", "print.ini", NULL);
     if (style_load(&st, style, opts.paper, opts.columns, NULL)) {
-      if (opts.page_list)
-        lay = lay_book(book, &opts, &st, fonts);
+      if (opts.page_list) {
+        Colophon *col = colophon_new(book, book->meta.lang, "urn:fuzz", 0, fonts);
+        lay = lay_book(book, &opts, &st, fonts, col);
+        colophon_free(col);
+      }
     } else {
       style_clear(&st);
       style_load(&st, NULL, opts.paper, opts.columns, NULL); /* the defaults */

@@ -8,13 +8,15 @@
 #include <unistd.h>
 
 #include "fonts.h"
+#include "colophon.h"
 #include "layout.h"
 #include "markdown.h"
 #include "pdf.h"
 #include "style.h"
 #include "util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   static char *datadir, *out;
   static Fonts *fonts; /* loaded once, as main.c does for a run */
   if (!datadir) {
@@ -44,9 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Style st = {0};
     char *style = g_build_filename(datadir, "styles", "print.ini", NULL);
     if (style_load(&st, style, opts.paper, opts.columns, NULL)) {
-      Layout *lay = lay_book(book, &opts, &st, fonts);
+      Colophon *col = colophon_new(book, book->meta.lang, "urn:fuzz", 0, fonts);
+      Layout *lay = lay_book(book, &opts, &st, fonts, col);
+      colophon_free(col);
       if (lay)
-        pdf_write(book, lay, &st, &opts, out);
+        pdf_write(book, lay, &opts, out);
       lay_free(lay);
     }
     style_clear(&st);
