@@ -9,7 +9,10 @@
  * n-th Figure tag of the layout outside a Note is the n-th body figure of
  * the model, the n-th inside a Note the n-th figure of the notes; the image
  * resource drawn inside the tag is checked against the model's, and on a
- * mismatch the first unused figure with that resource is taken.
+ * mismatch the first unused figure with that resource is taken. An inline
+ * image with a file is drawn as a Figure of its own (layout/lines.c): the
+ * image inside such a tag is matched to the model's inline images, in
+ * document order, by resource and source position.
  *
  * The structure tree's Figures are found without walking the tree (118,000
  * elements on the benchmark book): only the pages where the layout draws a
@@ -52,6 +55,69 @@ static void collect_figures(BookNode *root, GArray *out)
   }
 }
 
+/* The inline images with a file (each drawn as a Figure by lines.c) under
+ * root, outside block figures, in document order. */
+static void collect_inline(BookNode *root, GArray *out)
+{
+  BookIter it;
+  book_iter_init(&it, root);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    if (ev != BOOK_ITER_ENTER)
+      continue;
+    if (it.cur->type == BOOK_FIGURE) {
+      book_iter_skip_children(&it);
+    } else if (it.cur->type == BOOK_IMAGE && it.cur->as.image.res) {
+      FigNode f = {it.cur, false};
+      g_array_append_val(out, f);
+    }
+  }
+}
+
+static bool same_pos(const BookPos *a, const BookPos *b)
+{
+  return a->line == b->line && a->col == b->col &&
+         (a->file == b->file || (a->file && b->file && !strcmp(a->file, b->file)));
+}
+
+/* The inline image drawn as the layout's image (res at pos): the next in
+ * document order, else any unused one at that place; NULL when the image
+ * is a block figure's. */
+static const BookNode *take_inline(GArray *imgs, guint *next, const BookResource *res,
+                                   const BookPos *pos)
+{
+  if (!res || !pos)
+    return NULL;
+  for (guint i = 0; i < imgs->len; i++) {
+    FigNode *f = &g_array_index(imgs, FigNode, (*next + i) % imgs->len);
+    if (!f->used && f->img->as.image.res == res && same_pos(&f->img->pos, pos)) {
+      f->used = true;
+      *next = (*next + i) % imgs->len + 1;
+      return f->img;
+    }
+  }
+  return NULL;
+}
+
+/* The alt text of img: its text, else its title, else its file name. */
+static char *image_alt(const BookNode *img)
+{
+  GString *alt = g_string_new(NULL);
+  if (img) {
+    book_node_text(img, alt);
+    if (!alt->len && img->as.image.title)
+      g_string_append(alt, img->as.image.title);
+    if (!alt->len && img->as.image.src) {
+      char *base = g_path_get_basename(img->as.image.src);
+      g_string_printf(alt, "Image %s", base);
+      g_free(base);
+    }
+  }
+  if (!alt->len)
+    g_string_append(alt, "Image");
+  return g_string_free(alt, FALSE);
+}
+
 static const BookNode *take_figure(GArray *figs, guint *next, const BookResource *res)
 {
   if (*next < figs->len) {
@@ -77,15 +143,20 @@ static GPtrArray *figure_alts(const Book *book, const Layout *lay)
 {
   GArray *body = g_array_new(FALSE, FALSE, sizeof(FigNode));
   GArray *notes = g_array_new(FALSE, FALSE, sizeof(FigNode));
-  for (guint i = 0; i < book->chapters->len; i++)
+  GArray *inl = g_array_new(FALSE, FALSE, sizeof(FigNode));
+  for (guint i = 0; i < book->chapters->len; i++) {
     collect_figures(((BookChapter *)book->chapters->pdata[i])->root, body);
+    collect_inline(((BookChapter *)book->chapters->pdata[i])->root, inl);
+  }
   for (guint i = 0; i < book->footnotes->len; i++) {
     const BookFootnote *fn = book->footnotes->pdata[i];
-    if (fn->def && fn->nrefs > 0)
+    if (fn->def && fn->nrefs > 0) {
       collect_figures(fn->def, notes);
+      collect_inline(fn->def, inl);
+    }
   }
   GPtrArray *alts = g_ptr_array_new_with_free_func(g_free);
-  guint next_body = 0, next_note = 0;
+  guint next_body = 0, next_note = 0, next_inl = 0;
   int in_note = 0;
   for (guint p = 0; p < lay->pages->len; p++) {
     const LayPage *pg = lay->pages->pdata[p];
@@ -102,35 +173,26 @@ static GPtrArray *figure_alts(const Book *book, const Layout *lay)
       if (strcmp(it->tag, "Figure"))
         continue;
       const BookResource *res = NULL;
+      const BookPos *pos = NULL;
       for (guint j = k + 1; j < pg->items->len; j++) {
         const LayItem *in = &g_array_index(pg->items, LayItem, j);
         if (in->kind == LAY_TAG_END && !strcmp(in->tag, "Figure"))
           break;
         if (in->kind == LAY_IMAGE) {
           res = in->res;
+          pos = &in->pos;
           break;
         }
       }
-      const BookNode *img =
-          in_note ? take_figure(notes, &next_note, res) : take_figure(body, &next_body, res);
-      GString *alt = g_string_new(NULL);
-      if (img) {
-        book_node_text(img, alt);
-        if (!alt->len && img->as.image.title)
-          g_string_append(alt, img->as.image.title);
-        if (!alt->len && img->as.image.src) {
-          char *base = g_path_get_basename(img->as.image.src);
-          g_string_printf(alt, "Image %s", base);
-          g_free(base);
-        }
-      }
-      if (!alt->len)
-        g_string_append(alt, "Image");
-      g_ptr_array_add(alts, g_string_free(alt, FALSE));
+      const BookNode *img = take_inline(inl, &next_inl, res, pos);
+      if (!img)
+        img = in_note ? take_figure(notes, &next_note, res) : take_figure(body, &next_body, res);
+      g_ptr_array_add(alts, image_alt(img));
     }
   }
   g_array_free(body, TRUE);
   g_array_free(notes, TRUE);
+  g_array_free(inl, TRUE);
   return alts;
 }
 

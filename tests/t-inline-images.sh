@@ -10,7 +10,8 @@
 # image at most the measure wide, its line grown so that the next line
 # starts below it; all inside the text block. The missing image's alt text
 # is in the text (a framed placeholder); the two warnings carry
-# file:line:col; every drawn image (the SVG too) is a Figure element; qpdf
+# file:line:col; every drawn image (the SVG too) is a Figure element with
+# its own alt text (/Alt, in document order); qpdf
 # --check is clean (the same image drawn three times on one page).
 set -u
 for t in pdftotext qpdf python3; do
@@ -82,5 +83,26 @@ objs = json.load(sys.stdin)["qpdf"][1].values()
 vals = [o.get("value") for o in objs if isinstance(o, dict)]
 print(sum(1 for v in vals if isinstance(v, dict) and v.get("/S") == "/Figure" and "/P" in v))')
 [ "$figs" = 9 ] || bad "$figs Figure elements, not 9 (7 rasters, the SVG, the broken PNG)"
-[ $fail = 0 ] && echo "ok: 7 rasters and an SVG drawn inline, 9 Figures, 2 warnings"
+# each Figure has its own image's alt text (archive_fig.c), in the order
+# of the structure tree (document order), not the fallback "Image"
+alts=$(qpdf --json=2 --json-key=qpdf "$pdf" | python3 -c '
+import json, sys
+objs = json.load(sys.stdin)["qpdf"][1]
+def get(r):
+    return objs.get("obj:" + r, {}).get("value") if isinstance(r, str) and r.endswith(" R") else r
+out = []
+def walk(o):
+    o = get(o)
+    if isinstance(o, list):
+        for c in o:
+            walk(c)
+    elif isinstance(o, dict) and "/S" in o:
+        if o["/S"] == "/Figure":
+            out.append(o.get("/Alt", "")[2:])
+        walk(o.get("/K"))
+walk(get(get(objs["trailer"]["value"]["/Root"])["/StructTreeRoot"]).get("/K"))
+print("|".join(out))')
+want="red square|build passing|octavo|badge at 40px|icon|wide|broken|ok|ok"
+[ "$alts" = "$want" ] || bad "Figure /Alt values: $alts, expected $want"
+[ $fail = 0 ] && echo "ok: 7 rasters and an SVG drawn inline, 9 Figures with their alt text, 2 warnings"
 exit $fail

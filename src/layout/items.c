@@ -38,7 +38,7 @@ static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int
 }
 
 /* The kinds of break inside a word (linebreak.h: emergency points). */
-typedef enum { P_NONE, P_HYPH, P_URL, P_CODE, P_LETTER } PointKind;
+typedef enum { P_NONE, P_HYPH, P_URL, P_SPAN, P_CODE, P_LETTER } PointKind;
 
 /* A break point inside a URL, before byte `at`: after / (not inside "//"),
  * ., -, ?, &, =, with nothing added (TeX's url package). */
@@ -107,10 +107,13 @@ typedef struct {
 
 /* The break points inside the word [i, j) (bytes [b0, bw) without its note
  * marks), in order: hyphenation points (hp), URL points, and, when the word
- * is wider than the line, code points (ident); then, in any piece between
+ * is wider than the line, code points (ident), else in an inline code span
+ * (cspan) the URL points after a / (P_SPAN: a last resort, nothing added;
+ * not after - or ., which would read as part of an option or a name); then, in any piece between
  * them still wider than the line, points between any two characters. */
 static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
-                            const GArray *hp, bool url, bool ident, double mark_w, GArray *pts)
+                            const GArray *hp, bool url, bool ident, bool cspan, double mark_w,
+                            GArray *pts)
 {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i];
@@ -139,6 +142,8 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
       p.kind = P_URL;
     else if (ident && too_wide && code_point(t, at, before, total - before))
       p.kind = P_CODE;
+    else if (cspan && t[at - 1] == '/' && url_point(t, at, b0, bw))
+      p.kind = P_SPAN;
     if (p.kind != P_NONE)
       g_array_append_val(pts, p);
   }
@@ -225,6 +230,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
     *mk = MK_HYPHEN;
   } else if (pt->kind == P_URL) {
     pen.penalty = sh->text[at - 1] == '/' ? 50 : 100;
+  } else if (pt->kind == P_SPAN) {
+    pen.penalty = 400; /* inside inline code: only when nothing better sets the line */
   } else {
     /* a separator is a better place than between two letters */
     *mk = m->lmark;
@@ -252,8 +259,8 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     word_points(c->shp, t + b0, bw - b0, hp);
   bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
   BreakMarks bm = {0};
-  word_points_all(sh, ps, i, j, bw, hp, url, ident, break_marks(c, sh, b0, ident, url, &bm)->lw,
-                  pts);
+  word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
+                  break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
