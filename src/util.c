@@ -6,12 +6,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* An existing target that is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written into, never replaced by a rename: renaming over
+ * /dev/null would turn the device into a regular file for everyone. */
+static bool is_special(const char *path)
+{
+  struct stat st;
+  return strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+         !S_ISDIR(st.st_mode);
+}
 
 char *util_temp_beside(const char *path, GError **err)
 {
   char *dir, *tmpl;
-  if (strcmp(path, "-") == 0) {
+  if (strcmp(path, "-") == 0 || is_special(path)) {
     dir = g_strdup(g_get_tmp_dir());
     tmpl = g_build_filename(dir, "octavo-stdout-XXXXXX", NULL);
   } else {
@@ -37,24 +48,42 @@ char *util_temp_beside(const char *path, GError **err)
   return tmpl;
 }
 
+/* Copy the finished temporary file into out (standard output or a special
+ * file), then remove it. */
+static bool copy_out(const char *tmp, FILE *out, const char *shown, GError **err)
+{
+  char *data = NULL;
+  gsize len = 0;
+  bool ok = g_file_get_contents(tmp, &data, &len, err);
+  if (ok && (fwrite(data, 1, len, out) != len || fflush(out) != 0)) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", shown,
+                g_strerror(errno));
+    ok = false;
+  }
+  g_free(data);
+  unlink(tmp);
+  return ok;
+}
+
 bool util_commit(const char *tmp, const char *path, GError **err)
 {
-  if (strcmp(path, "-") == 0) {
-    char *data = NULL;
-    gsize len = 0;
-    bool ok = g_file_get_contents(tmp, &data, &len, err);
-    if (ok && fwrite(data, 1, len, stdout) != len) {
-      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write standard output: %s",
+  if (strcmp(path, "-") == 0)
+    return copy_out(tmp, stdout, "standard output", err);
+  if (is_special(path)) {
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+      int e = errno;
+      g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write %s: %s", path,
+                  g_strerror(e));
+      unlink(tmp);
+      return false;
+    }
+    bool ok = copy_out(tmp, f, path, err);
+    if (fclose(f) != 0 && ok) {
+      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", path,
                   g_strerror(errno));
       ok = false;
     }
-    if (ok && fflush(stdout) != 0) {
-      g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write standard output: %s",
-                  g_strerror(errno));
-      ok = false;
-    }
-    g_free(data);
-    unlink(tmp);
     return ok;
   }
   if (rename(tmp, path) != 0) {

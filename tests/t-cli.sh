@@ -55,6 +55,16 @@ expect_rc 1 "$OCTAVO" in.md --style b5.ini -o b5.pdf
 grep -q "unknown paper 'b5'" cli.err || fail "an unknown paper in the style is named"
 expect_rc 1 "$OCTAVO" in.md --css no-such.css -o x.epub
 grep -q 'no-such.css' cli.err || fail "a missing stylesheet is named"
+# A target that is not a regular file is written into, never replaced: a
+# rename over it (as for a file) once turned /dev/null into a regular file.
+mkfifo out.fifo && {
+  timeout 120 cat out.fifo > from-fifo.epub &
+  reader=$!
+  expect_rc 0 "$OCTAVO" in.md -o out.fifo -t epub
+  wait $reader
+  [ -p out.fifo ] || fail "-o FIFO replaced the FIFO"
+  unzip -tq from-fifo.epub >/dev/null 2>&1 || fail "-o FIFO: what came through is not the EPUB"
+}
 # Every option --help lists is documented in the manual page and in README.
 "$OCTAVO" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > options.txt
 [ -s options.txt ] || fail "--help lists no options"
