@@ -15,7 +15,7 @@ hdir = os.path.join(top, 'tests', 'hostile')
 gdir = os.path.join(tmp, 'hostile-gen')
 subprocess.run([sys.executable, os.path.join(hdir, 'gen.py'), gdir], check=True)
 MSG = re.compile(r'^(\S[^:]*:\d+:\d+: (error|warning): |\S[^:]*: (error|warning): |octavo: (error|warning): )')
-TIMEOUT = int(os.environ.get('HOSTILE_TIMEOUT', '300'))
+TIMEOUT = int(os.environ.get('HOSTILE_TIMEOUT', '900'))
 CHECK_MB = float(os.environ.get('HOSTILE_CHECK_MB', '20'))
 failures = 0
 
