@@ -49,3 +49,25 @@ window.probe = function (doc, kinds) {
     if (onScreen(el.getBoundingClientRect())) { out.heading = true; break; }
   return out;
 };
+
+// settle(docs, where, ms): what where() says once the reader has laid the
+// shown documents out with their web fonts. A reader lays a section out
+// again when its fonts arrive (epub.js 0.3 and foliate-js on fonts.ready):
+// epub.js 0.3 counted 2 pages of a fpb-howto chapter before its Noto fonts
+// had loaded and 1 after, so the next page that its first count promised
+// never came. Waits for each document's fonts, then until where() stays the
+// same over two frames; { where, settled: false } if that took over ms.
+window.settle = async function (docs, where, ms) {
+  const t0 = performance.now();
+  const late = () => new Promise(ok => setTimeout(ok, Math.max(0, ms - (performance.now() - t0))));
+  for (const d of docs) if (d && d.fonts) await Promise.race([d.fonts.ready, late()]);
+  const frames = () => new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  let last = JSON.stringify(where());
+  for (;;) {
+    await frames();
+    const now = JSON.stringify(where());
+    if (now === last) return { where: JSON.parse(now), settled: true };
+    if (performance.now() - t0 > ms) return { where: JSON.parse(now), settled: false };
+    last = now;
+  }
+};
