@@ -37,7 +37,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -322,9 +322,12 @@ async function runPackage(browser, b) {
 // document served as XHTML, Ace's scripts added after the load, daisy.ace.run
 // awaited), on the browser every other check uses instead of a Chromium of
 // its own, and in ACE_PAGES pages per book that each load document after
-// document (Ace opens a page, so a renderer process, per document). A
-// document's check mostly waits on round trips to the page (0.3 s of CPU in
-// about 1.6 s on the corpus, more under load), so two pages overlap them.
+// document (Ace opens a page, so a renderer process, per document), with its
+// scripts added by file: URL rather than inlined (the same code, which
+// Chromium then compiles once per page, not once per document: axe.js is
+// 1.3 MB; 0.3 to 0.5 s a document instead of 0.8 to 1.1 s under load). A
+// document's check mostly waits on round trips to the page, so two pages
+// overlap them.
 const ACE_PAGES = 2;
 let aceCore, aceUtils;
 async function acePage(browser) {
@@ -357,7 +360,10 @@ function aceRunner(browser) {
       try {
         await within(page.goto(url), `Ace: load ${url}`);
         await aceUtils.addScriptContents(scriptContents, page);
-        await aceUtils.addScripts(scripts, page);
+        for (const file of scripts) {   // as aceUtils.addScripts, but by URL (see above)
+          const el = await page.addScriptTag({ url: pathToFileURL(file).href });
+          await page.evaluate(e => e.setAttribute('data-ace', ''), el);
+        }
         return await within(page.evaluate(() => new Promise((resolve, reject) => {
           let tries = 0;
           const attempt = () => {
