@@ -64,10 +64,10 @@ const READERS = ['epubjs-0.3', 'epubjs-0.4', 'foliate'];
 const CHECKS = ['package', ...READERS, 'ace', 'poppler', 'mupdf'];
 const VIEW = { width: 600, height: 800 };
 const KINDS = { table: 'table', figure: 'figure, img, svg', code: 'pre' };
-// Time budgets. A step is one call into the reader's page (open the book,
-// show an item, turn a page, probe); a reader's whole run of one book has
-// its own budget. Going over either is a failure that names where it
-// stopped, never a silent skip.
+// Time budgets. A step is one call into the reader's page (open the book;
+// show an item or turn a page, then probe what it shows); a reader's whole
+// run of one book has its own budget. Going over either is a failure that
+// names where it stopped, never a silent skip.
 const STEP_MS = 30000;
 const READER_MS = 300000;
 const PAGES_MAX = 2000;     // pages in one spine item before we call it stuck
@@ -262,14 +262,16 @@ async function runReader(browser, b, reader) {
     for (let i = 0; i < sections.length; i++) {
       const label = `spine item ${i + 1} (${sections[i].href})`;
       budget(label);
-      let s = await within(page.evaluate(i => R.show(i), i), `show ${label}`);
+      // each step shows or turns, waits for the layout to settle and probes the page, in one call
+      let s = await within(page.evaluate((i, k) => R.show(i).then(s => ({ ...s, probe: R.probe(k) })), i, KINDS),
+        `show ${label}`);
       if (!s.settled) errors.push(`${label}: still laid out again ${5} s after it was shown`);
       let w = s.where;
       if (w.index !== undefined && w.index !== i) { errors.push(`${label}: the reader showed item ${w.index + 1} instead`); continue; }
       let pages = 0, shown = false;
       for (;;) {
         pages++;
-        const p = await within(page.evaluate(k => R.probe(k), KINDS), `probe ${label} page ${pages}`);
+        const p = s.probe;
         if (p.parsererror) errors.push(`${label}: XHTML parse error: ${p.parsererror}`);
         if (p.text || p.media) shown = true;
         if (pages === 1 && i === 0) { cover = p.mediaRect; await shot('cover'); }
@@ -284,7 +286,8 @@ async function runReader(browser, b, reader) {
         if (pages >= PAGES_MAX) { errors.push(`${label}: still paging after ${PAGES_MAX} pages`); break; }
         budget(`${label} page ${pages}`);
         const before = w;
-        s = await within(page.evaluate(() => R.next()), `next page after page ${pages} of ${label}`);
+        s = await within(page.evaluate(k => R.next().then(s => ({ ...s, probe: R.probe(k) })), KINDS),
+          `next page after page ${pages} of ${label}`);
         if (!s.settled) errors.push(`${label}: page ${pages + 1} still laid out again 5 s after the turn`);
         w = s.where;
         if (w.index !== i) break;                         // moved on to the next item: this one ended
