@@ -14,8 +14,6 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
-#include "util.h"
-
 /* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
  * thousandths of an em, but places glyphs by their exact advances: a viewer
  * then draws each glyph up to 1/1000 em left of where cairo meant, and the
@@ -358,9 +356,7 @@ static void draw_link(cairo_t *cr, const LayItem *it)
     paint_attr_str(a, it->uri);
   } else {
     g_string_append(a, "dest=");
-    char *name = util_pdf_dest_name(it->dest);
-    paint_attr_str(a, name);
-    g_free(name);
+    paint_attr_str(a, it->dest);
   }
   cairo_tag_begin(cr, CAIRO_TAG_LINK, a->str);
   cairo_tag_end(cr, CAIRO_TAG_LINK);
@@ -370,9 +366,7 @@ static void draw_link(cairo_t *cr, const LayItem *it)
 static void draw_dest(cairo_t *cr, const LayItem *it)
 {
   GString *a = g_string_new("name=");
-  char *name = util_pdf_dest_name(it->dest);
-  paint_attr_str(a, name);
-  g_free(name);
+  paint_attr_str(a, it->dest);
   g_string_append_printf(a, " x=%.2f y=%.2f", it->x_pt, it->y_pt);
   cairo_tag_begin(cr, CAIRO_TAG_DEST, a->str);
   cairo_tag_end(cr, CAIRO_TAG_DEST);

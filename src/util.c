@@ -1,5 +1,4 @@
-/* util.c: atomic output files, the data directory, the build time, PDF
- * destination names. */
+/* util.c: atomic output files, the data directory, the build time. */
 #include "util.h"
 
 #include <errno.h>
@@ -190,11 +189,4 @@ gint64 util_build_time(const char *fallback_date)
     }
   }
   return g_get_real_time() / G_USEC_PER_SEC;
-}
-
-char *util_pdf_dest_name(const char *id)
-{
-  /* printable ASCII but for % ( ) \ and the space (unreserved characters are
-   * always kept) */
-  return g_uri_escape_string(id, "!\"#$&'*+,/:;<=>?@[]^`{|}", FALSE);
 }
