@@ -46,7 +46,8 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench check-readers
+.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench bench-peers \
+        check-readers
 
 # deps first, then the build in a second make: under -j the compiler must not run
 # while apt-get is still installing the headers.
@@ -186,5 +187,11 @@ bench: $(BUILD)/octavo $(BUILD)/obj/fonts.o
 	@mkdir -p $(BUILD)/bench
 	$(Q)$(CC) $(CFLAGS_ALL) -o $(BUILD)/bench/floor bench/floor.c $(BUILD)/obj/fonts.o $(PKG_LIBS) $(LDFLAGS)
 	@BUILD=$(BUILD) BENCH_FROM_MAKE=1 sh bench/run.sh
+
+# The peers bench/run.sh measures beside octavo when they are there: pandoc (EPUB) and
+# pandoc + WeasyPrint (PDF), Debian's packages only.
+PEER_PKGS := pandoc weasyprint
+bench-peers:
+	$(call ensure_pkgs,$(PEER_PKGS),command -v pandoc && command -v weasyprint)
 
 include tests/readers/readers.mk
