@@ -148,11 +148,11 @@ bench_peers() {
   fi
   echo "bench: $name: pandoc EPUB (once)" >&2
   : >"$SCRATCH/peer.epub.times"
-  timed "$SCRATCH/peer.epub.times" pandoc -f gfm+footnotes "$@" -o "$SCRATCH/peer.epub" ||
+  timed "$SCRATCH/peer.epub.times" pandoc -f gfm "$@" --metadata title=bench -o "$SCRATCH/peer.epub" ||
     { echo "bench: pandoc failed" >&2; return 0; }
   echo "bench: $name: pandoc + WeasyPrint PDF (once; minutes on the big book)" >&2
   : >"$SCRATCH/peer.pdf.times"
-  timed "$SCRATCH/peer.pdf.times" pandoc -f gfm+footnotes "$@" -s --metadata title=bench \
+  timed "$SCRATCH/peer.pdf.times" pandoc -f gfm "$@" -s --metadata title=bench \
     --pdf-engine=weasyprint -o "$SCRATCH/peer.pdf" || { echo "bench: pandoc + weasyprint failed" >&2; return 0; }
   printf '%s\tpandoc epub\t%s\t%s\n' "$name" "$(row_size_pages epub "$SCRATCH/peer")" \
     "$(tr '\n' ',' <"$SCRATCH/peer.epub.times")" >>"$SCRATCH/peers.tsv"
