@@ -147,6 +147,11 @@ Fonts *fonts_load(const char *datadir, GError **err)
   read_faces(f, set);
   f->config = config;
   f->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, chain_free);
+  /* The private configuration is also fontconfig's current one, before
+   * the first font map: pango's font maps start a thread that calls
+   * FcInit(), which otherwise loads the system's configuration and the
+   * caches of all its fonts (a fifth of a small book's time), never used. */
+  FcConfigSetCurrent(config);
   f->map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
   pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(f->map), config);
   g_free(abs);
