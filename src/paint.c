@@ -45,11 +45,13 @@ typedef struct {
 struct Painter {
   cairo_t *cr;
   PaintTarget target;
-  Book *book;          /* for warnings; may be NULL */
-  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
-  GHashTable *on_page; /* the raster images drawn on the current page (PDF targets) */
-  Drift drift;         /* PDF targets only */
-  int depth;           /* open structure tags */
+  Book *book;           /* for warnings; may be NULL */
+  GHashTable *images;   /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
+  Drift drift;          /* PDF targets only */
+  int depth;            /* open structure tags */
+  PangoGlyphString *gs; /* scratch: the glyphs being drawn, moved as the drift asks */
+  PangoItem *item;      /* scratch: their item (font borrowed) */
 };
 
 void paint_attr_str(GString *out, const char *s)
@@ -159,10 +161,15 @@ static void draw_glyphs(Painter *p, const LayItem *it)
 {
   if (!it->font || !it->glyphs || !it->text)
     return;
-  PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
+  /* a copy in the painter's scratch string: the layout's glyphs are read only */
+  PangoGlyphString *gs = p->gs;
+  int n = it->glyphs->num_glyphs;
+  pango_glyph_string_set_size(gs, n);
+  memcpy(gs->glyphs, it->glyphs->glyphs, sizeof *gs->glyphs * (size_t)n);
+  memcpy(gs->log_clusters, it->glyphs->log_clusters, sizeof *gs->log_clusters * (size_t)n);
   if (p->target != PAINT_RASTER && !it->exact)
     drift_correct(&p->drift, it, gs);
-  PangoItem *item = pango_item_new();
+  PangoItem *item = p->item;
   item->offset = 0;
   item->length = (int)strlen(it->text);
   item->num_chars = (int)g_utf8_strlen(it->text, -1);
@@ -185,8 +192,6 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   cairo_move_to(p->cr, x, y);
   pango_cairo_show_glyph_item(p->cr, it->text, &gi);
   item->analysis.font = NULL;
-  pango_item_free(item);
-  pango_glyph_string_free(gs);
 }
 
 static bool same_colour(const LayItem *a, const LayItem *b)
@@ -416,6 +421,8 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->on_page = g_hash_table_new(NULL, NULL);
   p->drift.units =
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
+  p->gs = pango_glyph_string_new();
+  p->item = pango_item_new();
   return p;
 }
 
@@ -473,5 +480,7 @@ void paint_free(Painter *p)
   g_hash_table_destroy(p->images);
   g_hash_table_destroy(p->on_page);
   g_hash_table_destroy(p->drift.units);
+  pango_glyph_string_free(p->gs);
+  pango_item_free(p->item);
   g_free(p);
 }
