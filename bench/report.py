@@ -35,7 +35,7 @@ def read_floor(name):
 
 def floor_of(f, row, kind):
     return sum(f[f"{k}_floor_{kind}" if k != "pdf_emit" else f"pdf_emit_{kind}"]
-               for k in FLOORS[row][1])
+               for k in FLOORS[row.split("@")[0]][1])
 
 
 def mib(kb):
@@ -90,18 +90,21 @@ for name in books:
     print(f"  floor shaping + drawing:    {f['pdf_floor_wall'] + f['pdf_emit_wall']:.3f} s wall, "
           f"{f['pdf_floor_cpu'] + f['pdf_emit_cpu']:.3f} s CPU (cairo drawing the same runs: "
           f"{f['pdf_emit_cpu']:.3f} s CPU, {int(f['emit_pages'])} pages, {size(f['emit_pdf_bytes'])})")
-    print(f"  {'row':8} {'wall s':>7} {'CPU s':>7} {'peak RSS':>9} {'x floor CPU':>11} "
-          f"{'x floor wall':>12} {'x shp+draw':>10} {'pages':>10} {'size':>9}  floor")
+    print(f"  {'row':13} {'wall s':>7} {'CPU s':>7} {'peak RSS':>9} {'x floor CPU':>11} "
+          f"{'x floor wall':>12} {'x shp+draw':>10} {'x base CPU':>10} {'pages':>10} {'size':>9}  floor")
     for (bname, row), r in rows.items():
         if bname != name:
             continue
         fc, fw = floor_of(f, row, "cpu"), floor_of(f, row, "wall")
-        sd = ""
-        if row in PDF_ROWS:
+        sd = xb = ""
+        if row.split("@")[0] in PDF_ROWS:
             sd = f"{r['cpu'] / (f['pdf_floor_cpu'] + f['pdf_emit_cpu']):9.2f}x"
-        print(f"  {row:8} {r['wall']:7.2f} {r['cpu']:7.2f} {mib(r['rss']):>9} {r['cpu'] / fc:10.2f}x "
-              f"{r['wall'] / fw:11.2f}x {sd:>10} {r['pages']:>10} {size(r['size']):>9}  "
-              f"{FLOORS[row][0]} ({fc:.2f} s CPU)")
+        b = rows.get((name, row + "@base"))
+        if b:
+            xb = f"{r['cpu'] / b['cpu']:9.2f}x"
+        print(f"  {row:13} {r['wall']:7.2f} {r['cpu']:7.2f} {mib(r['rss']):>9} {r['cpu'] / fc:10.2f}x "
+              f"{r['wall'] / fw:11.2f}x {sd:>10} {xb:>10} {r['pages']:>10} {size(r['size']):>9}  "
+              f"{FLOORS[row.split('@')[0]][0]} ({fc:.2f} s CPU)")
     if name == "seed":
         print("  (the seed's ratios are not meaningful: fixed costs, see README)")
 
@@ -109,12 +112,12 @@ for name in books:
 if "small" in books and "big" in books:
     gb = floors["big"]["input_bytes"] / floors["small"]["input_bytes"]
     print(f"\ngrowth small -> big ({gb:.1f}x the Markdown):")
-    print(f"  {'row':8} {'CPU':>7} {'wall':>7} {'peak RSS':>9}")
+    print(f"  {'row':13} {'CPU':>7} {'wall':>7} {'peak RSS':>9}")
     for (bname, row), r in rows.items():
         s = rows.get(("small", row))
         if bname != "big" or not s:
             continue
-        print(f"  {row:8} {r['cpu'] / max(s['cpu'], 0.01):6.1f}x {r['wall'] / max(s['wall'], 0.01):6.1f}x "
+        print(f"  {row:13} {r['cpu'] / max(s['cpu'], 0.01):6.1f}x {r['wall'] / max(s['wall'], 0.01):6.1f}x "
               f"{r['rss'] / s['rss']:8.1f}x  ({mib(s['rss'])} -> {mib(r['rss'])})")
 
 # Peers.

@@ -26,6 +26,8 @@
 #   BENCH_RUNS=3         runs of each command (the median is printed)
 #   BENCH_OUTPUTS="epub npl pdf pdf-j2 both handout"   the rows to run
 #   BENCH_OCTAVO=        another octavo binary to measure instead of $BUILD/octavo
+#   BENCH_BASE=          an older octavo binary run beside it, row by row, run by run (rows
+#                        "ROW@base" and a column "x base"): before/after under the same load
 #   BENCH_PEERS=1        with pandoc and weasyprint installed: run them (0: never)
 #   BENCH_PEER_BOOK=big  the book the peers run on (seed, small or big), once each
 #   BENCH_CALLGRIND=1    also count instructions (valgrind callgrind) of octavo and the floor:
@@ -123,7 +125,9 @@ bench_book() {
   for row in $OUTPUTS; do
     [ "$row" = pdf-j2 ] && [ -z "$JOBS" ] && continue
     out=$SCRATCH/$name.$row
+    base=$SCRATCH/$name.$row@base
     : >"$out.times"
+    : >"$base.times"
     i=0
     while [ "$i" -lt "$RUNS" ]; do
       echo "bench: $name: octavo $row run $((i + 1))/$RUNS" >&2
@@ -133,10 +137,21 @@ bench_book() {
         echo "bench: octavo failed on $name ($row)" >&2
         exit 1
       fi
+      # the base binary knows no -j: its rows run without it
+      if [ -n "${BENCH_BASE:-}" ] && [ "$row" != pdf-j2 ]; then
+        rm -f "$base.epub" "$base.pdf"
+        # shellcheck disable=SC2046
+        timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="" row_args "$row" "$base") ||
+          { echo "bench: $BENCH_BASE failed on $name ($row)" >&2; exit 1; }
+      fi
       i=$((i + 1))
     done
     printf '%s\t%s\t%s\t%s\n' "$name" "$row" "$(row_size_pages "$row" "$out")" \
       "$(tr '\n' ',' <"$out.times")" >>"$RAW"
+    if [ -s "$base.times" ]; then
+      printf '%s\t%s\t%s\t%s\n' "$name" "$row@base" "$(row_size_pages "$row" "$base")" \
+        "$(tr '\n' ',' <"$base.times")" >>"$RAW"
+    fi
   done
 }
 
