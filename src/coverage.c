@@ -71,7 +71,7 @@ static void check_text(Check *k, const char *t, const char *face, const BookPos 
       line_start = p + 1;
       continue;
     }
-    if (ch >= NCHARS || test_and_set(seen, ch))
+    if (ch >= NCHARS || test_and_set(seen, ch) || !k->fonts)
       continue;
     if (drawable(k, face, ch) || g_hash_table_contains(k->warned, GUINT_TO_POINTER(ch)))
       continue;
@@ -117,7 +117,26 @@ static void check_tree(Check *k, BookNode *root)
       check_text(k, it.cur->text, in_code(it.cur) ? k->code_face : k->text_face, &it.cur->pos);
 }
 
-guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face)
+/* The characters of the bit sets as sorted arrays: text (either set) and
+ * code. */
+static void take_chars(const Check *k, CoverageChars *chars)
+{
+  chars->text = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  chars->code = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  for (gunichar w = 0; w < NCHARS / 32; w++) {
+    guint32 any = k->seen[0][w] | k->seen[1][w];
+    for (gunichar b = 0; any && b < 32; b++) {
+      gunichar ch = w * 32 + b;
+      if (any & (1u << b))
+        g_array_append_val(chars->text, ch);
+      if (k->seen[1][w] & (1u << b))
+        g_array_append_val(chars->code, ch);
+    }
+  }
+}
+
+guint coverage_check_chars(Book *book, const Fonts *fonts, const char *text_face,
+                           const char *code_face, CoverageChars *chars)
 {
   Check k = {book,
              fonts,
@@ -137,8 +156,30 @@ guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, cons
     check_text(&k, meta[i], text_face, NULL);
   for (guint i = 0; m->authors && i < m->authors->len; i++)
     check_text(&k, m->authors->pdata[i], text_face, NULL);
+  if (chars)
+    take_chars(&k, chars);
   g_free(k.seen[0]);
   g_free(k.seen[1]);
   g_hash_table_destroy(k.warned);
   return k.missing;
+}
+
+guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face)
+{
+  return coverage_check_chars(book, fonts, text_face, code_face, NULL);
+}
+
+void coverage_chars(const Book *book, CoverageChars *chars)
+{
+  /* without fonts nothing is checked, so nothing is reported to book */
+  coverage_check_chars((Book *)book, NULL, "", "\x01code", chars);
+}
+
+void coverage_chars_clear(CoverageChars *chars)
+{
+  if (chars->text)
+    g_array_free(chars->text, TRUE);
+  if (chars->code)
+    g_array_free(chars->code, TRUE);
+  chars->text = chars->code = NULL;
 }

@@ -258,7 +258,7 @@ static char *read_css(Epub *e)
 /* What the driver makes before it packages it. */
 typedef struct {
   char *css;            /* the stylesheet as read */
-  GHashTable *text_set; /* every character of the content documents */
+  GHashTable *text_set; /* the characters the writers add (the book's: Epub.chars) */
   char *title;          /* the title page */
   GArray *docs;         /* Entry: chapter documents, named by their href */
   GBytes *cover;        /* the cover image, or NULL */
@@ -279,7 +279,6 @@ static void write_documents(Epub *e, Parts *p)
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *c = book->chapters->pdata[i];
     char *doc = xhtml_chapter_document(e->x, c, CSS_HREF);
-    ep_add_codepoints(p->text_set, doc);
     char *href = xhtml_chapter_href(c);
     Entry d = {href, g_bytes_new_take(doc, strlen(doc))};
     g_array_append_val(p->docs, d);
@@ -449,8 +448,20 @@ static void epub_clear(Epub *e, Parts *p)
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                 const GArray *page_marks, const char *path)
 {
+  CoverageChars chars = {0};
+  if (fonts && opts->embed_fonts)
+    coverage_chars(book, &chars);
+  bool ok = epub_write_chars(book, style, fonts, opts, page_marks, &chars, path);
+  coverage_chars_clear(&chars);
+  return ok;
+}
+
+bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
+                      const GArray *page_marks, const CoverageChars *chars, const char *path)
+{
   Epub e;
   epub_init(&e, book, style, fonts, opts, page_marks);
+  e.chars = chars;
   Parts p = {0};
   p.text_set = g_hash_table_new(g_direct_hash, g_direct_equal);
   p.css = read_css(&e);

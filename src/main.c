@@ -124,8 +124,9 @@ static bool same_file(const char *a, const char *b)
  * colours) and the fonts. */
 typedef struct {
   Style style;
-  bool style_ok; /* the style file was read (else style holds the defaults) */
-  Fonts *fonts;  /* NULL when fonts/ is unreadable */
+  bool style_ok;       /* the style file was read (else style holds the defaults) */
+  Fonts *fonts;        /* NULL when fonts/ is unreadable */
+  CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
 } Loaded;
 
 static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
@@ -133,7 +134,10 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
 {
   switch (out->format) {
   case FMT_EPUB:
-    return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
+    return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts,
+                                             lay ? lay->page_marks : NULL, &ld->chars, out->path)
+                          : epub_write(book, &ld->style, ld->fonts, opts,
+                                       lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF: return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
   case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
@@ -397,7 +401,7 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
     g_clear_error(&err);
     return !need_pdf;
   }
-  coverage_check(book, ld->fonts, ld->style.body_face, ld->style.code_face);
+  coverage_check_chars(book, ld->fonts, ld->style.body_face, ld->style.code_face, &ld->chars);
   return true;
 }
 
@@ -583,6 +587,7 @@ static int run(Args *a, const char *argv0)
   lay_free(lay);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
+  coverage_chars_clear(&ld.chars);
   book_free(book);
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
