@@ -191,7 +191,9 @@ GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, in
   size_t len;
   cairo_surface_t *s = populated_surface(w_px, h_px, &mem, &len);
   cairo_t *cr = cairo_create(s);
-  PangoContext *ctx = fonts_context(fonts);
+  /* a font map of its own: the EPUB (and so its cover) may be written on
+   * one thread while the PDF is drawn on another */
+  PangoContext *ctx = fonts_context_own_map(fonts);
   pango_cairo_update_context(cr, ctx);
   /* One pixel per point: the design is in points of a w_px-wide page. */
   GArray *items = g_array_new(FALSE, TRUE, sizeof(LayItem));
