@@ -334,6 +334,8 @@ char *book_slug(const char *text)
   return g_string_free(s, FALSE);
 }
 
+static GPrivate diag_sink; /* GArray * of BookDiag: this thread's book_diag_capture */
+
 void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
 {
   BookDiag d = {.level = level};
@@ -343,7 +345,19 @@ void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt
   va_start(ap, fmt);
   d.message = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_array_append_val(b->diags, d);
+  GArray *sink = g_private_get(&diag_sink);
+  g_array_append_val(sink ? sink : b->diags, d);
+}
+
+void book_diag_capture(GArray *sink)
+{
+  g_private_set(&diag_sink, sink);
+}
+
+void book_diag_take(Book *b, GArray *sink)
+{
+  g_array_append_vals(b->diags, sink->data, sink->len);
+  g_array_set_size(sink, 0);
 }
 
 guint book_diag_count(const Book *b, BookDiagLevel level)

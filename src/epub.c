@@ -253,6 +253,11 @@ static char *read_css(Epub *e)
   return css;
 }
 
+void epub_threads_init(void)
+{
+  xmlInitParser();
+}
+
 /* ---- the driver ---- */
 
 /* What the driver makes before it packages it. */

@@ -23,6 +23,11 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                       const GArray *page_marks, const CoverageChars *chars, const char *path);
 
+/* Set up what the EPUB's libraries share across threads (libxml2's
+ * parser state), once, on the main thread, before an EPUB is written on
+ * another thread. */
+void epub_threads_init(void);
+
 /* The book's identifier as the EPUB names it (dc:identifier, the
  * colophon): the metadata's identifier, else a name-based UUID
  * ("urn:uuid:...") of the content (the title page, the chapters without
