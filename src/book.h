@@ -411,5 +411,9 @@ bool book_url_is_external(const char *url);
 
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);
+/* Feed the content into sum: what book_dump prints, without source
+ * positions and file names, so that it names the text and its structure,
+ * not where the sources lie (the EPUB's identifier). */
+void book_digest(const Book *book, GChecksum *sum);
 
 #endif

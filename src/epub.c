@@ -125,26 +125,19 @@ static char *content_uuid(GChecksum *sum)
       d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
 }
 
-/* The identifier names the content: the title page and the chapters'
- * bodies without print page breaks, and the resources' names, so that it
- * depends neither on the pagination nor on the fonts. */
+/* The identifier names the content: the model's text and structure (the
+ * metadata, the chapters, the notes, the resources' names), so that it
+ * depends neither on the pagination nor on the fonts, nor on where the
+ * sources lie; taken from the model (book_digest) rather than from a
+ * rendering of the whole book. */
 char *epub_identifier(Book *book, const OctavoOptions *opts)
 {
   if (book->meta.identifier && *book->meta.identifier)
     return g_strdup(book->meta.identifier);
   GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
-  XhtmlWriter *x = xhtml_writer_new(book, opts, NULL);
-  g_checksum_update(sum, (const guchar *)"octavo-epub\0", 12);
-  char *title = xhtml_title_document(x, CSS_HREF);
-  g_checksum_update(sum, (const guchar *)title, -1);
-  g_free(title);
-  xhtml_writer_free(x);
-  GString *frag = g_string_new(NULL);
-  xhtml_fragment(book, opts, frag);
-  g_checksum_update(sum, (const guchar *)frag->str, (gssize)frag->len);
-  g_string_free(frag, TRUE);
-  for (guint i = 0; i < book->resources->len; i++)
-    g_checksum_update(sum, (const guchar *)((BookResource *)book->resources->pdata[i])->href, -1);
+  g_checksum_update(sum, (const guchar *)"octavo-epub-model\0", 18);
+  g_checksum_update(sum, (const guchar *)xhtml_book_lang(book, opts), -1);
+  book_digest(book, sum);
   char *id = content_uuid(sum);
   g_checksum_free(sum);
   return id;
