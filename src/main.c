@@ -525,12 +525,17 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     return EXIT_INPUT;
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
+    /* only the EPUB's page list: the page breaks, nothing drawn (the
+     * handout is laid out whole: its colophon runs on after the text) */
+    bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
-    char *identifier = epub_identifier(book, opts);
-    Colophon *col = colophon_new(book, book->meta.lang, identifier,
-                                 util_build_time(book->meta.date), ld->fonts);
-    *lay = lay_book(book, opts, &ld->style, ld->fonts, col);
+    char *identifier = print ? epub_identifier(book, opts) : NULL;
+    Colophon *col = print ? colophon_new(book, book->meta.lang, identifier,
+                                         util_build_time(book->meta.date), ld->fonts)
+                          : NULL;
+    *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
+                        print ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
     colophon_free(col);
     g_free(identifier);
     if (!*lay && (need_pdf || a->dump_layout))

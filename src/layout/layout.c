@@ -218,9 +218,12 @@ static void find_dest_folios(Run *r)
 /* The title page and the contents (the outline's entries to --toc-depth
  * that landed on a page), padded to an even count so that the body starts on a recto; their
  * labels are roman. */
-static void lay_front(Run *r, Layout *lay)
+static void lay_front(Run *r, Layout *lay, bool print)
 {
-  title_page(&r->env, &r->shp, &r->store, lay, lay->title);
+  if (print)
+    title_page(&r->env, &r->shp, &r->store, lay, lay->title);
+  else /* the page list counts it, never sees it */
+    g_ptr_array_add(lay->pages, page_new());
   GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   for (guint i = 0; i < r->outline->entries->len; i++) {
     const OutlineEntry *oe = outline_entry(r->outline, i);
@@ -415,21 +418,31 @@ static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const St
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon)
 {
+  return lay_book_for(book, opts, st, fonts, colophon, LAY_FOR_PRINT);
+}
+
+Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
+                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
+{
   if (!st->chapter_new_page)
     return lay_handout(book, opts, st, fonts, colophon);
+  bool print = purpose == LAY_FOR_PRINT;
   Run r;
   run_init(&r, book, opts, st, fonts, colophon);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, lay->title);
   find_dest_folios(&r);
-  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
-  lay_front(&r, lay);
+  if (print)
+    running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+  lay_front(&r, lay, print);
   add_body(&r, lay);
-  if (colophon)
+  if (colophon && print)
     colophon_page(&r.env, &r.shp, &r.store, lay);
-  build_outline(&r, lay);
-  drop_dead_links(lay);
+  if (print) {
+    build_outline(&r, lay);
+    drop_dead_links(lay);
+  }
   run_clear(&r);
   return lay;
 }
