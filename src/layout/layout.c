@@ -180,26 +180,41 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
   return vl;
 }
 
-/* Each chapter from a new page: set, its URL notes laid out, paginated. */
-static void lay_chapters(Run *r, const char *book_title)
+static void note_dest_folios(Run *r, guint from);
+
+/* Each chapter from a new page: set, its URL notes laid out, paginated.
+ * Without keep (the page list alone) a chapter's pages are emptied once
+ * paginated, where each destination landed noted first: only their
+ * folios and page marks are wanted, and a chapter's last page is final
+ * (the next starts a new one), so memory does not grow with the pages. */
+static void lay_chapters(Run *r, const char *book_title, bool keep)
 {
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end;
+    guint span_end, from = r->body.pages->len;
     GArray *vl = chapter_vlist(r, ch, ci, book_title, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store);
     r->store.url_first = r->store.url_notes->len;
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
+    if (keep)
+      continue;
+    note_dest_folios(r, from);
+    for (guint i = from; i < r->body.pages->len; i++) {
+      LayPage *p = r->body.pages->pdata[i];
+      g_array_free(p->items, TRUE);
+      p->items = items_new();
+    }
   }
 }
 
-/* Where every destination landed: the folio of its first body page. */
-static void find_dest_folios(Run *r)
+/* Where every destination landed: the folio of its first body page
+ * (pages from `from` on; earlier ones noted already). */
+static void note_dest_folios(Run *r, guint from)
 {
-  for (guint i = 0; i < r->body.pages->len; i++) {
+  for (guint i = from; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
     for (guint k = 0; k < p->items->len; k++) {
       LayItem *it = &g_array_index(p->items, LayItem, k);
@@ -210,6 +225,11 @@ static void find_dest_folios(Run *r)
       }
     }
   }
+}
+
+static void find_dest_folios(Run *r)
+{
+  note_dest_folios(r, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -431,7 +451,7 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
   run_init(&r, book, opts, st, fonts, colophon);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
-  lay_chapters(&r, lay->title);
+  lay_chapters(&r, lay->title, print);
   find_dest_folios(&r);
   if (print)
     running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
