@@ -161,14 +161,22 @@ bench_peers() {
   if [ "${BENCH_PEERS:-1}" = 0 ] || ! command -v pandoc >/dev/null || ! command -v weasyprint >/dev/null; then
     return 0
   fi
+  # absolute inputs: pandoc runs in the scratch directory (it leaves its
+  # intermediate HTML for WeasyPrint in the current one)
+  for f; do
+    case $f in /*) ;; *) f=$TOP/$f ;; esac
+    set -- "$@" "$f"
+    shift
+  done
   echo "bench: $name: pandoc EPUB (once)" >&2
   : >"$SCRATCH/peer.epub.times"
-  timed "$SCRATCH/peer.epub.times" pandoc -f gfm "$@" --metadata title=bench -o "$SCRATCH/peer.epub" ||
-    { echo "bench: pandoc failed" >&2; return 0; }
+  (cd "$SCRATCH" && timed "$SCRATCH/peer.epub.times" pandoc -f gfm "$@" --metadata title=bench \
+    -o "$SCRATCH/peer.epub") || { echo "bench: pandoc failed" >&2; return 0; }
   echo "bench: $name: pandoc + WeasyPrint PDF (once; minutes on the big book)" >&2
   : >"$SCRATCH/peer.pdf.times"
-  timed "$SCRATCH/peer.pdf.times" pandoc -f gfm "$@" -s --metadata title=bench \
-    --pdf-engine=weasyprint -o "$SCRATCH/peer.pdf" || { echo "bench: pandoc + weasyprint failed" >&2; return 0; }
+  (cd "$SCRATCH" && timed "$SCRATCH/peer.pdf.times" pandoc -f gfm "$@" -s --metadata title=bench \
+    --pdf-engine=weasyprint -o "$SCRATCH/peer.pdf") ||
+    { echo "bench: pandoc + weasyprint failed" >&2; return 0; }
   printf '%s\tpandoc epub\t%s\t%s\n' "$name" "$(row_size_pages epub "$SCRATCH/peer")" \
     "$(tr '\n' ',' <"$SCRATCH/peer.epub.times")" >>"$SCRATCH/peers.tsv"
   printf '%s\tpandoc+weasyprint pdf\t%s\t%s\n' "$name" "$(row_size_pages pdf "$SCRATCH/peer")" \
