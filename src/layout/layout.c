@@ -204,7 +204,7 @@ static void lay_chapters(Run *r, const char *book_title, bool keep)
     note_dest_folios(r, from);
     for (guint i = from; i < r->body.pages->len; i++) {
       LayPage *p = r->body.pages->pdata[i];
-      g_array_free(p->items, TRUE);
+      items_free(p->items);
       p->items = items_new();
     }
   }
