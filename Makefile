@@ -20,12 +20,12 @@ BOOK_SOURCE := https://lwn.net/Articles/lsfmmbpf2023/
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
-              libgdk-pixbuf-2.0-dev fonts-noto-core fonts-noto-cjk fonts-symbola
+              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
-              fontconfig yaml-0.1 libqpdf zlib librsvg-2.0 gdk-pixbuf-2.0
+              fontconfig yaml-0.1 libqpdf zlib librsvg-2.0 gdk-pixbuf-2.0 libpng
 
 CC       ?= cc
 CSTD     := -std=gnu11
@@ -46,7 +46,8 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench check-readers
+.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench bench-peers \
+        check-readers
 
 # deps first, then the build in a second make: under -j the compiler must not run
 # while apt-get is still installing the headers.
@@ -186,5 +187,11 @@ bench: $(BUILD)/octavo $(BUILD)/obj/fonts.o
 	@mkdir -p $(BUILD)/bench
 	$(Q)$(CC) $(CFLAGS_ALL) -o $(BUILD)/bench/floor bench/floor.c $(BUILD)/obj/fonts.o $(PKG_LIBS) $(LDFLAGS)
 	@BUILD=$(BUILD) BENCH_FROM_MAKE=1 sh bench/run.sh
+
+# The peers bench/run.sh measures beside octavo when they are there: pandoc (EPUB) and
+# pandoc + WeasyPrint (PDF), Debian's packages only.
+PEER_PKGS := pandoc weasyprint
+bench-peers:
+	$(call ensure_pkgs,$(PEER_PKGS),command -v pandoc && command -v weasyprint)
 
 include tests/readers/readers.mk

@@ -3,16 +3,33 @@
 #
 #   make bench            (or sh bench/run.sh, which runs make bench)
 #
-# Builds octavo and bench/floor.c, writes the big book once (bench/gen-book.py) into a
-# scratch directory, then for the seed (content/lsfmm-bpf-2023.md) and the big book:
-# runs the floor (bench/floor.c: cmark-gfm parse + HTML render + libzip deflate for the
-# EPUB; parse + pango itemize/shape of every paragraph for the PDF), octavo's EPUB alone
-# (--no-page-list) and octavo's PDF alone, each BENCH_RUNS times, and prints the medians:
-# wall and CPU seconds, peak RSS, ratio to the floor, pages and output size.
+# Builds octavo and bench/floor.c, writes the big book and a small one once (bench/gen-book.py)
+# into a scratch directory, then for each book (the seed content/lsfmm-bpf-2023.md, the small
+# book, the big book): runs the floor (bench/floor.c: cmark-gfm parse + HTML render + libzip
+# deflate for the EPUB; parse + pango itemize/shape of every paragraph for the PDF, and cairo
+# drawing the same runs into a PDF) and octavo's outputs, each BENCH_RUNS times, and prints
+# the medians: wall and CPU seconds, peak RSS, the ratio to the row's floor, pages and size;
+# then the growth from the small book to the big one, pandoc's and WeasyPrint's figures when
+# they are installed (make bench-peers), and the issue's targets, each held or missed.
+#
+# Outputs (rows), each a separate octavo run:
+#   epub     -o X.epub                     the default EPUB, with the print page list (a layout)
+#   npl      -o X.epub --no-page-list      the EPUB alone, no layout
+#   pdf      -o X.pdf                      (-j1 when octavo has -j: one thread)
+#   pdf-j2   -o X.pdf -j2                  (only when octavo has -j)
+#   both     -o X.epub -o X.pdf            both outputs from one run (default threads)
+#   handout  -o X.pdf --layout handout
 #
 # Environment:
 #   BENCH_MB=10          size of the big book in MB of Markdown (111 chapter files)
+#   BENCH_SMALL_MB=1     size of the small book (growth small -> big); 0 leaves it out
 #   BENCH_RUNS=3         runs of each command (the median is printed)
+#   BENCH_OUTPUTS="epub npl pdf pdf-j2 both handout"   the rows to run
+#   BENCH_OCTAVO=        another octavo binary to measure instead of $BUILD/octavo
+#   BENCH_BASE=          an older octavo binary run beside it, row by row, run by run (rows
+#                        "ROW@base" and a column "x base"): before/after under the same load
+#   BENCH_PEERS=1        with pandoc and weasyprint installed: run them (0: never)
+#   BENCH_PEER_BOOK=big  the book the peers run on (seed, small or big), once each
 #   BENCH_CALLGRIND=1    also count instructions (valgrind callgrind) of octavo and the floor:
 #                        repeatable where times are not. Slow (about 50 times the CPU time).
 #   BENCH_CALLGRIND_MB=  size of the book callgrind runs on (default: the big book itself)
@@ -28,10 +45,13 @@ if [ -z "${BENCH_FROM_MAKE:-}" ]; then
 fi
 make --no-print-directory BUILD="$BUILD" octavo >/dev/null
 
-OCTAVO=$TOP/$BUILD/octavo
+OCTAVO=${BENCH_OCTAVO:-$TOP/$BUILD/octavo}
 FLOOR=$TOP/$BUILD/bench/floor
 MB=${BENCH_MB:-10}
+SMALL_MB=${BENCH_SMALL_MB:-1}
 RUNS=${BENCH_RUNS:-3}
+OUTPUTS=${BENCH_OUTPUTS:-epub npl pdf pdf-j2 both handout}
+PEER_BOOK=${BENCH_PEER_BOOK:-big}
 SEED=content/lsfmm-bpf-2023.md
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/octavo-bench.XXXXXX")
 RAW=$SCRATCH/raw.tsv
@@ -41,11 +61,16 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# Whether this octavo chooses its threads (-j N); without it the pdf-j2 row is left out.
+JOBS=""
+if "$OCTAVO" --help 2>/dev/null | grep -q -- '--jobs'; then JOBS=1; fi
+
 # timed OUTFILE CMD...: run CMD, append "wall cpu maxrss_kb" to OUTFILE.
 if [ -x /usr/bin/time ]; then
   timed() {
     t_out=$1; shift
-    /usr/bin/time -f '%e %U %S %M' -o "$t_out.t" "$@" >/dev/null
+    /usr/bin/time -f '%e %U %S %M' -o "$t_out.t" "$@" >/dev/null 2>"$t_out.err" || {
+      tail -5 "$t_out.err" >&2; return 1; }
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$t_out.t" >>"$t_out"
   }
 else
@@ -55,7 +80,7 @@ else
     python3 - "$t_out" "$@" <<'PY'
 import resource, subprocess, sys, time
 t = time.monotonic()
-subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL)
+subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 wall = time.monotonic() - t
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(sys.argv[1], "a") as f:
@@ -64,7 +89,32 @@ PY
   }
 fi
 
-# bench_book NAME INPUTS...: the floor, the EPUB and the PDF of one book, into $RAW.
+# row_args ROW OUT: octavo's options for one row (the output path included).
+row_args() {
+  case $1 in
+    epub) echo "-o $2.epub" ;;
+    npl) echo "-o $2.epub --no-page-list" ;;
+    pdf) echo "-o $2.pdf${JOBS:+ -j1}" ;;
+    pdf-j2) echo "-o $2.pdf -j2" ;;
+    both) echo "-o $2.epub -o $2.pdf" ;;
+    handout) echo "-o $2.pdf --layout handout${JOBS:+ -j1}" ;;
+  esac
+}
+
+# row_size_pages ROW OUT: "size<TAB>pages" of the row's (main) output.
+row_size_pages() {
+  f=$2.pdf
+  case $1 in epub | npl) f=$2.epub ;; esac
+  pages=-
+  if [ "${f##*.}" = pdf ] && command -v pdfinfo >/dev/null; then
+    pages=$(pdfinfo "$f" | awk '/^Pages:/ { print $2 }')
+  elif command -v unzip >/dev/null; then
+    pages="$(unzip -Z1 "$f" | grep -c '\.xhtml$') xhtml"
+  fi
+  printf '%s\t%s' "$(wc -c <"$f")" "$pages"
+}
+
+# bench_book NAME INPUTS...: the floor and every row of one book, into $RAW.
 bench_book() {
   name=$1; shift
   echo "bench: $name: floor x$RUNS" >&2
@@ -72,31 +122,65 @@ bench_book() {
   # For information: the EPUB floor at octavo's own deflate level (9).
   "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" -m epub -z 9 "$@" |
     sed -n 's/^epub_floor_\(wall\|cpu\) /epub9_floor_\1 /p' >>"$SCRATCH/$name.floor"
-  for fmt in epub pdf; do
-    out=$SCRATCH/$name.$fmt
-    extra=""
-    [ "$fmt" = epub ] && extra=--no-page-list
-    : >"$SCRATCH/$name.$fmt.times"
+  for row in $OUTPUTS; do
+    [ "$row" = pdf-j2 ] && [ -z "$JOBS" ] && continue
+    out=$SCRATCH/$name.$row
+    base=$SCRATCH/$name.$row@base
+    : >"$out.times"
+    : >"$base.times"
     i=0
     while [ "$i" -lt "$RUNS" ]; do
-      echo "bench: $name: octavo $fmt run $((i + 1))/$RUNS" >&2
-      rm -f "$out"
-      if ! timed "$SCRATCH/$name.$fmt.times" "$OCTAVO" -q "$@" -o "$out" $extra; then
-        echo "bench: octavo failed on $name ($fmt)" >&2
+      echo "bench: $name: octavo $row run $((i + 1))/$RUNS" >&2
+      rm -f "$out.epub" "$out.pdf"
+      # shellcheck disable=SC2046 # row_args is a word list
+      if ! timed "$out.times" "$OCTAVO" -q "$@" $(row_args "$row" "$out"); then
+        echo "bench: octavo failed on $name ($row)" >&2
         exit 1
+      fi
+      # the base binary knows no -j: its rows run without it
+      if [ -n "${BENCH_BASE:-}" ] && [ "$row" != pdf-j2 ]; then
+        rm -f "$base.epub" "$base.pdf"
+        # shellcheck disable=SC2046
+        timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="" row_args "$row" "$base") ||
+          { echo "bench: $BENCH_BASE failed on $name ($row)" >&2; exit 1; }
       fi
       i=$((i + 1))
     done
-    size=$(wc -c <"$out")
-    pages=-
-    if [ "$fmt" = pdf ] && command -v pdfinfo >/dev/null; then
-      pages=$(pdfinfo "$out" | awk '/^Pages:/ { print $2 }')
-    elif [ "$fmt" = epub ] && command -v unzip >/dev/null; then
-      pages="$(unzip -Z1 "$out" | grep -c '\.xhtml$') xhtml"
+    printf '%s\t%s\t%s\t%s\n' "$name" "$row" "$(row_size_pages "$row" "$out")" \
+      "$(tr '\n' ',' <"$out.times")" >>"$RAW"
+    if [ -s "$base.times" ]; then
+      printf '%s\t%s\t%s\t%s\n' "$name" "$row@base" "$(row_size_pages "$row" "$base")" \
+        "$(tr '\n' ',' <"$base.times")" >>"$RAW"
     fi
-    printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$fmt" "$size" "$pages" \
-      "$(tr '\n' ',' <"$SCRATCH/$name.$fmt.times")" >>"$RAW"
   done
+}
+
+# bench_peers NAME INPUTS...: pandoc (EPUB) and pandoc + WeasyPrint (PDF), once each.
+bench_peers() {
+  name=$1; shift
+  if [ "${BENCH_PEERS:-1}" = 0 ] || ! command -v pandoc >/dev/null || ! command -v weasyprint >/dev/null; then
+    return 0
+  fi
+  # absolute inputs: pandoc runs in the scratch directory (it leaves its
+  # intermediate HTML for WeasyPrint in the current one)
+  for f; do
+    case $f in /*) ;; *) f=$TOP/$f ;; esac
+    set -- "$@" "$f"
+    shift
+  done
+  echo "bench: $name: pandoc EPUB (once)" >&2
+  : >"$SCRATCH/peer.epub.times"
+  (cd "$SCRATCH" && timed "$SCRATCH/peer.epub.times" pandoc -f gfm "$@" --metadata title=bench \
+    -o "$SCRATCH/peer.epub") || { echo "bench: pandoc failed" >&2; return 0; }
+  echo "bench: $name: pandoc + WeasyPrint PDF (once; minutes on the big book)" >&2
+  : >"$SCRATCH/peer.pdf.times"
+  (cd "$SCRATCH" && timed "$SCRATCH/peer.pdf.times" pandoc -f gfm "$@" -s --metadata title=bench \
+    --pdf-engine=weasyprint -o "$SCRATCH/peer.pdf") ||
+    { echo "bench: pandoc + weasyprint failed" >&2; return 0; }
+  printf '%s\tpandoc epub\t%s\t%s\n' "$name" "$(row_size_pages epub "$SCRATCH/peer")" \
+    "$(tr '\n' ',' <"$SCRATCH/peer.epub.times")" >>"$SCRATCH/peers.tsv"
+  printf '%s\tpandoc+weasyprint pdf\t%s\t%s\n' "$name" "$(row_size_pages pdf "$SCRATCH/peer")" \
+    "$(tr '\n' ',' <"$SCRATCH/peer.pdf.times")" >>"$SCRATCH/peers.tsv"
 }
 
 # callgrind_ir OUT CMD...: instructions executed by CMD (callgrind's "Collected"), into OUT.
@@ -113,7 +197,7 @@ bench_callgrind() {
   callgrind_ir "$SCRATCH/$name.ir.floor_epub" "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -m epub "$@"
   callgrind_ir "$SCRATCH/$name.ir.floor_pdf" "$FLOOR" -d "$TOP" -m pdf "$@"
   callgrind_ir "$SCRATCH/$name.ir.epub" "$OCTAVO" -q "$@" -o "$SCRATCH/cg.epub" --no-page-list
-  callgrind_ir "$SCRATCH/$name.ir.pdf" "$OCTAVO" -q "$@" -o "$SCRATCH/cg.pdf"
+  callgrind_ir "$SCRATCH/$name.ir.pdf" "$OCTAVO" -q "$@" -o "$SCRATCH/cg.pdf" ${JOBS:+-j1}
   printf '%s\tir\t%s\t%s\t%s\t%s\n' "$name" "$(cat "$SCRATCH/$name.ir.floor_epub")" \
     "$(cat "$SCRATCH/$name.ir.floor_pdf")" "$(cat "$SCRATCH/$name.ir.epub")" \
     "$(cat "$SCRATCH/$name.ir.pdf")" >>"$SCRATCH/ir.tsv"
@@ -121,9 +205,18 @@ bench_callgrind() {
 
 : >"$RAW"
 : >"$SCRATCH/ir.tsv"
+: >"$SCRATCH/peers.tsv"
+LOAD0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 python3 bench/gen-book.py "$SCRATCH/book" "$MB"
 bench_book seed "$SEED"
+[ "$PEER_BOOK" = seed ] && bench_peers seed "$SEED"
+if [ "$SMALL_MB" != 0 ]; then
+  python3 bench/gen-book.py "$SCRATCH/small" "$SMALL_MB"
+  bench_book small "$SCRATCH"/small/*.md
+  [ "$PEER_BOOK" = small ] && bench_peers small "$SCRATCH"/small/*.md
+fi
 bench_book big "$SCRATCH"/book/*.md
+[ "$PEER_BOOK" = big ] && bench_peers big "$SCRATCH"/book/*.md
 if [ -n "${BENCH_CALLGRIND:-}" ]; then
   command -v valgrind >/dev/null || { echo "bench: BENCH_CALLGRIND needs valgrind" >&2; exit 1; }
   bench_callgrind seed "$SEED"
@@ -136,62 +229,7 @@ if [ -n "${BENCH_CALLGRIND:-}" ]; then
 fi
 
 mkdir -p "$(dirname "$RESULTS")"
-python3 - "$SCRATCH" "$RAW" "$MB" "$RUNS" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
-  "$(nproc 2>/dev/null || echo '?')" <<'PY' | tee "$RESULTS"
-import os, statistics, sys, time
-scratch, raw, mb, runs, commit, ncpu = sys.argv[1:]
-
-def floor(name):
-    d = {}
-    for line in open(os.path.join(scratch, name + ".floor")):
-        k, v = line.split()
-        d[k] = float(v)
-    return d
-
-def mib(kb):
-    return f"{kb / 1024:.0f} MiB"
-
-def size(b):
-    return f"{b / 1e6:.2f} MB" if b >= 1e5 else f"{b / 1e3:.0f} kB"
-
-print(f"octavo bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, "
-      f"{ncpu} CPUs, load {os.getloadavg()[0]:.1f}, median of {runs}")
-floors = {}
-for line in open(raw):
-    name, fmt, osize, pages, times = line.rstrip("\n").split("\t")
-    f = floors.setdefault(name, floor(name))
-    if fmt == "epub":
-        print(f"\n{name}: {int(f['inputs'])} input(s), {size(f['input_bytes'])} of Markdown, "
-              f"{int(f['paragraphs'])} paragraphs, {int(f['glyphs'])} glyphs")
-        print(f"  floor EPUB: {f['epub_floor_wall']:.3f} s wall, {f['epub_floor_cpu']:.3f} s CPU "
-              f"(parse {f['epub_parse_wall']:.3f}, HTML {f['epub_render_wall']:.3f}, "
-              f"zip {f['epub_zip_wall']:.3f}; {size(f['zip_bytes'])} zip); at deflate level 9 "
-              f"as octavo: {f['epub9_floor_wall']:.3f} s wall, {f['epub9_floor_cpu']:.3f} s CPU")
-        print(f"  floor PDF:  {f['pdf_floor_wall']:.3f} s wall, {f['pdf_floor_cpu']:.3f} s CPU "
-              f"(parse {f['pdf_parse_wall']:.3f}, shape {f['pdf_shape_wall']:.3f}; "
-              f"log attrs, not counted, {f['pdf_log_attrs_wall']:.3f})")
-        print(f"  not counted: cairo drawing the same runs once: {f['pdf_emit_wall']:.3f} s wall, "
-              f"{f['pdf_emit_cpu']:.3f} s CPU ({int(f['emit_pages'])} pages, {size(f['emit_pdf_bytes'])})")
-        print(f"  {'output':6} {'wall s':>8} {'CPU s':>8} {'peak RSS':>9} {'x floor wall':>12} "
-              f"{'x floor CPU':>11} {'pages':>10} {'size':>9}")
-    rows = [tuple(map(float, t.split())) for t in times.strip(",").split(",")]
-    wall = statistics.median(r[0] for r in rows)
-    cpu = statistics.median(r[1] for r in rows)
-    rss = statistics.median(r[2] for r in rows)
-    fw, fc = f[f"{fmt}_floor_wall"], f[f"{fmt}_floor_cpu"]
-    print(f"  {fmt:6} {wall:8.2f} {cpu:8.2f} {mib(rss):>9} {wall / fw:11.1f}x {cpu / fc:10.1f}x "
-          f"{pages:>10} {size(int(osize)):>9}")
-    if fmt == "pdf":
-        both = fc + f["pdf_emit_cpu"]
-        print(f"  pdf against the floor + cairo's drawing ({both:.2f} s CPU): {cpu / both:.1f}x CPU")
-
-ir = os.path.join(scratch, "ir.tsv")
-if os.path.getsize(ir):
-    print("\ninstructions (callgrind Ir; repeatable):")
-    print(f"  {'book':12} {'floor EPUB':>14} {'octavo EPUB':>14} {'ratio':>6} "
-          f"{'floor PDF':>14} {'octavo PDF':>14} {'ratio':>6}")
-    for line in open(ir):
-        name, _, fe, fp, oe, op = line.split()
-        fe, fp, oe, op = (int(x.replace(",", "")) for x in (fe, fp, oe, op))
-        print(f"  {name:12} {fe:14,} {oe:14,} {oe / fe:5.1f}x {fp:14,} {op:14,} {op / fp:5.1f}x")
-PY
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+git diff --quiet HEAD -- src bench 2>/dev/null || COMMIT="$COMMIT+changes"
+python3 bench/report.py "$SCRATCH" "$RUNS" "$COMMIT" \
+  "$(nproc 2>/dev/null || echo '?')" "$LOAD0" | tee "$RESULTS"

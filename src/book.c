@@ -334,6 +334,8 @@ char *book_slug(const char *text)
   return g_string_free(s, FALSE);
 }
 
+static GPrivate diag_sink; /* GArray * of BookDiag: this thread's book_diag_capture */
+
 void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
 {
   BookDiag d = {.level = level};
@@ -343,7 +345,19 @@ void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt
   va_start(ap, fmt);
   d.message = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_array_append_val(b->diags, d);
+  GArray *sink = g_private_get(&diag_sink);
+  g_array_append_val(sink ? sink : b->diags, d);
+}
+
+void book_diag_capture(GArray *sink)
+{
+  g_private_set(&diag_sink, sink);
+}
+
+void book_diag_take(Book *b, GArray *sink)
+{
+  g_array_append_vals(b->diags, sink->data, sink->len);
+  g_array_set_size(sink, 0);
 }
 
 guint book_diag_count(const Book *b, BookDiagLevel level)
@@ -458,7 +472,7 @@ static void dump_length(GString *out, const char *name, BookLength l)
                          units[l.unit]);
 }
 
-static void dump_node_line(GString *out, const BookNode *n, int depth)
+static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
 {
   for (int i = 0; i < depth; i++)
     g_string_append(out, "  ");
@@ -552,12 +566,14 @@ static void dump_node_line(GString *out, const BookNode *n, int depth)
     break;
   default: break;
   }
-  if (n->pos.line)
+  if (pos && n->pos.line)
     g_string_append_printf(out, " @%d:%d", n->pos.line, n->pos.col);
   g_string_append_c(out, '\n');
 }
 
-static void dump_tree(GString *out, BookNode *root, int base)
+/* The tree's lines into out; with sum (book_digest), each line goes into
+ * the checksum instead, without its position, and out is scratch. */
+static void dump_tree(GString *out, BookNode *root, int base, GChecksum *sum)
 {
   BookIter it;
   book_iter_init(&it, root);
@@ -566,7 +582,11 @@ static void dump_tree(GString *out, BookNode *root, int base)
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     if (ev == BOOK_ITER_ENTER) {
       depth++;
-      dump_node_line(out, it.cur, depth);
+      if (sum)
+        g_string_truncate(out, 0);
+      dump_node_line(out, it.cur, depth, !sum);
+      if (sum)
+        g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
       if (is_leaf(it.cur->type))
         depth--;
     } else {
@@ -584,7 +604,9 @@ static void dump_meta_str(GString *out, const char *key, const char *val)
   g_string_append_c(out, '\n');
 }
 
-void book_dump(const Book *b, GString *out)
+/* book_dump, or with sum the same without positions and file names into
+ * the checksum (out: scratch). */
+static void dump_book(const Book *b, GString *out, GChecksum *sum)
 {
   const BookMeta *m = &b->meta;
   g_string_append(out, "book\n");
@@ -611,10 +633,16 @@ void book_dump(const Book *b, GString *out)
       dump_str(out, c->title);
     else
       g_string_append(out, "(opening)");
-    g_string_append(out, " source=");
-    dump_str(out, c->source);
+    if (!sum) {
+      g_string_append(out, " source=");
+      dump_str(out, c->source);
+    }
     g_string_append_c(out, '\n');
-    dump_tree(out, c->root, 1);
+    if (sum)
+      g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+    dump_tree(out, c->root, 1, sum);
+    if (sum)
+      g_string_truncate(out, 0);
   }
   for (guint i = 0; i < b->footnotes->len; i++) {
     const BookFootnote *f = b->footnotes->pdata[i];
@@ -622,13 +650,34 @@ void book_dump(const Book *b, GString *out)
     dump_str(out, f->label);
     g_string_append_printf(out, " chapter=%s refs=%d\n", f->chapter ? f->chapter->id : "-",
                            f->nrefs);
+    if (sum)
+      g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
     if (f->def)
-      dump_tree(out, f->def, 1);
+      dump_tree(out, f->def, 1, sum);
+    if (sum)
+      g_string_truncate(out, 0);
   }
   for (guint i = 0; i < b->resources->len; i++) {
     const BookResource *r = b->resources->pdata[i];
-    g_string_append_printf(out, "resource %s %s %s\n", r->href, r->media_type, r->src);
+    if (sum)
+      g_string_append_printf(out, "resource %s %s\n", r->href, r->media_type);
+    else
+      g_string_append_printf(out, "resource %s %s %s\n", r->href, r->media_type, r->src);
   }
+  if (sum)
+    g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+}
+
+void book_dump(const Book *b, GString *out)
+{
+  dump_book(b, out, NULL);
+}
+
+void book_digest(const Book *b, GChecksum *sum)
+{
+  GString *scratch = g_string_new(NULL);
+  dump_book(b, scratch, sum);
+  g_string_free(scratch, TRUE);
 }
 
 void book_number_headings(Book *book, int chapter_level)

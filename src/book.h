@@ -321,6 +321,14 @@ char *book_slug(const char *text);
 /* Record a diagnostic (printf-style message). pos may be NULL. */
 void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
+/* Until called again with NULL, book_diag on the calling thread appends
+ * to sink (a GArray of BookDiag) instead of the book: writers running on
+ * several threads keep their diagnostics apart, and book_diag_take puts
+ * them into the book in a fixed order. */
+void book_diag_capture(GArray *sink);
+/* Append the diagnostics of sink (from book_diag_capture) to the book, in
+ * order, and empty sink (the book takes their messages). */
+void book_diag_take(Book *book, GArray *sink);
 /* Number of diagnostics of `level` so far. */
 guint book_diag_count(const Book *book, BookDiagLevel level);
 /* Print diagnostics from index `from` on as "FILE:LINE:COL: error: msg"
@@ -403,5 +411,9 @@ bool book_url_is_external(const char *url);
 
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);
+/* Feed the content into sum: what book_dump prints, without source
+ * positions and file names, so that it names the text and its structure,
+ * not where the sources lie (the EPUB's identifier). */
+void book_digest(const Book *book, GChecksum *sum);
 
 #endif

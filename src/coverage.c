@@ -5,16 +5,25 @@
 
 #include <string.h>
 
-#define CODE_BIT 0x80000000u
+#define NCHARS 0x110000
 
 typedef struct {
   Book *book;
   const Fonts *fonts;
   const char *text_face, *code_face;
-  GHashTable *seen;   /* gunichar, | CODE_BIT in code: checked already */
+  guint32 *seen[2];   /* bit sets of the characters checked already: [0] text, [1] code */
   GHashTable *warned; /* gunichar: reported */
   guint missing;
 } Check;
+
+/* Set bit ch of set; whether it was set before. */
+static bool test_and_set(guint32 *set, gunichar ch)
+{
+  guint32 bit = 1u << (ch & 31);
+  bool was = set[ch >> 5] & bit;
+  set[ch >> 5] |= bit;
+  return was;
+}
 
 /* Drawn as nothing, whatever the font: no glyph is needed. */
 static bool invisible(gunichar ch)
@@ -54,17 +63,16 @@ static void check_text(Check *k, const char *t, const char *face, const BookPos 
     return;
   int line = 0;
   const char *line_start = t;
+  guint32 *seen = k->seen[face == k->code_face];
   for (const char *p = t; *p; p = g_utf8_next_char(p)) {
-    gunichar ch = g_utf8_get_char_validated(p, -1);
+    gunichar ch = (guchar)*p < 0x80 ? (gunichar)*p : g_utf8_get_char_validated(p, -1);
     if (ch == '\n') {
       line++;
       line_start = p + 1;
       continue;
     }
-    guint key = ch | (face == k->code_face ? CODE_BIT : 0);
-    if (ch >= 0x110000 || g_hash_table_contains(k->seen, GUINT_TO_POINTER(key)))
+    if (ch >= NCHARS || test_and_set(seen, ch) || !k->fonts)
       continue;
-    g_hash_table_add(k->seen, GUINT_TO_POINTER(key));
     if (drawable(k, face, ch) || g_hash_table_contains(k->warned, GUINT_TO_POINTER(ch)))
       continue;
     g_hash_table_add(k->warned, GUINT_TO_POINTER(ch));
@@ -109,13 +117,32 @@ static void check_tree(Check *k, BookNode *root)
       check_text(k, it.cur->text, in_code(it.cur) ? k->code_face : k->text_face, &it.cur->pos);
 }
 
-guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face)
+/* The characters of the bit sets as sorted arrays: text (either set) and
+ * code. */
+static void take_chars(const Check *k, CoverageChars *chars)
+{
+  chars->text = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  chars->code = g_array_new(FALSE, FALSE, sizeof(gunichar));
+  for (gunichar w = 0; w < NCHARS / 32; w++) {
+    guint32 any = k->seen[0][w] | k->seen[1][w];
+    for (gunichar b = 0; any && b < 32; b++) {
+      gunichar ch = w * 32 + b;
+      if (any & (1u << b))
+        g_array_append_val(chars->text, ch);
+      if (k->seen[1][w] & (1u << b))
+        g_array_append_val(chars->code, ch);
+    }
+  }
+}
+
+guint coverage_check_chars(Book *book, const Fonts *fonts, const char *text_face,
+                           const char *code_face, CoverageChars *chars)
 {
   Check k = {book,
              fonts,
              text_face,
              code_face,
-             g_hash_table_new(g_direct_hash, g_direct_equal),
+             {g_new0(guint32, NCHARS / 32), g_new0(guint32, NCHARS / 32)},
              g_hash_table_new(g_direct_hash, g_direct_equal),
              0};
   for (guint i = 0; i < book->chapters->len; i++)
@@ -129,7 +156,30 @@ guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, cons
     check_text(&k, meta[i], text_face, NULL);
   for (guint i = 0; m->authors && i < m->authors->len; i++)
     check_text(&k, m->authors->pdata[i], text_face, NULL);
-  g_hash_table_destroy(k.seen);
+  if (chars)
+    take_chars(&k, chars);
+  g_free(k.seen[0]);
+  g_free(k.seen[1]);
   g_hash_table_destroy(k.warned);
   return k.missing;
+}
+
+guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face)
+{
+  return coverage_check_chars(book, fonts, text_face, code_face, NULL);
+}
+
+void coverage_chars(const Book *book, CoverageChars *chars)
+{
+  /* without fonts nothing is checked, so nothing is reported to book */
+  coverage_check_chars((Book *)book, NULL, "", "\x01code", chars);
+}
+
+void coverage_chars_clear(CoverageChars *chars)
+{
+  if (chars->text)
+    g_array_free(chars->text, TRUE);
+  if (chars->code)
+    g_array_free(chars->code, TRUE);
+  chars->text = chars->code = NULL;
 }

@@ -17,4 +17,23 @@
  * number of distinct characters reported. */
 guint coverage_check(Book *book, const Fonts *fonts, const char *text_face, const char *code_face);
 
+/* The distinct characters of the book's text (chapters, notes and the
+ * metadata coverage_check reads), as sorted arrays of gunichar: all of
+ * them, and those set in code (code spans and blocks, raw-HTML code, kbd,
+ * samp, tt). Line feeds and invalid UTF-8 are left out. What the EPUB's
+ * font subsets need of the book (the writers add their own words). */
+typedef struct {
+  GArray *text;
+  GArray *code;
+} CoverageChars;
+
+/* coverage_check, collecting the characters into *chars in the same walk
+ * (free them with coverage_chars_clear()). */
+guint coverage_check_chars(Book *book, const Fonts *fonts, const char *text_face,
+                           const char *code_face, CoverageChars *chars);
+/* The characters alone, without the check (no fonts needed). */
+void coverage_chars(const Book *book, CoverageChars *chars);
+/* Free the arrays. Accepts a zeroed struct. */
+void coverage_chars_clear(CoverageChars *chars);
+
 #endif

@@ -125,26 +125,19 @@ static char *content_uuid(GChecksum *sum)
       d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]);
 }
 
-/* The identifier names the content: the title page and the chapters'
- * bodies without print page breaks, and the resources' names, so that it
- * depends neither on the pagination nor on the fonts. */
+/* The identifier names the content: the model's text and structure (the
+ * metadata, the chapters, the notes, the resources' names), so that it
+ * depends neither on the pagination nor on the fonts, nor on where the
+ * sources lie; taken from the model (book_digest) rather than from a
+ * rendering of the whole book. */
 char *epub_identifier(Book *book, const OctavoOptions *opts)
 {
   if (book->meta.identifier && *book->meta.identifier)
     return g_strdup(book->meta.identifier);
   GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
-  XhtmlWriter *x = xhtml_writer_new(book, opts, NULL);
-  g_checksum_update(sum, (const guchar *)"octavo-epub\0", 12);
-  char *title = xhtml_title_document(x, CSS_HREF);
-  g_checksum_update(sum, (const guchar *)title, -1);
-  g_free(title);
-  xhtml_writer_free(x);
-  GString *frag = g_string_new(NULL);
-  xhtml_fragment(book, opts, frag);
-  g_checksum_update(sum, (const guchar *)frag->str, (gssize)frag->len);
-  g_string_free(frag, TRUE);
-  for (guint i = 0; i < book->resources->len; i++)
-    g_checksum_update(sum, (const guchar *)((BookResource *)book->resources->pdata[i])->href, -1);
+  g_checksum_update(sum, (const guchar *)"octavo-epub-model\0", 18);
+  g_checksum_update(sum, (const guchar *)xhtml_book_lang(book, opts), -1);
+  book_digest(book, sum);
   char *id = content_uuid(sum);
   g_checksum_free(sum);
   return id;
@@ -253,12 +246,17 @@ static char *read_css(Epub *e)
   return css;
 }
 
+void epub_threads_init(void)
+{
+  xmlInitParser();
+}
+
 /* ---- the driver ---- */
 
 /* What the driver makes before it packages it. */
 typedef struct {
   char *css;            /* the stylesheet as read */
-  GHashTable *text_set; /* every character of the content documents */
+  GHashTable *text_set; /* the characters the writers add (the book's: Epub.chars) */
   char *title;          /* the title page */
   GArray *docs;         /* Entry: chapter documents, named by their href */
   GBytes *cover;        /* the cover image, or NULL */
@@ -279,7 +277,6 @@ static void write_documents(Epub *e, Parts *p)
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *c = book->chapters->pdata[i];
     char *doc = xhtml_chapter_document(e->x, c, CSS_HREF);
-    ep_add_codepoints(p->text_set, doc);
     char *href = xhtml_chapter_href(c);
     Entry d = {href, g_bytes_new_take(doc, strlen(doc))};
     g_array_append_val(p->docs, d);
@@ -449,8 +446,20 @@ static void epub_clear(Epub *e, Parts *p)
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                 const GArray *page_marks, const char *path)
 {
+  CoverageChars chars = {0};
+  if (fonts && opts->embed_fonts)
+    coverage_chars(book, &chars);
+  bool ok = epub_write_chars(book, style, fonts, opts, page_marks, &chars, path);
+  coverage_chars_clear(&chars);
+  return ok;
+}
+
+bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
+                      const GArray *page_marks, const CoverageChars *chars, const char *path)
+{
   Epub e;
   epub_init(&e, book, style, fonts, opts, page_marks);
+  e.chars = chars;
   Parts p = {0};
   p.text_set = g_hash_table_new(g_direct_hash, g_direct_equal);
   p.css = read_css(&e);

@@ -3,6 +3,7 @@
 #define OCTAVO_EPUB_H
 
 #include "book.h"
+#include "coverage.h"
 #include "fonts.h"
 #include "options.h"
 #include "style.h"
@@ -16,6 +17,16 @@
  * diagnostic in book on failure; no file is left behind then. */
 bool epub_write(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                 const GArray *page_marks, const char *path);
+/* epub_write with the characters of the book's text already collected
+ * (coverage_check_chars: the font subsets need them), instead of a walk
+ * of its own. */
+bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
+                      const GArray *page_marks, const CoverageChars *chars, const char *path);
+
+/* Set up what the EPUB's libraries share across threads (libxml2's
+ * parser state), once, on the main thread, before an EPUB is written on
+ * another thread. */
+void epub_threads_init(void);
 
 /* The book's identifier as the EPUB names it (dc:identifier, the
  * colophon): the metadata's identifier, else a name-based UUID

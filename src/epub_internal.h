@@ -14,6 +14,7 @@
 
 #include <libxml/xmlwriter.h>
 
+#include "coverage.h"
 #include "epub.h"
 #include "xhtml.h"
 
@@ -41,7 +42,8 @@ typedef struct {
   gint64 time;
   bool has_images, all_alt;
   char *first_chapter_href;
-  char *cover_href; /* the cover page, or NULL */
+  char *cover_href;           /* the cover page, or NULL */
+  const CoverageChars *chars; /* the characters of the book's text (coverage.h) */
 } Epub;
 
 /* One entry of the table of contents. */

@@ -50,31 +50,20 @@ static GArray *sorted_set(GHashTable *set)
   return a;
 }
 
-/* The characters set in code (monospace) across the book. */
-static void code_codepoints(Book *b, GHashTable *set)
+static void add_chars(GHashTable *set, const GArray *chars)
 {
-  for (guint pass = 0; pass < 2; pass++) {
-    guint n = pass == 0 ? b->chapters->len : b->footnotes->len;
-    for (guint i = 0; i < n; i++) {
-      BookNode *root = pass == 0 ? ((BookChapter *)b->chapters->pdata[i])->root
-                                 : ((BookFootnote *)b->footnotes->pdata[i])->def;
-      BookIter it;
-      book_iter_init(&it, root);
-      BookIterEvent ev;
-      while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
-        if (ev == BOOK_ITER_ENTER && (it.cur->type == BOOK_CODE || it.cur->type == BOOK_CODE_BLOCK))
-          ep_add_codepoints(set, it.cur->text);
-    }
-  }
+  for (guint i = 0; i < chars->len; i++)
+    g_hash_table_add(set, GUINT_TO_POINTER(g_array_index(chars, gunichar, i)));
 }
 
-/* The characters of the text (text_set, every character of the content
- * documents) and of the code, each with printable ASCII and the
+/* The characters of the text (text_set: the writers' own words; and the
+ * book's text) and of the code, each with printable ASCII and the
  * punctuation the writers add, as sorted arrays (caller frees). */
 static void font_sets(Epub *e, GHashTable *text_set, GArray **all_text, GArray **all_mono)
 {
   GHashTable *mono_set = g_hash_table_new(g_direct_hash, g_direct_equal);
-  code_codepoints(e->book, mono_set);
+  add_chars(text_set, e->chars->text);
+  add_chars(mono_set, e->chars->code);
   /* Always: printable ASCII and the punctuation the writers add. */
   const char *always = "\u00a0\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u2022\u2191";
   for (gunichar c = 0x20; c < 0x7f; c++) {

@@ -147,6 +147,11 @@ Fonts *fonts_load(const char *datadir, GError **err)
   read_faces(f, set);
   f->config = config;
   f->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, chain_free);
+  /* The private configuration is also fontconfig's current one, before
+   * the first font map: pango's font maps start a thread that calls
+   * FcInit(), which otherwise loads the system's configuration and the
+   * caches of all its fonts (a fifth of a small book's time), never used. */
+  FcConfigSetCurrent(config);
   f->map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
   pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(f->map), config);
   g_free(abs);
@@ -293,9 +298,10 @@ const GArray *fonts_faces(const Fonts *f)
   return f->faces;
 }
 
-PangoContext *fonts_context(const Fonts *f)
+/* A print-layout context on map. */
+static PangoContext *context_on(PangoFontMap *map)
 {
-  PangoContext *ctx = pango_font_map_create_context(f->map);
+  PangoContext *ctx = pango_font_map_create_context(map);
   /* DESIGN.md: 72 dpi, or 10 pt becomes 13.3; unrounded positions, or
    * justified lines miss the margin. */
   pango_cairo_context_set_resolution(ctx, 72.0);
@@ -305,5 +311,19 @@ PangoContext *fonts_context(const Fonts *f)
   cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
   pango_cairo_context_set_font_options(ctx, fo);
   cairo_font_options_destroy(fo);
+  return ctx;
+}
+
+PangoContext *fonts_context(const Fonts *f)
+{
+  return context_on(f->map);
+}
+
+PangoContext *fonts_context_own_map(const Fonts *f)
+{
+  PangoFontMap *map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
+  pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(map), f->config);
+  PangoContext *ctx = context_on(map);
+  g_object_unref(map); /* the context keeps it */
   return ctx;
 }

@@ -26,6 +26,10 @@ PangoFontMap *fonts_font_map(const Fonts *fonts);
 /* A new pango context for print layout: 72 dpi (1 pango unit = 1/1024 pt),
  * glyph positions not rounded, metrics unhinted. Caller unrefs. */
 PangoContext *fonts_context(const Fonts *fonts);
+/* The same on a font map of its own over the same fonts, for drawing on
+ * another thread while fonts_context's are in use: pango's font maps are
+ * not thread-safe. Slower to start (no font sorted yet). Caller unrefs. */
+PangoContext *fonts_context_own_map(const Fonts *fonts);
 /* The font files loaded (char *, absolute paths, sorted; owned by fonts). */
 const GPtrArray *fonts_files(const Fonts *fonts);
 

@@ -257,3 +257,78 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
   g_mutex_unlock(&lock);
   return offsets->len;
 }
+
+/* ---- the cache ---- */
+
+/* One word and its points, in one allocation: the points, then the word's
+ * bytes. The key of the cache's set is the entry itself; a lookup passes a
+ * stack entry pointing into the caller's text (no copy, no allocation). */
+typedef struct {
+  const char *word;
+  guint32 len, n;
+  size_t pts[];
+} Entry;
+
+struct HyphenCache {
+  char *lang;
+  GHashTable *words; /* Entry * (owned) */
+  GArray *scratch;   /* size_t: hyphen_points' output on a miss */
+};
+
+static guint entry_hash(gconstpointer p)
+{
+  const Entry *e = p;
+  guint32 h = 2166136261u; /* FNV-1a */
+  for (guint32 i = 0; i < e->len; i++)
+    h = (h ^ (guchar)e->word[i]) * 16777619u;
+  return h;
+}
+
+static gboolean entry_equal(gconstpointer a, gconstpointer b)
+{
+  const Entry *x = a, *y = b;
+  return x->len == y->len && memcmp(x->word, y->word, x->len) == 0;
+}
+
+HyphenCache *hyphen_cache_new(const char *lang)
+{
+  HyphenCache *c = g_new0(HyphenCache, 1);
+  c->lang = g_strdup(lang);
+  c->words = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
+  c->scratch = g_array_new(FALSE, FALSE, sizeof(size_t));
+  return c;
+}
+
+const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, guint *n)
+{
+  Entry probe = {word, (guint32)len, 0};
+  Entry *e = len <= G_MAXUINT32 ? g_hash_table_lookup(c->words, &probe) : NULL;
+  if (!e) {
+    hyphen_points(c->lang, word, (gssize)len, c->scratch);
+    if (len > G_MAXUINT32) { /* not cached: answered from the scratch array */
+      *n = c->scratch->len;
+      return (const size_t *)(void *)c->scratch->data;
+    }
+    gsize pts = c->scratch->len * sizeof(size_t);
+    e = g_malloc(sizeof(Entry) + pts + len);
+    e->len = (guint32)len;
+    e->n = c->scratch->len;
+    memcpy(e->pts, c->scratch->data, pts);
+    char *copy = (char *)e->pts + pts;
+    memcpy(copy, word, len);
+    e->word = copy;
+    g_hash_table_add(c->words, e);
+  }
+  *n = e->n;
+  return e->pts;
+}
+
+void hyphen_cache_free(HyphenCache *c)
+{
+  if (!c)
+    return;
+  g_hash_table_destroy(c->words);
+  g_array_free(c->scratch, TRUE);
+  g_free(c->lang);
+  g_free(c);
+}

@@ -34,6 +34,19 @@ bool hyphen_has_language(const char *lang);
  * spans or link text that is a URL. */
 size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets);
 
+/* A cache of hyphen_points() for one language: words repeat, and a lookup
+ * must cost much less than libhyphen. Not locked: one per thread. */
+typedef struct HyphenCache HyphenCache;
+
+/* A cache for lang (as hyphen_points). Free with hyphen_cache_free(). */
+HyphenCache *hyphen_cache_new(const char *lang);
+/* hyphen_points(lang, word, len) through the cache: returns its points
+ * (byte offsets, increasing) and sets *n to their number. The array
+ * belongs to the cache and lives as long as it. */
+const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, guint *n);
+/* Free. Accepts NULL. */
+void hyphen_cache_free(HyphenCache *c);
+
 /* Free every loaded dictionary. Safe to call more than once; later calls to
  * hyphen_points() load them again. */
 void hyphen_cleanup(void);

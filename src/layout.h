@@ -85,6 +85,15 @@ typedef struct Layout {
  * first. */
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon);
+/* What a layout is for: the printed book, or only the EPUB's page list
+ * (Layout.page_marks), which needs the page breaks and not what is drawn
+ * around them: then the running heads and folios, the title page's
+ * content, the colophon's page and the outline are left out (the page
+ * marks are the same). The handout is laid out whole either way. */
+typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
+/* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
+Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
+                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose);
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
 

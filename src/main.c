@@ -74,6 +74,7 @@ typedef struct {
   int split_level, toc_depth, columns;
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
+  int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
   GArray *outs; /* Output */
 } Args;
 
@@ -124,8 +125,9 @@ static bool same_file(const char *a, const char *b)
  * colours) and the fonts. */
 typedef struct {
   Style style;
-  bool style_ok; /* the style file was read (else style holds the defaults) */
-  Fonts *fonts;  /* NULL when fonts/ is unreadable */
+  bool style_ok;       /* the style file was read (else style holds the defaults) */
+  Fonts *fonts;        /* NULL when fonts/ is unreadable */
+  CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
 } Loaded;
 
 static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
@@ -133,7 +135,10 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
 {
   switch (out->format) {
   case FMT_EPUB:
-    return epub_write(book, &ld->style, ld->fonts, opts, lay ? lay->page_marks : NULL, out->path);
+    return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts,
+                                             lay ? lay->page_marks : NULL, &ld->chars, out->path)
+                          : epub_write(book, &ld->style, ld->fonts, opts,
+                                       lay ? lay->page_marks : NULL, out->path);
   case FMT_PDF: return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
   case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
@@ -172,6 +177,12 @@ static int check_options(const Args *a, Format *forced)
   if (!archive_standard_parse(a->pdf_standard, &std))
     return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
                        a->pdf_standard);
+  if (a->jobs < 0)
+    return usage_error("-j must be 1 or more, not %d", a->jobs);
+  const char *env = g_getenv("OCTAVO_THREADS");
+  guint64 n = 0;
+  if (a->jobs == 0 && env && *env && !g_ascii_string_to_unsigned(env, 10, 1, 1024, &n, NULL))
+    return usage_error("OCTAVO_THREADS must be a number from 1 to 1024, not '%s'", env);
   if (a->pages && !a->preview)
     return usage_error("--pages chooses the pages of --preview DIR");
   *forced = FMT_NONE;
@@ -282,6 +293,10 @@ static GOptionContext *option_context(Args *a)
       {"pages", 0, 0, G_OPTION_ARG_STRING, &a->pages,
        "--preview: the pages to draw as thumbnails, e.g. 1-3,7 (1 = the title page; default all)",
        "LIST"},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
+       "Threads (default: $OCTAVO_THREADS, else one per core); the outputs are the same "
+       "whatever the number",
+       "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
       {"version", 0, 0, G_OPTION_ARG_NONE, &a->version, "Print the version and exit", NULL},
@@ -305,10 +320,21 @@ static int parse_args(Args *a, int argc, char **argv)
   a->split_level = 2;
   a->toc_depth = 2;
   a->columns = 1;
+  /* -jN as make writes it (GOption wants -j N): as --jobs=N */
+  char **args = g_new0(char *, argc + 1);
+  GPtrArray *made = g_ptr_array_new_with_free_func(g_free);
+  for (int i = 0; i < argc; i++) {
+    args[i] = argv[i];
+    if (i > 0 && g_str_has_prefix(argv[i], "-j") && argv[i][2] && g_ascii_isdigit(argv[i][2]))
+      g_ptr_array_add(made, args[i] = g_strconcat("--jobs=", argv[i] + 2, NULL));
+  }
   GOptionContext *ctx = option_context(a);
   GError *err = NULL;
-  gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &err);
+  char **parse = args;
+  gboolean parsed = g_option_context_parse(ctx, &argc, &parse, &err);
   g_option_context_free(ctx);
+  g_free(args);
+  g_ptr_array_free(made, TRUE);
   if (!parsed) {
     int rc = usage_error("%s", err->message);
     g_error_free(err);
@@ -397,7 +423,7 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
     g_clear_error(&err);
     return !need_pdf;
   }
-  coverage_check(book, ld->fonts, ld->style.body_face, ld->style.code_face);
+  coverage_check_chars(book, ld->fonts, ld->style.body_face, ld->style.code_face, &ld->chars);
   return true;
 }
 
@@ -499,12 +525,17 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     return EXIT_INPUT;
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
+    /* only the EPUB's page list: the page breaks, nothing drawn (the
+     * handout is laid out whole: its colophon runs on after the text) */
+    bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
-    char *identifier = epub_identifier(book, opts);
-    Colophon *col = colophon_new(book, book->meta.lang, identifier,
-                                 util_build_time(book->meta.date), ld->fonts);
-    *lay = lay_book(book, opts, &ld->style, ld->fonts, col);
+    char *identifier = print ? epub_identifier(book, opts) : NULL;
+    Colophon *col = print ? colophon_new(book, book->meta.lang, identifier,
+                                         util_build_time(book->meta.date), ld->fonts)
+                          : NULL;
+    *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
+                        print ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
     colophon_free(col);
     g_free(identifier);
     if (!*lay && (need_pdf || a->dump_layout))
@@ -530,18 +561,97 @@ static int write_preview(Book *book, const Layout *lay, const Args *a)
   return rc;
 }
 
-static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
-                         const GArray *outs)
+/* The threads -j, OCTAVO_THREADS or the cores give (check_options
+ * checked them). */
+static int thread_count(const Args *a)
 {
-  for (guint i = 0; i < outs->len; i++) {
-    const Output *o = &g_array_index(outs, Output, i);
-    progress_update(i);
-    if (!write_output(book, lay, ld, opts, o))
-      return EXIT_INPUT;
-    if (opts->verbose)
-      fprintf(stderr, "octavo: wrote %s\n", o->path);
+  const char *env = g_getenv("OCTAVO_THREADS");
+  if (a->jobs > 0)
+    return a->jobs;
+  if (env && *env)
+    return (int)g_ascii_strtoull(env, NULL, 10);
+  return (int)g_get_num_processors();
+}
+
+/* The outputs being written, on two threads: the EPUBs on a second one. */
+typedef struct {
+  Book *book;
+  const Layout *lay;
+  const Loaded *ld;
+  const OctavoOptions *opts;
+  const GArray *outs;
+  GArray **diags; /* per output: its diagnostics (BookDiag), taken in output order */
+  bool *ok;       /* per output: written */
+} Writing;
+
+static bool is_epub(const Writing *w, guint i)
+{
+  return g_array_index(w->outs, Output, i).format == FMT_EPUB;
+}
+
+/* Write the outputs of one side (the EPUBs, or the others), each with
+ * its diagnostics kept apart. */
+static void write_side(Writing *w, bool epubs)
+{
+  for (guint i = 0; i < w->outs->len; i++) {
+    if (is_epub(w, i) != epubs)
+      continue;
+    if (!epubs)
+      progress_update(i);
+    book_diag_capture(w->diags[i]);
+    w->ok[i] = write_output(w->book, w->lay, w->ld, w->opts, &g_array_index(w->outs, Output, i));
   }
-  return EXIT_OK;
+  book_diag_capture(NULL);
+}
+
+static gpointer write_epubs(gpointer data)
+{
+  write_side(data, true);
+  return NULL;
+}
+
+/* Write every output in order; with two threads or more, and an EPUB and
+ * something else to write, the EPUBs are written on a second thread while
+ * the others (the PDF) are drawn on this one. The diagnostics come out in
+ * the outputs' order, so a run prints and writes the same whatever the
+ * threads. One thread stops at the first output that fails; two write
+ * every output. */
+static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
+                         const GArray *outs, int threads)
+{
+  guint n = outs->len, epubs = 0;
+  for (guint i = 0; i < n; i++)
+    epubs += g_array_index(outs, Output, i).format == FMT_EPUB;
+  if (threads < 2 || epubs == 0 || epubs == n) {
+    for (guint i = 0; i < n; i++) {
+      const Output *o = &g_array_index(outs, Output, i);
+      progress_update(i);
+      if (!write_output(book, lay, ld, opts, o))
+        return EXIT_INPUT;
+      if (opts->verbose)
+        fprintf(stderr, "octavo: wrote %s\n", o->path);
+    }
+    return EXIT_OK;
+  }
+  Writing w = {book, lay, ld, opts, outs, g_new(GArray *, n), g_new0(bool, n)};
+  for (guint i = 0; i < n; i++)
+    w.diags[i] = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  epub_threads_init();
+  GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
+  write_side(&w, false);
+  g_thread_join(t);
+  int rc = EXIT_OK;
+  for (guint i = 0; i < n; i++) {
+    book_diag_take(book, w.diags[i]);
+    g_array_free(w.diags[i], TRUE);
+    if (!w.ok[i])
+      rc = EXIT_INPUT;
+    else if (opts->verbose)
+      fprintf(stderr, "octavo: wrote %s\n", g_array_index(outs, Output, i).path);
+  }
+  g_free(w.diags);
+  g_free(w.ok);
+  return rc;
 }
 
 /* load -> parse -> layout -> preview -> write -> report. */
@@ -572,7 +682,7 @@ static int run(Args *a, const char *argv0)
     rc = write_preview(book, lay, a);
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
-    rc = write_outputs(book, lay, &ld, &opts, a->outs);
+    rc = write_outputs(book, lay, &ld, &opts, a->outs, thread_count(a));
 
   /* Diagnostics: with -q only errors. */
   progress_clear();
@@ -583,6 +693,7 @@ static int run(Args *a, const char *argv0)
   lay_free(lay);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
+  coverage_chars_clear(&ld.chars);
   book_free(book);
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);

@@ -30,17 +30,28 @@ typedef struct {
   cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
   double next_x;        /* where cairo expects the next glyph (points) */
   double err;           /* the viewer is this many points left of cairo */
-  GHashTable *units;    /* hb_face_t * -> hb_font_t * in font units (NULL: not TrueType) */
+  GHashTable *units;    /* hb_face_t * -> Advances * (NULL: not TrueType) */
 } Drift;
+
+/* A TrueType face's glyph advances in ems, looked up once per glyph: a
+ * page shows thousands of glyphs of a few hundred. */
+typedef struct {
+  hb_font_t *font; /* in font units (scale: upem) */
+  double upem;
+  guint n;    /* glyphs in the face */
+  double *em; /* n advances; NAN: not looked up yet */
+} Advances;
 
 struct Painter {
   cairo_t *cr;
   PaintTarget target;
-  Book *book;          /* for warnings; may be NULL */
-  GHashTable *images;  /* const BookResource * -> Image * (NULL: cannot be drawn) */
-  GHashTable *on_page; /* the raster images drawn on the current page (PDF targets) */
-  Drift drift;         /* PDF targets only */
-  int depth;           /* open structure tags */
+  Book *book;           /* for warnings; may be NULL */
+  GHashTable *images;   /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
+  Drift drift;          /* PDF targets only */
+  int depth;            /* open structure tags */
+  PangoGlyphString *gs; /* scratch: the glyphs being drawn, moved as the drift asks */
+  PangoItem *item;      /* scratch: their item (font borrowed) */
 };
 
 void paint_attr_str(GString *out, const char *s)
@@ -54,13 +65,17 @@ void paint_attr_str(GString *out, const char *s)
   g_string_append_c(out, '\'');
 }
 
-static void drift_font_free(gpointer f)
+static void advances_free(gpointer p)
 {
-  if (f)
-    hb_font_destroy(f);
+  Advances *a = p;
+  if (!a)
+    return;
+  hb_font_destroy(a->font);
+  g_free(a->em);
+  g_free(a);
 }
 
-static hb_font_t *drift_units_font(Drift *d, PangoFont *font)
+static Advances *drift_advances(Drift *d, PangoFont *font)
 {
   hb_font_t *hf = pango_font_get_hb_font(font);
   if (!hf)
@@ -70,16 +85,36 @@ static hb_font_t *drift_units_font(Drift *d, PangoFont *font)
   if (g_hash_table_lookup_extended(d->units, face, NULL, &v))
     return v;
   hb_blob_t *glyf = hb_face_reference_table(face, HB_TAG('g', 'l', 'y', 'f'));
-  hb_font_t *uf = hb_blob_get_length(glyf) > 0 ? hb_font_create(face) : NULL; /* scale: upem */
+  Advances *a = NULL;
+  if (hb_blob_get_length(glyf) > 0) {
+    a = g_new0(Advances, 1);
+    a->font = hb_font_create(face);
+    a->upem = hb_face_get_upem(face);
+    a->n = hb_face_get_glyph_count(face);
+    a->em = g_new(double, a->n ? a->n : 1);
+    for (guint i = 0; i < a->n; i++)
+      a->em[i] = NAN;
+  }
   hb_blob_destroy(glyf);
-  g_hash_table_insert(d->units, hb_face_reference(face), uf); /* the key lives as long */
-  return uf;
+  g_hash_table_insert(d->units, hb_face_reference(face), a); /* the key lives as long */
+  return a;
+}
+
+/* A glyph's advance in ems (see Advances). */
+static double advance_em(Advances *a, PangoGlyph g)
+{
+  if (g < a->n && !isnan(a->em[g]))
+    return a->em[g];
+  double em = hb_font_get_glyph_h_advance(a->font, g) / a->upem;
+  if (g < a->n)
+    a->em[g] = em;
+  return em;
 }
 
 /* Move gs's glyphs right by the viewers' accumulated error (see Drift). */
 static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
 {
-  hb_font_t *uf = drift_units_font(d, it->font);
+  Advances *adv = drift_advances(d, it->font);
   cairo_matrix_t m = {0};
   cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
   if (sf)
@@ -90,7 +125,7 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
   if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
       fabs(it->x_pt - d->next_x) > 10 * size)
     d->err = 0; /* cairo sets this position exactly */
-  double x = it->x_pt, upem = uf ? hb_face_get_upem(hb_font_get_face(uf)) : 0;
+  double x = it->x_pt;
   int prev_dy = 0;
   for (int i = 0; i < gs->num_glyphs; i++) {
     PangoGlyphInfo *g = &gs->glyphs[i];
@@ -100,8 +135,8 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
     double gx = x + g->geometry.x_offset / (double)PANGO_SCALE + d->err;
     g->geometry.x_offset += (int)lround(d->err * PANGO_SCALE);
     double exact = 0;
-    if (uf && !(g->glyph & PANGO_GLYPH_UNKNOWN_FLAG) && g->glyph != PANGO_GLYPH_EMPTY) {
-      double em = hb_font_get_glyph_h_advance(uf, g->glyph) / upem;
+    if (adv && !(g->glyph & PANGO_GLYPH_UNKNOWN_FLAG) && g->glyph != PANGO_GLYPH_EMPTY) {
+      double em = advance_em(adv, g->glyph);
       exact = em * size;
       d->err += (em - (double)(long)(em * 1000) / 1000) * size;
     }
@@ -126,10 +161,15 @@ static void draw_glyphs(Painter *p, const LayItem *it)
 {
   if (!it->font || !it->glyphs || !it->text)
     return;
-  PangoGlyphString *gs = pango_glyph_string_copy(it->glyphs);
+  /* a copy in the painter's scratch string: the layout's glyphs are read only */
+  PangoGlyphString *gs = p->gs;
+  int n = it->glyphs->num_glyphs;
+  pango_glyph_string_set_size(gs, n);
+  memcpy(gs->glyphs, it->glyphs->glyphs, sizeof *gs->glyphs * (size_t)n);
+  memcpy(gs->log_clusters, it->glyphs->log_clusters, sizeof *gs->log_clusters * (size_t)n);
   if (p->target != PAINT_RASTER && !it->exact)
     drift_correct(&p->drift, it, gs);
-  PangoItem *item = pango_item_new();
+  PangoItem *item = p->item;
   item->offset = 0;
   item->length = (int)strlen(it->text);
   item->num_chars = (int)g_utf8_strlen(it->text, -1);
@@ -152,8 +192,6 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   cairo_move_to(p->cr, x, y);
   pango_cairo_show_glyph_item(p->cr, it->text, &gi);
   item->analysis.font = NULL;
-  pango_item_free(item);
-  pango_glyph_string_free(gs);
 }
 
 static bool same_colour(const LayItem *a, const LayItem *b)
@@ -382,7 +420,9 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
   p->on_page = g_hash_table_new(NULL, NULL);
   p->drift.units =
-      g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, drift_font_free);
+      g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
+  p->gs = pango_glyph_string_new();
+  p->item = pango_item_new();
   return p;
 }
 
@@ -440,5 +480,7 @@ void paint_free(Painter *p)
   g_hash_table_destroy(p->images);
   g_hash_table_destroy(p->on_page);
   g_hash_table_destroy(p->drift.units);
+  pango_glyph_string_free(p->gs);
+  pango_item_free(p->item);
   g_free(p);
 }

@@ -31,8 +31,9 @@ static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs)
   }
 }
 
-Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                   PangoLanguage *lang)
+/* shape_text and shape_unbroken: with or without the break analysis. */
+static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                     PangoLanguage *lang, bool breaks)
 {
   Shaped *s = g_new0(Shaped, 1);
   s->text = g_strndup(text, len);
@@ -48,11 +49,13 @@ Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrLis
     }
     s->char_byte[s->nchars] = (int)len;
   }
-  s->log = g_new0(PangoLogAttr, s->nchars + 1);
-  pango_get_log_attrs(s->text, (int)len, -1, lang ? lang : pango_language_get_default(), s->log,
-                      s->nchars + 1);
-  if (attrs && len > 0) /* ranges whose breaks are off (pango_attr_allow_breaks_new) */
-    pango_attr_break(s->text, (int)len, attrs, 0, s->log, s->nchars + 1);
+  if (breaks) {
+    s->log = g_new0(PangoLogAttr, s->nchars + 1);
+    pango_get_log_attrs(s->text, (int)len, -1, lang ? lang : pango_language_get_default(), s->log,
+                        s->nchars + 1);
+    if (attrs && len > 0) /* ranges whose breaks are off (pango_attr_allow_breaks_new) */
+      pango_attr_break(s->text, (int)len, attrs, 0, s->log, s->nchars + 1);
+  }
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {
     GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
@@ -79,6 +82,18 @@ Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrLis
     s->cum_pu[i + 1] = s->cum_pu[i] + adv[i];
   g_free(adv);
   return s;
+}
+
+Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                   PangoLanguage *lang)
+{
+  return shape(ctx, text, len, attrs, lang, true);
+}
+
+Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                       PangoLanguage *lang)
+{
+  return shape(ctx, text, len, attrs, lang, false);
 }
 
 void shape_free(Shaped *s)

@@ -20,7 +20,7 @@ typedef struct {
   char *text; /* owned copy of the paragraph's UTF-8 */
   size_t len;
   GArray *runs;      /* ShapeRun, in logical order */
-  PangoLogAttr *log; /* nchars + 1 entries */
+  PangoLogAttr *log; /* nchars + 1 entries (NULL from shape_unbroken) */
   int nchars;
   int *char_byte; /* nchars + 1: byte offset of each character */
   gint64 *cum_pu; /* len + 1: advance of everything before byte i, pango units */
@@ -39,6 +39,10 @@ typedef struct {
  * language lang (may be NULL). Never returns NULL. */
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang);
+/* As shape_text, for text that is never broken (labels, folios, running
+ * heads): without the break analysis, so log is NULL. */
+Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                       PangoLanguage *lang);
 /* Free. Accepts NULL. */
 void shape_free(Shaped *s);
 

@@ -42,6 +42,19 @@ unzip -p none.epub EPUB/package.opf | grep -q 'printPageNumbers' && fail "--no-p
 unzip -p none.epub EPUB/toc.ncx | grep -q '<pageList' && fail "--no-page-list still has an NCX pageList"
 unzip -p none.epub EPUB/toc.ncx | grep -q 'dtb:totalPageCount" content="0"' ||
   fail "--no-page-list: the NCX does not say 0 pages"
+# The EPUB alone is laid out only for its page list (no running heads,
+# title page, colophon or outline): the same EPUB as beside the PDF, in
+# the book layout and in the handout.
+M="$TOP/tests/books/multi"
+for args in "" "-N" "--columns 2 --paper a5" "--layout handout"; do
+  # shellcheck disable=SC2086
+  SOURCE_DATE_EPOCH=1700000000 "$OCTAVO" -q $args "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md" \
+    -o alone.epub || fail "the EPUB alone ($args) does not build"
+  # shellcheck disable=SC2086
+  SOURCE_DATE_EPOCH=1700000000 "$OCTAVO" -q $args "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md" \
+    -o beside.epub -o beside.pdf || fail "the EPUB and the PDF ($args) do not build"
+  cmp -s alone.epub beside.epub || fail "the EPUB alone differs from the EPUB beside the PDF ($args)"
+done
 JAR=/usr/share/java/epubcheck.jar
 [ -f "$JAR" ] && command -v java >/dev/null || { echo "SKIP: EPUBCheck not installed"; exit 77; }
 java -cp "$JAR" "$TOP/tests/tools/EpubCheckMany.java" a5.epub letter.epub twocol.epub none.epub > check.out 2>&1

@@ -58,10 +58,11 @@ typedef struct {
   PangoContext *pctx; /* owned */
   PangoLanguage *plang;
   const char *lang;
-  GHashTable *metrics;    /* font description string -> double[2] ascent, descent; and
+  GHashTable *metrics;            /* font description string -> double[2] ascent, descent; and
                            * font + "\x1f" + label -> double[2] its width */
-  GHashTable *hyph_cache; /* word -> GArray of size_t: its hyphenation points */
-  GHashTable *hyph_w;     /* PangoFont * (a reference) -> double *: a hyphen's advance */
+  struct HyphenCache *hyph_cache; /* word -> its hyphenation points (hyphenate.h) */
+  GHashTable *hyph_w;             /* PangoFont * (a reference) -> double *: a hyphen's advance */
+  GHashTable *labels;             /* font + "\x1f" + label -> Shaped *: labels shaped once */
 } LayShaper;
 
 typedef struct {

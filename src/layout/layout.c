@@ -180,26 +180,41 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
   return vl;
 }
 
-/* Each chapter from a new page: set, its URL notes laid out, paginated. */
-static void lay_chapters(Run *r, const char *book_title)
+static void note_dest_folios(Run *r, guint from);
+
+/* Each chapter from a new page: set, its URL notes laid out, paginated.
+ * Without keep (the page list alone) a chapter's pages are emptied once
+ * paginated, where each destination landed noted first: only their
+ * folios and page marks are wanted, and a chapter's last page is final
+ * (the next starts a new one), so memory does not grow with the pages. */
+static void lay_chapters(Run *r, const char *book_title, bool keep)
 {
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end;
+    guint span_end, from = r->body.pages->len;
     GArray *vl = chapter_vlist(r, ch, ci, book_title, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store);
     r->store.url_first = r->store.url_notes->len;
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
+    if (keep)
+      continue;
+    note_dest_folios(r, from);
+    for (guint i = from; i < r->body.pages->len; i++) {
+      LayPage *p = r->body.pages->pdata[i];
+      items_free(p->items);
+      p->items = items_new();
+    }
   }
 }
 
-/* Where every destination landed: the folio of its first body page. */
-static void find_dest_folios(Run *r)
+/* Where every destination landed: the folio of its first body page
+ * (pages from `from` on; earlier ones noted already). */
+static void note_dest_folios(Run *r, guint from)
 {
-  for (guint i = 0; i < r->body.pages->len; i++) {
+  for (guint i = from; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
     for (guint k = 0; k < p->items->len; k++) {
       LayItem *it = &g_array_index(p->items, LayItem, k);
@@ -212,15 +227,23 @@ static void find_dest_folios(Run *r)
   }
 }
 
+static void find_dest_folios(Run *r)
+{
+  note_dest_folios(r, 0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Front matter, pages, outline                                             */
 
 /* The title page and the contents (the outline's entries to --toc-depth
  * that landed on a page), padded to an even count so that the body starts on a recto; their
  * labels are roman. */
-static void lay_front(Run *r, Layout *lay)
+static void lay_front(Run *r, Layout *lay, bool print)
 {
-  title_page(&r->env, &r->shp, &r->store, lay, lay->title);
+  if (print)
+    title_page(&r->env, &r->shp, &r->store, lay, lay->title);
+  else /* the page list counts it, never sees it */
+    g_ptr_array_add(lay->pages, page_new());
   GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   for (guint i = 0; i < r->outline->entries->len; i++) {
     const OutlineEntry *oe = outline_entry(r->outline, i);
@@ -415,21 +438,31 @@ static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const St
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon)
 {
+  return lay_book_for(book, opts, st, fonts, colophon, LAY_FOR_PRINT);
+}
+
+Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
+                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
+{
   if (!st->chapter_new_page)
     return lay_handout(book, opts, st, fonts, colophon);
+  bool print = purpose == LAY_FOR_PRINT;
   Run r;
   run_init(&r, book, opts, st, fonts, colophon);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
-  lay_chapters(&r, lay->title);
+  lay_chapters(&r, lay->title, print);
   find_dest_folios(&r);
-  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
-  lay_front(&r, lay);
+  if (print)
+    running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+  lay_front(&r, lay, print);
   add_body(&r, lay);
-  if (colophon)
+  if (colophon && print)
     colophon_page(&r.env, &r.shp, &r.store, lay);
-  build_outline(&r, lay);
-  drop_dead_links(lay);
+  if (print) {
+    build_outline(&r, lay);
+    drop_dead_links(lay);
+  }
   run_clear(&r);
   return lay;
 }

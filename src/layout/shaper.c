@@ -10,11 +10,6 @@
 #include "fonts.h"
 #include "hyphenate.h"
 
-static void array_free(gpointer a)
-{
-  g_array_free(a, TRUE);
-}
-
 void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
 {
   shp->pctx = fonts_context(fonts);
@@ -22,15 +17,17 @@ void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
   shp->plang = pango_language_from_string(lang);
   pango_context_set_language(shp->pctx, shp->plang);
   shp->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  shp->hyph_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
+  shp->hyph_cache = hyphen_cache_new(lang);
   shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
+  shp->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)shape_free);
 }
 
 void shaper_clear(LayShaper *shp)
 {
   g_hash_table_destroy(shp->metrics);
-  g_hash_table_destroy(shp->hyph_cache);
+  hyphen_cache_free(shp->hyph_cache);
   g_hash_table_destroy(shp->hyph_w);
+  g_hash_table_destroy(shp->labels);
   g_object_unref(shp->pctx);
 }
 
@@ -74,8 +71,24 @@ double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d,
 double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescription *d,
                          const char *str, PangoAttrList *attrs, double x, double y, double gray)
 {
-  pango_context_set_font_description(shp->pctx, d);
-  Shaped *sh = shape_text(shp->pctx, str, strlen(str), attrs, shp->plang);
+  /* Labels repeat (running heads, numbers, leader dots) and are never
+   * broken: those without attributes are shaped once, without a break
+   * analysis. */
+  Shaped *sh = NULL;
+  char *key = NULL;
+  if (!attrs) {
+    char *fd = pango_font_description_to_string(d);
+    key = g_strconcat(fd, "\x1f", str, NULL);
+    g_free(fd);
+    sh = g_hash_table_lookup(shp->labels, key);
+  }
+  if (!sh) {
+    pango_context_set_font_description(shp->pctx, d);
+    sh = shape_unbroken(shp->pctx, str, strlen(str), attrs, shp->plang);
+    if (key)
+      g_hash_table_insert(shp->labels, g_steal_pointer(&key), sh);
+  }
+  g_free(key);
   GArray *sl = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
   shape_slices(sh, 0, sh->len, sl);
   double x0 = x;
@@ -97,7 +110,8 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
     shape_slice_clear(s);
   }
   g_array_free(sl, TRUE);
-  shape_free(sh);
+  if (attrs)
+    shape_free(sh);
   return x - x0;
 }
 
@@ -122,16 +136,10 @@ double label_width(LayShaper *shp, const PangoFontDescription *d, const char *st
  * libhyphen is not free. */
 void word_points(LayShaper *shp, const char *w, size_t len, GArray *out)
 {
-  char *key = g_strndup(w, len);
-  GArray *pts = g_hash_table_lookup(shp->hyph_cache, key);
-  if (!pts) {
-    pts = g_array_new(FALSE, FALSE, sizeof(size_t));
-    hyphen_points(shp->lang, key, (gssize)len, pts);
-    g_hash_table_insert(shp->hyph_cache, key, pts);
-  } else
-    g_free(key);
+  guint n;
+  const size_t *pts = hyphen_cache_points(shp->hyph_cache, w, len, &n);
   g_array_set_size(out, 0);
-  g_array_append_vals(out, pts->data, pts->len);
+  g_array_append_vals(out, pts, n);
 }
 
 /* The advance of a hyphen in the font at byte `at`, shaped once per font. */

@@ -472,6 +472,15 @@ static void test_epub_identifier(void **state)
   char *other = epub_identifier(b, &opts);
   assert_string_not_equal(id, other);
   g_free(other);
+  /* the content, not where it lies: another source file and other
+   * positions name the same book */
+  char *before = epub_identifier(b, &opts);
+  c1->source = "elsewhere/moved.md"; /* interned by the book: not freed */
+  c1->root->first_child->pos.line += 10;
+  char *moved = epub_identifier(b, &opts);
+  assert_string_equal(before, moved);
+  g_free(before);
+  g_free(moved);
   b->meta.identifier = g_strdup("isbn:9780000000000");
   char *given = epub_identifier(b, &opts);
   assert_string_equal(given, "isbn:9780000000000");
