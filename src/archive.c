@@ -286,14 +286,15 @@ static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t le
 
 /* ---- link descriptions ---- */
 
-/* Destination name -> what a link there goes to (for /Contents). */
+/* Destination name (util_pdf_dest_name) -> what a link there goes to (for
+ * /Contents). */
 static GHashTable *dest_texts(const Book *book)
 {
   GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; i < book->chapters->len; i++) {
     const BookChapter *ch = book->chapters->pdata[i];
     if (ch->id)
-      g_hash_table_replace(t, g_strdup(ch->id),
+      g_hash_table_replace(t, util_pdf_dest_name(ch->id),
                            ch->title          ? g_strdup(ch->title)
                            : book->meta.title ? g_strdup(book->meta.title)
                                               : g_strdup_printf("Chapter %u", i + 1));
@@ -306,17 +307,20 @@ static GHashTable *dest_texts(const Book *book)
       if (it.cur->as.heading.id) {
         GString *s = g_string_new(NULL);
         book_node_text(it.cur, s);
-        g_hash_table_replace(t, g_strdup(it.cur->as.heading.id), g_string_free(s, FALSE));
+        g_hash_table_replace(t, util_pdf_dest_name(it.cur->as.heading.id), g_string_free(s, FALSE));
       }
       book_iter_skip_children(&it);
     }
   }
   for (guint i = 0; i < book->footnotes->len; i++) {
     const BookFootnote *fn = book->footnotes->pdata[i];
-    g_hash_table_replace(t, g_strdup(fn->id), g_strdup_printf("Footnote %d", fn->number));
-    for (int k = 1; k <= fn->nrefs; k++)
-      g_hash_table_replace(t, g_strdup_printf("%s-ref-%d", fn->id, k),
+    g_hash_table_replace(t, util_pdf_dest_name(fn->id), g_strdup_printf("Footnote %d", fn->number));
+    for (int k = 1; k <= fn->nrefs; k++) {
+      char *ref = g_strdup_printf("%s-ref-%d", fn->id, k);
+      g_hash_table_replace(t, util_pdf_dest_name(ref),
                            g_strdup_printf("Back to the reference to footnote %d", fn->number));
+      g_free(ref);
+    }
   }
   return t;
 }

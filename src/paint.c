@@ -14,6 +14,8 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "util.h"
+
 /* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
  * thousandths of an em, but places glyphs by their exact advances: a viewer
  * then draws each glyph up to 1/1000 em left of where cairo meant, and the
@@ -394,7 +396,9 @@ static void draw_link(cairo_t *cr, const LayItem *it)
     paint_attr_str(a, it->uri);
   } else {
     g_string_append(a, "dest=");
-    paint_attr_str(a, it->dest);
+    char *name = util_pdf_dest_name(it->dest);
+    paint_attr_str(a, name);
+    g_free(name);
   }
   cairo_tag_begin(cr, CAIRO_TAG_LINK, a->str);
   cairo_tag_end(cr, CAIRO_TAG_LINK);
@@ -404,7 +408,9 @@ static void draw_link(cairo_t *cr, const LayItem *it)
 static void draw_dest(cairo_t *cr, const LayItem *it)
 {
   GString *a = g_string_new("name=");
-  paint_attr_str(a, it->dest);
+  char *name = util_pdf_dest_name(it->dest);
+  paint_attr_str(a, name);
+  g_free(name);
   g_string_append_printf(a, " x=%.2f y=%.2f", it->x_pt, it->y_pt);
   cairo_tag_begin(cr, CAIRO_TAG_DEST, a->str);
   cairo_tag_end(cr, CAIRO_TAG_DEST);

@@ -120,7 +120,9 @@ static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, Tag
   for (guint i = 0; i < lay->outline->len; i++) {
     const LayOutline *o = &g_array_index(lay->outline, LayOutline, i);
     GString *a = g_string_new("dest=");
-    paint_attr_str(a, o->dest);
+    char *name = util_pdf_dest_name(o->dest);
+    paint_attr_str(a, name);
+    g_free(name);
     int parent = o->parent >= 0 ? ids[o->parent] : CAIRO_PDF_OUTLINE_ROOT;
     ids[i] = cairo_pdf_surface_add_outline(surf, parent, o->title, a->str, 0);
     g_string_free(a, TRUE);

@@ -260,6 +260,27 @@ static void resolve_image(Ctx *c, BookNode *n)
   g_free(raw);
 }
 
+/* An image that is not in the book shows its alt text in both books (a
+ * framed placeholder in the PDF, text or a link to it in the EPUB). Without
+ * alt text that was nothing at all, and a link around it was left with no
+ * text: no accessible name, no visible trace. Its title, else its address,
+ * stands in. */
+static void missing_image_text(Book *b, BookNode *n)
+{
+  GString *alt = g_string_new(NULL);
+  book_node_text(n, alt);
+  bool has_alt = alt->len > 0;
+  g_string_free(alt, TRUE);
+  if (has_alt)
+    return;
+  const char *s = n->as.image.title && *n->as.image.title ? n->as.image.title
+                  : n->as.image.src && *n->as.image.src   ? n->as.image.src
+                                                          : "image";
+  BookNode *t = book_node_new(b, BOOK_TEXT, &n->pos);
+  t->text = g_strdup(s);
+  book_node_append(n, t);
+}
+
 static bool is_html_a(const BookNode *n)
 {
   return n->type == BOOK_HTML_INLINE && strcmp(n->as.html.tag, "a") == 0;
@@ -302,6 +323,8 @@ void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch)
       resolve_link(c, n, ch);
     } else {
       resolve_image(c, n);
+      if (!n->as.image.res)
+        missing_image_text(c->book, n);
     }
   }
   g_ptr_array_free(todo, TRUE);

@@ -415,7 +415,11 @@ BookNode *san_make_element(Book *book, const xmlNode *el, const ElemInfo *ei, co
     img->as.image.src = src;
     img->as.image.title = get_attr(el, "title");
     image_size(book, el, pos, img);
+    /* No alt attribute (not an empty one): HTML names the image by its
+     * title, so that is its alt text (else a link around it has no name). */
     char *alt = get_attr(el, "alt");
+    if (!alt)
+      alt = get_attr(el, "title");
     char *flat = alt ? one_line(alt) : NULL;
     g_free(alt);
     if (flat && *flat) {

@@ -1,4 +1,5 @@
-/* util.c: atomic output files, the data directory, the build time. */
+/* util.c: atomic output files, the data directory, the build time, PDF
+ * destination names. */
 #include "util.h"
 
 #include <errno.h>
@@ -189,4 +190,11 @@ gint64 util_build_time(const char *fallback_date)
     }
   }
   return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+char *util_pdf_dest_name(const char *id)
+{
+  /* printable ASCII but for % ( ) \ and the space (unreserved characters are
+   * always kept) */
+  return g_uri_escape_string(id, "!\"#$&'*+,/:;<=>?@[]^`{|}", FALSE);
 }

@@ -28,4 +28,13 @@ char *util_find_datadir(const char *argv0);
  * `fallback` (a YYYY-MM-DD date, may be NULL), else now. UTC seconds. */
 gint64 util_build_time(const char *fallback_date);
 
+/* The PDF name of the destination for an id of the book (UTF-8): the id
+ * itself when it is printable ASCII without %, (, ) and \, else with each
+ * such byte written %XX. cairo 1.16 writes a link's /Dest as a text string
+ * (UTF-16 when it is not ASCII) but the name tree's key as the raw bytes,
+ * unescaped: a non-ASCII name matched no destination (mupdf: "undefined link
+ * destination"), and a ( ) or \ would break the file. Every writer of a
+ * destination, a link or a lookup by name goes through this. Caller frees. */
+char *util_pdf_dest_name(const char *id);
+
 #endif

@@ -99,6 +99,31 @@ grep -q '^3 A note referenced only from a note, with Zanzibar in it' "$TMPROOT/p
 grep -q 'the spec (https://spec.commonmark.org/)' "$TMPROOT/pdf-notes.txt" || bad "a link in a note: URL not printed"
 python3 "$tool" links "$TMPROOT/pdf-notes.pdf" >/dev/null || bad "nested notes: links"
 
+# destinations named by non-ASCII headings: every link and bookmark lands
+# (cairo 1.16 keys its name tree by the name's raw bytes but writes a link's
+# name as UTF-16) and mupdf says nothing
+cat > "$TMPROOT/pdf-names.md" <<'EOF'
+# Names
+
+To [the next one](#szybki-poradnik-na-początek) and [the last](#über-日本語).
+
+## Szybki poradnik na początek
+
+Back to [the first](#names).
+
+## Über 日本語
+
+Text.
+EOF
+"$OCTAVO" -q "$TMPROOT/pdf-names.md" -o "$TMPROOT/pdf-names.pdf" || bad "names: octavo"
+qpdf --check "$TMPROOT/pdf-names.pdf" >/dev/null 2>&1 || bad "names: qpdf --check"
+python3 "$tool" links "$TMPROOT/pdf-names.pdf" || bad "names: links"
+if command -v mutool >/dev/null 2>&1; then
+  out=$(mutool draw -q -o "$TMPROOT/names-%d.png" -r 20 "$TMPROOT/pdf-names.pdf" 2>&1 |
+    grep -v '^warning: ICC support is not available$')
+  [ -z "$out" ] || bad "names: mutool says: $out"
+fi
+
 # tagged headings never skip a level (PDF/UA), though the multi book's
 # source goes from # to ###
 python3 "$tool" headings "$TMPROOT/pdf-url-foot.pdf" >/dev/null || bad "multi: a tagged heading skips a level"

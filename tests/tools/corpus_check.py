@@ -1039,8 +1039,9 @@ def check_bbox(pdf):
 def check_chapters(epub, pdf, bookdir=None):
     """EPUB: every spine document but the nav, the cover and the title page
     has a heading (h1..h6) and at least one word beyond it. PDF: every
-    top-level bookmark's pages (to the next top-level bookmark) hold its
-    title and more than two words more (the folio is one), except a part
+    bookmark leads to a page, and every top-level bookmark's pages (to the
+    next top-level bookmark) hold its title (right-to-left runs put back in
+    reading order) and more than two words more (the folio is one), except a part
     (a top-level entry followed by deeper ones), whose page may hold only
     its title, and a heading the source follows with no text (BOOKDIR
     given)."""
@@ -1061,7 +1062,9 @@ def check_chapters(epub, pdf, bookdir=None):
     # '#' above '##' chapters): its page may hold its title alone
     parts = {k for k in range(len(ol) - 1) if ol[k][0] == 0 and ol[k + 1][0] > 0}
     top = [(t, p, k in parts) for k, (d, t, p) in enumerate(ol) if d == 0 and p is not None]
-    bad_p = []
+    # a bookmark whose destination names no page (cairo 1.16 wrote a
+    # non-ASCII name's link as UTF-16, the name tree as UTF-8) leads nowhere
+    bad_p = [f"{t!r} (its destination is no page)" for d, t, p in ol if p is None]
     n_parts = n_empty_src = 0
     # headings the source itself follows with no text (another heading, or
     # the file's end): their chapter may be a title alone
@@ -1072,7 +1075,9 @@ def check_chapters(epub, pdf, bookdir=None):
     for k, (title, p, part) in enumerate(top):
         end = top[k + 1][1] if k + 1 < len(top) else n_pages
         end = max(end, p + 1)
-        text = pdf_check.pdf_text(pdf, p + 1, end)
+        # in reading order, as the title is: pdftotext -raw writes a
+        # right-to-left run (a Hebrew chapter's heading) in visual order
+        text = logical_order(pdf_check.pdf_text(pdf, p + 1, end))
         words = words_of(text)
         tw = words_of(title)
         rest = len(words) - len(tw)

@@ -15,8 +15,9 @@ Every example lands in one class:
   pass      identical after normalising
   policy    identical once the expected HTML follows octavo's EPUB rules:
             links only to http/https/mailto or resolved targets (others keep
-            their text), images without a local file show their alt text
-            (remote ones as a link), footnotes as EPUB notes
+            their text), images without a local file show their alt text,
+            else their title, else their address (remote ones as a link),
+            footnotes as EPUB notes
   notes     footnote examples: octavo writes EPUB 3 notes (<aside>), not
             cmark-gfm's <section class="footnotes"> list
   raw-html  the Markdown holds raw HTML, which octavo cleans (expected)
@@ -196,10 +197,11 @@ class PolicyRewriter(HTMLParser):
                 self.out.append(self.get_starttag_text())
             return
         if tag == "img":
-            alt = html.escape(d.get("alt") or "", quote=False)
+            # an image not in the book shows its alt text, else its title, else its address
             src = d.get("src")
+            alt = html.escape(d.get("alt") or d.get("title") or src or "", quote=False)
             if is_web(src) and not self.in_kept_a:
-                self.out.append('<a href="%s">%s</a>' % (html.escape(src), alt or html.escape(src)))
+                self.out.append('<a href="%s">%s</a>' % (html.escape(src), alt))
             else:
                 self.out.append(alt)
             return

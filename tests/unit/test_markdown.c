@@ -670,6 +670,31 @@ static void test_images(void **state)
   g_free(tmpdir);
 }
 
+/* An image that is not in the book (remote here) keeps a text: its alt
+ * text, else its title, else its address; a raw <img> without an alt
+ * attribute is named by its title, as HTML names it. */
+static void test_missing_image_text(void **state)
+{
+  (void)state;
+  Book *b =
+      parse("# T\n\n[![](https://e.org/b.png)](https://e.org) "
+            "[![](https://e.org/c.png \"Its title\")](https://e.org) "
+            "![Its alt](https://e.org/d.png) "
+            "<a href=\"https://e.org\"><img src=\"https://e.org/e.svg\" title=\"Raw title\"></a> "
+            "<img src=\"https://e.org/f.svg\" alt=\"Raw alt\" title=\"Not this\">\n");
+  const char *want[] = {"https://e.org/b.png", "Its title", "Its alt", "Raw title", "Raw alt"};
+  for (int i = 0; i < 5; i++) {
+    BookNode *im = nth_node(b, BOOK_IMAGE, i);
+    assert_non_null(im);
+    assert_null(im->as.image.res);
+    GString *t = g_string_new(NULL);
+    book_node_text(im, t);
+    assert_string_equal(t->str, want[i]);
+    g_string_free(t, TRUE);
+  }
+  book_free(b);
+}
+
 /* ---- memory ---- */
 
 static void test_build_and_free(void **state)
@@ -860,6 +885,7 @@ int main(void)
       cmocka_unit_test(test_unreadable),
       cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_images),
+      cmocka_unit_test(test_missing_image_text),
       cmocka_unit_test(test_build_and_free),
       cmocka_unit_test(test_html_figures),
       cmocka_unit_test(test_anchor_no_empty_chapter),
