@@ -503,6 +503,21 @@ typedef struct {
   int depth;
 } ListCtx;
 
+/* Does the item's first block read right to left (its first strong
+ * character, as pango's itemising decides a paragraph's direction)? */
+static bool item_rtl(Build *c, const BookNode *item)
+{
+  if (!item->first_child)
+    return false;
+  GString *t = g_string_new(NULL);
+  book_node_text(item->first_child, t);
+  bool rtl = text_rtl(c->shp, t->str, t->len);
+  g_string_free(t, TRUE);
+  return rtl;
+}
+
+/* The item's label (number or bullet) left of its body, and its task box;
+ * set_para mirrors them to the right of a right-to-left first line. */
 static void list_label(Build *c, ListCtx *l, BookNode *item)
 {
   double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
@@ -511,7 +526,13 @@ static void list_label(Build *c, ListCtx *l, BookNode *item)
   open_tag(c, "Lbl");
   char buf[32];
   if (l->ordered) {
-    g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
+    /* a right-to-left item's number reads as "1." set right to left does
+     * (as the e-book shows it): ".1", the delimiter at its left */
+    char delim = l->delim ? l->delim : '.';
+    if (item_rtl(c, item))
+      g_snprintf(buf, sizeof buf, "%c%d", delim, l->number);
+    else
+      g_snprintf(buf, sizeof buf, "%d%c", l->number, delim);
     PangoFontDescription *d =
         font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c->shp, d, buf);
@@ -614,7 +635,7 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
   case BOOK_BLOCKQUOTE: {
     want_space(c, c->st->block_space_pt);
     open_tag(c, "BlockQuote");
-    QuoteRule q = {left_of(c) + 2, false};
+    QuoteRule q = {left_of(c) + 2, false, false};
     g_array_append_val(c->quote_x, q);
     c->left += c->st->quote_indent_pt;
     c->after_par = false;

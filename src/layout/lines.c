@@ -587,8 +587,8 @@ static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint
     info->max_w = lw;
   info->last_w = lw;
   L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
-  if (S->rtl) /* flush right, the first line's indent at the right */
-    items_shift(L.items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1, 0);
+  if (S->rtl) /* mirrored: flush right, the indents (block and first line) at the right */
+    items_shift(L.items, ps->left_pt + ps->width_pt - x0 - x1, 0);
   L.grow = images_above(S);
   return L;
 }
@@ -618,6 +618,8 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   S.placed = g_array_new(FALSE, FALSE, sizeof(Placed));
   int nl = (int)lines->len;
   info.nlines = nl;
+  if (S.rtl) /* the labels before the first line (list marks, task boxes) go to its right */
+    items_mirror(c->pending, ps->left_pt + ps->width_pt);
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
   guint span0 = 0;
   for (int li = 0; li < nl; li++) {
@@ -640,7 +642,9 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
       pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */
     if (L.grow > 0)            /* a tall image: the line grows, its baseline moves down */
       items_shift(L.items, 0, L.grow);
+    c->rtl_line = S.rtl;
     VItem *v = emit_line(c, L.items, ps->leading_pt + L.grow, pen);
+    c->rtl_line = false;
     v->notes = L.notes;
     if (L.a < L.b)
       para_mark(p, L.a, &v->mark_node, &v->mark_off);
