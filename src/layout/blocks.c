@@ -507,6 +507,8 @@ typedef struct {
  * character, as pango's itemising decides a paragraph's direction)? */
 static bool item_rtl(Build *c, const BookNode *item)
 {
+  if (c->dir)
+    return c->dir > 0;
   if (!item->first_child)
     return false;
   GString *t = g_string_new(NULL);
@@ -558,10 +560,48 @@ static void list_label(Build *c, ListCtx *l, BookNode *item)
 }
 
 /* The open lists and task items of a walk. */
+/* An open block with a dir attribute, and the direction before it. */
+typedef struct {
+  const BookNode *n;
+  int prev;
+} DirCtx;
+
 typedef struct {
   GArray *lists;     /* ListCtx */
   GArray *item_task; /* double: left shift of each open item (task items: their box) */
+  GArray *dirs;      /* DirCtx */
 } Walk;
+
+/* The direction an HTML block's dir attribute gives (Build.dir), or 0. */
+static int html_dir(const BookNode *n)
+{
+  for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+    if (strcmp(a[0], "dir") == 0)
+      return g_ascii_strcasecmp(a[1], "rtl") == 0   ? 1
+             : g_ascii_strcasecmp(a[1], "ltr") == 0 ? -1
+                                                    : 0;
+  return 0;
+}
+
+/* Entering HTML block n: its dir attribute (if any) sets the direction. */
+static void dir_enter(Build *c, Walk *w, const BookNode *n)
+{
+  int d = html_dir(n);
+  if (!d)
+    return;
+  DirCtx x = {n, c->dir};
+  g_array_append_val(w->dirs, x);
+  c->dir = d;
+}
+
+/* Leaving block n: the direction before it, if it set one. */
+static void dir_exit(Build *c, Walk *w, const BookNode *n)
+{
+  if (w->dirs->len && g_array_index(w->dirs, DirCtx, w->dirs->len - 1).n == n) {
+    c->dir = g_array_index(w->dirs, DirCtx, w->dirs->len - 1).prev;
+    g_array_set_size(w->dirs, w->dirs->len - 1);
+  }
+}
 
 /* Entering block n: a leaf block is set whole (its children skipped); a
  * container opens its tags and indent. */
@@ -601,9 +641,11 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     bool blocks = false; /* a container of blocks, or a paragraph of inlines */
     for (BookNode *k = n->first_child; k && !blocks; k = k->next)
       blocks = !book_node_is_inline(k->type);
+    dir_enter(c, w, n);
     if (!blocks && n->first_child) {
       do_paragraph(c, n, "P");
       book_iter_skip_children(it);
+      dir_exit(c, w, n);
     }
     break;
   }
@@ -685,6 +727,7 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
     want_space(c, c->st->block_space_pt);
     c->after_par = false;
     break;
+  case BOOK_HTML_BLOCK: dir_exit(c, w, n); break;
   default: break;
   }
 }
@@ -692,7 +735,9 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
 /* Walk the blocks under root into c->vl. */
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
 {
-  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double))};
+  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double)),
+            g_array_new(FALSE, FALSE, sizeof(DirCtx))};
+  int dir = c->dir;
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
@@ -704,4 +749,6 @@ void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
   }
   g_array_free(w.lists, TRUE);
   g_array_free(w.item_task, TRUE);
+  g_array_free(w.dirs, TRUE);
+  c->dir = dir;
 }

@@ -124,6 +124,9 @@ typedef struct {
   GPtrArray *cell_notes;   /* notes referenced in the table row being set, or NULL */
   bool measuring;          /* shaping to measure only (table cells): no new URL notes */
   bool rtl_line;           /* the line being emitted is right to left (set_para) */
+  int dir;                 /* the direction an open block's dir attribute gives its
+                            * paragraphs: 1 right to left, -1 left to right, 0 none
+                            * (each paragraph's first strong character decides) */
 } Build;
 
 /* vlist.c */

@@ -602,7 +602,11 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   SetInfo info = {0};
   Setting S = {.p = p, .ps = ps, .ragged = ragged};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
+  if (c->dir && !out) /* a block's dir attribute: the paragraph's direction */
+    pango_context_set_base_dir(c->shp->pctx,
+                               c->dir > 0 ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR);
   S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
