@@ -529,7 +529,12 @@ static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool ou
     if (sp->kind != SPAN_IMAGE)
       continue;
     ImgBox b = {sp->a, 0, 0, sp->node};
-    inline_image_size(c, sp->node, ps->size_pt, ps->width_pt - ps->indent_pt, max_h, &b.w, &b.h);
+    /* sized against the first line's room, or the full measure when a
+     * space before it lets it go to a later line ("width=100%") */
+    double room = ps->width_pt - ps->indent_pt;
+    if (sp->a > 0 && p->text->str[sp->a - 1] == ' ')
+      room = ps->width_pt;
+    inline_image_size(c, sp->node, ps->size_pt, room, max_h, &b.w, &b.h);
     g_array_append_val(imgs, b);
   }
   return imgs; /* in order: a SPAN_IMAGE is added as its character is */
