@@ -503,14 +503,14 @@ typedef struct {
   int depth;
 } ListCtx;
 
-/* Does the item's first block read right to left (its first strong
- * character, as pango's itemising decides a paragraph's direction)? */
+/* Does the item's first block, a paragraph, read right to left (its first
+ * strong character, as pango's itemising decides a paragraph's direction)? */
 static bool item_rtl(Build *c, const BookNode *item)
 {
   if (c->dir)
     return c->dir > 0;
-  if (!item->first_child)
-    return false;
+  if (!item->first_child || item->first_child->type != BOOK_PARAGRAPH)
+    return false; /* (not a nested list's whole text: deep nesting stays linear) */
   GString *t = g_string_new(NULL);
   book_node_text(item->first_child, t);
   bool rtl = text_rtl(c->shp, t->str, t->len);
