@@ -290,6 +290,11 @@ static double line_badness(const KP *kp, const LineFit *f, double *weigh, int *f
      * the emergency stretch, so that an emergency point can win. */
     if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
       bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
+      /* such a line is set ragged: weighed by the part of it left empty
+       * too (up to twice), or a nearly empty line ("Then up-") costs no
+       * more than a full one at the capped badness */
+      if (kp->final_pass)
+        *weigh = bad * (1 + f->shortfall / (f->natural + f->shortfall));
       *fit = VERY_LOOSE;
     }
     return bad;

@@ -8,8 +8,11 @@
 # tests/books/fonts/rtl-mixed.md (a Hebrew heading, an Arabic paragraph with
 # an English word and a link, an English paragraph with Hebrew and Arabic
 # phrases, an Arabic list and quote) must keep every word inside the text
-# block and end its right-to-left lines at the right edge; in A4 and in
-# two-column Letter.
+# block, end its right-to-left lines at the right edge or, in a list or a
+# quote, short of it by the mirrored indent, with each list mark at the
+# right of its line (the old build drew them at the left); in A4 and in
+# two-column Letter; tests/layout/rtl-list.md (Hebrew numbered, nested and
+# task lists and a quote) too.
 #
 # A word broken at a last resort is measured with the mark drawn at its end
 # in the font it is drawn in: tests/books/margins/code-mark.md (a word that
@@ -37,6 +40,8 @@ B="$TOP/tests/books/fonts"
 check justified overflow "$B/rtl-overflow.md"
 check rtl mixed "$B/rtl-mixed.md"
 check "--columns 2 rtl" mixed-letter-2col --paper letter --columns 2 "$B/rtl-mixed.md"
+check rtl rtl-list-a5 --paper a5 "$TOP/tests/layout/rtl-list.md"
+check "--columns 2 rtl" rtl-list-2col --paper letter --columns 2 "$TOP/tests/layout/rtl-list.md"
 for paper in a4 a5 letter; do
   check inside "code-mark-$paper" --paper $paper "$TOP/tests/books/margins/code-mark.md"
 done

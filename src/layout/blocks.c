@@ -503,6 +503,23 @@ typedef struct {
   int depth;
 } ListCtx;
 
+/* Does the item's first block, a paragraph, read right to left (its first
+ * strong character, as pango's itemising decides a paragraph's direction)? */
+static bool item_rtl(Build *c, const BookNode *item)
+{
+  if (c->dir)
+    return c->dir > 0;
+  if (!item->first_child || item->first_child->type != BOOK_PARAGRAPH)
+    return false; /* (not a nested list's whole text: deep nesting stays linear) */
+  GString *t = g_string_new(NULL);
+  book_node_text(item->first_child, t);
+  bool rtl = text_rtl(c->shp, t->str, t->len);
+  g_string_free(t, TRUE);
+  return rtl;
+}
+
+/* The item's label (number or bullet) left of its body, and its task box;
+ * set_para mirrors them to the right of a right-to-left first line. */
 static void list_label(Build *c, ListCtx *l, BookNode *item)
 {
   double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
@@ -511,7 +528,13 @@ static void list_label(Build *c, ListCtx *l, BookNode *item)
   open_tag(c, "Lbl");
   char buf[32];
   if (l->ordered) {
-    g_snprintf(buf, sizeof buf, "%d%c", l->number, l->delim ? l->delim : '.');
+    /* a right-to-left item's number reads as "1." set right to left does
+     * (as the e-book shows it): ".1", the delimiter at its left */
+    char delim = l->delim ? l->delim : '.';
+    if (item_rtl(c, item))
+      g_snprintf(buf, sizeof buf, "%c%d", delim, l->number);
+    else
+      g_snprintf(buf, sizeof buf, "%d%c", l->number, delim);
     PangoFontDescription *d =
         font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
     double w = label_width(c->shp, d, buf);
@@ -537,10 +560,48 @@ static void list_label(Build *c, ListCtx *l, BookNode *item)
 }
 
 /* The open lists and task items of a walk. */
+/* An open block with a dir attribute, and the direction before it. */
+typedef struct {
+  const BookNode *n;
+  int prev;
+} DirCtx;
+
 typedef struct {
   GArray *lists;     /* ListCtx */
   GArray *item_task; /* double: left shift of each open item (task items: their box) */
+  GArray *dirs;      /* DirCtx */
 } Walk;
+
+/* The direction an HTML block's dir attribute gives (Build.dir), or 0. */
+static int html_dir(const BookNode *n)
+{
+  for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+    if (strcmp(a[0], "dir") == 0)
+      return g_ascii_strcasecmp(a[1], "rtl") == 0   ? 1
+             : g_ascii_strcasecmp(a[1], "ltr") == 0 ? -1
+                                                    : 0;
+  return 0;
+}
+
+/* Entering HTML block n: its dir attribute (if any) sets the direction. */
+static void dir_enter(Build *c, Walk *w, const BookNode *n)
+{
+  int d = html_dir(n);
+  if (!d)
+    return;
+  DirCtx x = {n, c->dir};
+  g_array_append_val(w->dirs, x);
+  c->dir = d;
+}
+
+/* Leaving block n: the direction before it, if it set one. */
+static void dir_exit(Build *c, Walk *w, const BookNode *n)
+{
+  if (w->dirs->len && g_array_index(w->dirs, DirCtx, w->dirs->len - 1).n == n) {
+    c->dir = g_array_index(w->dirs, DirCtx, w->dirs->len - 1).prev;
+    g_array_set_size(w->dirs, w->dirs->len - 1);
+  }
+}
 
 /* Entering block n: a leaf block is set whole (its children skipped); a
  * container opens its tags and indent. */
@@ -580,9 +641,11 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     bool blocks = false; /* a container of blocks, or a paragraph of inlines */
     for (BookNode *k = n->first_child; k && !blocks; k = k->next)
       blocks = !book_node_is_inline(k->type);
+    dir_enter(c, w, n);
     if (!blocks && n->first_child) {
       do_paragraph(c, n, "P");
       book_iter_skip_children(it);
+      dir_exit(c, w, n);
     }
     break;
   }
@@ -614,7 +677,7 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
   case BOOK_BLOCKQUOTE: {
     want_space(c, c->st->block_space_pt);
     open_tag(c, "BlockQuote");
-    QuoteRule q = {left_of(c) + 2, false};
+    QuoteRule q = {left_of(c) + 2, false, false};
     g_array_append_val(c->quote_x, q);
     c->left += c->st->quote_indent_pt;
     c->after_par = false;
@@ -664,6 +727,7 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
     want_space(c, c->st->block_space_pt);
     c->after_par = false;
     break;
+  case BOOK_HTML_BLOCK: dir_exit(c, w, n); break;
   default: break;
   }
 }
@@ -671,7 +735,9 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
 /* Walk the blocks under root into c->vl. */
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
 {
-  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double))};
+  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double)),
+            g_array_new(FALSE, FALSE, sizeof(DirCtx))};
+  int dir = c->dir;
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
@@ -683,4 +749,6 @@ void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
   }
   g_array_free(w.lists, TRUE);
   g_array_free(w.item_task, TRUE);
+  g_array_free(w.dirs, TRUE);
+  c->dir = dir;
 }

@@ -100,6 +100,7 @@ typedef struct {
 typedef struct {
   double x;
   bool started;
+  bool rtl; /* drawn at the right (measure - x): the quote's first line is right to left */
 } QuoteRule;
 
 /* One vertical list being built, and the block walker's state for it. */
@@ -122,6 +123,10 @@ typedef struct {
   GPtrArray *note_kids;    /* notes first referenced in the note being set, or NULL */
   GPtrArray *cell_notes;   /* notes referenced in the table row being set, or NULL */
   bool measuring;          /* shaping to measure only (table cells): no new URL notes */
+  bool rtl_line;           /* the line being emitted is right to left (set_para) */
+  int dir;                 /* the direction an open block's dir attribute gives its
+                            * paragraphs: 1 right to left, -1 left to right, 0 none
+                            * (each paragraph's first strong character decides) */
 } Build;
 
 /* vlist.c */
@@ -129,6 +134,10 @@ GArray *items_new(void);
 /* The right edge of the glyph runs in items (a set line), or from when further left. */
 double items_right(const GArray *items, double from);
 void items_free(GArray *items);
+/* Mirror items across [0, r] for a right-to-left line: each rule, frame,
+ * link and destination, and each run of consecutive glyph items as a whole
+ * (a label keeps its reading order), x -> r - x - width. */
+void items_mirror(GArray *items, double r);
 void add_tag(GArray *items, LayKind kind, const char *tag);
 void add_rule(GArray *items, LayKind kind, double x, double y, double w, double h, double gray);
 void add_dest(GArray *items, const char *name, double x, double y);
@@ -164,6 +173,10 @@ double shape_label(LayShaper *shp, GArray *items, const PangoFontDescription *d,
 double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescription *d,
                          const char *str, PangoAttrList *attrs, double x, double y, double gray);
 double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str);
+/* Does text read right to left? Its first strong character decides, as
+ * pango's itemising decides a paragraph's (only its first 256 bytes are
+ * looked at). */
+bool text_rtl(LayShaper *shp, const char *text, size_t len);
 void word_points(LayShaper *shp, const char *w, size_t len, GArray *out);
 double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at);
 

@@ -54,8 +54,9 @@ static bool url_point(const char *t, size_t at, size_t b0, size_t b1)
 
 /* A break point inside code or an identifier, before byte `at`: after / \ .
  * : _ - (after both colons of ::), or between a lower-case and a capital
- * letter; with at least two letters or digits on each side (`before` and
- * `after` count them: never "--" / "update"). */
+ * letter with another letter on each side; with at least two letters or
+ * digits on each side (`before` and `after` count them: never "--" /
+ * "update"). */
 static bool code_point(const char *t, size_t at, int before, int after)
 {
   if (before < 2 || after < 2)
@@ -65,8 +66,13 @@ static bool code_point(const char *t, size_t at, int before, int after)
     return false;
   if (strchr("/\\.:_-", prev) && prev != '\0')
     return !strchr("/\\.:_-", next) || next == '\0';
-  gunichar pc = g_utf8_get_char(g_utf8_prev_char(t + at)), nc = g_utf8_get_char(t + at);
-  return g_unichar_islower(pc) && g_unichar_isupper(nc);
+  /* camelCase: two letters on each side of the cut within the name's part
+   * (never "Roaming\x|Packs": a lone letter before the mark) */
+  const char *p1 = g_utf8_prev_char(t + at), *n1 = g_utf8_next_char(t + at);
+  gunichar pc = g_utf8_get_char(p1), nc = g_utf8_get_char(t + at);
+  return g_unichar_islower(pc) && g_unichar_isupper(nc) && p1 > t &&
+         g_unichar_isalpha(g_utf8_get_char(g_utf8_prev_char(p1))) &&
+         g_unichar_isalpha(g_utf8_get_char(n1));
 }
 
 static bool alnum_byte(char c)

@@ -529,7 +529,12 @@ static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool ou
     if (sp->kind != SPAN_IMAGE)
       continue;
     ImgBox b = {sp->a, 0, 0, sp->node};
-    inline_image_size(c, sp->node, ps->size_pt, ps->width_pt - ps->indent_pt, max_h, &b.w, &b.h);
+    /* sized against the first line's room, or the full measure when a
+     * space before it lets it go to a later line ("width=100%") */
+    double room = ps->width_pt - ps->indent_pt;
+    if (sp->a > 0 && p->text->str[sp->a - 1] == ' ')
+      room = ps->width_pt;
+    inline_image_size(c, sp->node, ps->size_pt, room, max_h, &b.w, &b.h);
     g_array_append_val(imgs, b);
   }
   return imgs; /* in order: a SPAN_IMAGE is added as its character is */
@@ -587,8 +592,8 @@ static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint
     info->max_w = lw;
   info->last_w = lw;
   L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
-  if (S->rtl) /* flush right, the first line's indent at the right */
-    items_shift(L.items, ps->left_pt + ps->width_pt - (x0 - ps->left_pt) - x1, 0);
+  if (S->rtl) /* mirrored: flush right, the indents (block and first line) at the right */
+    items_shift(L.items, ps->left_pt + ps->width_pt - x0 - x1, 0);
   L.grow = images_above(S);
   return L;
 }
@@ -602,7 +607,11 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   SetInfo info = {0};
   Setting S = {.p = p, .ps = ps, .ragged = ragged};
   pango_context_set_font_description(c->shp->pctx, ps->desc);
+  if (c->dir && !out) /* a block's dir attribute: the paragraph's direction */
+    pango_context_set_base_dir(c->shp->pctx,
+                               c->dir > 0 ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR);
   S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
   S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
@@ -618,6 +627,8 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   S.placed = g_array_new(FALSE, FALSE, sizeof(Placed));
   int nl = (int)lines->len;
   info.nlines = nl;
+  if (S.rtl) /* the labels before the first line (list marks, task boxes) go to its right */
+    items_mirror(c->pending, ps->left_pt + ps->width_pt);
   g_array_sort(p->spans, cmp_span); /* by start: each line looks at its own */
   guint span0 = 0;
   for (int li = 0; li < nl; li++) {
@@ -640,7 +651,9 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
       pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */
     if (L.grow > 0)            /* a tall image: the line grows, its baseline moves down */
       items_shift(L.items, 0, L.grow);
+    c->rtl_line = S.rtl;
     VItem *v = emit_line(c, L.items, ps->leading_pt + L.grow, pen);
+    c->rtl_line = false;
     v->notes = L.notes;
     if (L.a < L.b)
       para_mark(p, L.a, &v->mark_node, &v->mark_off);

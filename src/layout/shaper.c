@@ -163,3 +163,17 @@ double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at)
   }
   return hw;
 }
+
+bool text_rtl(LayShaper *shp, const char *text, size_t len)
+{
+  if (len > 256) /* at a character's start */
+    len = (size_t)(g_utf8_find_prev_char(text, text + 257) - text);
+  PangoAttrList *none = pango_attr_list_new();
+  GList *items = pango_itemize(shp->pctx, text, 0, (int)len, none, NULL);
+  bool rtl = items != NULL; /* the paragraph's level is 1: no run is below it */
+  for (GList *l = items; l; l = l->next)
+    rtl &= ((PangoItem *)l->data)->analysis.level > 0;
+  g_list_free_full(items, (GDestroyNotify)pango_item_free);
+  pango_attr_list_unref(none);
+  return rtl;
+}

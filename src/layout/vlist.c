@@ -49,6 +49,36 @@ double items_right(const GArray *items, double from)
   return right;
 }
 
+/* The width of item g (a glyph run's advance; 0 for a tag or destination). */
+static double item_width(const LayItem *g)
+{
+  if (g->kind == LAY_GLYPHS && g->glyphs)
+    return pango_glyph_string_get_width(g->glyphs) / (double)PANGO_SCALE;
+  return g->w_pt;
+}
+
+void items_mirror(GArray *items, double r)
+{
+  for (guint i = 0; i < items->len;) {
+    LayItem *g = &g_array_index(items, LayItem, i);
+    if (g->kind != LAY_GLYPHS) { /* a rule, frame, link or destination on its own */
+      if (g->kind != LAY_TAG_BEGIN && g->kind != LAY_TAG_END)
+        g->x_pt = r - g->x_pt - item_width(g);
+      i++;
+      continue;
+    }
+    guint j = i; /* a run of glyph items: one label, kept in its order */
+    double x0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE;
+    for (; j < items->len && g_array_index(items, LayItem, j).kind == LAY_GLYPHS; j++) {
+      const LayItem *h = &g_array_index(items, LayItem, j);
+      x0 = MIN(x0, h->x_pt);
+      x1 = MAX(x1, h->x_pt + item_width(h));
+    }
+    for (; i < j; i++)
+      g_array_index(items, LayItem, i).x_pt += r - x1 - x0;
+  }
+}
+
 GArray *items_new(void)
 {
   return g_array_new(FALSE, TRUE, sizeof(LayItem));
@@ -161,8 +191,10 @@ static void quote_rules(Build *c, GArray *items, double h, bool started_only)
   guint nq = c->quote_x->len, q0 = nq > 6 ? nq - 6 : 0;
   for (guint q = q0; q < nq; q++) {
     QuoteRule *r = &g_array_index(c->quote_x, QuoteRule, q);
+    if (!r->started && !started_only)
+      r->rtl = c->rtl_line; /* the quote's first line sets its side */
     if (r->x < c->measure * 0.5 && (r->started || !started_only))
-      add_rule(items, LAY_RULE, r->x, 0, 1.2, h, 0.55);
+      add_rule(items, LAY_RULE, r->rtl ? c->measure - r->x - 1.2 : r->x, 0, 1.2, h, 0.55);
   }
 }
 

@@ -4,12 +4,16 @@
   bbox_check.py [--columns 2] inside PDF [STYLE]
                                        every word box of the body pages
                                        within the text block (its column)
-  bbox_check.py rtl PDF [STYLE]        the same, and every line set right to
-                                       left (mostly Arabic or Hebrew letters)
-                                       ends at the text block's right edge
+  bbox_check.py rtl PDF [STYLE]        the same, and the lines of a block set
+                                       right to left (mostly Arabic or Hebrew
+                                       letters) end at the right edge or
+                                       short of it by a mirrored indent (a
+                                       list, a quote), with each list mark
+                                       (bullet, ".1") at the line's right
   bbox_check.py justified PDF [STYLE]  rtl, and in each block of right-to-left
-                                       lines every line but the last starts
-                                       at the text block's left edge
+                                       lines every line ends at the right
+                                       edge and every line but the last
+                                       starts at the text block's left edge
 
   bbox_check.py images PDF            each image XObject drawn, per page:
                                        "PAGE x0 y0 x1 y1 WxH" (points from
@@ -35,6 +39,7 @@ import unicodedata
 from html.parser import HTMLParser
 
 TOL = 0.6  # points: pdftotext rounds boxes, glyphs overhang a little
+MARK = re.compile(r"^([\u2022\u2013\u25e6]|\d+[.)]|[.)]\d+)$")  # octavo's list marks
 
 
 class Boxes(HTMLParser):
@@ -190,6 +195,7 @@ def main():
         t_right = page["w"] - (outer if n % 2 else inner)
         cw = (t_right - t_left - (columns - 1) * gap) / columns
         cols = [(t_left + k * (cw + gap), t_left + k * (cw + gap) + cw) for k in range(columns)]
+        rtl_ends = []  # (top, bottom, end x, text) of each right-to-left line
         for block in page["blocks"]:
             body = [ln for ln in block if top - 2 < ln["box"][1] and ln["box"][3] < page["h"] - bottom + 2]
             if not body:
@@ -206,18 +212,41 @@ def main():
             if mode == "inside" or not all(rtl_text(" ".join(w[4] for w in ln["words"]))
                                                     for ln in body):
                 continue
-            # a right-to-left block: each line ends at the right edge (a
-            # list or a quote is indented on the left); justified, lines
-            # but the last begin at the left edge
+            # a right-to-left block: its lines end in the right half of the
+            # column (at the right edge, or short of it by a mirrored indent:
+            # a list or a quote), each list mark right of its line's end (in
+            # the same column); justified, its lines end at the right edge
+            # and those but the last begin at the left edge
             rtl_lines += len(body)
-            for k, ln in enumerate(body):
-                x0, x1 = ln["box"][0], ln["box"][2]
-                if abs(x1 - right) > TOL:
-                    bad.append(f"p. {n}: right-to-left line ends at x {x1:.1f}, not at the right "
-                               f"edge {right:.1f}: {' '.join(w[4] for w in ln['words'])[:40]!r}")
-                if mode == "justified" and k + 1 < len(body) and abs(x0 - left) > TOL:
-                    bad.append(f"p. {n}: justified right-to-left line starts at x {x0:.1f}, "
-                               f"not at the left edge {left:.1f}")
+            ends = []
+            for ln in body:
+                text = [w for w in ln["words"] if not MARK.match(w[4])]
+                marks = [w for w in ln["words"] if MARK.match(w[4])]
+                x1 = max((w[2] for w in text), default=ln["box"][2])
+                ends.append(x1)
+                rtl_ends.append((ln["box"][1], ln["box"][3], x1, left, right,
+                                 ' '.join(w[4] for w in text)[:40]))
+            for k, (ln, x1) in enumerate(zip(body, ends)):
+                words_of = ' '.join(w[4] for w in ln['words'])[:40]
+                if x1 > right + TOL or x1 < (left + right) / 2:
+                    bad.append(f"p. {n}: right-to-left line ends at x {x1:.1f}, not in the "
+                               f"right half of its column {left:.1f}..{right:.1f}: {words_of!r}")
+                if mode == "justified" and abs(x1 - right) > TOL:
+                    bad.append(f"p. {n}: justified right-to-left line ends at x {x1:.1f}, "
+                               f"not at the right edge {right:.1f}: {words_of!r}")
+                if mode == "justified" and k + 1 < len(body) and abs(ln["box"][0] - left) > TOL:
+                    bad.append(f"p. {n}: justified right-to-left line starts at x "
+                               f"{ln['box'][0]:.1f}, not at the left edge {left:.1f}")
+        # a list mark (in the line's block, or in a block of marks of its
+        # own) beside a right-to-left line is right of its end
+        for block in page["blocks"]:
+            for ln in block:
+                for m in (w for w in ln["words"] if MARK.match(w[4])):
+                    mid = (m[1] + m[3]) / 2
+                    for y0, y1, x1, c0, c1, t in rtl_ends:
+                        if y0 < mid < y1 and c0 - TOL <= m[0] <= c1 + TOL and m[0] < x1 - TOL:
+                            bad.append(f"p. {n}: list mark {m[4]!r} at x {m[0]:.1f}, left of "
+                                       f"the right-to-left line ending at {x1:.1f}: {t!r}")
     for b in bad[:20]:
         print("  " + b, file=sys.stderr)
     print(f"{len(p.pages)} pages, {words} words, {rtl_lines} right-to-left lines, "
