@@ -11,6 +11,9 @@
  */
 #include "book.h"
 
+#include <cairo.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +272,35 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px)
   fclose(f);
   g_free(head);
   return k;
+}
+
+/* Why gdk-pixbuf cannot decode the file at path (g_free), or NULL. */
+static char *pixbuf_why(const char *path)
+{
+  GError *err = NULL;
+  GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, &err);
+  char *why = pb ? NULL : g_strdup(err ? err->message : "unreadable");
+  if (pb)
+    g_object_unref(pb);
+  if (err)
+    g_error_free(err);
+  return why;
+}
+
+bool book_image_decodes(const char *path, BookImageKind kind, char **why)
+{
+  *why = NULL;
+  if (kind == BOOK_IMAGE_PNG) {
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    cairo_status_t st = cairo_surface_status(s);
+    cairo_surface_destroy(s);
+    /* cairo says "out of memory" for a corrupt file: gdk-pixbuf says why */
+    if (st != CAIRO_STATUS_SUCCESS && !(*why = pixbuf_why(path)))
+      *why = g_strdup(cairo_status_to_string(st));
+  } else if (kind == BOOK_IMAGE_JPEG || kind == BOOK_IMAGE_GIF) {
+    *why = pixbuf_why(path);
+  }
+  return *why == NULL;
 }
 
 const char *book_image_media_type(BookImageKind kind)

@@ -3,15 +3,15 @@
 # built with -j1 (one thread) and with -j2 (the EPUB written on a second
 # thread while the PDF is drawn), and with OCTAVO_THREADS=2: the EPUB, the
 # PDF and the diagnostics (warnings written while each book is written:
-# a missing cover for the EPUB, an undecodable image for the PDF) must be
-# byte-identical. Bad thread counts are usage errors.
+# a missing cover for the EPUB; an undecodable image, refused at parse time
+# before any writer starts) must be byte-identical. Bad thread counts are usage errors.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMPROOT" || exit 1
 export SOURCE_DATE_EPOCH=1700000000
 
-# A book whose writers warn: the EPUB of a cover that is not there, the PDF
-# of a GIF whose frame cannot be decoded (its header gives a size).
+# A book that warns: the EPUB's writer of a cover that is not there, the
+# parser of a GIF whose frame cannot be decoded (its header gives a size).
 mkdir warn
 python3 -c "
 import struct
@@ -40,10 +40,11 @@ check seed "$TOP/content/lsfmm-bpf-2023.md"
 check multi "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md"
 check warn -M cover=nothere.png warn/w.md
 grep -q "cover .* not found" warn-2.err || fail "warn: the EPUB's warning is missing: $(cat warn-2.err)"
-grep -q "cannot be drawn in the PDF" warn-2.err || fail "warn: the PDF's warning is missing: $(cat warn-2.err)"
-# the order of the outputs is the order of their diagnostics, whatever the threads
+grep -q "bad.gif cannot be decoded" warn-2.err || fail "warn: the parser's warning is missing: $(cat warn-2.err)"
+# the parser's diagnostics come before the writers', whatever the threads and the outputs' order
 "$OCTAVO" -j2 -M cover=nothere.png warn/w.md -o r.pdf -o r.epub 2>r.err || fail "reversed outputs"
-[ "$(head -n 1 r.err | grep -c 'cannot be drawn')" = 1 ] || fail "-j2: the PDF's warning is not first: $(cat r.err)"
+[ "$(head -n 1 r.err | grep -c 'cannot be decoded')" = 1 ] || fail "-j2: the parser's warning is not first: $(cat r.err)"
+[ "$(wc -l < r.err)" = 2 ] || fail "-j2: not exactly two warnings: $(cat r.err)"
 
 # bad counts
 "$OCTAVO" -j -1 warn/w.md -o bad.pdf 2>/dev/null
