@@ -282,8 +282,11 @@ def group_lines(words, page, columns, width, body_h):
                 rest = []
                 for w in small:
                     mid = (w['y0'] + w['y1']) / 2
+                    # (any word of the group may come first: the sort key is
+                    # the centre, whose last digits differ between words)
                     home = next((g for g in groups if g[0]['y0'] <= mid <= g[0]['y1']
-                                 and g[0]['x0'] - 2 * body_h <= w['x0'] <= max(x['x1'] for x in g) + 2 * body_h),
+                                 and min(x['x0'] for x in g) - 2 * body_h <= w['x0'] <=
+                                 max(x['x1'] for x in g) + 2 * body_h),
                                 None)
                     if home is not None:
                         home.append(w)
