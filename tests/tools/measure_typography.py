@@ -21,7 +21,11 @@ How it reads the page (single column unless --columns 2):
   differs between faces and sizes; tables and code do not share an edge). A line is a *body* line when most of its words
   have the body height; code blocks (another face and size), footnotes,
   headings, running heads and folios are therefore not body lines. A heading
-  is a line whose words are taller than the body by 12% or more.
+  is a line whose words are taller than the body by 12% or more. A table
+  row is a body line whose gaps between text words differ (one more than
+  twice another and wider than two spaces: a justified line stretches all
+  its spaces alike; a line around an inline image is one too): not a body
+  line, but checked for the margin.
 - A list item's marker (bullet, "1.", "a)") is not a word: the gap after it
   is left out; contents lines (leader dots) are not full lines.
 - The text block's left and right edges are the modes of body lines' left
@@ -89,7 +93,7 @@ NS = '{http://www.w3.org/1999/xhtml}'
 HYPHENS = ('-', '\u00ad', '\u2010')
 URLISH = re.compile(r'://|^www\.|\w/\w.*/|\w+\.\w+/')
 FOLIO = re.compile(r'^([0-9]+|[ivxlcdm]+)$', re.I)
-NOTE = re.compile(r'^([0-9]+[.)]?|[*\u2020\u2021\u00a7])')
+NOTE = re.compile(r'^([0-9]+[.)]?|[a-z]{1,2}$|[*\u2020\u2021\u00a7])')
 LEADER = re.compile(r'^[.\u2026\u00b7]+$')
 MARKER = re.compile(r'^([\u2022\u25e6\u25aa\u2013\u2014*-]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)])$')
 
@@ -380,19 +384,40 @@ def measure(pdf, args):
         nb = sum(1 for w in ln.words if is_body_word(w))
         if nb * 2 > len(ln.words):
             ln.kind = 'body'
+            # A table row (or a line around an inline image): gaps between
+            # text words of unequal widths, one wider than two spaces; a
+            # justified line stretches all its spaces alike. (Code spans
+            # keep their own spaces; a list marker's gap is the indent.)
+            ws = ln.words[1:] if MARKER.match(ln.words[0]['t']) else ln.words
+            g = [b['x0'] - a['x1'] for a, b in zip(ws, ws[1:]) if not a['mono'] and not b['mono']]
+            if len(g) >= 2 and max(g) > 2 * max(min(g), 0.05 * body_h) and max(g) > 0.4 * body_h:
+                ln.kind = 'table'
         elif ln.height() >= body_h * 1.12:
             ln.kind = 'heading'
     # Edges per page parity and column.
     edges = {}
-    for par in (0, 1):
-        for col in range(args.columns):
-            body = [ln for ln in all_lines if ln.kind == 'body' and ln.page % 2 == par and ln.col == col]
-            # Lines with spaces in them set the edge (a broken 1 MB word does not).
-            body = [ln for ln in body if len(ln.words) >= 3] or body
-            if body:
-                edges[par, col] = (mode([ln.x0 for ln in body], 0.25), mode([ln.x1 for ln in body], 0.25))
+    # (table rows, and lines around inline images, too when no column has
+    # 3 body lines at one edge: a small book of examples)
+    for kinds in (('body',), ('body', 'table')):
+        for par in (0, 1):
+            for col in range(args.columns):
+                body = [ln for ln in all_lines if ln.kind in kinds and ln.page % 2 == par and ln.col == col]
+                # Lines with spaces in them set the edge (a broken 1 MB word does not).
+                body = [ln for ln in body if len(ln.words) >= 3] or body
+                if body:
+                    x1 = mode([ln.x1 for ln in body], 0.25)
+                    edges[par, col] = (mode([ln.x0 for ln in body], 0.25), x1,
+                                       sum(1 for ln in body if abs(ln.x1 - x1) <= args.tol))
+        if edges and max(e[2] for e in edges.values()) >= 3:
+            break
     if not edges:
         return {'error': 'no body text'}
+    # A column with fewer than 3 lines at its right edge (a short page of a
+    # small book: its mode is a ragged line's end) gets the width of the
+    # best-attested column from its left edge: columns share one width.
+    x0, x1, _ = max(edges.values(), key=lambda e: e[2])
+    for k, e in edges.items():
+        edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
     for par in (0, 1):
         for col in range(args.columns):
             if (par, col) not in edges:
@@ -483,8 +508,9 @@ def measure(pdf, args):
         # From the foot: the folio, then a footnote block (small type after
         # a gap, its first line starting with a note number or mark).
         b = len(ls) - 1
-        if b > a and ls[b].kind != 'body' and len(ls[b].words) <= 3 and \
-                any(FOLIO.match(w['t']) for w in ls[b].words):
+        # (a folio in the body face is a body line: a lone number after a gap)
+        if b > a and (ls[b].kind != 'body' or ls[b].base - ls[b - 1].base > 1.5 * leading) and \
+                len(ls[b].words) <= 3 and any(FOLIO.match(w['t']) for w in ls[b].words):
             b -= 1
         k = b
         while k > a and ls[k].kind == 'other':
