@@ -289,8 +289,17 @@ static double line_badness(const KP *kp, const LineFit *f, double *weigh, int *f
      * before the final pass; there it gets its real badness, without
      * the emergency stretch, so that an emergency point can win. */
     if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
-      bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
       *fit = VERY_LOOSE;
+      if (p->ragged_badness > 0 && kp->pass >= 3) {
+        /* set ragged: feasible, one flaw that grows with the room left
+         * empty (a tenth of the line empty doubles it) */
+        double empty = f->shortfall / (f->shortfall + f->natural) / 0.1;
+        *weigh = p->ragged_badness * (1 + empty * empty);
+        if (*weigh > INF_BAD)
+          *weigh = INF_BAD;
+        return 0;
+      }
+      bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
     }
     return bad;
   }
