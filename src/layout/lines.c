@@ -392,6 +392,10 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     shape_slices(S->sh, a, b, slices);
   double track = 0; /* letter spacing of this line, points per gap */
   size_t flen = S->p->text->len;
+  /* a line the breaker took as ragged (past its max_ratio, weighed as
+   * ragged) is set ragged, not rescued by letter spacing */
+  if (ratio > 0 && too_loose(S->items, s, e, ratio))
+    ratio = 0;
   if (ratio > 0)
     ratio = line_tracking(c, ps, S->items, meta, s, e, slices, S->flags, flen, ratio, &track);
   if (ratio > 0 && too_loose(S->items, s, e, ratio)) {
