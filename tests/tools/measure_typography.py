@@ -54,6 +54,11 @@ How it reads the page (single column unless --columns 2):
   and forced-loose ones; p50, the counts and "p95 (all)" are over all.
 - Past the margin: any body, code or heading line whose right end is beyond
   the right edge by more than --tol.
+- Ragged lines: a body line of 3+ words short of the right edge, not
+  ending a sentence, followed one leading below by a body line at the same
+  left end that is not a list item's first (a line set ragged because it
+  was too loose to justify; a paragraph's last line followed by an
+  unindented paragraph may count too): printed, not checked.
 - Hyphen runs: consecutive lines of body text (in reading order, across
   pages) ending in '-', U+00AD or U+2010; a run of 3 or more is counted.
 - Frame-end hyphens: frames (pages, or columns) whose last line of text
@@ -553,6 +558,20 @@ def measure(pdf, args):
         if need > right(ln) - ln.x0:
             forced.append(ln)
 
+    # Lines set ragged inside a paragraph (too loose to justify, issue 16):
+    # a body line of 3+ words short of the edge, followed one leading
+    # below in its frame by a body line at the same left end that is no
+    # list item's first line (a new paragraph is indented or after a gap).
+    ragged = []
+    for ls in content:
+        for a, b in zip(ls, ls[1:]):
+            # (a list item's text starts after its marker)
+            ax0 = a.words[1]['x0'] if MARKER.match(a.words[0]['t']) and len(a.words) > 1 else a.x0
+            if a.kind == 'body' and b.kind == 'body' and len(a.words) >= 3 and not reaches(a) and \
+                    abs((b.base - a.base) - leading) < 0.2 * leading and abs(ax0 - b.x0) < 1 and \
+                    not MARKER.match(b.words[0]['t']) and not a.text.endswith(('.', ':', '!', '?')):
+                ragged.append(a)
+
     # Hyphen runs over body lines in reading order.
     runs, run = [], 0
     for ls in content:
@@ -626,7 +645,7 @@ def measure(pdf, args):
         'hyphen_lines': sum(1 for ls in content for ln in ls
                             if ln.kind == 'body' and ln.ends_hyphen() and reaches(ln)),
         'widows': len(widows), 'orphans': len(orphans), 'stranded_headings': len(stranded),
-        'frame_end_hyphens': len(frame_hyphens),
+        'frame_end_hyphens': len(frame_hyphens), 'ragged': len(ragged),
     }
     if args.verbose:
         worst = sorted((ln for ln in all_lines if ln.ratio is not None),
@@ -640,6 +659,7 @@ def measure(pdf, args):
         res['widow_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in widows]
         res['orphan_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in orphans]
         res['stranded_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in stranded]
+        res['ragged_list'] = ['p%d %s' % (ln.page + 1, ln.text[:60]) for ln in ragged]
         res['frame_hyphen_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in frame_hyphens]
     return res
 
@@ -687,7 +707,8 @@ def main():
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
+                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
+                          'ragged_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))
     fails = []

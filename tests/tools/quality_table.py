@@ -10,7 +10,8 @@ N at a time (default 2), measures each PDF with measure_typography.py and
 prints one table row per build:
 pages, characters per full line, p95 and max word-space ratio over the
 justified full lines (unbreakable and forced-loose lines excepted, as the
-tool says), loose lines (> 1.5), hyphen runs (3+), widows/orphans/stranded
+tool says), loose lines (> 1.5), lines set ragged inside a paragraph
+(rag, printed, not checked: the issue counts them apart), hyphen runs (3+), widows/orphans/stranded
 headings, lines past the margin, frames (pages or columns) that end on a
 hyphenated line (f-hy, printed, not checked: TeX's \brokenpenalty makes
 them rare, not impossible), and the fullness of every page but the last.
@@ -94,6 +95,13 @@ def book_spec(top, name):
 
 def run_one(job):
     """Builds and measures one configuration: (row dict, error text)."""
+    try:
+        return build_measure(job)
+    except (OSError, subprocess.SubprocessError, ValueError) as e:  # a row of its own, not a crash
+        return None, '%s: %s' % (type(e).__name__, e)
+
+
+def build_measure(job):
     octavo, outdir, name, cwd, argv, (layout, paper, cols) = job
     pdf = os.path.join(outdir, 'q-%s-%s-%s-%d.pdf' % (name, layout, paper, cols))
     t0 = time.time()
@@ -155,8 +163,8 @@ def main():
     t0 = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         done = dict(zip(order, pool.map(run_one, [jobs[k] for k in order], chunksize=1)))
-    print('%-13s %-8s %-6s %s | %5s %5s %6s %5s %5s %5s %5s %8s %4s %4s %s' % (
-        'book', 'layout', 'paper', 'col', 'pages', 'lines', 'chars', 'p95', 'max', 'loose', 'hyph', 'w/o/s',
+    print('%-13s %-8s %-6s %s | %5s %5s %6s %5s %5s %5s %4s %5s %8s %4s %4s %s' % (
+        'book', 'layout', 'paper', 'col', 'pages', 'lines', 'chars', 'p95', 'max', 'loose', 'rag', 'hyph', 'w/o/s',
         'past', 'f-hy', 'fullness (pages but the last)'))
     fails = []
     for k, job in enumerate(jobs):
@@ -168,9 +176,9 @@ def main():
             fails.append('%s: %s' % (name, err))
             continue
         full = r['fullness']
-        print('%-13s %-8s %-6s %d   | %5d %5d %6.1f %5.2f %5.2f %5d %5d %2d/%2d/%2d %4d %4d %s' % (
+        print('%-13s %-8s %-6s %d   | %5d %5d %6.1f %5.2f %5.2f %5d %4d %5d %2d/%2d/%2d %4d %4d %s' % (
             name_, layout, paper, cols, r['pages'], r['full_lines'], r['chars_per_line'], r['p95'], r['max'],
-            r['over_1_5'], r['hyphen_runs'], r['widows'], r['orphans'], r['stranded_headings'],
+            r['over_1_5'], r['ragged'], r['hyphen_runs'], r['widows'], r['orphans'], r['stranded_headings'],
             r['past_margin'], r['frame_end_hyphens'],
             (' '.join('%.0f%%' % (100 * f) for f in full[:-1]) or '-') if len(full) <= 12 else
             'min %.0f%%' % (100 * min(full[:-1]))))
