@@ -420,9 +420,15 @@ def measure(pdf, args):
     # A column with fewer than 3 lines at its right edge (a short page of a
     # small book: its mode is a ragged line's end) gets the width of the
     # best-attested column from its left edge: columns share one width.
-    x0, x1, _ = max(edges.values(), key=lambda e: e[2])
+    # Where no column has 3 (a book of a few lines), the widest line with
+    # spaces ends at the edge.
+    x0, x1, best = max(edges.values(), key=lambda e: e[2])
     for k, e in edges.items():
-        edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
+        if best < 3:
+            edges[k] = (e[0], max([ln.x1 for ln in all_lines if ln.kind in ('body', 'table') and
+                                   ln.page % 2 == k[0] and ln.col == k[1] and len(ln.words) >= 3] or [e[1]]))
+        else:
+            edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
     for par in (0, 1):
         for col in range(args.columns):
             if (par, col) not in edges:
