@@ -167,7 +167,9 @@ class Line:
         self.x1 = self.words[-1]['x1']
         self.y0 = min(w['y0'] for w in self.words)
         self.y1 = max(w['y1'] for w in self.words)
-        self.base = statistics.median(w['y1'] for w in self.words)
+        # (code in another face has another box: the text's words set the base)
+        self.base = statistics.median(w['y1'] for w in (
+            [w for w in self.words if not w['mono']] or self.words))
         self.text = ' '.join(w['t'] for w in self.words)
         self.kind = 'other'  # body, heading, other
         self.full = False
@@ -293,10 +295,12 @@ def group_lines(words, page, columns, width, body_h):
                     mid = (w['y0'] + w['y1']) / 2
                     # (any word of the group may come first: the sort key is
                     # the centre, whose last digits differ between words)
-                    home = next((g for g in groups if g[0]['y0'] <= mid <= g[0]['y1']
-                                 and min(x['x0'] for x in g) - 2 * body_h <= w['x0'] <=
-                                 max(x['x1'] for x in g) + 2 * body_h),
-                                None)
+                    # (poppler's boxes of consecutive lines overlap: the
+                    # line whose centre is nearest)
+                    homes = [g for g in groups if g[0]['y0'] <= mid <= g[0]['y1']
+                             and min(x['x0'] for x in g) - 2 * body_h <= w['x1'] and
+                             w['x0'] <= max(x['x1'] for x in g) + 2 * body_h]
+                    home = min(homes, key=lambda g: abs((g[0]['y0'] + g[0]['y1']) / 2 - mid), default=None)
                     if home is not None:
                         home.append(w)
                     else:
