@@ -579,7 +579,7 @@ def measure(pdf, args):
             ax0 = a.words[1]['x0'] if MARKER.match(a.words[0]['t']) and len(a.words) > 1 else a.x0
             if a.kind == 'body' and b.kind == 'body' and len(a.words) >= 3 and not reaches(a) and \
                     abs((b.base - a.base) - leading) < 0.2 * leading and abs(ax0 - b.x0) < 1 and \
-                    not MARKER.match(b.words[0]['t']) and not a.text.endswith(('.', ':', '!', '?')):
+                    not MARKER.match(b.words[0]['t']) and not a.text.endswith(('.', '!', '?')):
                 ragged.append(a)
 
     # Hyphen runs over body lines in reading order.
@@ -613,12 +613,13 @@ def measure(pdf, args):
         if last.kind == 'body' and reaches(last):
             first = nxt[0]
             continues = first.kind == 'body' and abs(first.x0 - left(first)) < 2
-            if continues and not reaches(first):
+            # (a line set ragged inside its paragraph is no last line)
+            if continues and not reaches(first) and first not in ragged:
                 widows.append((first.page, first.text))
             # Is `last` the first line of its paragraph?
             k = len(ls) - 1
             prev = ls[k - 1] if k > 0 else None
-            para_start = prev is None or prev.kind != 'body' or not reaches(prev) or \
+            para_start = prev is None or prev.kind != 'body' or (not reaches(prev) and prev not in ragged) or \
                 last.base - prev.base > 1.3 * leading
             if para_start and continues:
                 orphans.append((last.page, last.text))
