@@ -56,7 +56,7 @@ How it reads the page (single column unless --columns 2):
   the right edge by more than --tol.
 - Ragged lines: a body line of 3+ words short of the right edge, not
   ending a sentence, followed one leading below by a body line at the same
-  left end that is not a list item's first (a line set ragged because it
+  left end (or less its paragraph indent) that is not a list item's first (a line set ragged because it
   was too loose to justify; a paragraph's last line followed by an
   unindented paragraph may count too): printed, not checked.
 - Hyphen runs: consecutive lines of body text (in reading order, across
@@ -578,7 +578,7 @@ def measure(pdf, args):
             # (a list item's text starts after its marker)
             ax0 = a.words[1]['x0'] if MARKER.match(a.words[0]['t']) and len(a.words) > 1 else a.x0
             if a.kind == 'body' and b.kind == 'body' and len(a.words) >= 3 and not reaches(a) and \
-                    abs((b.base - a.base) - leading) < 0.2 * leading and abs(ax0 - b.x0) < 1 and \
+                    abs((b.base - a.base) - leading) < 0.2 * leading and -1 < ax0 - b.x0 < 2 * body_h and \
                     not MARKER.match(b.words[0]['t']) and not a.text.endswith(('.', '!', '?')):
                 ragged.append(a)
 
