@@ -34,15 +34,6 @@ import subprocess
 import sys
 import time
 
-# The one miss left open (issue 13): in two columns on A5 the report's list
-# item "Hardening magic links: files like /proc/[PID]/exe are actually
-# magic links, ..." has a first line that no breaking can fill (the code
-# span cannot break and nothing after it fits): it is set ragged, and a
-# frame that ends on the item's second line then looks to the tool like
-# one ending on a paragraph's first line (the tool's text of that line
-# leaves the code out). Needs line setting to break such code
-# (src/layout/lines.c); any other orphan fails.
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_typography as mt  # noqa: E402
 
