@@ -425,14 +425,23 @@ def measure(pdf, args):
     # small book: its mode is a ragged line's end) gets the width of the
     # best-attested column from its left edge: columns share one width.
     # Where no column has 3 (a book of a few lines), the widest line with
-    # spaces ends at the edge.
-    x0, x1, best = max(edges.values(), key=lambda e: e[2])
+    # spaces, from its column's left edge, gives the width.
+    kb = max(edges, key=lambda k: edges[k][2])
+    x0, x1, best = edges[kb]
+    # (the width from the leftmost start: a mode of x0 may be an indent or
+    # a right-to-left line's start)
+    x0 = min([ln.x0 for ln in all_lines if ln.kind == 'body' and (ln.page % 2, ln.col) == kb and
+              abs(ln.x1 - x1) <= args.tol] or [x0])
+    if best < 3:
+        # (and the left edge is the leftmost start: a mode of three lines may be an indent)
+        for k, e in list(edges.items()):
+            edges[k] = (min([ln.x0 for ln in all_lines if ln.kind in ('body', 'table') and
+                             (ln.page % 2, ln.col) == k] or [e[0]]), e[1], e[2])
+        x0, x1 = 0, max([ln.x1 - edges[ln.page % 2, ln.col][0] for ln in all_lines
+                         if ln.kind in ('body', 'table') and len(ln.words) >= 3 and
+                         (ln.page % 2, ln.col) in edges] or [x1 - x0])
     for k, e in edges.items():
-        if best < 3:
-            edges[k] = (e[0], max([ln.x1 for ln in all_lines if ln.kind in ('body', 'table') and
-                                   ln.page % 2 == k[0] and ln.col == k[1] and len(ln.words) >= 3] or [e[1]]))
-        else:
-            edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
+        edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
     for par in (0, 1):
         for col in range(args.columns):
             if (par, col) not in edges:
