@@ -19,7 +19,8 @@ How it reads the page (single column unless --columns 2):
   (the font of each word comes from pdftohtml -xml; poppler derives a
   word's height from the font's ascent and descent times its size, so it
   differs between faces and sizes; tables and code do not share an edge). A line is a *body* line when most of its words
-  have the body height; code blocks (another face and size), footnotes,
+  have the body height, or all its words have it or are monospaced (text
+  with code spans); code blocks (another face and size), footnotes,
   headings, running heads and folios are therefore not body lines. A heading
   is a line whose words are taller than the body by 12% or more. A table
   row is a body line whose gaps between text words differ (one more than
@@ -64,8 +65,8 @@ How it reads the page (single column unless --columns 2):
 - Frame-end hyphens: frames (pages, or columns) whose last line of text
   (footnotes, running head and folio set aside) is a full body line
   ending in a hyphen, with text in a later frame.
-- Pages: the running head (lines above the first body/heading line,
-  separated by more than 1.5 body leadings), the folio (a last non-body
+- Pages: the running head (the first line, not a heading, when more than
+  1.5 body leadings above the next and it holds a folio or is small type), the folio (a last non-body
   line of at most 3 words, one a number) and the footnotes (the trailing
   non-body lines after such a gap when the first starts with a note number
   or mark) are set aside; tables, code and figures after a heading are not. A paragraph continues past a line when that line is a
@@ -391,7 +392,8 @@ def measure(pdf, args):
 
     for ln in all_lines:
         nb = sum(1 for w in ln.words if is_body_word(w))
-        if nb * 2 > len(ln.words):
+        # (a line of text whose code spans outnumber its words is text too)
+        if nb * 2 > len(ln.words) or (nb and all(is_body_word(w) or w['mono'] for w in ln.words)):
             ln.kind = 'body'
             # A table row (or a line around an inline image): gaps between
             # text words of unequal widths, one wider than two spaces; a
@@ -526,9 +528,14 @@ def measure(pdf, args):
         if not main:
             content.append([])
             continue
-        a = main[0]
-        while a > 0 and ls[a].base - ls[a - 1].base <= 1.5 * leading:
-            a -= 1
+        # The running head: the first line, when a gap follows it and it
+        # holds the folio or is small type (not a heading; a code block
+        # after the head stays: it is the frame's first content).
+        a = 0
+        if len(ls) > 1 and len(ls[0].words) <= 10 and ls[1].base - ls[0].base > 1.5 * leading and \
+                ls[0].kind != 'heading' and (ls[0].kind == 'other' or FOLIO.match(ls[0].words[0]['t']) or
+                                             FOLIO.match(ls[0].words[-1]['t'])):
+            a = 1
         # From the foot: the folio, then a footnote block (small type after
         # a gap, its first line starting with a note number or mark).
         b = len(ls) - 1
