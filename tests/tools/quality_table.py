@@ -11,7 +11,8 @@ prints one table row per build:
 pages, characters per full line, p95 and max word-space ratio over the
 justified full lines (unbreakable and forced-loose lines excepted, as the
 tool says), loose lines (> 1.5), lines set ragged inside a paragraph
-(rag, printed, not checked: the issue counts them apart), hyphen runs (3+), widows/orphans/stranded
+(rag, printed, not checked: the issue counts them apart; an upper bound:
+lines ended by a hard line break or a badge's alt text count too), hyphen runs (3+), widows/orphans/stranded
 headings, lines past the margin, frames (pages or columns) that end on a
 hyphenated line (f-hy, printed, not checked: TeX's \brokenpenalty makes
 them rare, not impossible), and the fullness of every page but the last.
