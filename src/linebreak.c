@@ -289,13 +289,23 @@ static double line_badness(const KP *kp, const LineFit *f, double *weigh, int *f
      * before the final pass; there it gets its real badness, without
      * the emergency stretch, so that an emergency point can win. */
     if (p->max_ratio > 0 && (f->stretch <= 0 || f->shortfall > p->max_ratio * f->stretch)) {
+      *fit = VERY_LOOSE;
+      if (p->ragged_badness > 0 && kp->pass >= 3) {
+        /* set ragged: feasible, one flaw that grows with the room left
+         * empty (a tenth of the line empty doubles it) */
+        double empty = f->shortfall / (f->shortfall + f->natural) / 0.1;
+        *weigh = p->ragged_badness * (1 + empty * empty);
+        if (*weigh > INF_BAD)
+          *weigh = INF_BAD;
+        return 0;
+      }
       bad = *weigh = kp->final_pass ? lb_badness(f->shortfall, f->stretch) : INF_BAD;
-      /* such a line is set ragged: weighed by the part of it left empty
-       * too (up to twice), or a nearly empty line ("Then up-") costs no
-       * more than a full one at the capped badness */
+      /* without a ragged cost (or before the emergency pass): weighed by
+       * the part of the line left empty too (up to twice), or a nearly
+       * empty line ("Then up-") costs no more than a full one at the
+       * capped badness */
       if (kp->final_pass)
         *weigh = bad * (1 + f->shortfall / (f->natural + f->shortfall));
-      *fit = VERY_LOOSE;
     }
     return bad;
   }

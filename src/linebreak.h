@@ -20,6 +20,8 @@
  *   hyphenated lines; the breaker keeps the run length in its active nodes.
  * - lb_break() may return 4 (the emergency pass with emergency points).
  * - lb_break_stats(): the same with a work counter, for linear-time tests.
+ * - LbParams: ragged_badness (default 0, off): the cost of a line past
+ *   max_ratio that the layout will set ragged.
  * - LbParams: short_last_width, short_last_demerits (a last line narrower
  *   than short_last_width, or a lone word fragment after a hyphen narrower
  *   than twice that, costs short_last_demerits: the "mem-/ory." case) and
@@ -91,6 +93,13 @@ typedef struct {
                              * emergency_stretch allows, and there has its real badness
                              * (no emergency stretch), so an emergency point can beat it;
                              * 0: no limit, as TeX */
+  double ragged_badness;      /* > 0 (with max_ratio): from the emergency pass on, a line
+                             * looser than max_ratio is feasible and weighed with this
+                             * badness, whatever its glue: the layout sets it ragged
+                             * (issue 16), so its cost is that of one flawed line, not
+                             * of word spaces past max_ratio; then a paragraph with an
+                             * unbreakable span sets one line ragged rather than spread
+                             * the shortfall over three loose lines; 0: off */
   double short_last_width;    /* points; > 0: a paragraph's last line narrower than this
                               * costs short_last_demerits (e.g. 4 characters: 2 em) */
   double short_last_demerits; /* 10000; also for a last line that is one word fragment

@@ -18,8 +18,11 @@ if [ "$1" = one ]; then
   case $rc in
   0) echo "PASS $name (${secs} s)" ;;
   77) echo "SKIP $name" ;;
-  *) { echo "FAIL $name (exit $rc, ${secs} s)"; tail -n 30 "$ROOT_DIR/$name.log" | sed 's/^/    /'; } ;;
+  *) echo "FAIL $name (exit $rc, ${secs} s)"
+     [ -s "$TMPROOT/show" ] || tail -n 30 "$ROOT_DIR/$name.log" | sed 's/^/    /' ;;
   esac
+  # a test's table to show whatever the result (t-quality.sh)
+  if [ "$rc" != 77 ] && [ -s "$TMPROOT/show" ]; then sed 's/^/    /' "$TMPROOT/show"; fi
   rm -rf "$TMPROOT"
   exit 0
 fi
@@ -34,7 +37,7 @@ trap 'rm -rf "$ROOT"' EXIT
 
 # The list, longest first (measured), so the two slowest do not end up last.
 {
-  for t in tests/t-valgrind.sh tests/t-hostile.sh tests/t-typography.sh tests/t-corpus.sh tests/t-*.sh; do
+  for t in tests/t-valgrind.sh tests/t-quality.sh tests/t-hostile.sh tests/t-typography.sh tests/t-corpus.sh tests/t-*.sh; do
     [ -f "$t" ] && echo "$(basename "$t" .sh) sh $t"
   done | awk '!seen[$1]++'
   for t in "$BUILD"/tests/test_*; do

@@ -56,12 +56,6 @@ for name in $books; do
   done
 done
 
-# The quality table (issue 13): the report in both layouts, A4/A5/Letter,
-# one and two columns: pages, characters per line, p95 and max word-space
-# ratio, loose lines, hyphen runs, widows/orphans/stranded headings, lines
-# past the margin, frames ending on a hyphen, page fullness; fails on any
-# figure out of range and on the handout's page targets, one named orphan
-# excepted (tests/tools/quality_table.py: KNOWN_ORPHAN).
-mkdir -p "$TMPROOT/quality"
-python3 "$TOP/tests/tools/quality_table.py" "$OCTAVO" "$TOP/content/lsfmm-bpf-2023.md" "$TMPROOT/quality" || fail=1
+# The quality table (issue 13) over the report, the test books and the
+# corpus: tests/t-quality.sh.
 exit $fail

@@ -147,6 +147,7 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 /* The widest a justified line's word spaces may be, in natural spaces
  * (issue 13's maximum): a line that would need more is set ragged. */
 #define MAX_SPACE 2.0
+#define RAGGED_BADNESS 300.0 /* the breaker's cost of a line set ragged (linebreak.h) */
 
 /* Would the word spaces of items [s, e) stretched by ratio exceed
  * MAX_SPACE times their natural width? (Spaces inside code do not
@@ -391,6 +392,10 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     shape_slices(S->sh, a, b, slices);
   double track = 0; /* letter spacing of this line, points per gap */
   size_t flen = S->p->text->len;
+  /* a line the breaker took as ragged (past its max_ratio, weighed as
+   * ragged) is set ragged, not rescued by letter spacing */
+  if (ratio > 0 && too_loose(S->items, s, e, ratio))
+    ratio = 0;
   if (ratio > 0)
     ratio = line_tracking(c, ps, S->items, meta, s, e, slices, S->flags, flen, ratio, &track);
   if (ratio > 0 && too_loose(S->items, s, e, ratio)) {
@@ -501,14 +506,6 @@ static GPtrArray *line_spans(Build *c, Setting *S, size_t a, size_t b, guint *sp
   return notes;
 }
 
-static bool has_emergency(const GArray *items)
-{
-  for (guint i = 0; i < items->len; i++)
-    if (g_array_index(items, LbItem, i).emergency)
-      return true;
-  return false;
-}
-
 /* Does line ln end inside a word (a hyphen or a continuation mark)? */
 static bool ends_broken(const Setting *S, const LbLine *ln)
 {
@@ -547,13 +544,20 @@ static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
   *lp = c->env->lbp;
-  /* in a paragraph with last-resort breaks (code, URLs, long words), a
-   * line looser than MAX_SPACE (the glue stretches by half a space per
-   * unit of ratio) waits for the last pass, where such a break can beat
-   * it; elsewhere that would only trade the second pass's choice for the
-   * last's. A last line under four characters costs extra. */
-  if (lp->max_ratio <= 0 && has_emergency(S->items))
+  /* a line looser than MAX_SPACE (the glue stretches by half a space per
+   * unit of ratio) is set ragged (set_glyphs): from the emergency pass on
+   * the breaker weighs it as one flawed line (badness RAGGED_BADNESS,
+   * about one line with word spaces of 1.7), not by its glue, so that a
+   * paragraph whose unbreakable code leaves one line short sets that line
+   * ragged rather than spread the shortfall over three loose lines; in a
+   * paragraph with last-resort breaks (code, URLs, long words) such a
+   * break can beat it in the last pass. A last line under four
+   * characters costs extra. */
+  if (lp->max_ratio <= 0 && !S->ragged && S->ps->justify) {
     lp->max_ratio = (MAX_SPACE - 1) / 0.5;
+    if (lp->ragged_badness <= 0)
+      lp->ragged_badness = RAGGED_BADNESS;
+  }
   if (lp->short_last_width <= 0)
     lp->short_last_width = 2 * ps->size_pt;
   lb_break((const LbItem *)S->items->data, S->items->len, widths, 2, lp,

@@ -19,9 +19,14 @@ How it reads the page (single column unless --columns 2):
   (the font of each word comes from pdftohtml -xml; poppler derives a
   word's height from the font's ascent and descent times its size, so it
   differs between faces and sizes; tables and code do not share an edge). A line is a *body* line when most of its words
-  have the body height; code blocks (another face and size), footnotes,
+  have the body height, or all its words have it or are monospaced (text
+  with code spans); code blocks (another face and size), footnotes,
   headings, running heads and folios are therefore not body lines. A heading
-  is a line whose words are taller than the body by 12% or more.
+  is a line whose words are taller than the body by 12% or more. A table
+  row is a body line whose gaps between text words differ (one more than
+  twice another and wider than two spaces: a justified line stretches all
+  its spaces alike; a line around an inline image is one too): not a body
+  line, but checked for the margin.
 - A list item's marker (bullet, "1.", "a)") is not a word: the gap after it
   is left out; contents lines (leader dots) are not full lines.
 - The text block's left and right edges are the modes of body lines' left
@@ -50,13 +55,18 @@ How it reads the page (single column unless --columns 2):
   and forced-loose ones; p50, the counts and "p95 (all)" are over all.
 - Past the margin: any body, code or heading line whose right end is beyond
   the right edge by more than --tol.
+- Ragged lines: a body line of 3+ words short of the right edge, not
+  ending a sentence, followed one leading below by a body line at the same
+  left end (or less its paragraph indent) that is not a list item's first (a line set ragged because it
+  was too loose to justify; a paragraph's last line followed by an
+  unindented paragraph may count too): printed, not checked.
 - Hyphen runs: consecutive lines of body text (in reading order, across
   pages) ending in '-', U+00AD or U+2010; a run of 3 or more is counted.
 - Frame-end hyphens: frames (pages, or columns) whose last line of text
   (footnotes, running head and folio set aside) is a full body line
   ending in a hyphen, with text in a later frame.
-- Pages: the running head (lines above the first body/heading line,
-  separated by more than 1.5 body leadings), the folio (a last non-body
+- Pages: the running head (the first line, not a heading, when more than
+  1.5 body leadings above the next and it holds a folio or is small type), the folio (a last non-body
   line of at most 3 words, one a number) and the footnotes (the trailing
   non-body lines after such a gap when the first starts with a note number
   or mark) are set aside; tables, code and figures after a heading are not. A paragraph continues past a line when that line is a
@@ -89,7 +99,7 @@ NS = '{http://www.w3.org/1999/xhtml}'
 HYPHENS = ('-', '\u00ad', '\u2010')
 URLISH = re.compile(r'://|^www\.|\w/\w.*/|\w+\.\w+/')
 FOLIO = re.compile(r'^([0-9]+|[ivxlcdm]+)$', re.I)
-NOTE = re.compile(r'^([0-9]+[.)]?|[*\u2020\u2021\u00a7])')
+NOTE = re.compile(r'^([0-9]+[.)]?|[a-z]{1,2}$|[*\u2020\u2021\u00a7])')
 LEADER = re.compile(r'^[.\u2026\u00b7]+$')
 MARKER = re.compile(r'^([\u2022\u25e6\u25aa\u2013\u2014*-]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)])$')
 
@@ -158,7 +168,9 @@ class Line:
         self.x1 = self.words[-1]['x1']
         self.y0 = min(w['y0'] for w in self.words)
         self.y1 = max(w['y1'] for w in self.words)
-        self.base = statistics.median(w['y1'] for w in self.words)
+        # (code in another face has another box: the text's words set the base)
+        self.base = statistics.median(w['y1'] for w in (
+            [w for w in self.words if not w['mono']] or self.words))
         self.text = ' '.join(w['t'] for w in self.words)
         self.kind = 'other'  # body, heading, other
         self.full = False
@@ -282,9 +294,14 @@ def group_lines(words, page, columns, width, body_h):
                 rest = []
                 for w in small:
                     mid = (w['y0'] + w['y1']) / 2
-                    home = next((g for g in groups if g[0]['y0'] <= mid <= g[0]['y1']
-                                 and g[0]['x0'] - 2 * body_h <= w['x0'] <= max(x['x1'] for x in g) + 2 * body_h),
-                                None)
+                    # (any word of the group may come first: the sort key is
+                    # the centre, whose last digits differ between words)
+                    # (poppler's boxes of consecutive lines overlap: the
+                    # line whose centre is nearest)
+                    homes = [g for g in groups if g[0]['y0'] <= mid <= g[0]['y1']
+                             and min(x['x0'] for x in g) - 2 * body_h <= w['x1'] and
+                             w['x0'] <= max(x['x1'] for x in g) + 2 * body_h]
+                    home = min(homes, key=lambda g: abs((g[0]['y0'] + g[0]['y1']) / 2 - mid), default=None)
                     if home is not None:
                         home.append(w)
                     else:
@@ -375,21 +392,58 @@ def measure(pdf, args):
 
     for ln in all_lines:
         nb = sum(1 for w in ln.words if is_body_word(w))
-        if nb * 2 > len(ln.words):
+        # (a line of text whose code spans outnumber its words is text too)
+        if nb * 2 > len(ln.words) or (nb and all(is_body_word(w) or w['mono'] for w in ln.words)):
             ln.kind = 'body'
+            # A table row (or a line around an inline image): gaps between
+            # text words of unequal widths, one wider than two spaces; a
+            # justified line stretches all its spaces alike. (Code spans
+            # keep their own spaces; a list marker's gap is the indent.)
+            ws = ln.words[1:] if MARKER.match(ln.words[0]['t']) else ln.words
+            g = [b['x0'] - a['x1'] for a, b in zip(ws, ws[1:]) if not a['mono'] and not b['mono']]
+            if len(g) >= 2 and max(g) > 2 * max(min(g), 0.05 * body_h) and max(g) > 0.4 * body_h:
+                ln.kind = 'table'
         elif ln.height() >= body_h * 1.12:
             ln.kind = 'heading'
     # Edges per page parity and column.
     edges = {}
-    for par in (0, 1):
-        for col in range(args.columns):
-            body = [ln for ln in all_lines if ln.kind == 'body' and ln.page % 2 == par and ln.col == col]
-            # Lines with spaces in them set the edge (a broken 1 MB word does not).
-            body = [ln for ln in body if len(ln.words) >= 3] or body
-            if body:
-                edges[par, col] = (mode([ln.x0 for ln in body], 0.25), mode([ln.x1 for ln in body], 0.25))
+    # (table rows, and lines around inline images, too when no column has
+    # 3 body lines at one edge: a small book of examples)
+    for kinds in (('body',), ('body', 'table')):
+        for par in (0, 1):
+            for col in range(args.columns):
+                body = [ln for ln in all_lines if ln.kind in kinds and ln.page % 2 == par and ln.col == col]
+                # Lines with spaces in them set the edge (a broken 1 MB word does not).
+                body = [ln for ln in body if len(ln.words) >= 3] or body
+                if body:
+                    x1 = mode([ln.x1 for ln in body], 0.25)
+                    edges[par, col] = (mode([ln.x0 for ln in body], 0.25), x1,
+                                       sum(1 for ln in body if abs(ln.x1 - x1) <= args.tol))
+        if edges and max(e[2] for e in edges.values()) >= 3:
+            break
     if not edges:
         return {'error': 'no body text'}
+    # A column with fewer than 3 lines at its right edge (a short page of a
+    # small book: its mode is a ragged line's end) gets the width of the
+    # best-attested column from its left edge: columns share one width.
+    # Where no column has 3 (a book of a few lines), the widest line with
+    # spaces, from its column's left edge, gives the width.
+    kb = max(edges, key=lambda k: edges[k][2])
+    x0, x1, best = edges[kb]
+    # (the width from the leftmost start: a mode of x0 may be an indent or
+    # a right-to-left line's start)
+    x0 = min([ln.x0 for ln in all_lines if ln.kind == 'body' and (ln.page % 2, ln.col) == kb and
+              abs(ln.x1 - x1) <= args.tol] or [x0])
+    if best < 3:
+        # (and the left edge is the leftmost start: a mode of three lines may be an indent)
+        for k, e in list(edges.items()):
+            edges[k] = (min([ln.x0 for ln in all_lines if ln.kind in ('body', 'table') and
+                             (ln.page % 2, ln.col) == k] or [e[0]]), e[1], e[2])
+        x0, x1 = 0, max([ln.x1 - edges[ln.page % 2, ln.col][0] for ln in all_lines
+                         if ln.kind in ('body', 'table') and len(ln.words) >= 3 and
+                         (ln.page % 2, ln.col) in edges] or [x1 - x0])
+    for k, e in edges.items():
+        edges[k] = (e[0], e[1] if e[2] >= 3 else e[0] + x1 - x0)
     for par in (0, 1):
         for col in range(args.columns):
             if (par, col) not in edges:
@@ -474,14 +528,20 @@ def measure(pdf, args):
         if not main:
             content.append([])
             continue
-        a = main[0]
-        while a > 0 and ls[a].base - ls[a - 1].base <= 1.5 * leading:
-            a -= 1
+        # The running head: the first line, when a gap follows it and it
+        # holds the folio or is small type (not a heading; a code block
+        # after the head stays: it is the frame's first content).
+        a = 0
+        if len(ls) > 1 and len(ls[0].words) <= 10 and ls[1].base - ls[0].base > 1.5 * leading and \
+                ls[0].kind != 'heading' and (ls[0].kind == 'other' or FOLIO.match(ls[0].words[0]['t']) or
+                                             FOLIO.match(ls[0].words[-1]['t'])):
+            a = 1
         # From the foot: the folio, then a footnote block (small type after
         # a gap, its first line starting with a note number or mark).
         b = len(ls) - 1
-        if b > a and ls[b].kind != 'body' and len(ls[b].words) <= 3 and \
-                any(FOLIO.match(w['t']) for w in ls[b].words):
+        # (a folio in the body face is a body line: a lone number after a gap)
+        if b > a and (ls[b].kind != 'body' or ls[b].base - ls[b - 1].base > 1.5 * leading) and \
+                len(ls[b].words) <= 3 and any(FOLIO.match(w['t']) for w in ls[b].words):
             b -= 1
         k = b
         while k > a and ls[k].kind == 'other':
@@ -524,6 +584,20 @@ def measure(pdf, args):
         if need > right(ln) - ln.x0:
             forced.append(ln)
 
+    # Lines set ragged inside a paragraph (too loose to justify, issue 16):
+    # a body line of 3+ words short of the edge, followed one leading
+    # below in its frame by a body line at the same left end that is no
+    # list item's first line (a new paragraph is indented or after a gap).
+    ragged = []
+    for ls in content:
+        for a, b in zip(ls, ls[1:]):
+            # (a list item's text starts after its marker)
+            ax0 = a.words[1]['x0'] if MARKER.match(a.words[0]['t']) and len(a.words) > 1 else a.x0
+            if a.kind == 'body' and b.kind == 'body' and len(a.words) >= 3 and not reaches(a) and \
+                    abs((b.base - a.base) - leading) < 0.2 * leading and -1 < ax0 - b.x0 < 2 * body_h and \
+                    not MARKER.match(b.words[0]['t']) and not a.text.endswith(('.', '!', '?')):
+                ragged.append(a)
+
     # Hyphen runs over body lines in reading order.
     runs, run = [], 0
     for ls in content:
@@ -555,12 +629,13 @@ def measure(pdf, args):
         if last.kind == 'body' and reaches(last):
             first = nxt[0]
             continues = first.kind == 'body' and abs(first.x0 - left(first)) < 2
-            if continues and not reaches(first):
+            # (a line set ragged inside its paragraph is no last line)
+            if continues and not reaches(first) and first not in ragged:
                 widows.append((first.page, first.text))
             # Is `last` the first line of its paragraph?
             k = len(ls) - 1
             prev = ls[k - 1] if k > 0 else None
-            para_start = prev is None or prev.kind != 'body' or not reaches(prev) or \
+            para_start = prev is None or prev.kind != 'body' or (not reaches(prev) and prev not in ragged) or \
                 last.base - prev.base > 1.3 * leading
             if para_start and continues:
                 orphans.append((last.page, last.text))
@@ -597,7 +672,7 @@ def measure(pdf, args):
         'hyphen_lines': sum(1 for ls in content for ln in ls
                             if ln.kind == 'body' and ln.ends_hyphen() and reaches(ln)),
         'widows': len(widows), 'orphans': len(orphans), 'stranded_headings': len(stranded),
-        'frame_end_hyphens': len(frame_hyphens),
+        'frame_end_hyphens': len(frame_hyphens), 'ragged': len(ragged),
     }
     if args.verbose:
         worst = sorted((ln for ln in all_lines if ln.ratio is not None),
@@ -611,6 +686,7 @@ def measure(pdf, args):
         res['widow_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in widows]
         res['orphan_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in orphans]
         res['stranded_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in stranded]
+        res['ragged_list'] = ['p%d %s' % (ln.page + 1, ln.text[:60]) for ln in ragged]
         res['frame_hyphen_list'] = ['p%d %s' % (p + 1, t[:60]) for p, t in frame_hyphens]
     return res
 
@@ -658,7 +734,8 @@ def main():
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list'):
+                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
+                          'ragged_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))
     fails = []
