@@ -69,102 +69,184 @@ typedef enum {
                * still wraps every page's content */
 } TagMode;
 
-/* Draw every page into a PDF at tmp with the structure of mode. Returns
- * cairo's status after finishing the surface. */
-static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
-                             int *write_errno)
+/* A PDF being drawn: cairo's surface on the file, the painter, and how
+ * many structure elements each page opens under Document (the archive
+ * pass moves the contents' after the title page's). */
+typedef struct {
+  PdfOut out;
+  cairo_surface_t *surf;
+  cairo_t *cr;
+  Painter *painter;
+  TagMode mode;
+  char *authors, *keywords, *date;
+  GArray *tops; /* int per page drawn: elements it opens under Document */
+} Drawing;
+
+/* Start a PDF at tmp of pages w x h points with the book's metadata.
+ * False (errno in *write_errno) when tmp cannot be opened. */
+static bool drawing_open(Drawing *d, Book *book, double w, double h, const char *title,
+                         const char *tmp, TagMode mode, int *write_errno)
 {
-  PdfOut out = {fopen(tmp, "wb"), 0};
-  if (!out.f) {
+  memset(d, 0, sizeof *d);
+  d->out.f = fopen(tmp, "wb");
+  if (!d->out.f) {
     *write_errno = errno;
-    return CAIRO_STATUS_WRITE_ERROR;
+    return false;
   }
-  cairo_surface_t *surf =
-      cairo_pdf_surface_create_for_stream(out_write, &out, lay->page_w_pt, lay->page_h_pt);
-  cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
+  d->mode = mode;
+  d->surf = cairo_pdf_surface_create_for_stream(out_write, &d->out, w, h);
+  cairo_pdf_surface_restrict_to_version(d->surf, CAIRO_PDF_VERSION_1_5);
   const BookMeta *m = &book->meta;
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, lay->title);
-  char *authors = joined(m->authors, ", ");
-  if (authors)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_AUTHOR, authors);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_TITLE, title);
+  d->authors = joined(m->authors, ", ");
+  if (d->authors)
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_AUTHOR, d->authors);
   const char *subject = m->description ? m->description : m->subtitle;
   if (subject)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_SUBJECT, subject);
-  char *keywords = joined(m->subjects, ", ");
-  if (keywords)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_KEYWORDS, keywords);
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "octavo " OCTAVO_VERSION);
-  char *date = pdf_date(util_build_time(m->date));
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATE_DATE, date);
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_MOD_DATE, date);
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_SUBJECT, subject);
+  d->keywords = joined(m->subjects, ", ");
+  if (d->keywords)
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_KEYWORDS, d->keywords);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_CREATOR, "octavo " OCTAVO_VERSION);
+  d->date = pdf_date(util_build_time(m->date));
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_CREATE_DATE, d->date);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_MOD_DATE, d->date);
+  d->cr = cairo_create(d->surf);
+  d->painter = paint_new(d->cr, mode == TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
+  d->tops = g_array_new(FALSE, FALSE, sizeof(int));
+  cairo_tag_begin(d->cr, "Document", "");
+  return true;
+}
 
-  cairo_t *cr = cairo_create(surf);
-  Painter *painter = paint_new(cr, mode == TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
-  cairo_tag_begin(cr, "Document", "");
-  for (guint i = 0; i < lay->pages->len; i++) {
-    const LayPage *p = lay->pages->pdata[i];
-    if (p->label)
-      cairo_pdf_surface_set_page_label(surf, p->label);
-    if (mode == TAGS_PAGES)
-      cairo_tag_begin(cr, "Part", "");
-    paint_items(painter, p->items);
-    if (mode == TAGS_PAGES)
-      cairo_tag_end(cr, "Part");
-    cairo_show_page(cr);
+/* The structure elements items open under Document when depth tags are
+ * open before them (as paint_items nests them). */
+static int top_elements(const GArray *items, int depth)
+{
+  int n = 0;
+  for (guint k = 0; k < items->len; k++) {
+    const LayItem *it = &g_array_index(items, LayItem, k);
+    if (it->kind == LAY_TAG_BEGIN)
+      n += depth++ == 0;
+    else if (it->kind == LAY_TAG_END && depth > 0)
+      depth--;
   }
-  cairo_tag_end(cr, "Document");
-  int depth = paint_open_tags(painter);
-  paint_free(painter);
+  return n;
+}
+
+/* Draw p as the next page, labelled label. */
+static void drawing_page(Drawing *d, const LayPage *p, const char *label)
+{
+  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(p->items, paint_open_tags(d->painter));
+  g_array_append_val(d->tops, tops);
+  if (label)
+    cairo_pdf_surface_set_page_label(d->surf, label);
+  if (d->mode == TAGS_PAGES)
+    cairo_tag_begin(d->cr, "Part", "");
+  paint_items(d->painter, p->items);
+  if (d->mode == TAGS_PAGES)
+    cairo_tag_end(d->cr, "Part");
+  cairo_show_page(d->cr);
+}
+
+static void sink_page(void *ud, const LayPage *p, const char *label)
+{
+  drawing_page(ud, p, label);
+}
+
+/* Close the structure, add lay's outline, finish the file. Returns
+ * cairo's status after finishing the surface. */
+static cairo_status_t drawing_close(Drawing *d, const Layout *lay, int *write_errno)
+{
+  cairo_tag_end(d->cr, "Document");
+  int depth = paint_open_tags(d->painter);
+  paint_free(d->painter);
   /* the outline: cairo ids for the layout's entries */
-  int *ids = g_new0(int, lay->outline->len + 1);
-  for (guint i = 0; i < lay->outline->len; i++) {
+  guint n = lay ? lay->outline->len : 0;
+  int *ids = g_new0(int, n + 1);
+  for (guint i = 0; i < n; i++) {
     const LayOutline *o = &g_array_index(lay->outline, LayOutline, i);
     GString *a = g_string_new("dest=");
     paint_attr_str(a, o->dest);
     int parent = o->parent >= 0 ? ids[o->parent] : CAIRO_PDF_OUTLINE_ROOT;
-    ids[i] = cairo_pdf_surface_add_outline(surf, parent, o->title, a->str, 0);
+    ids[i] = cairo_pdf_surface_add_outline(d->surf, parent, o->title, a->str, 0);
     g_string_free(a, TRUE);
   }
   g_free(ids);
-  cairo_destroy(cr);
-  cairo_surface_finish(surf);
-  cairo_status_t st = cairo_surface_status(surf);
-  cairo_surface_destroy(surf);
-  if (fclose(out.f) != 0 && !out.err)
-    out.err = errno ? errno : EIO;
-  *write_errno = out.err;
-  if (out.err)
+  cairo_destroy(d->cr);
+  cairo_surface_finish(d->surf);
+  cairo_status_t st = cairo_surface_status(d->surf);
+  cairo_surface_destroy(d->surf);
+  if (fclose(d->out.f) != 0 && !d->out.err)
+    d->out.err = errno ? errno : EIO;
+  *write_errno = d->out.err;
+  if (d->out.err)
     st = CAIRO_STATUS_WRITE_ERROR;
-  g_free(authors);
-  g_free(keywords);
-  g_free(date);
+  g_free(d->authors);
+  g_free(d->keywords);
+  g_free(d->date);
+  g_array_free(d->tops, TRUE);
   if (depth != 0 && st == CAIRO_STATUS_SUCCESS)
     st = CAIRO_STATUS_TAG_ERROR;
   return st;
 }
 
-bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path)
+/* Draw every page of lay into a PDF at tmp with the structure of mode.
+ * Returns cairo's status after finishing the surface. */
+static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
+                             int *write_errno)
 {
-  if (!lay) {
-    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
-    return false;
+  Drawing d;
+  if (!drawing_open(&d, book, lay->page_w_pt, lay->page_h_pt, lay->title, tmp, mode, write_errno))
+    return CAIRO_STATUS_WRITE_ERROR;
+  for (guint i = 0; i < lay->pages->len; i++) {
+    const LayPage *p = lay->pages->pdata[i];
+    drawing_page(&d, p, p->label);
   }
+  return drawing_close(&d, lay, write_errno);
+}
+
+/* What the book to draw is made of (pdf_write_stream's arguments). */
+typedef struct {
+  const OctavoOptions *opts;
+  const Style *st;
+  const Fonts *fonts;
+  const Colophon *colophon;
+} PdfSource;
+
+/* Lay the book out while drawing it into a PDF at tmp (lay_book_stream):
+ * *lay takes the layout (pages emptied), *move what the archive pass moves.
+ * *exact false: the drawing is not the book (draw it from lay_book). */
+static cairo_status_t render_stream(Book *book, const PdfSource *src, const char *tmp, TagMode mode,
+                                    int *write_errno, Layout **lay, PdfMove *move, bool *exact)
+{
+  Drawing d;
+  *lay = NULL;
+  *exact = false;
+  if (!drawing_open(&d, book, src->st->paper_w_pt, src->st->paper_h_pt, book->meta.title, tmp, mode,
+                    write_errno))
+    return CAIRO_STATUS_WRITE_ERROR;
+  LaySink sink = {sink_page, &d};
+  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &sink, exact);
+  /* drawn: the title page, the body, the colophon, then the contents */
+  int moved = *lay ? (*lay)->front_pages - 1 : 0;
+  guint n = d.tops->len;
+  *move = (PdfMove){0};
+  if (*exact && moved > 0 && n > (guint)moved) {
+    move->pages = moved;
+    move->title_elements = g_array_index(d.tops, int, 0);
+    for (guint i = n - (guint)moved; i < n; i++)
+      move->moved_elements += g_array_index(d.tops, int, i);
+  }
+  return drawing_close(&d, *lay, write_errno);
+}
+
+/* After cairo: the status checked, the archive pass (which moves the
+ * pages of `move`), the file renamed into place. */
+static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
+                       const PdfMove *move, cairo_status_t st, int werr, char *tmp,
+                       const char *path)
+{
   GError *err = NULL;
-  char *tmp = util_temp_beside(path, &err);
-  if (!tmp) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-    g_error_free(err);
-    return false;
-  }
-  int werr = 0;
-  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr);
-  if (st == CAIRO_STATUS_TAG_ERROR) {
-    /* cairo 1.16 refuses some tag trees it should take: a PDF with one
-     * Part per page is better than none */
-    book_diag(book, BOOK_WARNING, NULL,
-              "%s: cairo refused the structure tags; written with one Part per page", path);
-    st = render(book, lay, tmp, TAGS_PAGES, &werr);
-  }
   if (werr) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s",
               strcmp(path, "-") == 0 ? "standard output" : path, g_strerror(werr));
@@ -179,7 +261,8 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     g_free(tmp);
     return false;
   }
-  if (!archive_pdf(book, lay, opts, tmp, path)) { /* XMP, /Lang, /Alt, sources...: archive.c */
+  /* XMP, /Lang, /Alt, sources..., the contents' pages moved: archive.c */
+  if (!archive_pdf(book, lay, opts, move, tmp, path)) {
     unlink(tmp);
     g_free(tmp);
     return false;
@@ -191,4 +274,85 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   }
   g_free(tmp);
   return ok;
+}
+
+static char *temp_for(Book *book, const char *path)
+{
+  GError *err = NULL;
+  char *tmp = util_temp_beside(path, &err);
+  if (!tmp) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+  }
+  return tmp;
+}
+
+static void tags_refused(Book *book, const char *path)
+{
+  /* cairo 1.16 refuses some tag trees it should take: a PDF with one
+   * Part per page is better than none */
+  book_diag(book, BOOK_WARNING, NULL,
+            "%s: cairo refused the structure tags; written with one Part per page", path);
+}
+
+bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path)
+{
+  if (!lay) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
+    return false;
+  }
+  char *tmp = temp_for(book, path);
+  if (!tmp)
+    return false;
+  int werr = 0;
+  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr);
+  if (st == CAIRO_STATUS_TAG_ERROR) {
+    tags_refused(book, path);
+    st = render(book, lay, tmp, TAGS_PAGES, &werr);
+  }
+  PdfMove none = {0};
+  return pdf_finish(book, lay, opts, &none, st, werr, tmp, path);
+}
+
+/* Stream the book into tmp with mode; when the prediction fails, lay it
+ * out whole and draw that (*move then empty). Not the handout. */
+static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const char *tmp,
+                                      TagMode mode, int *werr, Layout **lay, PdfMove *move)
+{
+  bool exact = false;
+  cairo_status_t st = render_stream(book, src, tmp, mode, werr, lay, move, &exact);
+  if (exact || *werr)
+    return st;
+  if (src->opts->verbose)
+    fprintf(stderr, "octavo: the contents or links were not as predicted: laying out the "
+                    "whole book again\n");
+  lay_free(*lay);
+  *lay = lay_book(book, src->opts, src->st, src->fonts, src->colophon);
+  *move = (PdfMove){0};
+  return render(book, *lay, tmp, mode, werr);
+}
+
+bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                      const Colophon *colophon, const char *path, Layout **lay_out)
+{
+  *lay_out = NULL;
+  if (!st->chapter_new_page) { /* the handout: laid out whole */
+    *lay_out = lay_book(book, opts, st, fonts, colophon);
+    return pdf_write(book, *lay_out, opts, path);
+  }
+  char *tmp = temp_for(book, path);
+  if (!tmp)
+    return false;
+  PdfSource src = {opts, st, fonts, colophon};
+  PdfMove move = {0};
+  int werr = 0;
+  Layout *lay = NULL;
+  cairo_status_t cst = stream_or_whole(book, &src, tmp, TAGS_ALL, &werr, &lay, &move);
+  if (cst == CAIRO_STATUS_TAG_ERROR) {
+    tags_refused(book, path);
+    lay_free(lay);
+    cst = stream_or_whole(book, &src, tmp, TAGS_PAGES, &werr, &lay, &move);
+  }
+  *lay_out = lay;
+  return pdf_finish(book, lay, opts, &move, cst, werr, tmp, path);
 }
