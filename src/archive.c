@@ -397,6 +397,8 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
     }
     qpdf_oh_release(q, annots);
     qpdf_oh_release(q, page);
+    if (i % 512 == 511) /* the file's pages read so far: not kept resident */
+      pdfupdate_drop_pages(u);
   }
   if (dests)
     g_hash_table_destroy(dests);

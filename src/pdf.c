@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <cairo.h>
 #include <hb.h>
+#include <malloc.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -354,5 +355,9 @@ bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, co
     cst = stream_or_whole(book, &src, tmp, TAGS_PAGES, &werr, &lay, &move);
   }
   *lay_out = lay;
+  /* what cairo kept for the whole file (structure tree, annotations,
+   * font subsets) is freed: give it back before the archive pass reads
+   * the file */
+  malloc_trim(0);
   return pdf_finish(book, lay, opts, &move, cst, werr, tmp, path);
 }
