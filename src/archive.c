@@ -787,12 +787,14 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
               name);
     goto done;
   }
+  pdfupdate_drop_pages(u); /* the page tree read through */
   if (!std.pdfa3u && !std.pdfua1)
     goto append;
   add_info_and_xmp(q, u, root, book, &std);
   fix_catalog(q, u, root, book, &std);
   if (std.pdfua1) {
     archive_figure_alts(q, u, root, book, lay);
+    pdfupdate_drop_pages(u);
   }
   fix_pages(q, u, book, std.pdfua1);
   if (std.pdfa3u)

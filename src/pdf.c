@@ -321,9 +321,22 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
                                       TagMode mode, int *werr, Layout **lay, PdfMove *move)
 {
   bool exact = false;
+  /* the layout's diagnostics kept apart: a second layout gives them again */
+  GArray *outer = book_diag_capturing(), *diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  book_diag_capture(diags);
   cairo_status_t st = render_stream(book, src, tmp, mode, werr, lay, move, &exact);
-  if (exact || *werr)
+  book_diag_capture(outer);
+  if (exact || *werr) {
+    if (outer)
+      g_array_append_vals(outer, diags->data, diags->len);
+    else
+      book_diag_take(book, diags);
+    g_array_free(diags, TRUE);
     return st;
+  }
+  for (guint i = 0; i < diags->len; i++)
+    g_free(g_array_index(diags, BookDiag, i).message);
+  g_array_free(diags, TRUE);
   if (src->opts->verbose)
     fprintf(stderr, "octavo: the contents or links were not as predicted: laying out the "
                     "whole book again\n");
@@ -352,7 +365,14 @@ bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, co
   if (cst == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
     lay_free(lay);
+    /* laid out again: its diagnostics were given already */
+    GArray *outer = book_diag_capturing(), *again = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+    book_diag_capture(again);
     cst = stream_or_whole(book, &src, tmp, TAGS_PAGES, &werr, &lay, &move);
+    book_diag_capture(outer);
+    for (guint i = 0; i < again->len; i++)
+      g_free(g_array_index(again, BookDiag, i).message);
+    g_array_free(again, TRUE);
   }
   *lay_out = lay;
   /* what cairo kept for the whole file (structure tree, annotations,

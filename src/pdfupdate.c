@@ -259,6 +259,8 @@ static GArray *write_objects(PdfUpdate *u, Out *o, GArray *offsets)
       g_hash_table_remove(u->data, GINT_TO_POINTER(id));
     }
     out_str(o, "endobj\n");
+    if (i % 4096 == 4095) /* what qpdf read of the file for them */
+      pdfupdate_drop_pages(u);
   }
   return ids;
 }
