@@ -313,7 +313,8 @@ const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, 
     e = g_malloc(sizeof(Entry) + pts + len);
     e->len = (guint32)len;
     e->n = c->scratch->len;
-    memcpy(e->pts, c->scratch->data, pts);
+    if (pts) /* no points: scratch->data may be NULL */
+      memcpy(e->pts, c->scratch->data, pts);
     char *copy = (char *)e->pts + pts;
     memcpy(copy, word, len);
     e->word = copy;
