@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <cairo.h>
 #include <hb.h>
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -378,6 +380,8 @@ bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, co
   /* what cairo kept for the whole file (structure tree, annotations,
    * font subsets) is freed: give it back before the archive pass reads
    * the file */
+#ifdef __GLIBC__
   malloc_trim(0);
+#endif
   return pdf_finish(book, lay, opts, &move, cst, werr, tmp, path);
 }
