@@ -60,4 +60,17 @@ check xref "$TOP"/tests/books/xref/one.md "$TOP"/tests/books/xref/two.md
 E="$TOP/tests/corpus/embedded-book"
 # shellcheck disable=SC2046
 check embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
+# beside an EPUB without a page list the PDF is streamed too, the EPUB
+# written on a second thread meanwhile: the same bytes with -j1 and -j2,
+# and the PDF the one written alone
+for j in 1 2; do
+  # shellcheck disable=SC2086
+  "$OCTAVO" -q -j$j --no-page-list $M -o "st-npl-$j.epub" -o "st-npl-$j.pdf" 2> "st-npl-$j.err" ||
+    bad "npl: -j$j failed"
+done
+cmp -s st-npl-1.epub st-npl-2.epub && cmp -s st-npl-1.pdf st-npl-2.pdf && cmp -s st-npl-1.err st-npl-2.err ||
+  bad "npl: -j1 and -j2 differ"
+# shellcheck disable=SC2086
+"$OCTAVO" -q $M -o st-npl-alone.pdf && cmp -s st-npl-1.pdf st-npl-alone.pdf ||
+  bad "npl: the PDF beside the EPUB is not the one written alone"
 exit $fail
