@@ -193,18 +193,43 @@ static cairo_status_t drawing_close(Drawing *d, const Layout *lay, int *write_er
   return st;
 }
 
-/* Draw every page of lay into a PDF at tmp with the structure of mode.
- * Returns cairo's status after finishing the surface. */
+/* What the archive pass moves when the last `moved` of d's pages drawn
+ * are the book's second to (moved + 1)-th. */
+static PdfMove moved_pages(const Drawing *d, int moved)
+{
+  PdfMove m = {0};
+  guint n = d->tops->len;
+  if (moved <= 0 || n <= (guint)moved)
+    return m;
+  m.pages = moved;
+  m.title_elements = g_array_index(d->tops, int, 0);
+  for (guint i = n - (guint)moved; i < n; i++)
+    m.moved_elements += g_array_index(d->tops, int, i);
+  return m;
+}
+
+/* Draw every page of lay into a PDF at tmp with the structure of mode, in
+ * the order lay_book_stream hands them over (the title page, the body and
+ * the colophon, then the rest of the front matter: *move), so that a PDF
+ * has the same bytes whether it was streamed or laid out whole. Returns
+ * cairo's status after finishing the surface. */
 static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
-                             int *write_errno)
+                             int *write_errno, PdfMove *move)
 {
   Drawing d;
+  *move = (PdfMove){0};
   if (!drawing_open(&d, book, lay->page_w_pt, lay->page_h_pt, lay->title, tmp, mode, write_errno))
     return CAIRO_STATUS_WRITE_ERROR;
-  for (guint i = 0; i < lay->pages->len; i++) {
-    const LayPage *p = lay->pages->pdata[i];
-    drawing_page(&d, p, p->label);
+  guint n = lay->pages->len, front = lay->front_pages > 1 ? (guint)lay->front_pages : 1;
+  if (front > n)
+    front = 1;
+  for (guint i = 0; i < n; i++) {
+    /* drawn i-th: the page of the book's order */
+    guint at = i == 0 ? 0 : i < 1 + n - front ? front + i - 1 : i - (n - front);
+    const LayPage *here = lay->pages->pdata[i];
+    drawing_page(&d, lay->pages->pdata[at], here->label);
   }
+  *move = moved_pages(&d, (int)front - 1);
   return drawing_close(&d, lay, write_errno);
 }
 
@@ -231,15 +256,7 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
   LaySink sink = {sink_page, &d};
   *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &sink, exact);
   /* drawn: the title page, the body, the colophon, then the contents */
-  int moved = *lay ? (*lay)->front_pages - 1 : 0;
-  guint n = d.tops->len;
-  *move = (PdfMove){0};
-  if (*exact && moved > 0 && n > (guint)moved) {
-    move->pages = moved;
-    move->title_elements = g_array_index(d.tops, int, 0);
-    for (guint i = n - (guint)moved; i < n; i++)
-      move->moved_elements += g_array_index(d.tops, int, i);
-  }
+  *move = *exact && *lay ? moved_pages(&d, (*lay)->front_pages - 1) : (PdfMove){0};
   return drawing_close(&d, *lay, write_errno);
 }
 
@@ -308,13 +325,13 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   if (!tmp)
     return false;
   int werr = 0;
-  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr);
+  PdfMove move;
+  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr, &move);
   if (st == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
-    st = render(book, lay, tmp, TAGS_PAGES, &werr);
+    st = render(book, lay, tmp, TAGS_PAGES, &werr, &move);
   }
-  PdfMove none = {0};
-  return pdf_finish(book, lay, opts, &none, st, werr, tmp, path);
+  return pdf_finish(book, lay, opts, &move, st, werr, tmp, path);
 }
 
 /* Stream the book into tmp with mode; when the prediction fails, lay it
@@ -344,8 +361,7 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
                     "whole book again\n");
   lay_free(*lay);
   *lay = lay_book(book, src->opts, src->st, src->fonts, src->colophon);
-  *move = (PdfMove){0};
-  return render(book, *lay, tmp, mode, werr);
+  return render(book, *lay, tmp, mode, werr, move);
 }
 
 bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,

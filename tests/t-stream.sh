@@ -3,8 +3,9 @@
 # lay_book_stream; the contents drawn last and moved after the title page
 # by the archive pass) is the book the whole layout draws. A PDF written
 # alone is streamed; written beside an EPUB with its page list, the layout
-# is made whole first and drawn in order (pdf_write). For each book and
-# options the two must have: the same pages drawn pixel for pixel
+# is made whole first and drawn by pdf_write (in the same order). For each
+# book and options the two must be the same bytes, and (so that a
+# difference shows where) have: the same pages drawn pixel for pixel
 # (poppler), the same links, outline, page labels and structure tree in
 # the same order (tests/tools/pdfa_check.py same), a clean qpdf --check;
 # and the streamed one must be reproducible (two builds, -j1 and -j2) and
@@ -38,6 +39,7 @@ check() { # name, octavo arguments...
   cmp -s "st-$name.pdf" "st-$name-2.pdf" || bad "$name: -j1 and -j2 differ"
   "$OCTAVO" -q -j1 "$@" -o "st-$name-again.pdf" && cmp -s "st-$name.pdf" "st-$name-again.pdf" ||
     bad "$name: two streamed builds differ"
+  cmp -s "st-$name-whole.pdf" "st-$name.pdf" || bad "$name: not the bytes of the whole layout's PDF"
   qpdf --check "st-$name.pdf" 2>&1 | grep -q "No syntax or stream encoding errors" || bad "$name: qpdf --check"
   python3 "$tool" same "st-$name-whole.pdf" "st-$name.pdf" >/dev/null ||
     bad "$name: links, outline, labels or structure differ from the whole layout's"
