@@ -14,7 +14,12 @@
  *   - a trailer /ID hashed from the content.
  *
  * It only adds keys and objects: page content, annotations' targets, the
- * outline, page labels and the structure tree stay as cairo wrote them.
+ * outline, page labels and the structure tree stay as cairo wrote them;
+ * but when pdf.c drew the contents last (it streams the pages: PdfMove),
+ * their pages are moved after the title page in /Pages, and their
+ * structure elements after the title page's under Document (the page
+ * labels were drawn in the book's order already). With --pdf-standard
+ * none that move is the whole update.
  * cairo's bytes stay too: the changes are an incremental update appended
  * to them (pdfupdate.c), which costs in proportion to the objects changed
  * (the 3,400 pages and 25,000 annotations of the 10 MB benchmark book),
@@ -396,6 +401,8 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
     }
     qpdf_oh_release(q, annots);
     qpdf_oh_release(q, page);
+    if (i % 512 == 511) /* the file's pages read so far: not kept resident */
+      pdfupdate_drop_pages(u);
   }
   if (dests)
     g_hash_table_destroy(dests);
@@ -566,6 +573,95 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
   return ok;
 }
 
+/* ---- the contents moved after the title page ---- */
+
+/* /Kids of the page tree: the last mv->pages pages after the first. */
+static bool move_pages(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *mv)
+{
+  qpdf_oh pages = qpdf_oh_get_key(q, root, "/Pages");
+  qpdf_oh kids = qpdf_oh_get_key(q, pages, "/Kids");
+  int n = qpdf_oh_is_array(q, kids) ? qpdf_oh_get_array_n_items(q, kids) : 0;
+  bool ok = n == qpdf_get_num_pages(q) && mv->pages < n;
+  if (ok) { /* cairo's page tree is flat */
+    qpdf_oh out = qpdf_oh_new_array(q);
+    for (int i = 0; i < n; i++) {
+      int from = i == 0 ? 0 : i <= mv->pages ? n - mv->pages + i - 1 : i - mv->pages;
+      qpdf_oh k = qpdf_oh_get_array_item(q, kids, from);
+      qpdf_oh_append_item(q, out, k);
+      qpdf_oh_release(q, k);
+    }
+    set_key(q, pages, "/Kids", out);
+    pdfupdate_changed(u, pages);
+    qpdf_update_all_pages_cache(q);
+  }
+  qpdf_oh_release(q, kids);
+  qpdf_oh_release(q, pages);
+  return ok;
+}
+
+static bool is_element(qpdf_data q, qpdf_oh k)
+{
+  return qpdf_oh_is_dictionary(q, k) && qpdf_oh_has_key(q, k, "/S");
+}
+
+/* Under the Document element, the last mv->moved_elements elements after
+ * the first mv->title_elements (marked content stays where it is). */
+static bool move_elements(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *mv)
+{
+  qpdf_oh tree = qpdf_oh_get_key(q, root, "/StructTreeRoot");
+  qpdf_oh top = qpdf_oh_get_key(q, tree, "/K");
+  qpdf_oh doc =
+      qpdf_oh_is_array(q, top) ? qpdf_oh_get_array_item(q, top, 0) : qpdf_oh_get_key(q, tree, "/K");
+  qpdf_oh kids = qpdf_oh_get_key(q, doc, "/K");
+  int n = qpdf_oh_is_array(q, kids) ? qpdf_oh_get_array_n_items(q, kids) : 0, elems = 0;
+  for (int i = 0; i < n; i++) {
+    qpdf_oh k = qpdf_oh_get_array_item(q, kids, i);
+    elems += is_element(q, k);
+    qpdf_oh_release(q, k);
+  }
+  int first_moved = elems - mv->moved_elements;
+  bool ok = qpdf_oh_is_indirect(q, doc) && mv->title_elements <= first_moved;
+  if (ok && mv->moved_elements > 0) {
+    qpdf_oh out = qpdf_oh_new_array(q), moved = qpdf_oh_new_array(q);
+    for (int i = 0, e = 0; i < n; i++) {
+      qpdf_oh k = qpdf_oh_get_array_item(q, kids, i);
+      bool el = is_element(q, k);
+      qpdf_oh_append_item(q, el && e >= first_moved ? moved : out, k);
+      e += el;
+      qpdf_oh_release(q, k);
+    }
+    /* the moved ones after the title_elements-th element of out */
+    qpdf_oh res = qpdf_oh_new_array(q);
+    int m = qpdf_oh_get_array_n_items(q, out), e = 0;
+    bool placed = false;
+    for (int i = 0; i <= m; i++) {
+      if (!placed && (e == mv->title_elements || i == m)) {
+        for (int j = 0; j < mv->moved_elements; j++) {
+          qpdf_oh k = qpdf_oh_get_array_item(q, moved, j);
+          qpdf_oh_append_item(q, res, k);
+          qpdf_oh_release(q, k);
+        }
+        placed = true;
+      }
+      if (i == m)
+        break;
+      qpdf_oh k = qpdf_oh_get_array_item(q, out, i);
+      qpdf_oh_append_item(q, res, k);
+      e += is_element(q, k);
+      qpdf_oh_release(q, k);
+    }
+    set_key(q, doc, "/K", res);
+    pdfupdate_changed(u, doc);
+    qpdf_oh_release(q, out);
+    qpdf_oh_release(q, moved);
+  }
+  qpdf_oh_release(q, kids);
+  qpdf_oh_release(q, doc);
+  qpdf_oh_release(q, top);
+  qpdf_oh_release(q, tree);
+  return ok;
+}
+
 /* ---- the pass ---- */
 
 static bool qpdf_failed(qpdf_data q, Book *book, const char *name, const char *what)
@@ -648,8 +744,8 @@ static gint64 cpu_us(void)
   return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
-bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const char *pdf,
-                 const char *name)
+bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
+                 const char *pdf, const char *name)
 {
   ArchiveStandard std;
   if (!archive_standard_parse(opts->pdf_standard, &std)) {
@@ -657,7 +753,8 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
               opts->pdf_standard);
     return false;
   }
-  if (!std.pdfa3u && !std.pdfua1)
+  bool moving = move && move->pages > 0;
+  if (!std.pdfa3u && !std.pdfua1 && !moving)
     return true;
   GBytes *icc = NULL;
   if (std.pdfa3u && !(icc = read_icc(book)))
@@ -689,16 +786,26 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
     goto done;
   }
   qpdf_oh root = qpdf_get_root(q);
+  if (moving && (!move_pages(q, u, root, move) || !move_elements(q, u, root, move))) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: cannot move the contents' pages in cairo's output",
+              name);
+    goto done;
+  }
+  pdfupdate_drop_pages(u); /* the page tree read through */
+  if (!std.pdfa3u && !std.pdfua1)
+    goto append;
   add_info_and_xmp(q, u, root, book, &std);
   fix_catalog(q, u, root, book, &std);
   if (std.pdfua1) {
     archive_figure_alts(q, u, root, book, lay);
+    pdfupdate_drop_pages(u);
   }
   fix_pages(q, u, book, std.pdfua1);
   if (std.pdfa3u)
     add_output_intent(q, u, root, icc);
   if (std.pdfa3u && opts->attach_source && !attach_sources(q, u, root, book))
     goto done;
+append:
   if (qpdf_failed(q, book, name, "cannot edit the PDF"))
     goto done;
   if (!pdfupdate_append(u, pdf, &err)) {

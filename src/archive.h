@@ -2,7 +2,9 @@
  * cannot write XMP, /Lang, an output intent, alternate text or attached
  * files; this step adds them to cairo's output, in place, before pdf.c
  * renames it into position. It changes no page content, link, outline,
- * page label or structure element: it only adds keys and objects. */
+ * page label or structure element: it only adds keys and objects, and
+ * moves the pages and structure elements a streamed PDF drew out of
+ * order (PdfMove). */
 #ifndef OCTAVO_ARCHIVE_H
 #define OCTAVO_ARCHIVE_H
 
@@ -23,15 +25,26 @@ typedef struct {
  * for anything else, leaving *out cleared. */
 bool archive_standard_parse(const char *spec, ArchiveStandard *out);
 
+/* Pages drawn out of the book's order (pdf.c's streaming): the last
+ * `pages` pages are the book's second to (pages + 1)-th, and the last
+ * `moved_elements` structure elements under Document come after the
+ * first `title_elements`. pages 0: nothing to move. */
+typedef struct {
+  int pages;
+  int title_elements;
+  int moved_elements;
+} PdfMove;
+
 /* Rewrite the PDF at `pdf` (cairo's finished output, a temporary file) as
  * an archival PDF for opts->pdf_standard, attaching the book's Markdown
  * sources when opts->attach_source. `name` is the path the user asked
- * for, for messages. Does nothing and returns true for "none". The result
+ * for, for messages. For "none" it only moves (move; nothing to move:
+ * it does nothing and returns true). The result
  * depends only on the input bytes, the book and SOURCE_DATE_EPOCH (the
  * trailer /ID is a hash of the content). Returns false with a diagnostic in
  * book when the PDF cannot be read or written or the ICC profile is
  * missing; `pdf` is then unchanged or removed by the caller. */
-bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const char *pdf,
-                 const char *name);
+bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
+                 const char *pdf, const char *name);
 
 #endif

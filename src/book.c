@@ -354,6 +354,11 @@ void book_diag_capture(GArray *sink)
   g_private_set(&diag_sink, sink);
 }
 
+GArray *book_diag_capturing(void)
+{
+  return g_private_get(&diag_sink);
+}
+
 void book_diag_take(Book *b, GArray *sink)
 {
   g_array_append_vals(b->diags, sink->data, sink->len);

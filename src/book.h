@@ -326,6 +326,8 @@ void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *
  * several threads keep their diagnostics apart, and book_diag_take puts
  * them into the book in a fixed order. */
 void book_diag_capture(GArray *sink);
+/* The calling thread's sink of book_diag_capture, or NULL. */
+GArray *book_diag_capturing(void);
 /* Append the diagnostics of sink (from book_diag_capture) to the book, in
  * order, and empty sink (the book takes their messages). */
 void book_diag_take(Book *book, GArray *sink);

@@ -94,6 +94,33 @@ typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
 /* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
                      const Fonts *fonts, const Colophon *colophon, LayPurpose purpose);
+/* Where lay_book_stream hands each page, in drawing order: `label` is
+ * the page label of the book's page at the position being drawn. */
+typedef struct {
+  void (*page)(void *ud, const LayPage *p, const char *label);
+  void *ud;
+} LaySink;
+
+/* lay_book (print) for a PDF drawn while it is laid out, so that memory
+ * does not grow with the pages: each page goes to sink as soon as it is
+ * final, then is emptied. The contents are laid out first with
+ * placeholder numbers (an entry's lines do not depend on its number), which
+ * gives the front matter's page count, so every body page's number is
+ * known before the body. The pages come in this order: the title page, the
+ * body chapter by chapter, the colophon's page, then the contents and
+ * their padding page last, with their numbers: the PDF moves those
+ * (Layout.front_pages - 1 pages) after the title page; every page is
+ * handed the label of the book's page at its position, so the labels are
+ * right once moved. Returns the layout with its pages in the book's
+ * order, emptied (but for their Figure and Note tags and images), its
+ * outline and page marks. *exact false: what the placeholders predicted
+ * (the contents' entries and pages, links to destinations placed later)
+ * did not hold, and what was drawn is not the book: draw it from lay_book.
+ * The handout (its contents run on with the text) is not streamed:
+ * returns NULL. */
+Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style *st,
+                        const Fonts *fonts, const Colophon *colophon, const LaySink *sink,
+                        bool *exact);
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
 

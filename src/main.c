@@ -128,6 +128,8 @@ typedef struct {
   bool style_ok;       /* the style file was read (else style holds the defaults) */
   Fonts *fonts;        /* NULL when fonts/ is unreadable */
   CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
+  bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
+  Colophon *colophon;  /* for it (NULL: none) */
 } Loaded;
 
 static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
@@ -139,7 +141,15 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
                                              lay ? lay->page_marks : NULL, &ld->chars, out->path)
                           : epub_write(book, &ld->style, ld->fonts, opts,
                                        lay ? lay->page_marks : NULL, out->path);
-  case FMT_PDF: return pdf_write(book, lay, opts, out->path);
+  case FMT_PDF:
+    if (!lay && ld->stream) {
+      Layout *streamed = NULL;
+      bool ok =
+          pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path, &streamed);
+      lay_free(streamed);
+      return ok;
+    }
+    return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
   case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
   default: return false;
@@ -514,11 +524,17 @@ static void dump_model(const Book *book)
 static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded *ld, Layout **lay)
 {
   bool need_pdf = false, need_epub = false;
+  guint pdfs = 0;
   for (guint i = 0; i < a->outs->len; i++) {
     Format f = g_array_index(a->outs, Output, i).format;
     need_pdf |= f == FMT_PDF;
     need_epub |= f == FMT_EPUB;
+    pdfs += f == FMT_PDF;
   }
+  /* one PDF and nothing else that wants the pages: laid out as it is
+   * drawn, each page released once drawn (memory does not grow with the
+   * pages) */
+  bool stream = pdfs == 1 && !a->preview && !a->dump_layout && !(need_epub && opts->page_list);
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
@@ -534,10 +550,15 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     Colophon *col = print ? colophon_new(book, book->meta.lang, identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
+    g_free(identifier);
+    if (stream && ld->style.chapter_new_page) {
+      ld->stream = true;
+      ld->colophon = col;
+      return EXIT_OK;
+    }
     *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
                         print ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
     colophon_free(col);
-    g_free(identifier);
     if (!*lay && (need_pdf || a->dump_layout))
       return EXIT_INPUT;
   }
@@ -691,6 +712,7 @@ static int run(Args *a, const char *argv0)
     rc = EXIT_INPUT;
 
   lay_free(lay);
+  colophon_free(ld.colophon);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);

@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <cairo.h>
 #include <hb.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -69,104 +72,203 @@ typedef enum {
                * still wraps every page's content */
 } TagMode;
 
-/* Draw every page into a PDF at tmp with the structure of mode. Returns
- * cairo's status after finishing the surface. */
-static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
-                             int *write_errno)
+/* A PDF being drawn: cairo's surface on the file, the painter, and how
+ * many structure elements each page opens under Document (the archive
+ * pass moves the contents' after the title page's). */
+typedef struct {
+  PdfOut out;
+  cairo_surface_t *surf;
+  cairo_t *cr;
+  Painter *painter;
+  TagMode mode;
+  char *authors, *keywords, *date;
+  GArray *tops; /* int per page drawn: elements it opens under Document */
+} Drawing;
+
+/* Start a PDF at tmp of pages w x h points with the book's metadata.
+ * False (errno in *write_errno) when tmp cannot be opened. */
+static bool drawing_open(Drawing *d, Book *book, double w, double h, const char *title,
+                         const char *tmp, TagMode mode, int *write_errno)
 {
-  PdfOut out = {fopen(tmp, "wb"), 0};
-  if (!out.f) {
+  memset(d, 0, sizeof *d);
+  d->out.f = fopen(tmp, "wb");
+  if (!d->out.f) {
     *write_errno = errno;
-    return CAIRO_STATUS_WRITE_ERROR;
+    return false;
   }
-  cairo_surface_t *surf =
-      cairo_pdf_surface_create_for_stream(out_write, &out, lay->page_w_pt, lay->page_h_pt);
-  cairo_pdf_surface_restrict_to_version(surf, CAIRO_PDF_VERSION_1_5);
+  d->mode = mode;
+  d->surf = cairo_pdf_surface_create_for_stream(out_write, &d->out, w, h);
+  cairo_pdf_surface_restrict_to_version(d->surf, CAIRO_PDF_VERSION_1_5);
   const BookMeta *m = &book->meta;
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, lay->title);
-  char *authors = joined(m->authors, ", ");
-  if (authors)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_AUTHOR, authors);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_TITLE, title);
+  d->authors = joined(m->authors, ", ");
+  if (d->authors)
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_AUTHOR, d->authors);
   const char *subject = m->description ? m->description : m->subtitle;
   if (subject)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_SUBJECT, subject);
-  char *keywords = joined(m->subjects, ", ");
-  if (keywords)
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_KEYWORDS, keywords);
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "octavo " OCTAVO_VERSION);
-  char *date = pdf_date(util_build_time(m->date));
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATE_DATE, date);
-  cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_MOD_DATE, date);
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_SUBJECT, subject);
+  d->keywords = joined(m->subjects, ", ");
+  if (d->keywords)
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_KEYWORDS, d->keywords);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_CREATOR, "octavo " OCTAVO_VERSION);
+  d->date = pdf_date(util_build_time(m->date));
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_CREATE_DATE, d->date);
+  cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_MOD_DATE, d->date);
+  d->cr = cairo_create(d->surf);
+  d->painter = paint_new(d->cr, mode == TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
+  d->tops = g_array_new(FALSE, FALSE, sizeof(int));
+  cairo_tag_begin(d->cr, "Document", "");
+  return true;
+}
 
-  cairo_t *cr = cairo_create(surf);
-  Painter *painter = paint_new(cr, mode == TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
-  cairo_tag_begin(cr, "Document", "");
-  for (guint i = 0; i < lay->pages->len; i++) {
-    const LayPage *p = lay->pages->pdata[i];
-    if (p->label)
-      cairo_pdf_surface_set_page_label(surf, p->label);
-    if (mode == TAGS_PAGES)
-      cairo_tag_begin(cr, "Part", "");
-    paint_items(painter, p->items);
-    if (mode == TAGS_PAGES)
-      cairo_tag_end(cr, "Part");
-    cairo_show_page(cr);
+/* The structure elements items open under Document when depth tags are
+ * open before them (as paint_items nests them). */
+static int top_elements(const GArray *items, int depth)
+{
+  int n = 0;
+  for (guint k = 0; k < items->len; k++) {
+    const LayItem *it = &g_array_index(items, LayItem, k);
+    if (it->kind == LAY_TAG_BEGIN)
+      n += depth++ == 0;
+    else if (it->kind == LAY_TAG_END && depth > 0)
+      depth--;
   }
-  cairo_tag_end(cr, "Document");
-  int depth = paint_open_tags(painter);
-  paint_free(painter);
+  return n;
+}
+
+/* Draw p as the next page, labelled label. */
+static void drawing_page(Drawing *d, const LayPage *p, const char *label)
+{
+  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(p->items, paint_open_tags(d->painter));
+  g_array_append_val(d->tops, tops);
+  if (label)
+    cairo_pdf_surface_set_page_label(d->surf, label);
+  if (d->mode == TAGS_PAGES)
+    cairo_tag_begin(d->cr, "Part", "");
+  paint_items(d->painter, p->items);
+  if (d->mode == TAGS_PAGES)
+    cairo_tag_end(d->cr, "Part");
+  cairo_show_page(d->cr);
+}
+
+static void sink_page(void *ud, const LayPage *p, const char *label)
+{
+  drawing_page(ud, p, label);
+}
+
+/* Close the structure, add lay's outline, finish the file. Returns
+ * cairo's status after finishing the surface. */
+static cairo_status_t drawing_close(Drawing *d, const Layout *lay, int *write_errno)
+{
+  cairo_tag_end(d->cr, "Document");
+  int depth = paint_open_tags(d->painter);
+  paint_free(d->painter);
   /* the outline: cairo ids for the layout's entries */
-  int *ids = g_new0(int, lay->outline->len + 1);
-  for (guint i = 0; i < lay->outline->len; i++) {
+  guint n = lay ? lay->outline->len : 0;
+  int *ids = g_new0(int, n + 1);
+  for (guint i = 0; i < n; i++) {
     const LayOutline *o = &g_array_index(lay->outline, LayOutline, i);
     GString *a = g_string_new("dest=");
     char *name = util_pdf_dest_name(o->dest);
     paint_attr_str(a, name);
     g_free(name);
     int parent = o->parent >= 0 ? ids[o->parent] : CAIRO_PDF_OUTLINE_ROOT;
-    ids[i] = cairo_pdf_surface_add_outline(surf, parent, o->title, a->str, 0);
+    ids[i] = cairo_pdf_surface_add_outline(d->surf, parent, o->title, a->str, 0);
     g_string_free(a, TRUE);
   }
   g_free(ids);
-  cairo_destroy(cr);
-  cairo_surface_finish(surf);
-  cairo_status_t st = cairo_surface_status(surf);
-  cairo_surface_destroy(surf);
-  if (fclose(out.f) != 0 && !out.err)
-    out.err = errno ? errno : EIO;
-  *write_errno = out.err;
-  if (out.err)
+  cairo_destroy(d->cr);
+  cairo_surface_finish(d->surf);
+  cairo_status_t st = cairo_surface_status(d->surf);
+  cairo_surface_destroy(d->surf);
+  if (fclose(d->out.f) != 0 && !d->out.err)
+    d->out.err = errno ? errno : EIO;
+  *write_errno = d->out.err;
+  if (d->out.err)
     st = CAIRO_STATUS_WRITE_ERROR;
-  g_free(authors);
-  g_free(keywords);
-  g_free(date);
+  g_free(d->authors);
+  g_free(d->keywords);
+  g_free(d->date);
+  g_array_free(d->tops, TRUE);
   if (depth != 0 && st == CAIRO_STATUS_SUCCESS)
     st = CAIRO_STATUS_TAG_ERROR;
   return st;
 }
 
-bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path)
+/* What the archive pass moves when the last `moved` of d's pages drawn
+ * are the book's second to (moved + 1)-th. */
+static PdfMove moved_pages(const Drawing *d, int moved)
 {
-  if (!lay) {
-    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
-    return false;
+  PdfMove m = {0};
+  guint n = d->tops->len;
+  if (moved <= 0 || n <= (guint)moved)
+    return m;
+  m.pages = moved;
+  m.title_elements = g_array_index(d->tops, int, 0);
+  for (guint i = n - (guint)moved; i < n; i++)
+    m.moved_elements += g_array_index(d->tops, int, i);
+  return m;
+}
+
+/* Draw every page of lay into a PDF at tmp with the structure of mode, in
+ * the order lay_book_stream hands them over (the title page, the body and
+ * the colophon, then the rest of the front matter: *move), so that a PDF
+ * has the same bytes whether it was streamed or laid out whole. Returns
+ * cairo's status after finishing the surface. */
+static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
+                             int *write_errno, PdfMove *move)
+{
+  Drawing d;
+  *move = (PdfMove){0};
+  if (!drawing_open(&d, book, lay->page_w_pt, lay->page_h_pt, lay->title, tmp, mode, write_errno))
+    return CAIRO_STATUS_WRITE_ERROR;
+  guint n = lay->pages->len, front = lay->front_pages > 1 ? (guint)lay->front_pages : 1;
+  if (front > n)
+    front = 1;
+  for (guint i = 0; i < n; i++) {
+    /* drawn i-th: the page of the book's order */
+    guint at = i == 0 ? 0 : i < 1 + n - front ? front + i - 1 : i - (n - front);
+    const LayPage *here = lay->pages->pdata[i];
+    drawing_page(&d, lay->pages->pdata[at], here->label);
   }
+  *move = moved_pages(&d, (int)front - 1);
+  return drawing_close(&d, lay, write_errno);
+}
+
+/* What the book to draw is made of (pdf_write_stream's arguments). */
+typedef struct {
+  const OctavoOptions *opts;
+  const Style *st;
+  const Fonts *fonts;
+  const Colophon *colophon;
+} PdfSource;
+
+/* Lay the book out while drawing it into a PDF at tmp (lay_book_stream):
+ * *lay takes the layout (pages emptied), *move what the archive pass moves.
+ * *exact false: the drawing is not the book (draw it from lay_book). */
+static cairo_status_t render_stream(Book *book, const PdfSource *src, const char *tmp, TagMode mode,
+                                    int *write_errno, Layout **lay, PdfMove *move, bool *exact)
+{
+  Drawing d;
+  *lay = NULL;
+  *exact = false;
+  if (!drawing_open(&d, book, src->st->paper_w_pt, src->st->paper_h_pt, book->meta.title, tmp, mode,
+                    write_errno))
+    return CAIRO_STATUS_WRITE_ERROR;
+  LaySink sink = {sink_page, &d};
+  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &sink, exact);
+  /* drawn: the title page, the body, the colophon, then the contents */
+  *move = *exact && *lay ? moved_pages(&d, (*lay)->front_pages - 1) : (PdfMove){0};
+  return drawing_close(&d, *lay, write_errno);
+}
+
+/* After cairo: the status checked, the archive pass (which moves the
+ * pages of `move`), the file renamed into place. */
+static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
+                       const PdfMove *move, cairo_status_t st, int werr, char *tmp,
+                       const char *path)
+{
   GError *err = NULL;
-  char *tmp = util_temp_beside(path, &err);
-  if (!tmp) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
-    g_error_free(err);
-    return false;
-  }
-  int werr = 0;
-  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr);
-  if (st == CAIRO_STATUS_TAG_ERROR) {
-    /* cairo 1.16 refuses some tag trees it should take: a PDF with one
-     * Part per page is better than none */
-    book_diag(book, BOOK_WARNING, NULL,
-              "%s: cairo refused the structure tags; written with one Part per page", path);
-    st = render(book, lay, tmp, TAGS_PAGES, &werr);
-  }
   if (werr) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s",
               strcmp(path, "-") == 0 ? "standard output" : path, g_strerror(werr));
@@ -181,7 +283,8 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     g_free(tmp);
     return false;
   }
-  if (!archive_pdf(book, lay, opts, tmp, path)) { /* XMP, /Lang, /Alt, sources...: archive.c */
+  /* XMP, /Lang, /Alt, sources..., the contents' pages moved: archive.c */
+  if (!archive_pdf(book, lay, opts, move, tmp, path)) {
     unlink(tmp);
     g_free(tmp);
     return false;
@@ -193,4 +296,110 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
   }
   g_free(tmp);
   return ok;
+}
+
+static char *temp_for(Book *book, const char *path)
+{
+  GError *err = NULL;
+  char *tmp = util_temp_beside(path, &err);
+  if (!tmp) {
+    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    g_error_free(err);
+  }
+  return tmp;
+}
+
+static void tags_refused(Book *book, const char *path)
+{
+  /* cairo 1.16 refuses some tag trees it should take: a PDF with one
+   * Part per page is better than none */
+  book_diag(book, BOOK_WARNING, NULL,
+            "%s: cairo refused the structure tags; written with one Part per page", path);
+}
+
+bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path)
+{
+  if (!lay) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: no layout to write", path);
+    return false;
+  }
+  char *tmp = temp_for(book, path);
+  if (!tmp)
+    return false;
+  int werr = 0;
+  PdfMove move;
+  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr, &move);
+  if (st == CAIRO_STATUS_TAG_ERROR) {
+    tags_refused(book, path);
+    st = render(book, lay, tmp, TAGS_PAGES, &werr, &move);
+  }
+  return pdf_finish(book, lay, opts, &move, st, werr, tmp, path);
+}
+
+/* Stream the book into tmp with mode; when the prediction fails, lay it
+ * out whole and draw that (*move then empty). Not the handout. */
+static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const char *tmp,
+                                      TagMode mode, int *werr, Layout **lay, PdfMove *move)
+{
+  bool exact = false;
+  /* the layout's diagnostics kept apart: a second layout gives them again */
+  GArray *outer = book_diag_capturing(), *diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  book_diag_capture(diags);
+  cairo_status_t st = render_stream(book, src, tmp, mode, werr, lay, move, &exact);
+  book_diag_capture(outer);
+  if (exact || *werr) {
+    if (outer)
+      g_array_append_vals(outer, diags->data, diags->len);
+    else
+      book_diag_take(book, diags);
+    g_array_free(diags, TRUE);
+    return st;
+  }
+  for (guint i = 0; i < diags->len; i++)
+    g_free(g_array_index(diags, BookDiag, i).message);
+  g_array_free(diags, TRUE);
+  if (src->opts->verbose)
+    fprintf(stderr, "octavo: the contents or links were not as predicted: laying out the "
+                    "whole book again\n");
+  lay_free(*lay);
+  *lay = lay_book(book, src->opts, src->st, src->fonts, src->colophon);
+  return render(book, *lay, tmp, mode, werr, move);
+}
+
+bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                      const Colophon *colophon, const char *path, Layout **lay_out)
+{
+  *lay_out = NULL;
+  if (!st->chapter_new_page) { /* the handout: laid out whole */
+    *lay_out = lay_book(book, opts, st, fonts, colophon);
+    return pdf_write(book, *lay_out, opts, path);
+  }
+  char *tmp = temp_for(book, path);
+  if (!tmp)
+    return false;
+  PdfSource src = {opts, st, fonts, colophon};
+  PdfMove move = {0};
+  int werr = 0;
+  Layout *lay = NULL;
+  cairo_status_t cst = stream_or_whole(book, &src, tmp, TAGS_ALL, &werr, &lay, &move);
+  if (cst == CAIRO_STATUS_TAG_ERROR) {
+    tags_refused(book, path);
+    lay_free(lay);
+    /* laid out again: its diagnostics were given already */
+    GArray *outer = book_diag_capturing(), *again = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+    book_diag_capture(again);
+    cst = stream_or_whole(book, &src, tmp, TAGS_PAGES, &werr, &lay, &move);
+    book_diag_capture(outer);
+    for (guint i = 0; i < again->len; i++)
+      g_free(g_array_index(again, BookDiag, i).message);
+    g_array_free(again, TRUE);
+  }
+  *lay_out = lay;
+  /* what cairo kept for the whole file (structure tree, annotations,
+   * font subsets) is freed: give it back before the archive pass reads
+   * the file */
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+  return pdf_finish(book, lay, opts, &move, cst, werr, tmp, path);
 }

@@ -3,12 +3,27 @@
 #define OCTAVO_PDF_H
 
 #include "book.h"
+#include "colophon.h"
+#include "fonts.h"
 #include "layout.h"
 #include "options.h"
+#include "style.h"
 
 /* Write the laid-out book as a PDF to path ("-" = stdout), under a
  * temporary name renamed at the end. Returns false with a diagnostic in
  * book on failure; no file is left behind then. */
 bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const char *path);
+
+/* Lay the book out for print (as lay_book) and write it as a PDF to path
+ * as pdf_write does, each page drawn as soon as it is laid out and then
+ * released (lay_book_stream), so that memory does not grow with the
+ * pages; the contents, drawn last, are moved after the title page by the
+ * archive pass. When what the contents' placeholders predicted does not
+ * hold, or for the handout, the book is laid out whole and drawn as
+ * pdf_write does (the same pages). *lay takes the layout (its pages
+ * emptied when streamed; its page marks and outline whole): the caller
+ * frees it, also on failure. Returns false with a diagnostic in book. */
+bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                      const Colophon *colophon, const char *path, Layout **lay);
 
 #endif

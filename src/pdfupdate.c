@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct PdfUpdate {
   qpdf_data q;
@@ -194,9 +196,32 @@ static int int_cmp(gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
-/* The objects, in number order; offsets[i] is where the i-th starts in
- * the file (start: the file offset of body's first byte). */
-static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *offsets)
+/* Where the update goes: the file, the offset reached, the digest of
+ * what was written (for /ID) and the first write error. */
+typedef struct {
+  FILE *f;
+  gsize at;
+  GChecksum *sum;
+  int err;
+} Out;
+
+static void out_put(Out *o, const char *s, gsize n)
+{
+  g_checksum_update(o->sum, (const guchar *)s, (gssize)n);
+  o->at += n;
+  if (!o->err && fwrite(s, 1, n, o->f) != n)
+    o->err = errno ? errno : EIO;
+}
+
+static void out_str(Out *o, const char *s)
+{
+  out_put(o, s, strlen(s));
+}
+
+/* The objects, in number order, written as they are serialised (each
+ * object's text freed once written); offsets[i] is where the i-th starts
+ * in the file. */
+static GArray *write_objects(PdfUpdate *u, Out *o, GArray *offsets)
 {
   GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(int), g_hash_table_size(u->objs));
   GHashTableIter it;
@@ -210,25 +235,32 @@ static GArray *write_objects(PdfUpdate *u, GString *body, gsize start, GArray *o
   for (guint i = 0; i < ids->len; i++) {
     int id = g_array_index(ids, int, i);
     int gen = GPOINTER_TO_INT(g_hash_table_lookup(u->objs, GINT_TO_POINTER(id))) - 1;
-    gsize off = start + body->len;
-    g_array_append_val(offsets, off);
+    g_array_append_val(offsets, o->at);
+    char head[48];
+    g_snprintf(head, sizeof head, "%d %d obj\n", id, gen);
+    out_str(o, head);
     const char *text = g_hash_table_lookup(u->texts, GINT_TO_POINTER(id));
     if (text) {
-      g_string_append_printf(body, "%d %d obj\n%s\n", id, gen, text);
+      out_str(o, text);
+      g_hash_table_remove(u->texts, GINT_TO_POINTER(id));
     } else {
       qpdf_oh oh = qpdf_get_object_by_id(u->q, id, gen);
-      g_string_append_printf(body, "%d %d obj\n%s\n", id, gen, qpdf_oh_unparse_resolved(u->q, oh));
+      out_str(o, qpdf_oh_unparse_resolved(u->q, oh));
       qpdf_oh_release(u->q, oh);
     }
+    out_str(o, "\n");
     GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
     if (data) {
       gsize n = 0;
       const char *d = g_bytes_get_data(data, &n);
-      g_string_append(body, "stream\n");
-      g_string_append_len(body, d, (gssize)n);
-      g_string_append(body, "\nendstream\n");
+      out_str(o, "stream\n");
+      out_put(o, d, n);
+      out_str(o, "\nendstream\n");
+      g_hash_table_remove(u->data, GINT_TO_POINTER(id));
     }
-    g_string_append(body, "endobj\n");
+    out_str(o, "endobj\n");
+    if (i % 4096 == 4095) /* what qpdf read of the file for them */
+      pdfupdate_drop_pages(u);
   }
   return ids;
 }
@@ -274,46 +306,64 @@ static void write_xref(PdfUpdate *u, GString *out, const GArray *ids, const GArr
   qpdf_oh_release(q, old);
 }
 
+/* The MD5 of the file's bytes, read through in slices whose pages are
+ * dropped once read (pdfupdate_drop_pages). */
+static GChecksum *base_sum(PdfUpdate *u)
+{
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_MD5);
+  const gsize slice = 8 << 20;
+  for (gsize at = 0; at < u->base_len; at += slice) {
+    g_checksum_update(sum, (const guchar *)u->base + at, (gssize)MIN(slice, u->base_len - at));
+    pdfupdate_drop_pages(u);
+  }
+  return sum;
+}
+
+void pdfupdate_drop_pages(PdfUpdate *u)
+{
+  long ps = sysconf(_SC_PAGESIZE);
+  guintptr b = (guintptr)u->base, start = b - b % (guintptr)(ps > 0 ? ps : 4096);
+  if (u->base_len)
+    madvise((void *)start, u->base_len + (b - start), MADV_DONTNEED);
+}
+
 bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
 {
   /* the update starts on a line of its own */
   const char *sep =
       u->base_len && (u->base[u->base_len - 1] == '\n' || u->base[u->base_len - 1] == '\r') ? ""
                                                                                             : "\n";
-  GString *body = g_string_new(NULL);
-  GArray *offsets = g_array_new(FALSE, FALSE, sizeof(gsize));
-  GArray *ids = write_objects(u, body, u->base_len + strlen(sep), offsets);
-
   guint8 id0[16], id1[16];
   gsize n = sizeof id0;
-  GChecksum *sum = g_checksum_new(G_CHECKSUM_MD5);
-  g_checksum_update(sum, (const guchar *)u->base, (gssize)u->base_len);
-  GChecksum *sum1 = g_checksum_copy(sum);
+  GChecksum *sum = base_sum(u);
+  Out o = {fopen(path, "ab"), u->base_len, g_checksum_copy(sum), 0};
   g_checksum_get_digest(sum, id0, &n);
-  g_checksum_update(sum1, (const guchar *)sep, (gssize)strlen(sep));
-  g_checksum_update(sum1, (const guchar *)body->str, (gssize)body->len);
-  n = sizeof id1;
-  g_checksum_get_digest(sum1, id1, &n);
   g_checksum_free(sum);
-  g_checksum_free(sum1);
-
-  GString *tail = g_string_new(NULL);
-  write_xref(u, tail, ids, offsets, u->base_len + strlen(sep) + body->len, id0, id1);
-  FILE *f = fopen(path, "ab");
-  bool ok = f && fwrite(sep, 1, strlen(sep), f) == strlen(sep) &&
-            fwrite(body->str, 1, body->len, f) == body->len &&
-            fwrite(tail->str, 1, tail->len, f) == tail->len;
-  int e = errno;
-  if (f && fclose(f) != 0 && ok) {
-    ok = false;
-    e = errno;
+  if (!o.f)
+    o.err = errno ? errno : EIO;
+  GArray *offsets = g_array_new(FALSE, FALSE, sizeof(gsize));
+  GArray *ids = NULL;
+  if (o.f) {
+    out_str(&o, sep);
+    ids = write_objects(u, &o, offsets);
   }
-  if (!ok)
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot append to %s: %s", path,
-                g_strerror(e));
-  g_string_free(body, TRUE);
-  g_string_free(tail, TRUE);
+  n = sizeof id1;
+  g_checksum_get_digest(o.sum, id1, &n);
+  g_checksum_free(o.sum);
+  if (o.f) {
+    GString *tail = g_string_new(NULL);
+    write_xref(u, tail, ids, offsets, o.at, id0, id1);
+    if (!o.err && fwrite(tail->str, 1, tail->len, o.f) != tail->len)
+      o.err = errno ? errno : EIO;
+    g_string_free(tail, TRUE);
+    if (fclose(o.f) != 0 && !o.err)
+      o.err = errno ? errno : EIO;
+  }
+  if (o.err)
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(o.err), "cannot append to %s: %s", path,
+                g_strerror(o.err));
   g_array_free(offsets, TRUE);
-  g_array_free(ids, TRUE);
-  return ok;
+  if (ids)
+    g_array_free(ids, TRUE);
+  return !o.err;
 }

@@ -50,6 +50,12 @@ qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value);
  * through qpdf: qpdf holds only its dictionary. */
 qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data);
 
+/* When the file's bytes are a read-only file mapping (GMappedFile): drop
+ * the pages of it read so far from the process's memory; they are read
+ * again from the file (the page cache) when touched. For a large file
+ * read once through, so that it does not stay resident. */
+void pdfupdate_drop_pages(PdfUpdate *u);
+
 /* Append the update to the file at path (whose bytes are base): changed
  * and new objects, their cross-reference section, and a trailer with the
  * current /Root and /Info, /Prev and /ID [MD5 of base, MD5 of base and

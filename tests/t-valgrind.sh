@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-valgrind.sh: memcheck on whole runs (issue 7): the seed to EPUB and PDF
 # in one run, the multi-file test book (images, tables, notes, raw HTML)
-# the same way, and a run that stops on an input error. Passes when
+# the same way, each to a PDF alone (streamed: issue 15), and a run that
+# stops on an input error. Passes when
 # valgrind reports no definite leak and no invalid read or write (or any
 # other memcheck error: every error counts). tests/valgrind.supp holds the
 # library-internal leaks, each with its reason. Skips without valgrind, and
@@ -36,6 +37,11 @@ check() { # name, expected octavo exit status, octavo arguments...
 
 check seed 0 "$TOP/content/lsfmm-bpf-2023.md" -o seed.epub -o seed.pdf
 check multi 0 "$TOP"/tests/books/multi/0*.md -o multi.epub -o multi.pdf
+# the PDF alone is drawn as it is laid out (pdf_write_stream): each page
+# freed once drawn, the layout's records and the archive pass's move
+check seed-stream 0 "$TOP/content/lsfmm-bpf-2023.md" -o seed-alone.pdf
+check multi-stream 0 "$TOP"/tests/books/multi/0*.md --columns 2 -o multi-alone.pdf
+check seed-stream-none 0 "$TOP/content/lsfmm-bpf-2023.md" --pdf-standard none -o seed-none.pdf
 # An input error: the run stops early, and what it built is freed.
 printf -- '---\ntitle: [unclosed\n---\n\n# T\n\nText.\n' > bad.md
 check bad-input 1 bad.md -o bad.epub -o bad.pdf

@@ -417,7 +417,7 @@ static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p,
   g_free(num);
 }
 
-void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const Outline *outline,
                    const char *book_title)
 {
   const Style *st = env->st;
@@ -425,7 +425,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *ou
       font_desc(st->body_face, st->head_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
   PangoFontDescription *dn =
       font_desc(st->body_face, st->head_size_pt + 0.5, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  for (guint i = 0; i < b->frames->len; i += (guint)env->cols.n) {
+  for (guint i = from; i < b->frames->len; i += (guint)env->cols.n) {
     Frame *f = &g_array_index(b->frames, Frame, i);
     LayPage *p = f->page;
     char num[24];

@@ -397,7 +397,9 @@ void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
 /* The monospace face (at the size code has in text) over the code spans
  * of a title, from byte `from` (spans shifted by -from); a new list. */
 PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);
-void running_heads(const LayEnv *env, LayShaper *shp, Body *b, const Outline *outline,
+/* The running heads and folios of b's pages from frame `from` on (a
+ * page's first frame). */
+void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const Outline *outline,
                    const char *book_title);
 
 /* ------------------------------------------------------------------------ */

@@ -235,6 +235,8 @@ static void find_dest_folios(Run *r)
 /* ------------------------------------------------------------------------ */
 /* Front matter, pages, outline                                             */
 
+static void front_labels(Layout *lay);
+
 /* The title page and the contents (the outline's entries to --toc-depth
  * that landed on a page), padded to an even count so that the body starts on a recto; their
  * labels are roman. */
@@ -254,6 +256,13 @@ static void lay_front(Run *r, Layout *lay, bool print)
   }
   contents(&r->env, &r->shp, &r->store, lay, shown, r->dest_folio);
   g_array_free(shown, TRUE);
+  front_labels(lay);
+}
+
+/* The front matter's pages (lay's so far) padded to an even count, so
+ * that the body starts on a recto, and labelled in roman. */
+static void front_labels(Layout *lay)
+{
   if (lay->pages->len % 2) /* the body starts on a recto */
     g_ptr_array_add(lay->pages, page_new());
   lay->front_pages = (int)lay->pages->len;
@@ -265,6 +274,8 @@ static void lay_front(Run *r, Layout *lay, bool print)
   }
 }
 
+static void add_page_mark(Run *r, Layout *lay, guint i);
+
 /* The body pages after the front matter, labelled by folio, and a page
  * mark for each that has a line from the source. */
 static void add_body(Run *r, Layout *lay)
@@ -273,11 +284,19 @@ static void add_body(Run *r, Layout *lay)
     LayPage *p = r->body.pages->pdata[i];
     p->label = g_strdup_printf("%d", p->folio);
     g_ptr_array_add(lay->pages, p);
-    PageMark *pm = &g_array_index(r->body.marks, PageMark, i);
-    if (pm->node) {
-      BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), pm->node, pm->off};
-      g_array_append_val(lay->page_marks, m);
-    }
+    add_page_mark(r, lay, i);
+  }
+}
+
+/* The page mark of body page i (at lay->front_pages + i), if a line from
+ * the source starts it. */
+static void add_page_mark(Run *r, Layout *lay, guint i)
+{
+  LayPage *p = r->body.pages->pdata[i];
+  PageMark *pm = &g_array_index(r->body.marks, PageMark, i);
+  if (pm->node) {
+    BookPageMark m = {lay->front_pages + (int)i + 1, g_strdup(p->label), pm->node, pm->off};
+    g_array_append_val(lay->page_marks, m);
   }
 }
 
@@ -405,7 +424,7 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
   paginate(&r.env, &r.store, &r.env.cols, &r.body, vl, NULL, span_end);
   vlist_free(vl);
   find_dest_folios(&r);
-  running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+  running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title);
   lay->front_pages = 0;
   add_body(&r, lay);
   build_outline(&r, lay);
@@ -433,6 +452,200 @@ static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const St
 }
 
 /* ------------------------------------------------------------------------ */
+/* Streaming: each page handed over as soon as it is final                  */
+
+/* One lay_book_stream call's state besides the run. */
+typedef struct {
+  Run *r;
+  Layout *lay; /* the pages in the book's order (emptied once drawn) */
+  const LaySink *sink;
+  guint drawn;         /* pages handed over so far */
+  GHashTable *known;   /* destinations on the front and back pages (owned names) */
+  GHashTable *forward; /* link destinations not placed yet when their page was
+                         * drawn (owned): they must be placed by the end */
+} Stream;
+
+static bool dest_known(const Stream *s, const char *dest)
+{
+  return g_hash_table_contains(s->r->dest_folio, dest) || g_hash_table_contains(s->known, dest);
+}
+
+/* The destinations of a page outside the body. */
+static void note_known(Stream *s, const LayPage *p)
+{
+  for (guint k = 0; k < p->items->len; k++) {
+    const LayItem *it = &g_array_index(p->items, LayItem, k);
+    if (it->kind == LAY_DEST)
+      g_hash_table_add(s->known, g_strdup(it->dest));
+  }
+}
+
+static bool keeps_figures(const LayItem *it)
+{
+  return it->kind == LAY_IMAGE || ((it->kind == LAY_TAG_BEGIN || it->kind == LAY_TAG_END) &&
+                                   (!strcmp(it->tag, "Figure") || !strcmp(it->tag, "Note")));
+}
+
+/* A drawn page emptied but for what the archive pass matches the
+ * structure tree's figures with (archive_fig.c): the Figure and Note
+ * tags and the images, which own nothing. */
+static void page_strip(LayPage *p)
+{
+  guint n = 0;
+  for (guint i = 0; i < p->items->len; i++) {
+    LayItem *it = &g_array_index(p->items, LayItem, i);
+    if (!keeps_figures(it))
+      lay_item_clear(it);
+    else
+      g_array_index(p->items, LayItem, n++) = *it;
+  }
+  GArray *kept = g_array_sized_new(FALSE, TRUE, sizeof(LayItem), n);
+  g_array_append_vals(kept, p->items->data, n);
+  g_array_free(p->items, TRUE);
+  p->items = kept;
+}
+
+/* Hand page p over as the PDF's next page, with the label of the book's
+ * page at that position, then empty it. Links to nowhere are dropped, as
+ * drop_dead_links does; once every page that can hold a destination is
+ * laid out (`all_placed`), so are links to destinations never placed;
+ * before, such a link's destination is noted, to be checked at the end. */
+static void hand_over(Stream *s, LayPage *p, bool all_placed)
+{
+  for (guint k = 0; k < p->items->len;) {
+    LayItem *it = &g_array_index(p->items, LayItem, k);
+    if (it->kind == LAY_LINK && !it->uri && (!it->dest || !dest_known(s, it->dest))) {
+      if (it->dest && !all_placed) {
+        g_hash_table_add(s->forward, g_strdup(it->dest));
+        k++;
+        continue;
+      }
+      lay_item_clear(it);
+      g_array_remove_index(p->items, k);
+    } else
+      k++;
+  }
+  const LayPage *at = s->lay->pages->pdata[s->drawn++];
+  s->sink->page(s->sink->ud, p, at->label);
+  page_strip(p);
+}
+
+/* Each chapter from a new page, as lay_chapters does; its pages, final
+ * once it is paginated (the next starts a new one), get their running
+ * heads, folios and page marks, their destinations are noted, and they
+ * are handed over. */
+static void stream_chapters(Stream *s)
+{
+  Run *r = s->r;
+  const Book *book = r->env.book;
+  for (guint ci = 0; ci < book->chapters->len; ci++) {
+    BookChapter *ch = book->chapters->pdata[ci];
+    guint span_end, from = r->body.pages->len, frame_from = r->body.frames->len;
+    GArray *vl = chapter_vlist(r, ch, ci, s->lay->title, &span_end);
+    if (!r->env.url_end)
+      url_notes_foot(&r->env, &r->shp, &r->store);
+    r->store.url_first = r->store.url_notes->len;
+    paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
+    vlist_free(vl);
+    running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title);
+    note_dest_folios(r, from);
+    for (guint i = from; i < r->body.pages->len; i++) {
+      LayPage *p = r->body.pages->pdata[i];
+      p->label = g_strdup_printf("%d", p->folio);
+      g_ptr_array_add(s->lay->pages, p);
+      add_page_mark(r, s->lay, i);
+    }
+    for (guint i = from; i < r->body.pages->len; i++)
+      hand_over(s, r->body.pages->pdata[i], false);
+  }
+}
+
+/* The contents with their page numbers in place of the placeholders' pages
+ * (lay's 1 .. 1 + n): false when they differ in entries (`shown` placeholder
+ * entries before) or pages from what the placeholders predicted. */
+static bool contents_final(Stream *s, guint shown_before, guint n)
+{
+  Run *r = s->r;
+  GArray *shown = toc_shown(r, r->dest_folio);
+  Layout *toc = layout_new(r->env.book, r->env.st, s->lay->fonts);
+  g_ptr_array_add(toc->pages, page_new()); /* the title page's place: the parity */
+  contents(&r->env, &r->shp, &r->store, toc, shown, r->dest_folio);
+  bool same = shown->len == shown_before && toc->pages->len == 1 + n;
+  for (guint i = 1; same && i <= n; i++) {
+    LayPage *old = s->lay->pages->pdata[i], *p = toc->pages->pdata[i];
+    p->front = old->front;
+    p->folio = old->folio;
+    p->label = old->label;
+    old->label = NULL;
+    s->lay->pages->pdata[i] = p;
+    toc->pages->pdata[i] = old;
+  }
+  g_array_free(shown, TRUE);
+  lay_free(toc);
+  return same;
+}
+
+/* Whether every link drawn before its destination was placed found it. */
+static bool forward_placed(const Stream *s)
+{
+  GHashTableIter hi;
+  gpointer k;
+  g_hash_table_iter_init(&hi, s->forward);
+  while (g_hash_table_iter_next(&hi, &k, NULL))
+    if (!dest_known(s, k))
+      return false;
+  return true;
+}
+
+Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style *st,
+                        const Fonts *fonts, const Colophon *colophon, const LaySink *sink,
+                        bool *exact)
+{
+  *exact = false;
+  if (!st->chapter_new_page)
+    return NULL;
+  Run r;
+  run_init(&r, book, opts, st, fonts, colophon);
+  Layout *lay = layout_new(book, st, fonts);
+  Stream s = {&r,
+              lay,
+              sink,
+              0,
+              g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+              g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
+  layout_notes(&r.env, &r.shp, &r.store);
+  title_page(&r.env, &r.shp, &r.store, lay, lay->title);
+  /* the contents at their final length, numbers not known yet: an entry's
+   * lines do not depend on its number (its room is reserved) */
+  GArray *shown = toc_shown(&r, NULL);
+  guint shown_before = shown->len;
+  contents(&r.env, &r.shp, &r.store, lay, shown, NULL);
+  g_array_free(shown, TRUE);
+  guint ntoc = lay->pages->len - 1;
+  front_labels(lay);
+  for (guint i = 0; i < lay->pages->len; i++)
+    note_known(&s, lay->pages->pdata[i]);
+  hand_over(&s, lay->pages->pdata[0], false);
+  stream_chapters(&s);
+  if (colophon) {
+    colophon_page(&r.env, &r.shp, &r.store, lay);
+    note_known(&s, g_ptr_array_index(lay->pages, lay->pages->len - 1));
+    hand_over(&s, g_ptr_array_index(lay->pages, lay->pages->len - 1), true);
+  }
+  bool same = contents_final(&s, shown_before, ntoc);
+  /* the contents (and the padding page) last: the PDF moves them after
+   * the title page */
+  for (int i = 1; i < lay->front_pages; i++)
+    hand_over(&s, lay->pages->pdata[i], true);
+  *exact = same && forward_placed(&s);
+  build_outline(&r, lay);
+  g_hash_table_destroy(s.known);
+  g_hash_table_destroy(s.forward);
+  run_clear(&r);
+  return lay;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The driver                                                               */
 
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
@@ -454,7 +667,7 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
   lay_chapters(&r, lay->title, print);
   find_dest_folios(&r);
   if (print)
-    running_heads(&r.env, &r.shp, &r.body, r.outline, lay->title);
+    running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title);
   lay_front(&r, lay, print);
   add_body(&r, lay);
   if (colophon && print)

@@ -1,0 +1,78 @@
+#!/bin/sh
+# t-stream.sh: the PDF drawn as it is laid out (issue 15: pdf_write_stream,
+# lay_book_stream; the contents drawn last and moved after the title page
+# by the archive pass) is the book the whole layout draws. A PDF written
+# alone is streamed; written beside an EPUB with its page list, the layout
+# is made whole first and drawn by pdf_write (in the same order). For each
+# book and options the two must be the same bytes, and (so that a
+# difference shows where) have: the same pages drawn pixel for pixel
+# (poppler), the same links, outline, page labels and structure tree in
+# the same order (tests/tools/pdfa_check.py same), a clean qpdf --check;
+# and the streamed one must be reproducible (two builds, -j1 and -j2) and
+# show its contents on page 2. Also with --pdf-standard none, where the
+# move is the whole update.
+set -u
+for t in qpdf pdftoppm pdftotext python3; do
+  command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
+done
+tool="$TOP/tests/tools/pdfa_check.py"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+export SOURCE_DATE_EPOCH=1700000000
+cd "$TMPROOT" || exit 1
+
+same_pages() { # name a.pdf b.pdf
+  rm -f "st-$1-a"-*.pgm "st-$1-b"-*.pgm
+  pdftoppm -r 36 -gray "$2" "st-$1-a" && pdftoppm -r 36 -gray "$3" "st-$1-b" || { bad "$1: pdftoppm"; return; }
+  na=$(ls "st-$1-a"-*.pgm | wc -l) nb=$(ls "st-$1-b"-*.pgm | wc -l)
+  [ "$na" = "$nb" ] || { bad "$1: $na pages against $nb"; return; }
+  for f in "st-$1-a"-*.pgm; do
+    cmp -s "$f" "st-$1-b${f#"st-$1-a"}" || bad "$1: page ${f##*-} drawn differently"
+  done
+}
+
+check() { # name, octavo arguments...
+  name=$1; shift
+  "$OCTAVO" -q "$@" -o "st-$name-whole.pdf" -o "st-$name-whole.epub" || { bad "$name: whole layout failed"; return; }
+  "$OCTAVO" -q -j1 "$@" -o "st-$name.pdf" || { bad "$name: streamed failed"; return; }
+  "$OCTAVO" -q -j2 "$@" -o "st-$name-2.pdf" || bad "$name: streamed -j2 failed"
+  cmp -s "st-$name.pdf" "st-$name-2.pdf" || bad "$name: -j1 and -j2 differ"
+  "$OCTAVO" -q -j1 "$@" -o "st-$name-again.pdf" && cmp -s "st-$name.pdf" "st-$name-again.pdf" ||
+    bad "$name: two streamed builds differ"
+  cmp -s "st-$name-whole.pdf" "st-$name.pdf" || bad "$name: not the bytes of the whole layout's PDF"
+  qpdf --check "st-$name.pdf" 2>&1 | grep -q "No syntax or stream encoding errors" || bad "$name: qpdf --check"
+  python3 "$tool" same "st-$name-whole.pdf" "st-$name.pdf" >/dev/null ||
+    bad "$name: links, outline, labels or structure differ from the whole layout's"
+  same_pages "$name" "st-$name-whole.pdf" "st-$name.pdf"
+  pdftotext -f 2 -l 2 "st-$name.pdf" - | grep -q "Contents" || bad "$name: page 2 is not the contents"
+  echo "$name: streamed = whole"
+}
+
+S="$TOP/content/lsfmm-bpf-2023.md"
+M="$TOP/tests/books/multi/01-intro.md $TOP/tests/books/multi/02-features.md $TOP/tests/books/multi/03-long.md"
+check seed --smart "$S"
+check seed-none --pdf-standard none "$S"
+check seed-a5-N --paper a5 -N "$S"
+# shellcheck disable=SC2086
+check multi-2col $M --columns 2 -N --link-notes end
+# shellcheck disable=SC2086
+check multi-none $M --pdf-standard none
+check xref "$TOP"/tests/books/xref/one.md "$TOP"/tests/books/xref/two.md
+# a real book (images, a long contents), chapters only in the contents
+E="$TOP/tests/corpus/embedded-book"
+# shellcheck disable=SC2046
+check embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
+# beside an EPUB without a page list the PDF is streamed too, the EPUB
+# written on a second thread meanwhile: the same bytes with -j1 and -j2,
+# and the PDF the one written alone
+for j in 1 2; do
+  # shellcheck disable=SC2086
+  "$OCTAVO" -q -j$j --no-page-list $M -o "st-npl-$j.epub" -o "st-npl-$j.pdf" 2> "st-npl-$j.err" ||
+    bad "npl: -j$j failed"
+done
+cmp -s st-npl-1.epub st-npl-2.epub && cmp -s st-npl-1.pdf st-npl-2.pdf && cmp -s st-npl-1.err st-npl-2.err ||
+  bad "npl: -j1 and -j2 differ"
+# shellcheck disable=SC2086
+"$OCTAVO" -q $M -o st-npl-alone.pdf && cmp -s st-npl-1.pdf st-npl-alone.pdf ||
+  bad "npl: the PDF beside the EPUB is not the one written alone"
+exit $fail
