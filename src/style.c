@@ -73,6 +73,7 @@ static void defaults(Style *st)
   st->justify = true;
   st->track_from = 1.2;
   st->track_max_em = 0.01;
+  st->ragged_cost = 300;
   st->list_indent_pt = 18;
   st->quote_indent_pt = 18;
   static const double hs[6] = {20, 14, 12, 11, 10.5, 10.5};
@@ -207,6 +208,7 @@ static const struct {
     {"body", "quote-indent", offsetof(Style, quote_indent_pt)},
     {"body", "letter-spacing-from", offsetof(Style, track_from)},
     {"body", "letter-spacing-max", offsetof(Style, track_max_em)},
+    {"body", "ragged-cost", offsetof(Style, ragged_cost)},
     {"heading", "size-1", offsetof(Style, heading_size_pt[0])},
     {"heading", "size-2", offsetof(Style, heading_size_pt[1])},
     {"heading", "size-3", offsetof(Style, heading_size_pt[2])},
@@ -265,7 +267,7 @@ static bool load_paper(Style *st, GKeyFile *kf, OctavoPaper paper, const char *p
 }
 
 /* Letter spacing: from 0 (off) or at least the natural word space; at
- * most 0.1 em per gap (style.h). */
+ * most 0.1 em per gap; a ragged line's cost 0 to 10000 (style.h). */
 static bool check_tracking(const Style *st, const char *f, GError **err)
 {
   if (st->track_from != 0 && st->track_from < 1) {
@@ -276,6 +278,11 @@ static bool check_tracking(const Style *st, const char *f, GError **err)
   if (st->track_max_em > 0.1) {
     g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                 "%s: [body] letter-spacing-max: at most 0.1 (em), not %g", f, st->track_max_em);
+    return false;
+  }
+  if (st->ragged_cost < 0 || st->ragged_cost > 10000) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [body] ragged-cost: 0 to 10000, not %g", f, st->ragged_cost);
     return false;
   }
   return true;

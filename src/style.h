@@ -34,6 +34,14 @@ typedef struct {
    * then the word spaces take what remains. 0 turns it off; track_from is
    * 0 or >= 1, track_max_em <= 0.1 (style_load refuses others). */
   double track_from, track_max_em;
+  /* What the line breaker charges for a line of a justified paragraph set
+   * ragged because its word spaces would pass twice their width (from the
+   * emergency pass on; linebreak.h ragged_badness): about the badness of
+   * one line spaced at 1.7. Lower sets more lines ragged and fewer loose:
+   * the trade a narrow column wants. 0: no such cost (the line is weighed
+   * by its spaces, infeasible before the last pass); at most 10000
+   * (style_load refuses others). */
+  double ragged_cost;
   double list_indent_pt, quote_indent_pt;
   /* headings: [0] is level 1 (chapter titles) .. [5] level 6 */
   char *heading_face;

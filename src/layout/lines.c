@@ -147,7 +147,6 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 /* The widest a justified line's word spaces may be, in natural spaces
  * (issue 13's maximum): a line that would need more is set ragged. */
 #define MAX_SPACE 2.0
-#define RAGGED_BADNESS 300.0 /* the breaker's cost of a line set ragged (linebreak.h) */
 
 /* Would the word spaces of items [s, e) stretched by ratio exceed
  * MAX_SPACE times their natural width? (Spaces inside code do not
@@ -546,7 +545,7 @@ static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
   *lp = c->env->lbp;
   /* a line looser than MAX_SPACE (the glue stretches by half a space per
    * unit of ratio) is set ragged (set_glyphs): from the emergency pass on
-   * the breaker weighs it as one flawed line (badness RAGGED_BADNESS,
+   * the breaker weighs it as one flawed line (badness: the style's [body] ragged-cost,
    * about one line with word spaces of 1.7), not by its glue, so that a
    * paragraph whose unbreakable code leaves one line short sets that line
    * ragged rather than spread the shortfall over three loose lines; in a
@@ -556,7 +555,7 @@ static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
   if (lp->max_ratio <= 0 && !S->ragged && S->ps->justify) {
     lp->max_ratio = (MAX_SPACE - 1) / 0.5;
     if (lp->ragged_badness <= 0)
-      lp->ragged_badness = RAGGED_BADNESS;
+      lp->ragged_badness = c->env->st->ragged_cost;
   }
   if (lp->short_last_width <= 0)
     lp->short_last_width = 2 * ps->size_pt;
