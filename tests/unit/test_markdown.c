@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <cairo.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -564,6 +566,27 @@ static void write_file(const char *dir, const char *name, const void *data, gsiz
   g_free(p);
 }
 
+/* A PNG of w x h pixels that decodes (cairo writes it). */
+static void write_png(const char *dir, const char *name, int w, int h)
+{
+  char *p = g_build_filename(dir, name, NULL);
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+  assert_int_equal(cairo_surface_write_to_png(s, p), CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy(s);
+  g_free(p);
+}
+
+/* A JPEG of w x h pixels that decodes (gdk-pixbuf writes it). */
+static void write_jpeg(const char *dir, const char *name, int w, int h)
+{
+  char *p = g_build_filename(dir, name, NULL);
+  GdkPixbuf *pb = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, w, h);
+  gdk_pixbuf_fill(pb, 0x336699ff);
+  assert_true(gdk_pixbuf_save(pb, p, "jpeg", NULL, NULL));
+  g_object_unref(pb);
+  g_free(p);
+}
+
 static void test_images(void **state)
 {
   (void)state;
@@ -577,22 +600,24 @@ static void test_images(void **state)
   static const unsigned char png[] = {0x89, 'P', 'N', 'G',  '\r', '\n', 0x1a, '\n', 0, 0,
                                       0,    13,  'I', 'H',  'D',  'R',  0,    0,    1, 0x2c,
                                       0,    0,   0,   0xc8, 8,    2,    0,    0,    0};
-  static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 10, 0, 20, 0, 0, 0, 0};
-  static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 4,  0, 0, 0xFF, 0xC0, 0,
-                                      11,   8,    0,    30,   0, 40, 3, 0, 0,    0,    0};
+  /* a 10 x 20 screen holding one 1 x 1 frame: decodes */
+  static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 10, 0,   20, 0, 0x80, 0,
+                                      0,   255, 255, 255, 0,   0,   0,  ',', 0,  0, 0,    0,
+                                      1,   0,   1,   0,   0,   2,   2,  'D', 1,  0, ';'};
   static const char svg[] = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
-  write_file(imgs, "a.png", png, sizeof png);
+  write_png(imgs, "a.png", 300, 200);
   write_file(imgs, "b.gif", gif, sizeof gif);
-  write_file(imgs, "c.jpeg", jpg, sizeof jpg);
-  write_file(imgs, "d.png", svg, strlen(svg)); /* an SVG named .png: content decides */
+  write_jpeg(imgs, "c.jpeg", 40, 30);
+  write_file(imgs, "header.png", png, sizeof png); /* a header and no pixels */
+  write_file(imgs, "d.png", svg, strlen(svg));     /* an SVG named .png: content decides */
   write_file(imgs, "e.png", "text", 4);
   unsigned char bomb[sizeof png];
   memcpy(bomb, png, sizeof png);
   bomb[18] = bomb[22] = 0x75; /* 30000 x 30000 */
   bomb[19] = bomb[23] = 0x30;
   write_file(imgs, "bomb.png", bomb, sizeof bomb);
-  write_file(tmpdir, "outside.png", png, sizeof png);
-  write_file(res, "shared.png", png, sizeof png);
+  write_png(tmpdir, "outside.png", 3, 2);
+  write_png(res, "shared.png", 3, 2);
   char *link = g_build_filename(imgs, "link.png", NULL);
   char *target = g_build_filename(tmpdir, "outside.png", NULL);
   assert_int_equal(symlink(target, link), 0);
@@ -601,7 +626,7 @@ static void test_images(void **state)
       "# T\n\n![a](img/a.png) ![again](./img/a.png) ![b](img/b.gif) ![c](img/c.jpeg) "
       "![d](img/d.png) ![e](img/e.png) ![up](../outside.png) ![sym](img/link.png) "
       "![none](img/none.png) ![web](https://example.org/x.png) ![shared](shared.png) "
-      "![abs](/etc/hostname) ![bomb](img/bomb.png)\n";
+      "![abs](/etc/hostname) ![bomb](img/bomb.png) ![header](img/header.png)\n";
   const char *names[] = {md};
   OctavoOptions o;
   octavo_options_init(&o);
@@ -638,7 +663,9 @@ static void test_images(void **state)
   assert_non_null(im[10]->as.image.res);                  /* from --resource-path */
   assert_null(im[11]->as.image.res);                      /* absolute */
   assert_null(nth_node(b, BOOK_IMAGE, 12)->as.image.res); /* 30000 x 30000: too large */
+  assert_null(nth_node(b, BOOK_IMAGE, 13)->as.image.res); /* its pixels do not decode */
   assert_diag_at(b, BOOK_WARNING, "too large", 3, 0);
+  assert_diag_at(b, BOOK_WARNING, "cannot be decoded", 3, 0);
   assert_int_equal(b->resources->len, 5);
   assert_diag_at(b, BOOK_WARNING, "img/e.png", 3, 0);
   assert_diag_at(b, BOOK_WARNING, "../outside.png", 3, 0);
@@ -647,7 +674,8 @@ static void test_images(void **state)
   assert_diag_at(b, BOOK_WARNING, "https://example.org/x.png", 3, 0);
   book_free(b);
   /* clean up */
-  const char *files[] = {"a.png", "b.gif", "c.jpeg", "d.png", "e.png", "bomb.png", "link.png"};
+  const char *files[] = {"a.png", "b.gif",    "c.jpeg",     "d.png",
+                         "e.png", "bomb.png", "header.png", "link.png"};
   for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
     char *p = g_build_filename(imgs, files[i], NULL);
     g_unlink(p);
