@@ -586,6 +586,17 @@ def read_literal(data, i):
     return bytes(out), i
 
 
+def shown_strings(args):
+    """The byte strings a text-showing operator (Tj ' " TJ) shows."""
+    strs = []
+    for a in args:
+        if isinstance(a, bytes):
+            strs.append(a)
+        elif isinstance(a, list):
+            strs += [x for x in a if isinstance(x, bytes)]
+    return strs
+
+
 def content_ops(data):
     """Yield (operator, operands) of a content stream. Strings are bytes,
     arrays lists, dictionaries skipped (as None)."""
@@ -756,12 +767,7 @@ def check_glyphs(pdf):
                     font = fonts.get(args[0])
                     continue
                 if op in ("Tj", "'", '"', "TJ"):
-                    strs = []
-                    for a in args:
-                        if isinstance(a, bytes):
-                            strs.append(a)
-                        elif isinstance(a, list):
-                            strs += [x for x in a if isinstance(x, bytes)]
+                    strs = shown_strings(args)
                     two = bool(font) and font.get("/Subtype") == "/Type0"
                     fid = id(font)
                     if font is not None and fid not in cmaps:

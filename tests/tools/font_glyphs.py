@@ -32,12 +32,7 @@ def counts(pdf):
                     continue
                 if op not in ("Tj", "'", '"', "TJ") or font is None:
                     continue
-                strs = []
-                for a in args:
-                    if isinstance(a, bytes):
-                        strs.append(a)
-                    elif isinstance(a, list):
-                        strs += [x for x in a if isinstance(x, bytes)]
+                strs = cc.shown_strings(args)
                 two = font.get("/Subtype") == "/Type0"
                 name = str(font.get("/BaseFont", "?")).lstrip("/")
                 name = name.split("+", 1)[-1]
