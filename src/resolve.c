@@ -235,14 +235,13 @@ static void resolve_image(Ctx *c, BookNode *n)
       /* neither format can use it: both show a placeholder */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a well-formed SVG file (%s); left out",
                 src, why);
-    } else if (w <= MAX_IMAGE_SIDE_PX && h <= MAX_IMAGE_SIDE_PX &&
-               (gint64)w * h <= MAX_IMAGE_PIXELS && !book_image_decodes(real, kind, &why)) {
-      /* its header reads, its pixels do not: neither book can show it */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s cannot be decoded (%s); left out", src, why);
     } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
       /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
       book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w,
                 h);
+    } else if (!book_image_decodes(real, kind, &why)) {
+      /* its header reads, its pixels do not: neither book can show it */
+      book_diag(b, BOOK_WARNING, &n->pos, "image %s cannot be decoded (%s); left out", src, why);
     } else {
       BookResource *r = g_new0(BookResource, 1);
       r->src = g_strdup(src);
