@@ -91,6 +91,7 @@ typedef struct {
   GPtrArray *notes; /* LINE: BookFootnote * first referenced on it, or NULL */
   int header;       /* LINE: index of the table header row to repeat on a new page, or -1 */
   bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
+  bool rtl;         /* LINE: set right to left (flush right) */
   char *trace;      /* LINE: its text, for lay_trace (owned) */
 } VItem;
 

@@ -218,7 +218,15 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes)
   if (!notes->len)
     return;
   double y = f->y + f->h - notes_height(store, notes);
-  add_rule(f->page->items, LAY_RULE, f->x, y + 4, 72, 0.4, 0);
+  /* the separator at the side where the first note's lines start */
+  const GArray *first = g_hash_table_lookup(store->notes, notes->pdata[0]);
+  bool rtl = false;
+  for (guint k = 0; k < first->len; k++)
+    if (g_array_index(first, VItem, k).kind == V_LINE) {
+      rtl = g_array_index(first, VItem, k).rtl;
+      break;
+    }
+  add_rule(f->page->items, LAY_RULE, rtl ? f->x + f->w - 72 : f->x, y + 4, 72, 0.4, 0);
   y += 10;
   for (guint i = 0; i < notes->len; i++) {
     GArray *vl = g_hash_table_lookup(store->notes, notes->pdata[i]);

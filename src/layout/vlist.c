@@ -242,7 +242,7 @@ VItem *emit_line(Build *c, GArray *items, double h, double pen)
   quote_rules(c, all, h, false);
   for (guint q = 0; q < c->quote_x->len; q++)
     g_array_index(c->quote_x, QuoteRule, q).started = true;
-  VItem v = {.kind = V_LINE, .h_pt = h, .items = all, .header = -1};
+  VItem v = {.kind = V_LINE, .h_pt = h, .items = all, .header = -1, .rtl = c->rtl_line};
   g_array_append_val(c->vl, v);
   return &g_array_index(c->vl, VItem, c->vl->len - 1);
 }

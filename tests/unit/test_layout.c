@@ -663,6 +663,40 @@ static void test_quote_rule(void **state)
   lay_md_free(lay, b);
 }
 
+/* The footnote separator: x of the short horizontal rule above a page's
+ * notes (-1: none). */
+static double note_rule_x(const LayPage *p)
+{
+  for (guint k = 0; k < p->items->len; k++) {
+    const LayItem *it = &g_array_index(p->items, LayItem, k);
+    if (it->kind == LAY_RULE && fabs(it->w_pt - 72) < 0.01 && it->h_pt < 1)
+      return it->x_pt;
+  }
+  return -1;
+}
+
+/* The separator above the footnotes sits at the side where the first
+ * note's lines start: the left for English, the right for Hebrew. */
+static void test_note_rule_side(void **state)
+{
+  (void)state;
+  const char *ltr = "# N\n\nText with a note.[^a]\n\n[^a]: The note.\n";
+  const char *rtl =
+      "# \xD7\x94\n\n\xD7\x98\xD7\xA7\xD7\xA1\xD7\x98 \xD7\xA2\xD7\x9D "
+      "\xD7\x94\xD7\xA2\xD7\xA8\xD7\x94.[^a]\n\n[^a]: \xD7\x94\xD7\xA2\xD7\xA8\xD7\x94 "
+      "\xD7\x91\xD7\xA2\xD7\x91\xD7\xA8\xD7\x99\xD7\xAA.\n";
+  Book *b;
+  Layout *lay = lay_md(ltr, OCTAVO_PAPER_A5, 1, &b);
+  double left = note_rule_x(lay->pages->pdata[lay->front_pages]);
+  lay_md_free(lay, b);
+  lay = lay_md(rtl, OCTAVO_PAPER_A5, 1, &b);
+  double right = note_rule_x(lay->pages->pdata[lay->front_pages]);
+  assert_true(left > 0 && right > 0);
+  assert_true(right > left + 100); /* A5's text block is about 300 pt wide */
+  assert_true(right + 72 < lay->page_w_pt);
+  lay_md_free(lay, b);
+}
+
 /* A code identifier wider than the column breaks at its separators or
  * between a lower-case and a capital letter, with the continuation mark,
  * and no line runs past the column. */
@@ -739,6 +773,7 @@ int main(void)
       cmocka_unit_test(test_note_marks_and_urls),
       cmocka_unit_test(test_quote_rule),
       cmocka_unit_test(test_long_word),
+      cmocka_unit_test(test_note_rule_side),
       /* test_ragged_line's paragraph is loose only at the old 425 pt measure;
        * tests/layout/ragged-line.md covers the behaviour at today's measure */
   };
