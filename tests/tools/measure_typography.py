@@ -656,6 +656,7 @@ def measure(pdf, args):
         'full_lines': len(ratios),
         'chars_per_line': round(statistics.mean(len(ln.text) for ln in all_lines if ln.full), 1)
         if ratios else 0,
+        'p5': round(pct(fair, 5), 3), 'min': round(min(fair, default=0), 3),
         'p50': round(pct(ratios, 50), 3), 'p95': round(pct(fair, 95), 3),
         'p95_all': round(pct(ratios, 95), 3),
         'mean': round(statistics.mean(ratios), 3) if ratios else 0,
@@ -680,6 +681,8 @@ def measure(pdf, args):
         res['forced_list'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:60]) for ln in forced
                               if ln.ratio > 1.5]
         res['worst'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in worst]
+        res['tightest'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in
+                           sorted((ln for ln in kept if ln not in forced), key=lambda ln: ln.ratio)[:5]]
         res['loose'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in kept
                         if ln not in forced and ln.ratio > 1.5]
         res['past'] = ['p%d +%.1fpt %s' % (ln.page + 1, ln.x1 - right(ln), ln.text[:60]) for ln in past]
@@ -723,18 +726,18 @@ def main():
             if r['space_from'].startswith('all'):
                 print('%s: warning: natural space from %s' % (r['pdf'], r['space_from']))
             print('%s: %.1f chars/line' % (r['pdf'], r['chars_per_line']))
-            print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
+            print('%s: %d pages, %d full lines, space %.2fpt; ratio min %.2f p5 %.2f p50 %.2f p95 %.2f (all %.2f) max %.2f '
                   '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>1.5: %d, >2: %d); '
                   'past margin %d; '
                   'hyphen runs %d (%d hyphenated lines); widows %d, orphans %d, stranded headings %d'
-                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['p50'], r['p95'],
+                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['min'], r['p5'], r['p50'], r['p95'],
                      r['p95_all'], r['max'],
                      r['max_all'], r['over_1_5'], r['over_2'], r['unbreakable'], r['forced_loose'],
                      r['forced_loose_over_1_5'], r['forced_loose_over_2'], r['past_margin'],
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
+                for k in ('worst', 'tightest', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
                           'ragged_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))
