@@ -403,7 +403,9 @@ def measure(pdf, args):
             g = [b['x0'] - a['x1'] for a, b in zip(ws, ws[1:]) if not a['mono'] and not b['mono']]
             if len(g) >= 2 and max(g) > 2 * max(min(g), 0.05 * body_h) and max(g) > 0.4 * body_h:
                 ln.kind = 'table'
-        elif ln.height() >= body_h * 1.12:
+        elif ln.height() >= body_h * 1.12 and 2 * sum(1 for w in ln.words if not w['mono']) > len(ln.words):
+            # (in the text face: a line of code is no heading, whatever the
+            # height poppler gives the monospaced face's boxes)
             ln.kind = 'heading'
     # Edges per page parity and column.
     edges = {}
@@ -546,7 +548,9 @@ def measure(pdf, args):
         k = b
         while k > a and ls[k].kind == 'other':
             if ls[k].base - ls[k - 1].base > 1.5 * leading:
-                if NOTE.match(ls[k].words[0]['t']):
+                # (a note's mark is in the text face: a code block whose
+                # first word is "cd" is no footnote)
+                if NOTE.match(ls[k].words[0]['t']) and not ls[k].words[0]['mono']:
                     b = k - 1
                 break
             k -= 1
