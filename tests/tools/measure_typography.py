@@ -620,6 +620,10 @@ def measure(pdf, args):
     if run >= 3:
         runs.append(run)
 
+    def text_x0(ln):
+        # where a line's text starts: after a list item's marker
+        return ln.words[1]['x0'] if MARKER.match(ln.words[0]['t']) and len(ln.words) > 1 else ln.x0
+
     widows, orphans, stranded = [], [], []
     for p, ls in enumerate(content):
         if not ls or sum(1 for ln in ls if ln.full) < 3:
@@ -632,15 +636,28 @@ def measure(pdf, args):
             continue
         if last.kind == 'body' and reaches(last):
             first = nxt[0]
-            continues = first.kind == 'body' and abs(first.x0 - left(first)) < 2
+            # Is `last` the first line of its paragraph? (A short line
+            # before it at the same left end, no list item's, ends no
+            # paragraph: a paragraph after a paragraph is indented; it is a
+            # line that could not be justified, as in Thai, whose words
+            # have no spaces between them.)
+            k = len(ls) - 1
+            prev = ls[k - 1] if k > 0 else None
+            same_start = prev is not None and not MARKER.match(last.words[0]['t']) and \
+                abs((last.x0 - left(last)) - (text_x0(prev) - left(prev))) < 1
+            para_start = prev is None or prev.kind != 'body' or \
+                (not reaches(prev) and prev not in ragged and not same_start) or \
+                last.base - prev.base > 1.3 * leading
+            # The next frame's first line continues the paragraph when it
+            # starts where the paragraph's lines do: a list item's text
+            # indent, a continuation line's own, else the frame's edge.
+            want = text_x0(last) - left(last) if MARKER.match(last.words[0]['t']) else \
+                0 if para_start else last.x0 - left(last)
+            continues = first.kind == 'body' and abs(first.x0 - left(first) - want) < 2 and \
+                not MARKER.match(first.words[0]['t'])
             # (a line set ragged inside its paragraph is no last line)
             if continues and not reaches(first) and first not in ragged:
                 widows.append((first.page, first.text))
-            # Is `last` the first line of its paragraph?
-            k = len(ls) - 1
-            prev = ls[k - 1] if k > 0 else None
-            para_start = prev is None or prev.kind != 'body' or (not reaches(prev) and prev not in ragged) or \
-                last.base - prev.base > 1.3 * leading
             if para_start and continues:
                 orphans.append((last.page, last.text))
 
