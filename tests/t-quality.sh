@@ -4,9 +4,9 @@
 # and the corpus books (tests/corpus/*): layout x paper x columns -> pages,
 # full lines, characters per line, p95 and max word-space ratio, loose lines,
 # hyphen runs, widows/orphans/stranded headings, lines past the margin,
-# frame-end hyphens, fullness; every configuration for the report and the
-# test books, book A4 1- and 2-column and A5 for the corpus books, two builds
-# at a time. Fails on any figure out of range (MISS lines). The table is
+# frame-end hyphens, fullness; every configuration (2 layouts x 3 papers x
+# 1 and 2 columns) for the report, the test books and the corpus books, two
+# builds at a time. Fails on any figure out of range (MISS lines). The table is
 # written to $TMPROOT/show, which tests/run.sh prints under the result line.
 # Budget: about 70 s on a quiet 2-core machine (2 min of CPU).
 set -u

@@ -89,6 +89,7 @@ p95 is one or two lines), --verbose
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -230,9 +231,22 @@ def body_pages(pdf):
     return first, (None if end == -1 else end)
 
 
+_BBOX = {}
+
+
+def bbox_layout(pdf):
+    """pdftotext -bbox-layout of the whole PDF, as bytes; the last PDF's
+    is kept (quality_table.py reads the page fullness from the same text)."""
+    key = (os.path.abspath(pdf), os.stat(pdf).st_mtime_ns)
+    if key not in _BBOX:
+        _BBOX.clear()
+        _BBOX[key] = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
+                                    capture_output=True).stdout
+    return _BBOX[key]
+
+
 def read_pages(pdf):
-    out = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
-                         capture_output=True).stdout
+    out = bbox_layout(pdf)
     skip, end = body_pages(pdf)
     root = ET.fromstring(out)
     fonts = read_fonts(pdf)
@@ -403,9 +417,11 @@ def measure(pdf, args):
             g = [b['x0'] - a['x1'] for a, b in zip(ws, ws[1:]) if not a['mono'] and not b['mono']]
             if len(g) >= 2 and max(g) > 2 * max(min(g), 0.05 * body_h) and max(g) > 0.4 * body_h:
                 ln.kind = 'table'
-        elif ln.height() >= body_h * 1.12 and 2 * sum(1 for w in ln.words if not w['mono']) > len(ln.words):
-            # (in the text face: a line of code is no heading, whatever the
-            # height poppler gives the monospaced face's boxes)
+        elif any(not w['mono'] for w in ln.words) and statistics.median(
+                w['y1'] - w['y0'] for w in ln.words if not w['mono']) >= body_h * 1.12:
+            # (by its words in the text face: a line of code is no heading,
+            # whatever the height poppler gives the monospaced face's boxes;
+            # a heading may hold code, "Using alloc")
             ln.kind = 'heading'
     # Edges per page parity and column.
     edges = {}
