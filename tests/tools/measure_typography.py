@@ -379,10 +379,16 @@ def measure(pdf, args):
         counts[round(h / 0.05)] = counts.get(round(h / 0.05), 0) + 1
     cands = sorted(counts, key=lambda k: -counts[k])[:4]
     body_h, best = None, -1
+    # (on a long book, two facing pages in every 2 * step decide: some 40
+    # pages of each parity tell the body as well as all, in a fifth of the
+    # time)
+    step = max(1, len(pages) // 80)
+    sample = [i for i in range(len(pages)) if i % (2 * step) < 2]
     for k in cands:
         h = k * 0.05
         ls = []
-        for i, (width, words) in enumerate(pages):
+        for i in sample:
+            width, words = pages[i]
             ls.extend(group_lines(words, i, args.columns, width, h))
         same = [ln for ln in ls if len(ln.words) >= 3 and
                 all(not w['mono'] and abs((w['y1'] - w['y0']) - h) <= 0.03 * h for w in ln.words)]
