@@ -8,7 +8,9 @@
 # 1 and 2 columns) for the report, the test books and the corpus books, two
 # builds at a time. Fails on any figure out of range (MISS lines). The table is
 # written to $TMPROOT/show, which tests/run.sh prints under the result line.
-# Budget: about 70 s on a quiet 2-core machine (2 min of CPU).
+# Budget: 120 builds, about 5 min of CPU (4.6 min user on 4 Dec 2026;
+# poppler's text extraction, twice a PDF, is most of it): about 2.5 min on
+# a quiet 2-core machine (555 s at load 8-10, other builds running).
 set -u
 for t in python3 pdftotext pdftohtml qpdf; do
   command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
