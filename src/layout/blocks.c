@@ -28,7 +28,9 @@ void set_heading(Build *c, Para *p, int level, const char *id, BookNode *block, 
     want_space(c, c->st->heading_before_pt * (rel <= 2 ? 1.5 : 1));
   emit_dest_pending(c, id);
   int before = (int)c->vl->len;
-  c->keep = 0;
+  /* a heading right after a heading stays with it (the keep of the first
+   * holds for this one's first line); the lines of its own are kept below */
+  c->keep = c->keep > 0 ? 1 : 0;
   /* the tag never skips a level (book_outline_level); the type keeps the source's */
   set_para(c, p, &ps, true, heading_tag(book_outline_level(&c->heads, level)), block, NULL);
   /* no page break inside the heading */

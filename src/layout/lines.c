@@ -512,6 +512,20 @@ static bool ends_broken(const Setting *S, const LbLine *ln)
          (ln->end < S->meta->len && g_array_index(S->meta, Meta, ln->end).mark != MK_NONE);
 }
 
+/* Does line li of lines end the paragraph or at a hard line break (li < 0: no)? */
+static bool ends_hard(const Setting *S, const GArray *lines, int li)
+{
+  if (li < 0)
+    return false;
+  if (li + 1 >= (int)lines->len)
+    return true;
+  size_t e = g_array_index(lines, LbLine, li).end;
+  if (e >= S->items->len)
+    return true;
+  const LbItem *it = &g_array_index(S->items, LbItem, e);
+  return it->type == LB_PENALTY && it->penalty <= -LB_INFINITY;
+}
+
 /* The paragraph's inline images (its SPAN_IMAGE spans) with the size each
  * is drawn at, by byte. A line of a vertical list grows to hold a tall
  * image; a line set for its caller (out: a table cell) cannot, and its
@@ -646,9 +660,13 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
     }
     if (li == nl - 1 && tag)
       add_tag(L.items, LAY_TAG_END, tag);
-    /* orphans and widows: no page break after the first or before the last line */
+    /* orphans and widows: no page break after the first or before the last
+     * line, of the paragraph or of a part of it that a hard line break ends
+     * (a line that ends a sentence alone at a page's head reads as a widow) */
     double pen = 0;
-    if (li > 0 && (li == 1 || li == nl - 1))
+    if (li > 0 && (li == 1 || li == nl - 1 ||
+                   (!ends_hard(&S, lines, li - 1) &&
+                    (ends_hard(&S, lines, li) || ends_hard(&S, lines, li - 2)))))
       pen = LB_INFINITY;
     else if (li > 0 && ends_broken(&S, &g_array_index(lines, LbLine, li - 1)))
       pen = lp.broken_penalty; /* TeX's \brokenpenalty: a page after a hyphen */

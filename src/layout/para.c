@@ -315,8 +315,6 @@ static void link_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
     sp->dest = g_strdup(known ? frag : n->as.link.chapter->id);
   } else if (!n->as.link.internal && book_url_is_external(n->as.link.href))
     sp->href = g_strdup(n->as.link.href);
-  if (n->as.link.href && g_str_has_prefix(n->as.link.href, "http"))
-    span_add(p, SPAN_NOHYPH, s, len, n);
   const char *href = n->as.link.href;
   if (href && !n->as.link.internal && shows_url(p, s, len, href))
     span_add(p, SPAN_URL, s, len, n);

@@ -89,6 +89,7 @@ p95 is one or two lines), --verbose
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -230,9 +231,22 @@ def body_pages(pdf):
     return first, (None if end == -1 else end)
 
 
+_BBOX = {}
+
+
+def bbox_layout(pdf):
+    """pdftotext -bbox-layout of the whole PDF, as bytes; the last PDF's
+    is kept (quality_table.py reads the page fullness from the same text)."""
+    key = (os.path.abspath(pdf), os.stat(pdf).st_mtime_ns)
+    if key not in _BBOX:
+        _BBOX.clear()
+        _BBOX[key] = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
+                                    capture_output=True).stdout
+    return _BBOX[key]
+
+
 def read_pages(pdf):
-    out = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True,
-                         capture_output=True).stdout
+    out = bbox_layout(pdf)
     skip, end = body_pages(pdf)
     root = ET.fromstring(out)
     fonts = read_fonts(pdf)
@@ -365,10 +379,16 @@ def measure(pdf, args):
         counts[round(h / 0.05)] = counts.get(round(h / 0.05), 0) + 1
     cands = sorted(counts, key=lambda k: -counts[k])[:4]
     body_h, best = None, -1
+    # (on a long book, two facing pages in every 2 * step decide: some 40
+    # pages of each parity tell the body as well as all, in a fifth of the
+    # time)
+    step = max(1, len(pages) // 80)
+    sample = [i for i in range(len(pages)) if i % (2 * step) < 2]
     for k in cands:
         h = k * 0.05
         ls = []
-        for i, (width, words) in enumerate(pages):
+        for i in sample:
+            width, words = pages[i]
             ls.extend(group_lines(words, i, args.columns, width, h))
         same = [ln for ln in ls if len(ln.words) >= 3 and
                 all(not w['mono'] and abs((w['y1'] - w['y0']) - h) <= 0.03 * h for w in ln.words)]
@@ -403,7 +423,11 @@ def measure(pdf, args):
             g = [b['x0'] - a['x1'] for a, b in zip(ws, ws[1:]) if not a['mono'] and not b['mono']]
             if len(g) >= 2 and max(g) > 2 * max(min(g), 0.05 * body_h) and max(g) > 0.4 * body_h:
                 ln.kind = 'table'
-        elif ln.height() >= body_h * 1.12:
+        elif any(not w['mono'] for w in ln.words) and statistics.median(
+                w['y1'] - w['y0'] for w in ln.words if not w['mono']) >= body_h * 1.12:
+            # (by its words in the text face: a line of code is no heading,
+            # whatever the height poppler gives the monospaced face's boxes;
+            # a heading may hold code, "Using alloc")
             ln.kind = 'heading'
     # Edges per page parity and column.
     edges = {}
@@ -546,7 +570,9 @@ def measure(pdf, args):
         k = b
         while k > a and ls[k].kind == 'other':
             if ls[k].base - ls[k - 1].base > 1.5 * leading:
-                if NOTE.match(ls[k].words[0]['t']):
+                # (a note's mark is in the text face: a code block whose
+                # first word is "cd" is no footnote)
+                if NOTE.match(ls[k].words[0]['t']) and not ls[k].words[0]['mono']:
                     b = k - 1
                 break
             k -= 1
@@ -616,6 +642,10 @@ def measure(pdf, args):
     if run >= 3:
         runs.append(run)
 
+    def text_x0(ln):
+        # where a line's text starts: after a list item's marker
+        return ln.words[1]['x0'] if MARKER.match(ln.words[0]['t']) and len(ln.words) > 1 else ln.x0
+
     widows, orphans, stranded = [], [], []
     for p, ls in enumerate(content):
         if not ls or sum(1 for ln in ls if ln.full) < 3:
@@ -628,15 +658,28 @@ def measure(pdf, args):
             continue
         if last.kind == 'body' and reaches(last):
             first = nxt[0]
-            continues = first.kind == 'body' and abs(first.x0 - left(first)) < 2
+            # Is `last` the first line of its paragraph? (A short line
+            # before it at the same left end, no list item's, ends no
+            # paragraph: a paragraph after a paragraph is indented; it is a
+            # line that could not be justified, as in Thai, whose words
+            # have no spaces between them.)
+            k = len(ls) - 1
+            prev = ls[k - 1] if k > 0 else None
+            same_start = prev is not None and not MARKER.match(last.words[0]['t']) and \
+                abs((last.x0 - left(last)) - (text_x0(prev) - left(prev))) < 1
+            para_start = prev is None or prev.kind != 'body' or \
+                (not reaches(prev) and prev not in ragged and not same_start) or \
+                last.base - prev.base > 1.3 * leading
+            # The next frame's first line continues the paragraph when it
+            # starts where the paragraph's lines do: a list item's text
+            # indent, a continuation line's own, else the frame's edge.
+            want = text_x0(last) - left(last) if MARKER.match(last.words[0]['t']) else \
+                0 if para_start else last.x0 - left(last)
+            continues = first.kind == 'body' and abs(first.x0 - left(first) - want) < 2 and \
+                not MARKER.match(first.words[0]['t'])
             # (a line set ragged inside its paragraph is no last line)
             if continues and not reaches(first) and first not in ragged:
                 widows.append((first.page, first.text))
-            # Is `last` the first line of its paragraph?
-            k = len(ls) - 1
-            prev = ls[k - 1] if k > 0 else None
-            para_start = prev is None or prev.kind != 'body' or (not reaches(prev) and prev not in ragged) or \
-                last.base - prev.base > 1.3 * leading
             if para_start and continues:
                 orphans.append((last.page, last.text))
 
@@ -656,6 +699,7 @@ def measure(pdf, args):
         'full_lines': len(ratios),
         'chars_per_line': round(statistics.mean(len(ln.text) for ln in all_lines if ln.full), 1)
         if ratios else 0,
+        'p5': round(pct(fair, 5), 3), 'min': round(min(fair, default=0), 3),
         'p50': round(pct(ratios, 50), 3), 'p95': round(pct(fair, 95), 3),
         'p95_all': round(pct(ratios, 95), 3),
         'mean': round(statistics.mean(ratios), 3) if ratios else 0,
@@ -680,6 +724,8 @@ def measure(pdf, args):
         res['forced_list'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:60]) for ln in forced
                               if ln.ratio > 1.5]
         res['worst'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in worst]
+        res['tightest'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in
+                           sorted((ln for ln in kept if ln not in forced), key=lambda ln: ln.ratio)[:5]]
         res['loose'] = ['p%d %.2f %s' % (ln.page + 1, ln.ratio, ln.text[:70]) for ln in kept
                         if ln not in forced and ln.ratio > 1.5]
         res['past'] = ['p%d +%.1fpt %s' % (ln.page + 1, ln.x1 - right(ln), ln.text[:60]) for ln in past]
@@ -723,18 +769,18 @@ def main():
             if r['space_from'].startswith('all'):
                 print('%s: warning: natural space from %s' % (r['pdf'], r['space_from']))
             print('%s: %.1f chars/line' % (r['pdf'], r['chars_per_line']))
-            print('%s: %d pages, %d full lines, space %.2fpt; ratio p50 %.2f p95 %.2f (all %.2f) max %.2f '
+            print('%s: %d pages, %d full lines, space %.2fpt; ratio min %.2f p5 %.2f p50 %.2f p95 %.2f (all %.2f) max %.2f '
                   '(all %.2f), >1.5: %d, >2: %d; unbreakable %d, forced loose %d (>1.5: %d, >2: %d); '
                   'past margin %d; '
                   'hyphen runs %d (%d hyphenated lines); widows %d, orphans %d, stranded headings %d'
-                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['p50'], r['p95'],
+                  % (r['pdf'], r['pages'], r['full_lines'], r['space'], r['min'], r['p5'], r['p50'], r['p95'],
                      r['p95_all'], r['max'],
                      r['max_all'], r['over_1_5'], r['over_2'], r['unbreakable'], r['forced_loose'],
                      r['forced_loose_over_1_5'], r['forced_loose_over_2'], r['past_margin'],
                      r['hyphen_runs'], r['hyphen_lines'], r['widows'], r['orphans'],
                      r['stranded_headings']))
             if args.verbose:
-                for k in ('worst', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
+                for k in ('worst', 'tightest', 'loose', 'forced_list', 'past', 'widow_list', 'orphan_list', 'stranded_list',
                           'ragged_list'):
                     for s in r.get(k, []):
                         print('  %s: %s' % (k, s))

@@ -3,9 +3,8 @@
 the books of TOP (the report content/lsfmm-bpf-2023.md with --smart, the
 test books tests/books/*, the corpus books tests/corpus/* with their
 book.args and book.list) in layouts (book, handout) x papers (a4, a5,
-letter) x columns (1, 2) -- every configuration for the report and the test
-books; for a corpus book the three that differ most (book A4 in one and two
-columns, book A5 in one), whose builds and measurements cost 1-10 s each --
+letter) x columns (1, 2) -- every configuration, for the corpus books too
+(whose builds and measurements cost 1-10 s each: CORPUS_CONFIGS) --
 N at a time (default 2), measures each PDF with measure_typography.py and
 prints one table row per build:
 pages, characters per full line, p95 and max word-space ratio over the
@@ -40,8 +39,7 @@ import measure_typography as mt  # noqa: E402
 
 
 def fullness(pdf):
-    out = subprocess.run(['pdftotext', '-bbox-layout', pdf, '-'], check=True, capture_output=True,
-                         text=True).stdout
+    out = mt.bbox_layout(pdf).decode('utf-8', 'replace')  # (the text measure() read)
     pages = []
     for pm in re.finditer(r'<page [^>]*>(.*?)</page>', out, re.S):
         lines = [(float(a), float(b)) for a, b in
@@ -66,7 +64,7 @@ def fullness(pdf):
 BOOKS = ('report', 'multi', 'xref', 'inline', 'margins', 'fonts',
          'embedded-book', 'f3discovery', 'yt-dlp', 'fpb-howto')
 ALL = [(lay, paper, cols) for lay in ('book', 'handout') for paper in ('a4', 'a5', 'letter') for cols in (1, 2)]
-CORPUS_CONFIGS = [('book', 'a4', 1), ('book', 'a4', 2), ('book', 'a5', 1)]
+CORPUS_CONFIGS = ALL  # (narrow columns and the handout find what book A4 does not)
 MIN_LINES = 40
 
 
