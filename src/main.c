@@ -680,6 +680,7 @@ static int run(Args *a, const char *argv0)
 {
   OctavoOptions opts;
   options_from_args(&opts, a);
+  opts.threads = thread_count(a);
   char *datadir = util_find_datadir(argv0);
   opts.datadir = datadir;
 

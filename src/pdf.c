@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "pagepipe.h"
 #include "paint.h"
 #include "util.h"
 
@@ -136,24 +137,25 @@ static int top_elements(const GArray *items, int depth)
   return n;
 }
 
-/* Draw p as the next page, labelled label. */
-static void drawing_page(Drawing *d, const LayPage *p, const char *label)
+/* Draw a page's items as the next page, labelled label. */
+static void drawing_page(Drawing *d, const GArray *items, const char *label)
 {
-  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(p->items, paint_open_tags(d->painter));
+  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(items, paint_open_tags(d->painter));
   g_array_append_val(d->tops, tops);
   if (label)
     cairo_pdf_surface_set_page_label(d->surf, label);
   if (d->mode == TAGS_PAGES)
     cairo_tag_begin(d->cr, "Part", "");
-  paint_items(d->painter, p->items);
+  paint_items(d->painter, items);
   if (d->mode == TAGS_PAGES)
     cairo_tag_end(d->cr, "Part");
   cairo_show_page(d->cr);
 }
 
-static void sink_page(void *ud, const LayPage *p, const char *label)
+static void sink_page(void *ud, GArray *items, const char *label)
 {
-  drawing_page(ud, p, label);
+  drawing_page(ud, items, label);
+  lay_items_free(items);
 }
 
 /* Close the structure, add lay's outline, finish the file. Returns
@@ -229,7 +231,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, Tag
     /* drawn i-th: the page of the book's order */
     guint at = i == 0 ? 0 : i < 1 + n - front ? front + i - 1 : i - (n - front);
     const LayPage *here = lay->pages->pdata[i];
-    drawing_page(&d, lay->pages->pdata[at], here->label);
+    drawing_page(&d, ((const LayPage *)lay->pages->pdata[at])->items, here->label);
   }
   *move = moved_pages(&d, (int)front - 1);
   return drawing_close(&d, lay, write_errno);
@@ -256,7 +258,11 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
                     write_errno))
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
-  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &sink, exact);
+  /* two threads: the pages drawn on the pipe's while the next are laid out */
+  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink) : NULL;
+  LaySink to = pipe ? page_pipe_sink(pipe) : sink;
+  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &to, exact);
+  page_pipe_finish(pipe); /* every page drawn */
   /* drawn: the title page, the body, the colophon, then the contents */
   *move = *exact && *lay ? moved_pages(&d, (*lay)->front_pages - 1) : (PdfMove){0};
   return drawing_close(&d, *lay, write_errno);
