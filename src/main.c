@@ -129,6 +129,7 @@ typedef struct {
   Fonts *fonts;        /* NULL when fonts/ is unreadable */
   CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
   bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
+  PdfMarks *marks;     /* streamed: its page marks for the EPUB's page list (or NULL) */
   Colophon *colophon;  /* for it (NULL: none) */
 } Loaded;
 
@@ -136,16 +137,18 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
                          const Output *out)
 {
   switch (out->format) {
-  case FMT_EPUB:
-    return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts,
-                                             lay ? lay->page_marks : NULL, &ld->chars, out->path)
-                          : epub_write(book, &ld->style, ld->fonts, opts,
-                                       lay ? lay->page_marks : NULL, out->path);
+  case FMT_EPUB: {
+    /* streamed beside the PDF: its marks, once its layout is done */
+    const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
+    return ld->chars.text
+               ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars, out->path)
+               : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
+  }
   case FMT_PDF:
     if (!lay && ld->stream) {
       Layout *streamed = NULL;
-      bool ok =
-          pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path, &streamed);
+      bool ok = pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path,
+                                 ld->marks, &streamed);
       lay_free(streamed);
       return ok;
     }
@@ -533,8 +536,10 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   }
   /* one PDF and nothing else that wants the pages: laid out as it is
    * drawn, each page released once drawn (memory does not grow with the
-   * pages) */
-  bool stream = pdfs == 1 && !a->preview && !a->dump_layout && !(need_epub && opts->page_list);
+   * pages); with an EPUB's page list only when the EPUB is written on a
+   * thread of its own, which waits for the marks (pdf_marks_wait) */
+  bool marks = need_epub && opts->page_list;
+  bool stream = pdfs == 1 && !a->preview && !a->dump_layout && (!marks || opts->threads > 1);
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
@@ -554,6 +559,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     if (stream && ld->style.chapter_new_page) {
       ld->stream = true;
       ld->colophon = col;
+      ld->marks = marks ? pdf_marks_new() : NULL;
       return EXIT_OK;
     }
     *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
@@ -714,6 +720,7 @@ static int run(Args *a, const char *argv0)
 
   lay_free(lay);
   colophon_free(ld.colophon);
+  pdf_marks_free(ld.marks);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);

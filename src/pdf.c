@@ -372,12 +372,83 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
   return render(book, *lay, tmp, mode, werr, move);
 }
 
+struct PdfMarks {
+  GMutex lock;
+  GCond given;
+  bool ready;
+  GArray *marks; /* BookPageMark, labels owned; NULL: none */
+};
+
+PdfMarks *pdf_marks_new(void)
+{
+  PdfMarks *pm = g_new0(PdfMarks, 1);
+  g_mutex_init(&pm->lock);
+  g_cond_init(&pm->given);
+  return pm;
+}
+
+/* Give pm a copy of lay's page marks (lay NULL: none), once. */
+static void marks_give(PdfMarks *pm, const Layout *lay)
+{
+  if (!pm)
+    return;
+  g_mutex_lock(&pm->lock);
+  if (!pm->ready && lay) {
+    const GArray *from = lay->page_marks;
+    pm->marks = g_array_sized_new(FALSE, FALSE, sizeof(BookPageMark), from->len);
+    g_array_append_vals(pm->marks, from->data, from->len);
+    for (guint i = 0; i < pm->marks->len; i++) {
+      BookPageMark *m = &g_array_index(pm->marks, BookPageMark, i);
+      m->label = g_strdup(m->label);
+    }
+  }
+  pm->ready = true;
+  g_cond_broadcast(&pm->given);
+  g_mutex_unlock(&pm->lock);
+}
+
+const GArray *pdf_marks_wait(PdfMarks *pm)
+{
+  g_mutex_lock(&pm->lock);
+  while (!pm->ready)
+    g_cond_wait(&pm->given, &pm->lock);
+  g_mutex_unlock(&pm->lock);
+  return pm->marks;
+}
+
+void pdf_marks_free(PdfMarks *pm)
+{
+  if (!pm)
+    return;
+  for (guint i = 0; pm->marks && i < pm->marks->len; i++)
+    g_free(g_array_index(pm->marks, BookPageMark, i).label);
+  if (pm->marks)
+    g_array_free(pm->marks, TRUE);
+  g_mutex_clear(&pm->lock);
+  g_cond_clear(&pm->given);
+  g_free(pm);
+}
+
+static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                         const Colophon *colophon, const char *path, PdfMarks *marks,
+                         Layout **lay_out);
+
 bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
-                      const Colophon *colophon, const char *path, Layout **lay_out)
+                      const Colophon *colophon, const char *path, PdfMarks *marks, Layout **lay_out)
+{
+  bool ok = write_stream(book, opts, st, fonts, colophon, path, marks, lay_out);
+  marks_give(marks, NULL); /* none, if not given yet: whoever waits goes on */
+  return ok;
+}
+
+static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                         const Colophon *colophon, const char *path, PdfMarks *marks,
+                         Layout **lay_out)
 {
   *lay_out = NULL;
   if (!st->chapter_new_page) { /* the handout: laid out whole */
     *lay_out = lay_book(book, opts, st, fonts, colophon);
+    marks_give(marks, *lay_out);
     return pdf_write(book, *lay_out, opts, path);
   }
   char *tmp = temp_for(book, path);
@@ -388,6 +459,7 @@ bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, co
   int werr = 0;
   Layout *lay = NULL;
   cairo_status_t cst = stream_or_whole(book, &src, tmp, TAGS_ALL, &werr, &lay, &move);
+  marks_give(marks, lay); /* final: a second layout below gives the same */
   if (cst == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
     lay_free(lay);
