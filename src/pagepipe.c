@@ -24,10 +24,14 @@
  * Diagnostics: what the drawing thread reports (an image that cannot be
  * drawn) is kept apart and put back, when the pipe finishes, where a
  * one-thread run would have given it: after the layout's diagnostics made
- * before that page was handed over. */
+ * before that page was handed over.
+ *
+ * The queue's lock is POSIX's, not GLib's (a futex of its own), so that
+ * valgrind's helgrind and drd, and TSan, see what it orders. */
 #include "pagepipe.h"
 
 #include <pango/pangocairo.h>
+#include <pthread.h>
 
 enum { PIPE_BOUND = 16 }; /* pages queued at most */
 
@@ -39,9 +43,9 @@ typedef struct {
 
 struct PagePipe {
   LaySink inner; /* run on the drawing thread */
-  GMutex lock;
-  GCond changed; /* a job queued or taken */
-  GQueue jobs;   /* Job *, at most PIPE_BOUND */
+  pthread_mutex_t lock;
+  pthread_cond_t changed; /* a job queued or taken */
+  GQueue jobs;            /* Job *, at most PIPE_BOUND */
   GThread *thread;
   GHashTable *fonts; /* PangoFont * -> itself: references held (layout thread) */
   PangoFont *last;   /* the last font made ready (layout thread) */
@@ -56,12 +60,12 @@ static gpointer drawing_thread(gpointer data)
   PagePipe *pp = data;
   book_diag_capture(pp->pdiags);
   for (;;) {
-    g_mutex_lock(&pp->lock);
+    pthread_mutex_lock(&pp->lock);
     while (g_queue_is_empty(&pp->jobs))
-      g_cond_wait(&pp->changed, &pp->lock);
+      pthread_cond_wait(&pp->changed, &pp->lock);
     Job *j = g_queue_pop_head(&pp->jobs);
-    g_cond_broadcast(&pp->changed);
-    g_mutex_unlock(&pp->lock);
+    pthread_cond_broadcast(&pp->changed);
+    pthread_mutex_unlock(&pp->lock);
     if (!j->items) {
       g_free(j);
       break;
@@ -115,12 +119,12 @@ static void push(PagePipe *pp, GArray *items, const char *label)
   j->items = items;
   j->label = g_strdup(label);
   j->diag_at = pp->ldiags ? pp->ldiags->len : 0;
-  g_mutex_lock(&pp->lock);
+  pthread_mutex_lock(&pp->lock);
   while (g_queue_get_length(&pp->jobs) >= PIPE_BOUND)
-    g_cond_wait(&pp->changed, &pp->lock);
+    pthread_cond_wait(&pp->changed, &pp->lock);
   g_queue_push_tail(&pp->jobs, j);
-  g_cond_broadcast(&pp->changed);
-  g_mutex_unlock(&pp->lock);
+  pthread_cond_broadcast(&pp->changed);
+  pthread_mutex_unlock(&pp->lock);
 }
 
 static void pipe_page(void *ud, GArray *items, const char *label)
@@ -135,8 +139,8 @@ PagePipe *page_pipe_start(Book *book, const LaySink *inner)
   PagePipe *pp = g_new0(PagePipe, 1);
   pp->inner = *inner;
   pp->book = book;
-  g_mutex_init(&pp->lock);
-  g_cond_init(&pp->changed);
+  pthread_mutex_init(&pp->lock, NULL);
+  pthread_cond_init(&pp->changed, NULL);
   g_queue_init(&pp->jobs);
   pp->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
   pp->ldiags = book_diag_capturing();
@@ -184,7 +188,7 @@ void page_pipe_finish(PagePipe *pp)
   g_hash_table_destroy(pp->fonts);
   g_array_free(pp->pdiags, TRUE);
   g_array_free(pp->pat, TRUE);
-  g_mutex_clear(&pp->lock);
-  g_cond_clear(&pp->changed);
+  pthread_mutex_destroy(&pp->lock);
+  pthread_cond_destroy(&pp->changed);
   g_free(pp);
 }

@@ -16,6 +16,7 @@
 #endif
 #include <math.h>
 #include <pango/pangocairo.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -373,8 +374,8 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
 }
 
 struct PdfMarks {
-  GMutex lock;
-  GCond given;
+  pthread_mutex_t lock; /* POSIX's, as pagepipe.c's: the race checkers see it */
+  pthread_cond_t given;
   bool ready;
   GArray *marks; /* BookPageMark, labels owned; NULL: none */
 };
@@ -382,8 +383,8 @@ struct PdfMarks {
 PdfMarks *pdf_marks_new(void)
 {
   PdfMarks *pm = g_new0(PdfMarks, 1);
-  g_mutex_init(&pm->lock);
-  g_cond_init(&pm->given);
+  pthread_mutex_init(&pm->lock, NULL);
+  pthread_cond_init(&pm->given, NULL);
   return pm;
 }
 
@@ -392,7 +393,7 @@ static void marks_give(PdfMarks *pm, const Layout *lay)
 {
   if (!pm)
     return;
-  g_mutex_lock(&pm->lock);
+  pthread_mutex_lock(&pm->lock);
   if (!pm->ready && lay) {
     const GArray *from = lay->page_marks;
     pm->marks = g_array_sized_new(FALSE, FALSE, sizeof(BookPageMark), from->len);
@@ -403,16 +404,16 @@ static void marks_give(PdfMarks *pm, const Layout *lay)
     }
   }
   pm->ready = true;
-  g_cond_broadcast(&pm->given);
-  g_mutex_unlock(&pm->lock);
+  pthread_cond_broadcast(&pm->given);
+  pthread_mutex_unlock(&pm->lock);
 }
 
 const GArray *pdf_marks_wait(PdfMarks *pm)
 {
-  g_mutex_lock(&pm->lock);
+  pthread_mutex_lock(&pm->lock);
   while (!pm->ready)
-    g_cond_wait(&pm->given, &pm->lock);
-  g_mutex_unlock(&pm->lock);
+    pthread_cond_wait(&pm->given, &pm->lock);
+  pthread_mutex_unlock(&pm->lock);
   return pm->marks;
 }
 
@@ -424,8 +425,8 @@ void pdf_marks_free(PdfMarks *pm)
     g_free(g_array_index(pm->marks, BookPageMark, i).label);
   if (pm->marks)
     g_array_free(pm->marks, TRUE);
-  g_mutex_clear(&pm->lock);
-  g_cond_clear(&pm->given);
+  pthread_mutex_destroy(&pm->lock);
+  pthread_cond_destroy(&pm->given);
   g_free(pm);
 }
 
