@@ -536,10 +536,9 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   }
   /* one PDF and nothing else that wants the pages: laid out as it is
    * drawn, each page released once drawn (memory does not grow with the
-   * pages); with an EPUB's page list only when the EPUB is written on a
-   * thread of its own, which waits for the marks (pdf_marks_wait) */
+   * pages); an EPUB's page list waits for its marks (pdf_marks_wait) */
   bool marks = need_epub && opts->page_list;
-  bool stream = pdfs == 1 && !a->preview && !a->dump_layout && (!marks || opts->threads > 1);
+  bool stream = pdfs == 1 && !a->preview && !a->dump_layout;
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
@@ -642,14 +641,16 @@ static gpointer write_epubs(gpointer data)
  * the others (the PDF) are drawn on this one. The diagnostics come out in
  * the outputs' order, so a run prints and writes the same whatever the
  * threads. One thread stops at the first output that fails; two write
- * every output. */
+ * every output. A streamed PDF whose page marks an EPUB waits for
+ * (ld->marks) is written first, also with one thread, and then every
+ * output is written, as with two. */
 static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
                          const GArray *outs, int threads)
 {
   guint n = outs->len, epubs = 0;
   for (guint i = 0; i < n; i++)
     epubs += g_array_index(outs, Output, i).format == FMT_EPUB;
-  if (threads < 2 || epubs == 0 || epubs == n) {
+  if ((threads < 2 && !ld->marks) || epubs == 0 || epubs == n) {
     for (guint i = 0; i < n; i++) {
       const Output *o = &g_array_index(outs, Output, i);
       progress_update(i);
@@ -663,10 +664,15 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   Writing w = {book, lay, ld, opts, outs, g_new(GArray *, n), g_new0(bool, n)};
   for (guint i = 0; i < n; i++)
     w.diags[i] = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  epub_threads_init();
-  GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
-  write_side(&w, false);
-  g_thread_join(t);
+  if (threads < 2) {
+    write_side(&w, false); /* the PDF gives the marks */
+    write_side(&w, true);
+  } else {
+    epub_threads_init();
+    GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
+    write_side(&w, false);
+    g_thread_join(t);
+  }
   int rc = EXIT_OK;
   for (guint i = 0; i < n; i++) {
     book_diag_take(book, w.diags[i]);
