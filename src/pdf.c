@@ -260,7 +260,7 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
   /* two threads: the pages drawn on the pipe's while the next are laid out */
-  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink) : NULL;
+  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink, src->opts->verbose) : NULL;
   LaySink to = pipe ? page_pipe_sink(pipe) : sink;
   *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &to, exact);
   page_pipe_finish(pipe); /* every page drawn */
