@@ -94,10 +94,13 @@ typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
 /* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
                      const Fonts *fonts, const Colophon *colophon, LayPurpose purpose);
-/* Where lay_book_stream hands each page, in drawing order: `label` is
- * the page label of the book's page at the position being drawn. */
+/* Where lay_book_stream hands each page, in drawing order: its items,
+ * which the sink owns from then on (free them with lay_items_free, on any
+ * thread: the fonts they hold references to stay alive as long as the
+ * layout's font map, see lay_items_free), and `label`, the page label of
+ * the book's page at the position being drawn (valid during the call). */
 typedef struct {
-  void (*page)(void *ud, const LayPage *p, const char *label);
+  void (*page)(void *ud, GArray *items, const char *label);
   void *ud;
 } LaySink;
 
@@ -128,6 +131,12 @@ void lay_free(Layout *lay);
  * ("page 3 [1]" / "  y=123.4 x=72.0 w=400.1 |text|"), positions rounded to
  * 0.1 pt. For golden-file tests. Caller frees. */
 char *lay_trace(const Layout *lay);
+
+/* Clear every item of a page's items (LayItem) and free the array.
+ * Accepts NULL. Dropping the last reference to a PangoFont is not thread
+ * safe (the font map's cache): a thread other than the layout's must only
+ * free items whose fonts someone else still holds. */
+void lay_items_free(GArray *items);
 
 /* Deep copy and clear of one item (references and strings). */
 void lay_item_copy(LayItem *dst, const LayItem *src);

@@ -129,6 +129,7 @@ typedef struct {
   Fonts *fonts;        /* NULL when fonts/ is unreadable */
   CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
   bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
+  PdfMarks *marks;     /* streamed: its page marks for the EPUB's page list (or NULL) */
   Colophon *colophon;  /* for it (NULL: none) */
 } Loaded;
 
@@ -136,16 +137,18 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
                          const Output *out)
 {
   switch (out->format) {
-  case FMT_EPUB:
-    return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts,
-                                             lay ? lay->page_marks : NULL, &ld->chars, out->path)
-                          : epub_write(book, &ld->style, ld->fonts, opts,
-                                       lay ? lay->page_marks : NULL, out->path);
+  case FMT_EPUB: {
+    /* streamed beside the PDF: its marks, once its layout is done */
+    const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
+    return ld->chars.text
+               ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars, out->path)
+               : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
+  }
   case FMT_PDF:
     if (!lay && ld->stream) {
       Layout *streamed = NULL;
-      bool ok =
-          pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path, &streamed);
+      bool ok = pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path,
+                                 ld->marks, &streamed);
       lay_free(streamed);
       return ok;
     }
@@ -533,8 +536,9 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   }
   /* one PDF and nothing else that wants the pages: laid out as it is
    * drawn, each page released once drawn (memory does not grow with the
-   * pages) */
-  bool stream = pdfs == 1 && !a->preview && !a->dump_layout && !(need_epub && opts->page_list);
+   * pages); an EPUB's page list waits for its marks (pdf_marks_wait) */
+  bool marks = need_epub && opts->page_list;
+  bool stream = pdfs == 1 && !a->preview && !a->dump_layout;
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
@@ -554,6 +558,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     if (stream && ld->style.chapter_new_page) {
       ld->stream = true;
       ld->colophon = col;
+      ld->marks = marks ? pdf_marks_new() : NULL;
       return EXIT_OK;
     }
     *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
@@ -636,14 +641,16 @@ static gpointer write_epubs(gpointer data)
  * the others (the PDF) are drawn on this one. The diagnostics come out in
  * the outputs' order, so a run prints and writes the same whatever the
  * threads. One thread stops at the first output that fails; two write
- * every output. */
+ * every output. A streamed PDF whose page marks an EPUB waits for
+ * (ld->marks) is written first, also with one thread, and then every
+ * output is written, as with two. */
 static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
                          const GArray *outs, int threads)
 {
   guint n = outs->len, epubs = 0;
   for (guint i = 0; i < n; i++)
     epubs += g_array_index(outs, Output, i).format == FMT_EPUB;
-  if (threads < 2 || epubs == 0 || epubs == n) {
+  if ((threads < 2 && !ld->marks) || epubs == 0 || epubs == n) {
     for (guint i = 0; i < n; i++) {
       const Output *o = &g_array_index(outs, Output, i);
       progress_update(i);
@@ -657,10 +664,15 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   Writing w = {book, lay, ld, opts, outs, g_new(GArray *, n), g_new0(bool, n)};
   for (guint i = 0; i < n; i++)
     w.diags[i] = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  epub_threads_init();
-  GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
-  write_side(&w, false);
-  g_thread_join(t);
+  if (threads < 2) {
+    write_side(&w, false); /* the PDF gives the marks */
+    write_side(&w, true);
+  } else {
+    epub_threads_init();
+    GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
+    write_side(&w, false);
+    g_thread_join(t);
+  }
   int rc = EXIT_OK;
   for (guint i = 0; i < n; i++) {
     book_diag_take(book, w.diags[i]);
@@ -680,6 +692,7 @@ static int run(Args *a, const char *argv0)
 {
   OctavoOptions opts;
   options_from_args(&opts, a);
+  opts.threads = thread_count(a);
   char *datadir = util_find_datadir(argv0);
   opts.datadir = datadir;
 
@@ -713,6 +726,7 @@ static int run(Args *a, const char *argv0)
 
   lay_free(lay);
   colophon_free(ld.colophon);
+  pdf_marks_free(ld.marks);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);

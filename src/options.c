@@ -14,6 +14,7 @@ void octavo_options_init(OctavoOptions *o)
   o->page_list = true;
   o->paper = OCTAVO_PAPER_STYLE;
   o->columns = 1;
+  o->threads = 1;
   o->linebreak = OCTAVO_BREAK_OPTIMAL;
   o->link_notes = OCTAVO_NOTES_FOOT;
   o->layout = OCTAVO_LAYOUT_BOOK;

@@ -61,6 +61,8 @@ typedef struct {
   const char *style;   /* print style file, or NULL for datadir/styles/print.ini */
   const char *css;     /* e-book stylesheet, or NULL for datadir/styles/book.css */
   bool verbose, quiet;
+  int threads; /* threads a writer may use (1): 2 and more draw a streamed PDF's
+                * pages on a thread of their own (pagepipe.c) */
   /* archival PDF (archive.c) */
   const char *pdf_standard; /* "a-3u,ua-1" (default), a part of it, or "none" */
   bool attach_source;       /* PDF: attach the Markdown sources (true) */

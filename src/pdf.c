@@ -16,11 +16,13 @@
 #endif
 #include <math.h>
 #include <pango/pangocairo.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "archive.h"
+#include "pagepipe.h"
 #include "paint.h"
 #include "util.h"
 
@@ -136,24 +138,25 @@ static int top_elements(const GArray *items, int depth)
   return n;
 }
 
-/* Draw p as the next page, labelled label. */
-static void drawing_page(Drawing *d, const LayPage *p, const char *label)
+/* Draw a page's items as the next page, labelled label. */
+static void drawing_page(Drawing *d, const GArray *items, const char *label)
 {
-  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(p->items, paint_open_tags(d->painter));
+  int tops = d->mode == TAGS_PAGES ? 1 : top_elements(items, paint_open_tags(d->painter));
   g_array_append_val(d->tops, tops);
   if (label)
     cairo_pdf_surface_set_page_label(d->surf, label);
   if (d->mode == TAGS_PAGES)
     cairo_tag_begin(d->cr, "Part", "");
-  paint_items(d->painter, p->items);
+  paint_items(d->painter, items);
   if (d->mode == TAGS_PAGES)
     cairo_tag_end(d->cr, "Part");
   cairo_show_page(d->cr);
 }
 
-static void sink_page(void *ud, const LayPage *p, const char *label)
+static void sink_page(void *ud, GArray *items, const char *label)
 {
-  drawing_page(ud, p, label);
+  drawing_page(ud, items, label);
+  lay_items_free(items);
 }
 
 /* Close the structure, add lay's outline, finish the file. Returns
@@ -229,7 +232,7 @@ static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, Tag
     /* drawn i-th: the page of the book's order */
     guint at = i == 0 ? 0 : i < 1 + n - front ? front + i - 1 : i - (n - front);
     const LayPage *here = lay->pages->pdata[i];
-    drawing_page(&d, lay->pages->pdata[at], here->label);
+    drawing_page(&d, ((const LayPage *)lay->pages->pdata[at])->items, here->label);
   }
   *move = moved_pages(&d, (int)front - 1);
   return drawing_close(&d, lay, write_errno);
@@ -256,7 +259,11 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
                     write_errno))
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
-  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &sink, exact);
+  /* two threads: the pages drawn on the pipe's while the next are laid out */
+  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink, src->opts->verbose) : NULL;
+  LaySink to = pipe ? page_pipe_sink(pipe) : sink;
+  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &to, exact);
+  page_pipe_finish(pipe); /* every page drawn */
   /* drawn: the title page, the body, the colophon, then the contents */
   *move = *exact && *lay ? moved_pages(&d, (*lay)->front_pages - 1) : (PdfMove){0};
   return drawing_close(&d, *lay, write_errno);
@@ -366,12 +373,83 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
   return render(book, *lay, tmp, mode, werr, move);
 }
 
+struct PdfMarks {
+  pthread_mutex_t lock; /* POSIX's, as pagepipe.c's: the race checkers see it */
+  pthread_cond_t given;
+  bool ready;
+  GArray *marks; /* BookPageMark, labels owned; NULL: none */
+};
+
+PdfMarks *pdf_marks_new(void)
+{
+  PdfMarks *pm = g_new0(PdfMarks, 1);
+  pthread_mutex_init(&pm->lock, NULL);
+  pthread_cond_init(&pm->given, NULL);
+  return pm;
+}
+
+/* Give pm a copy of lay's page marks (lay NULL: none), once. */
+static void marks_give(PdfMarks *pm, const Layout *lay)
+{
+  if (!pm)
+    return;
+  pthread_mutex_lock(&pm->lock);
+  if (!pm->ready && lay) {
+    const GArray *from = lay->page_marks;
+    pm->marks = g_array_sized_new(FALSE, FALSE, sizeof(BookPageMark), from->len);
+    g_array_append_vals(pm->marks, from->data, from->len);
+    for (guint i = 0; i < pm->marks->len; i++) {
+      BookPageMark *m = &g_array_index(pm->marks, BookPageMark, i);
+      m->label = g_strdup(m->label);
+    }
+  }
+  pm->ready = true;
+  pthread_cond_broadcast(&pm->given);
+  pthread_mutex_unlock(&pm->lock);
+}
+
+const GArray *pdf_marks_wait(PdfMarks *pm)
+{
+  pthread_mutex_lock(&pm->lock);
+  while (!pm->ready)
+    pthread_cond_wait(&pm->given, &pm->lock);
+  pthread_mutex_unlock(&pm->lock);
+  return pm->marks;
+}
+
+void pdf_marks_free(PdfMarks *pm)
+{
+  if (!pm)
+    return;
+  for (guint i = 0; pm->marks && i < pm->marks->len; i++)
+    g_free(g_array_index(pm->marks, BookPageMark, i).label);
+  if (pm->marks)
+    g_array_free(pm->marks, TRUE);
+  pthread_mutex_destroy(&pm->lock);
+  pthread_cond_destroy(&pm->given);
+  g_free(pm);
+}
+
+static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                         const Colophon *colophon, const char *path, PdfMarks *marks,
+                         Layout **lay_out);
+
 bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
-                      const Colophon *colophon, const char *path, Layout **lay_out)
+                      const Colophon *colophon, const char *path, PdfMarks *marks, Layout **lay_out)
+{
+  bool ok = write_stream(book, opts, st, fonts, colophon, path, marks, lay_out);
+  marks_give(marks, NULL); /* none, if not given yet: whoever waits goes on */
+  return ok;
+}
+
+static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                         const Colophon *colophon, const char *path, PdfMarks *marks,
+                         Layout **lay_out)
 {
   *lay_out = NULL;
   if (!st->chapter_new_page) { /* the handout: laid out whole */
     *lay_out = lay_book(book, opts, st, fonts, colophon);
+    marks_give(marks, *lay_out);
     return pdf_write(book, *lay_out, opts, path);
   }
   char *tmp = temp_for(book, path);
@@ -382,6 +460,7 @@ bool pdf_write_stream(Book *book, const OctavoOptions *opts, const Style *st, co
   int werr = 0;
   Layout *lay = NULL;
   cairo_status_t cst = stream_or_whole(book, &src, tmp, TAGS_ALL, &werr, &lay, &move);
+  marks_give(marks, lay); /* final: a second layout below gives the same */
   if (cst == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
     lay_free(lay);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-threads.sh: the outputs do not depend on the thread count. Each book is
 # built with -j1 (one thread) and with -j2 (the EPUB written on a second
-# thread while the PDF is drawn), and with OCTAVO_THREADS=2: the EPUB, the
+# thread while the PDF is drawn, its pages drawn on a third while the next
+# are laid out), and with OCTAVO_THREADS=2: the EPUB, the
 # PDF and the diagnostics (warnings written while each book is written:
 # a missing cover for the EPUB; an undecodable image, refused at parse time
 # before any writer starts) must be byte-identical. Bad thread counts are usage errors.
@@ -45,6 +46,61 @@ grep -q "bad.gif cannot be decoded" warn-2.err || fail "warn: the parser's warni
 "$OCTAVO" -j2 -M cover=nothere.png warn/w.md -o r.pdf -o r.epub 2>r.err || fail "reversed outputs"
 [ "$(head -n 1 r.err | grep -c 'cannot be decoded')" = 1 ] || fail "-j2: the parser's warning is not first: $(cat r.err)"
 [ "$(wc -l < r.err)" = 2 ] || fail "-j2: not exactly two warnings: $(cat r.err)"
+
+# The PDF alone: with two threads or more its pages are drawn on a thread of
+# their own while the next are laid out (src/pagepipe.c); the bytes and the
+# messages must be those of one thread. Books with images (inline: PNG, SVG,
+# a page drawn with the same icon twice), scripts and right-to-left text
+# (fonts), cross-references, a real book (embedded-book), and the papers,
+# two columns, section numbers and the handout.
+E="$TOP/tests/corpus/embedded-book"
+I="$TOP/tests/books/inline/inline.md"
+F="$TOP/tests/books/fonts"
+X="$TOP/tests/books/xref"
+pdfs() { # name octavo-arguments...: -j1, -j2, -j4 the same PDF and messages
+  name=$1; shift
+  for j in 1 2 4; do
+    "$OCTAVO" -j$j "$@" -o "p-$name-$j.pdf" 2>"p-$name-$j.err" || fail "$name: -j$j failed: $(cat "p-$name-$j.err")"
+  done
+  for j in 2 4; do
+    cmp -s "p-$name-1.pdf" "p-$name-$j.pdf" || fail "$name: the PDF differs between -j1 and -j$j"
+    cmp -s "p-$name-1.err" "p-$name-$j.err" || fail "$name: the messages differ between -j1 and -j$j"
+  done
+}
+pdfs seed "$TOP/content/lsfmm-bpf-2023.md"
+pdfs seed-a5 --paper a5 -N "$TOP/content/lsfmm-bpf-2023.md"
+pdfs seed-letter-2col --paper letter --columns 2 "$TOP/content/lsfmm-bpf-2023.md"
+pdfs seed-handout --layout handout "$TOP/content/lsfmm-bpf-2023.md"
+pdfs multi-2col-a4 --paper a4 --columns 2 --link-notes end "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md"
+pdfs inline --resource-path "$TOP/tests/books/inline" "$I"
+pdfs fonts "$F/scripts.md" "$F/rtl-mixed.md" "$F/rtl-overflow.md"
+pdfs xref "$X/one.md" "$X/two.md"
+pdfs warn -M cover=nothere.png warn/w.md
+# shellcheck disable=SC2046
+pdfs embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
+
+# Both books from one run: with two threads the PDF is streamed and the
+# EPUB's thread waits for its page marks; the EPUB must be the one written
+# alone, the PDF the one written alone (and -j1's, laid out whole).
+both() { # name octavo-arguments...
+  name=$1; shift
+  "$OCTAVO" -q -j1 "$@" -o "b-$name-alone.epub" || fail "$name: the EPUB alone failed"
+  "$OCTAVO" -q -j1 "$@" -o "b-$name-alone.pdf" || fail "$name: the PDF alone failed"
+  for j in 1 2 4; do
+    "$OCTAVO" -q -j$j "$@" -o "b-$name-$j.epub" -o "b-$name-$j.pdf" || fail "$name: both -j$j failed"
+    cmp -s "b-$name-alone.epub" "b-$name-$j.epub" || fail "$name: both -j$j: not the EPUB written alone"
+    cmp -s "b-$name-alone.pdf" "b-$name-$j.pdf" || fail "$name: both -j$j: not the PDF written alone"
+  done
+}
+both multi "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md"
+both seed-a5 --paper a5 "$TOP/content/lsfmm-bpf-2023.md"
+both seed-handout --layout handout "$TOP/content/lsfmm-bpf-2023.md"
+# shellcheck disable=SC2046
+both embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
+# the PDF first on the command line: the EPUB's thread waits for the marks
+timeout 120 "$OCTAVO" -q -j2 "$M/01-intro.md" -o rev.pdf -o rev.epub || fail "reversed both failed"
+"$OCTAVO" -q -j1 "$M/01-intro.md" -o rev-alone.epub && cmp -s rev.epub rev-alone.epub ||
+  fail "reversed both: not the EPUB written alone"
 
 # bad counts
 "$OCTAVO" -j -1 warn/w.md -o bad.pdf 2>/dev/null

@@ -486,23 +486,18 @@ static bool keeps_figures(const LayItem *it)
                                    (!strcmp(it->tag, "Figure") || !strcmp(it->tag, "Note")));
 }
 
-/* A drawn page emptied but for what the archive pass matches the
- * structure tree's figures with (archive_fig.c): the Figure and Note
- * tags and the images, which own nothing. */
-static void page_strip(LayPage *p)
+/* What a drawn page keeps for the archive pass, which matches the
+ * structure tree's figures with it (archive_fig.c): the Figure and Note
+ * tags and the images of items, which own nothing (shallow copies). */
+static GArray *figure_items(const GArray *items)
 {
-  guint n = 0;
-  for (guint i = 0; i < p->items->len; i++) {
-    LayItem *it = &g_array_index(p->items, LayItem, i);
-    if (!keeps_figures(it))
-      lay_item_clear(it);
-    else
-      g_array_index(p->items, LayItem, n++) = *it;
+  GArray *kept = g_array_new(FALSE, TRUE, sizeof(LayItem));
+  for (guint i = 0; i < items->len; i++) {
+    const LayItem *it = &g_array_index(items, LayItem, i);
+    if (keeps_figures(it))
+      g_array_append_vals(kept, it, 1);
   }
-  GArray *kept = g_array_sized_new(FALSE, TRUE, sizeof(LayItem), n);
-  g_array_append_vals(kept, p->items->data, n);
-  g_array_free(p->items, TRUE);
-  p->items = kept;
+  return kept;
 }
 
 /* Hand page p over as the PDF's next page, with the label of the book's
@@ -526,8 +521,9 @@ static void hand_over(Stream *s, LayPage *p, bool all_placed)
       k++;
   }
   const LayPage *at = s->lay->pages->pdata[s->drawn++];
-  s->sink->page(s->sink->ud, p, at->label);
-  page_strip(p);
+  GArray *items = p->items;
+  p->items = figure_items(items);
+  s->sink->page(s->sink->ud, items, at->label); /* the sink's to free */
 }
 
 /* Each chapter from a new page, as lay_chapters does; its pages, final

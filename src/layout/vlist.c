@@ -38,6 +38,11 @@ void items_free(GArray *items)
   g_array_free(items, TRUE);
 }
 
+void lay_items_free(GArray *items)
+{
+  items_free(items);
+}
+
 double items_right(const GArray *items, double from)
 {
   double right = from;
