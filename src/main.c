@@ -15,6 +15,7 @@
 #include "coverage.h"
 #include "epub.h"
 #include "fonts.h"
+#include "hyphenate.h"
 #include "layout.h"
 #include "markdown.h"
 #include "options.h"
@@ -537,6 +538,8 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   bool stream = pdfs == 1 && !a->preview && !a->dump_layout && !(need_epub && opts->page_list);
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
+  if (need_lay) /* the patterns load on the other core while the style and fonts do */
+    hyphen_preload(book->meta.lang);
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
   if (ld->style_ok && ld->fonts && need_lay) {
