@@ -730,6 +730,7 @@ int main(int argc, char **argv)
   /* Only LC_CTYPE: cairo prints numbers with the C locale only when
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
+  util_heap_init();
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
   if (rc == EXIT_OK && args.version) {
