@@ -22,6 +22,7 @@
 #include "pdf.h"
 #include "preview.h"
 #include "progress.h"
+#include "qpdflib.h"
 #include "project.h"
 #include "style.h"
 #include "util.h"
@@ -540,6 +541,8 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
   if (need_lay) /* the patterns load on the other core while the style and fonts do */
     hyphen_preload(book->meta.lang);
+  if (need_pdf) /* and libqpdf, for the archive pass, while the book is laid out */
+    qpdflib_preload();
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
   if (ld->style_ok && ld->fonts && need_lay) {
