@@ -545,6 +545,8 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     qpdflib_preload();
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
+  if (need_epub) /* the cover is drawn on the other core while the book is laid out */
+    epub_cover_prefetch(book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
