@@ -520,6 +520,8 @@ static void dump_model(const Book *book)
   g_string_free(s, TRUE);
 }
 
+static int thread_count(const Args *a);
+
 /* Load the style and fonts the outputs need, and lay out the print pages
  * when the PDF, the EPUB's page list, --dump-layout or --preview wants
  * them (*lay, else NULL). */
@@ -539,13 +541,17 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   bool stream = pdfs == 1 && !a->preview && !a->dump_layout && !(need_epub && opts->page_list);
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
-  if (need_lay) /* the patterns load on the other core while the style and fonts do */
+  /* with more than one thread: the hyphenation patterns load on the other
+   * core while the style and fonts do, libqpdf (the archive pass) and the
+   * EPUB's cover while the book is laid out */
+  bool ahead = thread_count(a) > 1;
+  if (ahead && need_lay)
     hyphen_preload(book->meta.lang);
-  if (need_pdf) /* and libqpdf, for the archive pass, while the book is laid out */
+  if (ahead && need_pdf)
     qpdflib_preload();
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
-  if (need_epub) /* the cover is drawn on the other core while the book is laid out */
+  if (ahead && need_epub)
     epub_cover_prefetch(book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
