@@ -36,8 +36,17 @@ SAN      ?=
 HYPHEN_VERSION := $(shell dpkg-query -W -f='$${Version}' libhyphen0 2>/dev/null)
 CPPFLAGS += -DOCTAVO_VERSION='"$(VERSION)"' -DOCTAVO_HYPHEN_VERSION='"$(HYPHEN_VERSION)"' -D_GNU_SOURCE -Isrc \
             -DOCTAVO_SRCDIR='"$(CURDIR)"' -DOCTAVO_DATADIR='"$(PREFIX)/share/octavo"'
-PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PC_MODULES) 2>/dev/null) -lhyphen -lm
+# gdk-pixbuf and librsvg are not linked: src/imagelibs.c opens them (GModule)
+# when a book has a JPEG, GIF or SVG, so that other books do not load them;
+# nor is libqpdf: src/qpdflib.c opens it (by the soname found here) when a
+# PDF is written.
+PC_LAZY    := librsvg-2.0 gdk-pixbuf-2.0 libqpdf
+PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) gmodule-2.0 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(PC_LAZY),$(PC_MODULES)) gmodule-2.0 2>/dev/null) \
+             -lhyphen -lm
+QPDF_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir libqpdf 2>/dev/null)/libqpdf.so" 2>/dev/null | \
+                 awk '$$1 == "SONAME" { print $$2 }')
+CPPFLAGS += $(if $(QPDF_SONAME),-DOCTAVO_QPDF_SONAME='"$(QPDF_SONAME)"')
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 
 SRCS     := $(wildcard src/*.c src/layout/*.c)
@@ -102,7 +111,7 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
-	  $(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null) $(LDFLAGS)
+	  $(PKG_LIBS) $(shell pkg-config --libs cmocka $(PC_LAZY) 2>/dev/null) $(LDFLAGS)
 
 $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@

@@ -30,7 +30,7 @@
 #include "archive.h"
 
 #include <libxml/xmlwriter.h>
-#include <qpdf/qpdf-c.h>
+#include "qpdflib.h"
 #include <zlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -760,9 +760,16 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   if (std.pdfa3u && !(icc = read_icc(book)))
     return false;
 
+  GError *err = NULL;
+  if (!qpdflib_open(&err)) {
+    book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s", name, err->message);
+    g_error_free(err);
+    if (icc)
+      g_bytes_unref(icc);
+    return false;
+  }
   gint64 t0 = g_get_monotonic_time(), c0 = cpu_us();
   bool ok = false;
-  GError *err = NULL;
   PdfUpdate *u = NULL;
   qpdf_data q = qpdf_init();
   qpdf_silence_errors(q);

@@ -3,7 +3,7 @@
 #ifndef OCTAVO_ARCHIVE_FIG_H
 #define OCTAVO_ARCHIVE_FIG_H
 
-#include <qpdf/qpdf-c.h>
+#include "qpdflib.h"
 
 #include "book.h"
 #include "layout.h"

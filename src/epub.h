@@ -23,6 +23,15 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
                       const GArray *page_marks, const CoverageChars *chars, const char *path);
 
+/* Starts making the EPUB's cover image (the -M cover file, or octavo's
+ * drawn cover: 80 M instructions for the seed) on a thread of its own,
+ * while the book is laid out; the next epub_write* of this book, style and
+ * fonts takes it (with its warnings, given as it would have given them)
+ * instead of drawing it. style and fonts must outlive that (or the exit,
+ * which joins a cover never taken). One at a time: while one is pending,
+ * a second call does nothing. */
+void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts);
+
 /* Set up what the EPUB's libraries share across threads (libxml2's
  * parser state), once, on the main thread, before an EPUB is written on
  * another thread. */

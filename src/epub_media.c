@@ -360,9 +360,9 @@ void ep_survey_images(Epub *e)
  * cover.c, the face the PDF opens on. Sets *media_type and the size in
  * pixels (0 when the file does not say). NULL (with a warning) when there
  * is none. */
-GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height)
+static GBytes *cover_image(Book *b, const Style *style, const Fonts *fonts, const char **media_type,
+                           int *width, int *height)
 {
-  Book *b = e->book;
   const char *given = b->meta.cover;
   if (given && *given) {
     const char *src = b->chapters->len ? ((BookChapter *)b->chapters->pdata[0])->source : NULL;
@@ -401,12 +401,12 @@ GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height
     if (bytes)
       return bytes;
   }
-  if (!e->fonts) {
+  if (!fonts) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: no fonts to draw it");
     return NULL;
   }
   GError *err = NULL;
-  GBytes *png = cover_png(b, e->fonts, &e->style->cover, COVER_W, COVER_H, &err);
+  GBytes *png = cover_png(b, fonts, &style->cover, COVER_W, COVER_H, &err);
   if (!png) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: %s", err->message);
     g_error_free(err);
@@ -416,4 +416,104 @@ GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height
   *width = COVER_W;
   *height = COVER_H;
   return png;
+}
+
+/* A cover drawn ahead (epub_cover_prefetch): what cover_image gave, and the
+ * warnings it made, to be given again where the EPUB asks for its cover. */
+typedef struct {
+  Book *book;
+  const Style *style;
+  const Fonts *fonts;
+  GThread *thread;
+  GBytes *image;
+  const char *media_type;
+  int width, height;
+  GArray *diags; /* BookDiag */
+} Prefetch;
+
+static GMutex prefetch_lock;
+static Prefetch *prefetched; /* at most one, until taken */
+
+static gpointer draw_ahead(gpointer data)
+{
+  Prefetch *f = data;
+  book_diag_capture(f->diags);
+  f->image = cover_image(f->book, f->style, f->fonts, &f->media_type, &f->width, &f->height);
+  book_diag_capture(NULL);
+  return NULL;
+}
+
+/* The prefetched cover for (b, style, fonts), joined and no longer
+ * pending, or NULL. */
+static Prefetch *take_prefetch(Book *b, const Style *style, const Fonts *fonts)
+{
+  g_mutex_lock(&prefetch_lock);
+  Prefetch *f = prefetched;
+  if (f && (!b || (f->book == b && f->style == style && f->fonts == fonts)))
+    prefetched = NULL;
+  else
+    f = NULL;
+  g_mutex_unlock(&prefetch_lock);
+  if (f)
+    g_thread_join(f->thread);
+  return f;
+}
+
+static void prefetch_free(Prefetch *f)
+{
+  if (f->image)
+    g_bytes_unref(f->image);
+  for (guint i = 0; i < f->diags->len; i++)
+    g_free(g_array_index(f->diags, BookDiag, i).message);
+  g_array_free(f->diags, TRUE);
+  g_free(f);
+}
+
+static void drop_prefetch(void)
+{
+  Prefetch *f = take_prefetch(NULL, NULL, NULL);
+  if (f)
+    prefetch_free(f);
+}
+
+void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts)
+{
+  Prefetch *f = g_new0(Prefetch, 1);
+  f->book = book;
+  f->style = style;
+  f->fonts = fonts;
+  f->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  g_mutex_lock(&prefetch_lock);
+  static bool registered;
+  if (!registered) {
+    atexit(drop_prefetch); /* a cover never asked for: joined and freed */
+    registered = true;
+  }
+  bool busy = prefetched != NULL;
+  if (!busy) {
+    f->thread = g_thread_new("octavo-cover", draw_ahead, f);
+    prefetched = f;
+  }
+  g_mutex_unlock(&prefetch_lock);
+  if (busy)
+    prefetch_free(f);
+}
+
+GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height)
+{
+  Prefetch *f = take_prefetch(e->book, e->style, e->fonts);
+  if (!f)
+    return cover_image(e->book, e->style, e->fonts, media_type, width, height);
+  /* its warnings where they would have been made */
+  GArray *sink = book_diag_capturing();
+  for (guint i = 0; i < f->diags->len; i++)
+    g_array_append_val(sink ? sink : e->book->diags, g_array_index(f->diags, BookDiag, i));
+  g_array_set_size(f->diags, 0);
+  GBytes *image = f->image;
+  f->image = NULL;
+  *media_type = f->media_type;
+  *width = f->width;
+  *height = f->height;
+  prefetch_free(f);
+  return image;
 }

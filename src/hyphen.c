@@ -117,8 +117,35 @@ bool hyphen_has_language(const char *lang)
   return ok;
 }
 
+static GThread *preloader; /* the thread of hyphen_preload(), until joined */
+
+static gpointer preload(gpointer lang)
+{
+  hyphen_has_language(lang);
+  g_free(lang);
+  return NULL;
+}
+
+void hyphen_preload(const char *lang)
+{
+  g_mutex_lock(&lock);
+  if (!atexit_done) {
+    atexit(hyphen_cleanup); /* joins the thread before the process ends */
+    atexit_done = true;
+  }
+  if (!preloader && lang && *lang)
+    preloader = g_thread_new("octavo-hyphen", preload, g_strdup(lang));
+  g_mutex_unlock(&lock);
+}
+
 void hyphen_cleanup(void)
 {
+  g_mutex_lock(&lock);
+  GThread *t = preloader;
+  preloader = NULL;
+  g_mutex_unlock(&lock);
+  if (t)
+    g_thread_join(t);
   g_mutex_lock(&lock);
   if (dicts)
     g_hash_table_destroy(dicts);

@@ -18,6 +18,13 @@
  * "de-DE"; NULL or "" is no language). "en" falls back to en_US. */
 bool hyphen_has_language(const char *lang);
 
+/* Starts loading the dictionary for `lang` on a thread of its own, so that
+ * libhyphen parses its patterns (en_US: 38 M instructions) while the
+ * caller loads fonts; the first hyphen_has_language() or hyphen_points()
+ * for lang waits for it. Once per process until hyphen_cleanup(), which
+ * joins the thread (also at exit); later calls do nothing. */
+void hyphen_preload(const char *lang);
+
 /* The hyphenation points of `word` (UTF-8, `len` bytes, or -1 when
  * NUL-terminated), as it appears in running text: punctuation, quotes and
  * brackets around it and explicit hyphens or apostrophes inside it are

@@ -10,9 +10,9 @@
  * decide which kinds a book may hold (resolve.c does).
  */
 #include "book.h"
+#include "imagelibs.h"
 
 #include <cairo.h>
-#include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -278,7 +278,7 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px)
 static char *pixbuf_why(const char *path)
 {
   GError *err = NULL;
-  GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, &err);
+  GdkPixbuf *pb = imagelibs_pixbuf_load(path, &err);
   char *why = pb ? NULL : g_strdup(err ? err->message : "unreadable");
   if (pb)
     g_object_unref(pb);

@@ -15,12 +15,14 @@
 #include "coverage.h"
 #include "epub.h"
 #include "fonts.h"
+#include "hyphenate.h"
 #include "layout.h"
 #include "markdown.h"
 #include "options.h"
 #include "pdf.h"
 #include "preview.h"
 #include "progress.h"
+#include "qpdflib.h"
 #include "project.h"
 #include "style.h"
 #include "util.h"
@@ -521,6 +523,8 @@ static void dump_model(const Book *book)
   g_string_free(s, TRUE);
 }
 
+static int thread_count(const Args *a);
+
 /* Load the style and fonts the outputs need, and lay out the print pages
  * when the PDF, the EPUB's page list, --dump-layout or --preview wants
  * them (*lay, else NULL). */
@@ -541,8 +545,18 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   bool stream = pdfs == 1 && !a->preview && !a->dump_layout;
   need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
   bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
+  /* with more than one thread: the hyphenation patterns load on the other
+   * core while the style and fonts do, libqpdf (the archive pass) and the
+   * EPUB's cover while the book is laid out */
+  bool ahead = thread_count(a) > 1;
+  if (ahead && need_lay)
+    hyphen_preload(book->meta.lang);
+  if (ahead && need_pdf)
+    qpdflib_preload();
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
+  if (ahead && need_epub)
+    epub_cover_prefetch(book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
@@ -741,6 +755,7 @@ int main(int argc, char **argv)
   /* Only LC_CTYPE: cairo prints numbers with the C locale only when
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
+  util_heap_init();
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
   if (rc == EXIT_OK && args.version) {

@@ -30,9 +30,6 @@
  * valgrind's helgrind and drd, and TSan, see what it orders. */
 #include "pagepipe.h"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <pango/pangocairo.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -188,17 +185,6 @@ PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
   pp->ldiags = book_diag_capturing();
   pp->pdiags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
   pp->pat = g_array_new(FALSE, FALSE, sizeof(guint));
-#ifdef __GLIBC__
-  /* Two threads allocating and freeing: glibc gives the free top of a
-   * thread's heap back to the kernel (madvise) once it passes 128 kB, and
-   * maps (then unmaps) each block of more than 128 kB, and with two
-   * threads running each of these flushes the other CPU's TLB; the pages
-   * are then faulted in again. Measured on the 1 MB book: 22,000 page
-   * faults against 13,500, and 20-30% more CPU time. Freed memory is still
-   * given back when the PDF is drawn (malloc_trim in pdf.c). */
-  mallopt(M_TRIM_THRESHOLD, 32 << 20);
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-#endif
   pp->thread = g_thread_new("octavo-draw", drawing_thread, pp);
   return pp;
 }

@@ -7,13 +7,12 @@
  * frame. */
 #include "paint.h"
 
-#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <hb.h>
-#include <librsvg/rsvg.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "imagelibs.h"
 #include "util.h"
 
 /* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
@@ -241,37 +240,6 @@ static void image_free(gpointer v)
   g_free(im);
 }
 
-/* The first frame of an image gdk-pixbuf reads (GIF; JPEG on a raster
- * target) as a cairo surface:
- * premultiplied native-endian ARGB, as cairo wants it. */
-static cairo_surface_t *pixbuf_surface(const char *path, GError **err)
-{
-  GdkPixbuf *pb = gdk_pixbuf_new_from_file(path, err);
-  if (!pb)
-    return NULL;
-  int w = gdk_pixbuf_get_width(pb), h = gdk_pixbuf_get_height(pb);
-  int n = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
-  bool alpha = gdk_pixbuf_get_has_alpha(pb);
-  cairo_surface_t *s =
-      cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
-  const guchar *src = gdk_pixbuf_read_pixels(pb);
-  unsigned char *dst = cairo_image_surface_get_data(s);
-  int ds = cairo_image_surface_get_stride(s);
-  cairo_surface_flush(s);
-  for (int y = 0; y < h && dst; y++) {
-    const guchar *sp = src + (gsize)y * rs;
-    guint32 *dp = (guint32 *)(dst + (gsize)y * ds);
-    for (int x = 0; x < w; x++, sp += n) {
-      guint32 a = alpha ? sp[3] : 255;
-      guint32 r = sp[0] * a / 255, g = sp[1] * a / 255, b = sp[2] * a / 255;
-      dp[x] = a << 24 | r << 16 | g << 8 | b;
-    }
-  }
-  cairo_surface_mark_dirty(s);
-  g_object_unref(pb);
-  return s;
-}
-
 /* Load r once (the cache keeps failures as NULL, warned once). */
 static Image *load_image(Painter *p, const LayItem *it)
 {
@@ -284,7 +252,7 @@ static Image *load_image(Painter *p, const LayItem *it)
   if (r->kind == BOOK_IMAGE_PNG) {
     im->surface = cairo_image_surface_create_from_png(r->path);
   } else if (r->kind == BOOK_IMAGE_JPEG && p->target == PAINT_RASTER) {
-    im->surface = pixbuf_surface(r->path, &err); /* decoded: pixels are drawn */
+    im->surface = imagelibs_pixbuf_surface(r->path, &err); /* decoded: pixels are drawn */
   } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
     /* a PDF embeds the JPEG data as it is; the surface only gives the size */
     gchar *data = NULL;
@@ -295,9 +263,9 @@ static Image *load_image(Painter *p, const LayItem *it)
                                   g_free, data);
     }
   } else if (r->kind == BOOK_IMAGE_GIF) {
-    im->surface = pixbuf_surface(r->path, &err); /* the first frame */
+    im->surface = imagelibs_pixbuf_surface(r->path, &err); /* the first frame */
   } else if (r->kind == BOOK_IMAGE_SVG) {
-    im->svg = rsvg_handle_new_from_file(r->path, &err);
+    im->svg = imagelibs_svg_load(r->path, &err);
   }
   if (im->surface && cairo_surface_status(im->surface) != CAIRO_STATUS_SUCCESS) {
     cairo_surface_destroy(im->surface);
@@ -351,7 +319,7 @@ static void draw_image(Painter *p, const LayItem *it)
     RsvgRectangle vp = {it->x_pt, it->y_pt, it->w_pt, it->h_pt};
     GError *err = NULL;
     cairo_save(cr);
-    if (!rsvg_handle_render_document(im->svg, cr, &vp, &err)) {
+    if (!imagelibs_svg_render(im->svg, cr, &vp, &err)) {
       if (p->book)
         book_diag(p->book, BOOK_WARNING, &it->pos, "image %s: %s", it->res->src, err->message);
       g_error_free(err);

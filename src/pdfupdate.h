@@ -10,7 +10,7 @@
 #define OCTAVO_PDFUPDATE_H
 
 #include <glib.h>
-#include <qpdf/qpdf-c.h>
+#include "qpdflib.h"
 #include <stdbool.h>
 
 typedef struct PdfUpdate PdfUpdate;

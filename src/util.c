@@ -2,6 +2,10 @@
  * destination names. */
 #include "util.h"
 
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -197,4 +201,24 @@ char *util_pdf_dest_name(const char *id)
   /* printable ASCII but for % ( ) \ and the space (unreserved characters are
    * always kept) */
   return g_uri_escape_string(id, "!\"#$&'*+,/:;<=>?@[]^`{|}", FALSE);
+}
+
+void util_heap_init(void)
+{
+#if defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
+  enum { PAD = 64 << 20, HUGE = 2 << 20 };
+  if (!mallopt(M_TOP_PAD, PAD) || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
+      !mallopt(M_TRIM_THRESHOLD, 32 << 20))
+    return;
+  char *before = sbrk(0);
+  void *volatile grow = malloc(1 << 20); /* more than the heap has free: it grows by PAD */
+  free(grow);
+  char *after = sbrk(0);
+  if (before == (char *)-1 || after == (char *)-1 || after <= before)
+    return;
+  uintptr_t lo = ((uintptr_t)before + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+  uintptr_t hi = (uintptr_t)after & ~(uintptr_t)(HUGE - 1);
+  if (hi > lo)
+    madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* best effort: THP may be off */
+#endif
 }

@@ -5,11 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "cover.h"
+
+#include <cairo.h>
 
 static Fonts *fonts;
 
@@ -71,6 +74,71 @@ static void test_png(void **state)
   book_free(b);
 }
 
+typedef struct {
+  const guint8 *d;
+  gsize len, at;
+} Reader;
+
+static cairo_status_t read_png(void *closure, unsigned char *out, unsigned int n)
+{
+  Reader *r = closure;
+  if (r->len - r->at < n)
+    return CAIRO_STATUS_READ_ERROR;
+  memcpy(out, r->d + r->at, n);
+  r->at += n;
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* The pixel at (x, y) of an RGB24/ARGB32 surface as 0xRRGGBB. */
+static guint32 pixel(cairo_surface_t *s, int x, int y)
+{
+  const guint8 *row = cairo_image_surface_get_data(s) + y * cairo_image_surface_get_stride(s);
+  return ((const guint32 *)row)[x] & 0xffffff;
+}
+
+/* Whether pixel p is colour c (cairo rounds to 8 bits its own way: one
+ * step apart is the same colour). */
+static bool is_colour(guint32 p, const double c[3])
+{
+  for (int k = 0; k < 3; k++)
+    if (fabs((double)(p >> (16 - 8 * k) & 0xff) - c[k] * 255) > 1)
+      return false;
+  return true;
+}
+
+/* The cover is written as a palette PNG (colour type 3) that decodes to
+ * the design's colours: the band at the head, the paper in the middle,
+ * the ink of the title's letters somewhere on its line. */
+static void test_palette(void **state)
+{
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("The 2023 LSFMM+BPF Summit");
+  g_ptr_array_add(b->meta.authors, g_strdup("Jonathan Corbet"));
+  Style st;
+  assert_true(style_load(&st, NULL, OCTAVO_PAPER_STYLE, 1, NULL));
+  GBytes *png = cover_png(b, fonts, &st.cover, 400, 600, NULL);
+  assert_non_null(png);
+  Reader r = {0};
+  r.d = g_bytes_get_data(png, &r.len);
+  assert_int_equal(r.d[25], 3); /* IHDR colour type: palette */
+  cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_png, &r);
+  assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+  assert_int_equal(cairo_image_surface_get_width(s), 400);
+  assert_int_equal(cairo_image_surface_get_height(s), 600);
+  assert_true(is_colour(pixel(s, 200, 10), st.cover.band));
+  assert_true(is_colour(pixel(s, 10, 300), st.cover.background));
+  bool inked = false; /* the title's line: 25% down, 8.2% of the width high */
+  for (int y = 150; y < 190 && !inked; y++)
+    for (int x = 0; x < 400 && !inked; x++)
+      inked = is_colour(pixel(s, x, y), st.cover.ink);
+  assert_true(inked);
+  cairo_surface_destroy(s);
+  g_bytes_unref(png);
+  style_clear(&st);
+  book_free(b);
+}
+
 static void test_no_metadata(void **state)
 {
   (void)state;
@@ -109,6 +177,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_png),
+      cmocka_unit_test(test_palette),
       cmocka_unit_test(test_no_metadata),
       cmocka_unit_test(test_style_colours),
   };

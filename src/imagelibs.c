@@ -1,0 +1,151 @@
+/* imagelibs.c: gdk-pixbuf and librsvg through GModule, each opened once on
+ * first use and kept open. Only the few calls octavo makes go through
+ * here; the libraries' types come from their headers as before. A library
+ * that cannot be opened is an error of the image being drawn or checked
+ * (the callers warn with its position and draw a frame in its place). */
+#include "imagelibs.h"
+
+#include <gmodule.h>
+
+/* The sonames of Debian 12's libgdk-pixbuf-2.0-0 and librsvg2-2, which
+ * librsvg2-dev and libgdk-pixbuf-2.0-dev (BUILD_PKGS) pull in. */
+#define PIXBUF_SONAME "libgdk_pixbuf-2.0.so.0"
+#define RSVG_SONAME "librsvg-2.so.2"
+
+typedef struct {
+  GdkPixbuf *(*new_from_file)(const char *, GError **);
+  int (*get_width)(const GdkPixbuf *);
+  int (*get_height)(const GdkPixbuf *);
+  int (*get_n_channels)(const GdkPixbuf *);
+  int (*get_rowstride)(const GdkPixbuf *);
+  gboolean (*get_has_alpha)(const GdkPixbuf *);
+  const guint8 *(*read_pixels)(const GdkPixbuf *);
+  char *error; /* why the library is missing, or NULL */
+} PixbufApi;
+
+typedef struct {
+  RsvgHandle *(*new_from_file)(const char *, GError **);
+  gboolean (*render_document)(RsvgHandle *, cairo_t *, const RsvgRectangle *, GError **);
+  char *error;
+} RsvgApi;
+
+/* Opens soname and looks up names[i] into slots[i]; returns NULL, or why
+ * not (g_free). The module stays open for the life of the process. */
+static char *open_lib(const char *soname, const char *const *names, gpointer *slots, size_t n)
+{
+  GModule *m = g_module_open(soname, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  if (!m)
+    return g_strdup_printf("cannot open %s: %s", soname, g_module_error());
+  for (size_t i = 0; i < n; i++)
+    if (!g_module_symbol(m, names[i], &slots[i]) || !slots[i]) {
+      char *why = g_strdup_printf("%s has no %s", soname, names[i]);
+      g_module_close(m);
+      return why;
+    }
+  g_module_make_resident(m);
+  return NULL;
+}
+
+static gpointer open_pixbuf(gpointer unused)
+{
+  static PixbufApi api;
+  static const char *const names[] = {"gdk_pixbuf_new_from_file", "gdk_pixbuf_get_width",
+                                      "gdk_pixbuf_get_height",    "gdk_pixbuf_get_n_channels",
+                                      "gdk_pixbuf_get_rowstride", "gdk_pixbuf_get_has_alpha",
+                                      "gdk_pixbuf_read_pixels"};
+  gpointer slots[G_N_ELEMENTS(names)] = {0};
+  api.error = open_lib(PIXBUF_SONAME, names, slots, G_N_ELEMENTS(names));
+  if (!api.error) {
+    api.new_from_file = (GdkPixbuf * (*)(const char *, GError **)) slots[0];
+    api.get_width = (int (*)(const GdkPixbuf *))slots[1];
+    api.get_height = (int (*)(const GdkPixbuf *))slots[2];
+    api.get_n_channels = (int (*)(const GdkPixbuf *))slots[3];
+    api.get_rowstride = (int (*)(const GdkPixbuf *))slots[4];
+    api.get_has_alpha = (gboolean(*)(const GdkPixbuf *))slots[5];
+    api.read_pixels = (const guint8 *(*)(const GdkPixbuf *))slots[6];
+  }
+  return &api;
+}
+
+static gpointer open_rsvg(gpointer unused)
+{
+  static RsvgApi api;
+  static const char *const names[] = {"rsvg_handle_new_from_file", "rsvg_handle_render_document"};
+  gpointer slots[G_N_ELEMENTS(names)] = {0};
+  api.error = open_lib(RSVG_SONAME, names, slots, G_N_ELEMENTS(names));
+  if (!api.error) {
+    api.new_from_file = (RsvgHandle * (*)(const char *, GError **)) slots[0];
+    api.render_document =
+        (gboolean(*)(RsvgHandle *, cairo_t *, const RsvgRectangle *, GError **))slots[1];
+  }
+  return &api;
+}
+
+static const PixbufApi *pixbuf_api(GError **err)
+{
+  static GOnce once = G_ONCE_INIT;
+  const PixbufApi *api = g_once(&once, open_pixbuf, NULL);
+  if (api->error) {
+    g_set_error_literal(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, api->error);
+    return NULL;
+  }
+  return api;
+}
+
+static const RsvgApi *rsvg_api(GError **err)
+{
+  static GOnce once = G_ONCE_INIT;
+  const RsvgApi *api = g_once(&once, open_rsvg, NULL);
+  if (api->error) {
+    g_set_error_literal(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, api->error);
+    return NULL;
+  }
+  return api;
+}
+
+GdkPixbuf *imagelibs_pixbuf_load(const char *path, GError **err)
+{
+  const PixbufApi *api = pixbuf_api(err);
+  return api ? api->new_from_file(path, err) : NULL;
+}
+
+cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err)
+{
+  const PixbufApi *api = pixbuf_api(err);
+  GdkPixbuf *pb = api ? api->new_from_file(path, err) : NULL;
+  if (!pb)
+    return NULL;
+  int w = api->get_width(pb), h = api->get_height(pb);
+  int n = api->get_n_channels(pb), rs = api->get_rowstride(pb);
+  bool alpha = api->get_has_alpha(pb);
+  cairo_surface_t *s =
+      cairo_image_surface_create(alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, w, h);
+  const guchar *src = api->read_pixels(pb);
+  unsigned char *dst = cairo_image_surface_get_data(s);
+  int ds = cairo_image_surface_get_stride(s);
+  cairo_surface_flush(s);
+  for (int y = 0; y < h && dst; y++) {
+    const guchar *sp = src + (gsize)y * rs;
+    guint32 *dp = (guint32 *)(dst + (gsize)y * ds);
+    for (int x = 0; x < w; x++, sp += n) {
+      guint32 a = alpha ? sp[3] : 255;
+      guint32 r = sp[0] * a / 255, g = sp[1] * a / 255, b = sp[2] * a / 255;
+      dp[x] = a << 24 | r << 16 | g << 8 | b;
+    }
+  }
+  cairo_surface_mark_dirty(s);
+  g_object_unref(pb);
+  return s;
+}
+
+RsvgHandle *imagelibs_svg_load(const char *path, GError **err)
+{
+  const RsvgApi *api = rsvg_api(err);
+  return api ? api->new_from_file(path, err) : NULL;
+}
+
+bool imagelibs_svg_render(RsvgHandle *svg, cairo_t *cr, const RsvgRectangle *viewport, GError **err)
+{
+  const RsvgApi *api = rsvg_api(err);
+  return api && api->render_document(svg, cr, viewport, err);
+}

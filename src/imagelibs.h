@@ -1,0 +1,34 @@
+/* imagelibs.h: gdk-pixbuf (JPEG, GIF) and librsvg (SVG), opened with
+ * GModule the first time an image needs them. Most books have no such
+ * image; linking the two libraries loaded 13 more shared objects at every
+ * start (librsvg's Rust runtime, gio, libjpeg, ...): about 11 ms of the
+ * seed's 0.1 s on a machine where a page fault is dear. */
+#ifndef OCTAVO_IMAGELIBS_H
+#define OCTAVO_IMAGELIBS_H
+
+#include <cairo.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <glib.h>
+#include <librsvg/rsvg.h>
+#include <stdbool.h>
+
+/* The image at path decoded by gdk-pixbuf (the first frame of a GIF); the
+ * caller unrefs it. NULL with *err set when it cannot be decoded or
+ * gdk-pixbuf cannot be opened. Thread-safe. */
+GdkPixbuf *imagelibs_pixbuf_load(const char *path, GError **err);
+
+/* The same decoded as a cairo image surface: premultiplied native-endian
+ * ARGB32 (RGB24 when opaque), as cairo wants it; the caller destroys it.
+ * NULL with *err set as for imagelibs_pixbuf_load. */
+cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err);
+
+/* The SVG document at path read by librsvg (g_object_unref), or NULL with
+ * *err set (also when librsvg cannot be opened). Thread-safe. */
+RsvgHandle *imagelibs_svg_load(const char *path, GError **err);
+
+/* rsvg_handle_render_document(): draws svg as vectors into viewport on
+ * cr. false with *err set when it fails. svg comes from imagelibs_svg_load. */
+bool imagelibs_svg_render(RsvgHandle *svg, cairo_t *cr, const RsvgRectangle *viewport,
+                          GError **err);
+
+#endif
