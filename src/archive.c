@@ -599,9 +599,14 @@ static bool move_pages(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *m
   return ok;
 }
 
+/* Is the kid k of a structure element another element (not marked
+ * content)? cairo writes a child element as a reference and marked
+ * content as an MCID or a direct /MCR or /OBJR dictionary, never as a
+ * reference: a reference is taken for an element without qpdf reading the
+ * object (which costs a parse of each of the Document's ~1,000 kids). */
 static bool is_element(qpdf_data q, qpdf_oh k)
 {
-  return qpdf_oh_is_dictionary(q, k) && qpdf_oh_has_key(q, k, "/S");
+  return qpdf_oh_is_indirect(q, k) || (qpdf_oh_is_dictionary(q, k) && qpdf_oh_has_key(q, k, "/S"));
 }
 
 /* Under the Document element, the last mv->moved_elements elements after
