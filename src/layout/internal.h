@@ -63,6 +63,8 @@ typedef struct {
   struct HyphenCache *hyph_cache; /* word -> its hyphenation points (hyphenate.h) */
   GHashTable *hyph_w;             /* PangoFont * (a reference) -> double *: a hyphen's advance */
   GHashTable *labels;             /* font + "\x1f" + label -> Shaped *: labels shaped once */
+  GHashTable *toc_lines;          /* a contents entry (depth, dest, title) -> GPtrArray of GArray of
+                          * LayItem: its title's lines as the placeholder pass set them (front.c) */
 } LayShaper;
 
 typedef struct {

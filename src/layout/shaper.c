@@ -20,6 +20,8 @@ void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
   shp->hyph_cache = hyphen_cache_new(lang);
   shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
   shp->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)shape_free);
+  shp->toc_lines =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
 }
 
 void shaper_clear(LayShaper *shp)
@@ -28,6 +30,7 @@ void shaper_clear(LayShaper *shp)
   hyphen_cache_free(shp->hyph_cache);
   g_hash_table_destroy(shp->hyph_w);
   g_hash_table_destroy(shp->labels);
+  g_hash_table_destroy(shp->toc_lines);
   g_object_unref(shp->pctx);
 }
 
