@@ -52,6 +52,7 @@ typedef struct {
   PangoFontDescription *body; /* the body font (owned) */
   GHashTable *targets;        /* ids a link may land on: chapters, headings, notes (owned) */
   const Colophon *colophon;   /* the colophon to set (colophon.h), or NULL: none */
+  bool marks_only;            /* the page list's layout: lines without their glyphs (lines.c) */
 } LayEnv;
 
 typedef struct {

@@ -602,11 +602,17 @@ static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint
   L.a = s < e ? g_array_index(S->meta, Meta, s).a : 0;
   L.b = last > s ? g_array_index(S->meta, Meta, last - 1).b : L.a;
   L.items = items_new();
-  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-  double x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items), lw = x1 - ps->left_pt;
-  if (lw > info->max_w)
-    info->max_w = lw;
-  info->last_w = lw;
+  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0), x1 = x0;
+  /* the page list's layout wants where the lines start and how tall they
+   * are, not their glyphs: set only a line that may hold an inline image
+   * (its room makes the line taller) */
+  if (!c->env->marks_only || S->imgs->len > 0) {
+    x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items);
+    double lw = x1 - ps->left_pt;
+    if (lw > info->max_w)
+      info->max_w = lw;
+    info->last_w = lw;
+  }
   L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
   if (S->rtl) /* mirrored: flush right, the indents (block and first line) at the right */
     items_shift(L.items, ps->left_pt + ps->width_pt - x0 - x1, 0);
