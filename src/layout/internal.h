@@ -59,6 +59,7 @@ typedef struct {
   PangoContext *pctx; /* owned */
   PangoLanguage *plang;
   const char *lang;
+  GHashTable *desc_keys;          /* PangoFontDescription (a copy) -> its string, the key below */
   GHashTable *metrics;            /* font description string -> double[2] ascent, descent; and
                            * font + "\x1f" + label -> double[2] its width */
   struct HyphenCache *hyph_cache; /* word -> its hyphenation points (hyphenate.h) */
