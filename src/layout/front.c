@@ -221,6 +221,8 @@ typedef struct {
 static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontDescription *d,
                        const char *num, double lw, double base)
 {
+  if (c->env->marks_only) /* the page list counts the lines, never sees them */
+    return;
   double nw = label_width(c->shp, d, num);
   double nx = c->measure - nw;
   /* leaders at a fixed pitch so that they align down the page */
