@@ -239,8 +239,10 @@ typedef struct {
 typedef struct {
   GString *text;
   PangoAttrList *attrs;
-  GArray *srcs;  /* Src */
-  GArray *spans; /* Span */
+  GArray *srcs;   /* Src */
+  GArray *spans;  /* Span */
+  Shaped *shaped; /* text and attrs shaped already (table.c measured them), taken by set_para;
+                   * or NULL (owned) */
 } Para;
 
 /* Per-byte flags of the spans that change how text breaks (span_flags):

@@ -632,7 +632,9 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   if (c->dir && !out) /* a block's dir attribute: the paragraph's direction */
     pango_context_set_base_dir(c->shp->pctx,
                                c->dir > 0 ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR);
-  S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.sh = p->shaped ? p->shaped
+                   : shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  p->shaped = NULL;
   pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
   /* about a box and a glue a word, and a penalty a hyphenation point:
