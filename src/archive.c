@@ -575,14 +575,22 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
 
 /* ---- the contents moved after the title page ---- */
 
-/* /Kids of the page tree: the last mv->pages pages after the first. */
+/* /Kids of the page tree: the last mv->pages pages after the first.
+ * cairo's page tree is flat (its /Count is the number of its /Kids): the
+ * kids are moved without qpdf reading a page (qpdf_get_num_pages reads
+ * them all, which is most of this pass with --pdf-standard none); qpdf's
+ * page list is first built after the move (fix_pages), from the new
+ * order. */
 static bool move_pages(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *mv)
 {
   qpdf_oh pages = qpdf_oh_get_key(q, root, "/Pages");
   qpdf_oh kids = qpdf_oh_get_key(q, pages, "/Kids");
+  qpdf_oh count = qpdf_oh_get_key(q, pages, "/Count");
   int n = qpdf_oh_is_array(q, kids) ? qpdf_oh_get_array_n_items(q, kids) : 0;
-  bool ok = n == qpdf_get_num_pages(q) && mv->pages < n;
-  if (ok) { /* cairo's page tree is flat */
+  bool ok =
+      qpdf_oh_is_integer(q, count) && qpdf_oh_get_int_value_as_int(q, count) == n && mv->pages < n;
+  qpdf_oh_release(q, count);
+  if (ok) {
     qpdf_oh out = qpdf_oh_new_array(q);
     for (int i = 0; i < n; i++) {
       int from = i == 0 ? 0 : i <= mv->pages ? n - mv->pages + i - 1 : i - mv->pages;
@@ -592,16 +600,20 @@ static bool move_pages(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *m
     }
     set_key(q, pages, "/Kids", out);
     pdfupdate_changed(u, pages);
-    qpdf_update_all_pages_cache(q);
   }
   qpdf_oh_release(q, kids);
   qpdf_oh_release(q, pages);
   return ok;
 }
 
+/* Is the kid k of a structure element another element (not marked
+ * content)? cairo writes a child element as a reference and marked
+ * content as an MCID or a direct /MCR or /OBJR dictionary, never as a
+ * reference: a reference is taken for an element without qpdf reading the
+ * object (which costs a parse of each of the Document's ~1,000 kids). */
 static bool is_element(qpdf_data q, qpdf_oh k)
 {
-  return qpdf_oh_is_dictionary(q, k) && qpdf_oh_has_key(q, k, "/S");
+  return qpdf_oh_is_indirect(q, k) || (qpdf_oh_is_dictionary(q, k) && qpdf_oh_has_key(q, k, "/S"));
 }
 
 /* Under the Document element, the last mv->moved_elements elements after

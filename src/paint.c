@@ -53,6 +53,8 @@ struct Painter {
   int depth;            /* open structure tags */
   PangoGlyphString *gs; /* scratch: the glyphs being drawn, moved as the drift asks */
   PangoItem *item;      /* scratch: their item (font borrowed) */
+  GArray *cglyphs;      /* scratch: cairo_glyph_t, for show_text */
+  GArray *clusters;     /* scratch: cairo_text_cluster_t, for show_text */
 };
 
 void paint_attr_str(GString *out, const char *s)
@@ -158,6 +160,64 @@ static void set_colour(cairo_t *cr, const LayItem *it)
     cairo_set_source_rgb(cr, it->gray, it->gray, it->gray);
 }
 
+/* What pango_cairo_show_glyph_item(cr, text, {item, gs}) does for the
+ * painter's item (offset 0, level 0: left to right, as every run is handed
+ * over in visual order), without pango's renderer: the same
+ * cairo_show_text_glyphs call, the glyphs placed from the current point
+ * by their advances and offsets, the clusters as pango's cluster iterator
+ * cuts them (a cluster runs until a glyph whose log_cluster is greater
+ * than its first glyph's; its bytes to that glyph's cluster, the last to
+ * the text's end; empty glyphs not counted), inside cairo_save/restore
+ * with the font's scaled font. Returns false, drawing nothing, where pango
+ * would do something else: a surface without text, an unknown glyph (a
+ * hex box), a font without a scaled font, no glyphs or no text. */
+static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
+                      const PangoGlyphString *gs)
+{
+  cairo_t *cr = p->cr;
+  int n = gs->num_glyphs;
+  if (n == 0 || len == 0 || !cairo_surface_has_show_text_glyphs(cairo_get_target(cr)))
+    return false;
+  for (int i = 0; i < n; i++)
+    if (gs->glyphs[i].glyph & PANGO_GLYPH_UNKNOWN_FLAG)
+      return false;
+  cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(font));
+  if (!sf || cairo_scaled_font_status(sf) != CAIRO_STATUS_SUCCESS)
+    return false;
+  double base_x, base_y;
+  cairo_get_current_point(cr, &base_x, &base_y);
+  g_array_set_size(p->cglyphs, (guint)n);
+  g_array_set_size(p->clusters, (guint)n);
+  cairo_glyph_t *cg = (cairo_glyph_t *)(void *)p->cglyphs->data;
+  cairo_text_cluster_t *cl = (cairo_text_cluster_t *)(void *)p->clusters->data;
+  int count = 0, x_position = 0, nc = 0, cluster = gs->log_clusters[0], start = 0, shown = 0;
+  for (int i = 0; i < n; i++) {
+    if (gs->log_clusters[i] > cluster) { /* a new cluster starts at glyph i */
+      cl[nc++] = (cairo_text_cluster_t){gs->log_clusters[i] - start, shown};
+      start = cluster = gs->log_clusters[i];
+      shown = 0;
+    }
+    const PangoGlyphInfo *gi = &gs->glyphs[i];
+    if (gi->glyph != PANGO_GLYPH_EMPTY) {
+      cg[count].index = gi->glyph;
+      cg[count].x = base_x + (double)(x_position + gi->geometry.x_offset) / PANGO_SCALE;
+      cg[count].y = gi->geometry.y_offset == 0
+                        ? base_y
+                        : base_y + (double)gi->geometry.y_offset / PANGO_SCALE;
+      count++;
+      shown++;
+    }
+    x_position += gi->geometry.width;
+  }
+  cl[nc++] = (cairo_text_cluster_t){len - start, shown};
+  cairo_save(cr);
+  cairo_set_scaled_font(cr, sf);
+  cairo_show_text_glyphs(cr, text, len, cg, count, cl, nc, 0);
+  cairo_restore(cr);
+  cairo_move_to(cr, base_x, base_y); /* as pango leaves it */
+  return true;
+}
+
 static void draw_glyphs(Painter *p, const LayItem *it)
 {
   if (!it->font || !it->glyphs || !it->text)
@@ -170,12 +230,6 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   memcpy(gs->log_clusters, it->glyphs->log_clusters, sizeof *gs->log_clusters * (size_t)n);
   if (p->target != PAINT_RASTER && !it->exact)
     drift_correct(&p->drift, it, gs);
-  PangoItem *item = p->item;
-  item->offset = 0;
-  item->length = (int)strlen(it->text);
-  item->num_chars = (int)g_utf8_strlen(it->text, -1);
-  item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
-  PangoGlyphItem gi = {.item = item, .glyphs = gs};
   set_colour(p->cr, it);
   double x = it->x_pt, y = it->y_pt;
   if (it->exact) {
@@ -191,6 +245,15 @@ static void draw_glyphs(Painter *p, const LayItem *it)
     }
   }
   cairo_move_to(p->cr, x, y);
+  int len = (int)strlen(it->text);
+  if (show_text(p, it->text, len, it->font, gs))
+    return;
+  PangoItem *item = p->item;
+  item->offset = 0;
+  item->length = len;
+  item->num_chars = (int)g_utf8_strlen(it->text, len);
+  item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
+  PangoGlyphItem gi = {.item = item, .glyphs = gs};
   pango_cairo_show_glyph_item(p->cr, it->text, &gi);
   item->analysis.font = NULL;
 }
@@ -397,6 +460,8 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
   p->gs = pango_glyph_string_new();
   p->item = pango_item_new();
+  p->cglyphs = g_array_new(FALSE, FALSE, sizeof(cairo_glyph_t));
+  p->clusters = g_array_new(FALSE, FALSE, sizeof(cairo_text_cluster_t));
   return p;
 }
 
@@ -456,5 +521,7 @@ void paint_free(Painter *p)
   g_hash_table_destroy(p->drift.units);
   pango_glyph_string_free(p->gs);
   pango_item_free(p->item);
+  g_array_free(p->cglyphs, TRUE);
+  g_array_free(p->clusters, TRUE);
   g_free(p);
 }

@@ -221,6 +221,8 @@ typedef struct {
 static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontDescription *d,
                        const char *num, double lw, double base)
 {
+  if (c->env->marks_only) /* the page list counts the lines, never sees them */
+    return;
   double nw = label_width(c->shp, d, num);
   double nx = c->measure - nw;
   /* leaders at a fixed pitch so that they align down the page */
@@ -237,8 +239,41 @@ static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontD
   shape_label(c->shp, all, d, num, nx, base, 0);
 }
 
-/* One entry: its title broken ragged, linked, the page number on its last line. */
-static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio)
+/* The lines of an entry's title (GArrays of items, to be freed by the
+ * caller), set ragged in style ps. They do not depend on the entry's page
+ * number (its room is reserved: numw), so the placeholder pass
+ * (placeholders: the numbers not known yet) keeps a copy of them, which
+ * the pass with the numbers takes instead of setting the title again. */
+static GPtrArray *title_lines(Build *c, const TocEntry *e, Para *p, const ParaStyle *ps,
+                              bool placeholders)
+{
+  char *key = g_strdup_printf("%d\x1f%.4f\x1f%s\x1f%s", e->depth, ps->width_pt,
+                              e->dest ? e->dest : "", e->title);
+  gpointer old_key = NULL, kept = NULL;
+  if (!placeholders && g_hash_table_steal_extended(c->shp->toc_lines, key, &old_key, &kept)) {
+    g_free(old_key);
+    g_free(key);
+    g_ptr_array_set_free_func(kept, NULL);
+    return kept;
+  }
+  GPtrArray *lines = g_ptr_array_new();
+  set_para(c, p, ps, true, NULL, NULL, lines);
+  if (placeholders) {
+    GPtrArray *copy = g_ptr_array_new_full(lines->len, (GDestroyNotify)items_free);
+    for (guint li = 0; li < lines->len; li++) {
+      GArray *items = items_new();
+      items_append(items, lines->pdata[li], 0, 0, false);
+      g_ptr_array_add(copy, items);
+    }
+    g_hash_table_replace(c->shp->toc_lines, g_steal_pointer(&key), copy);
+  }
+  g_free(key);
+  return lines;
+}
+
+/* One entry: its title broken ragged, linked, the page number on its last
+ * line (0 and placeholders: not known yet). */
+static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio, bool placeholders)
 {
   char num[24];
   g_snprintf(num, sizeof num, "%d", folio);
@@ -256,8 +291,7 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio)
   ps.left_pt = indent;
   ps.width_pt = c->measure - indent - k->numw - 12 - 4 * k->pitch; /* room for a few leader dots */
   ps.hyphenate = false;
-  GPtrArray *lines = g_ptr_array_new();
-  set_para(c, &p, &ps, true, NULL, NULL, lines);
+  GPtrArray *lines = title_lines(c, e, &p, &ps, placeholders);
   for (guint li = 0; li < lines->len; li++) {
     GArray *items = lines->pdata[li];
     bool lastl = li + 1 == lines->len;
@@ -292,7 +326,7 @@ static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio)
   for (guint i = 0; i < entries->len; i++) {
     TocEntry *e = &g_array_index(entries, TocEntry, i);
     int *folio = dest_folio ? g_hash_table_lookup(dest_folio, e->dest) : NULL;
-    toc_entry(c, &k, e, folio ? *folio : 0);
+    toc_entry(c, &k, e, folio ? *folio : 0, dest_folio == NULL);
   }
   pango_font_description_free(k.d1);
   pango_font_description_free(k.d2);

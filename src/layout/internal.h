@@ -52,17 +52,21 @@ typedef struct {
   PangoFontDescription *body; /* the body font (owned) */
   GHashTable *targets;        /* ids a link may land on: chapters, headings, notes (owned) */
   const Colophon *colophon;   /* the colophon to set (colophon.h), or NULL: none */
+  bool marks_only;            /* the page list's layout: lines without their glyphs (lines.c) */
 } LayEnv;
 
 typedef struct {
   PangoContext *pctx; /* owned */
   PangoLanguage *plang;
   const char *lang;
+  GHashTable *desc_keys;          /* PangoFontDescription (a copy) -> its string, the key below */
   GHashTable *metrics;            /* font description string -> double[2] ascent, descent; and
                            * font + "\x1f" + label -> double[2] its width */
   struct HyphenCache *hyph_cache; /* word -> its hyphenation points (hyphenate.h) */
   GHashTable *hyph_w;             /* PangoFont * (a reference) -> double *: a hyphen's advance */
   GHashTable *labels;             /* font + "\x1f" + label -> Shaped *: labels shaped once */
+  GHashTable *toc_lines;          /* a contents entry (depth, dest, title) -> GPtrArray of GArray of
+                          * LayItem: its title's lines as the placeholder pass set them (front.c) */
 } LayShaper;
 
 typedef struct {
@@ -236,8 +240,10 @@ typedef struct {
 typedef struct {
   GString *text;
   PangoAttrList *attrs;
-  GArray *srcs;  /* Src */
-  GArray *spans; /* Span */
+  GArray *srcs;   /* Src */
+  GArray *spans;  /* Span */
+  Shaped *shaped; /* text and attrs shaped already (table.c measured them), taken by set_para;
+                   * or NULL (owned) */
 } Para;
 
 /* Per-byte flags of the spans that change how text breaks (span_flags):

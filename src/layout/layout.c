@@ -658,6 +658,7 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
   bool print = purpose == LAY_FOR_PRINT;
   Run r;
   run_init(&r, book, opts, st, fonts, colophon);
+  r.env.marks_only = !print;
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, lay->title, print);

@@ -71,7 +71,16 @@ static size_t item_at(const GArray *meta, size_t s, size_t e, size_t byte)
  * (right-to-left runs). */
 static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
 {
-  *gk = item_at(meta, s, e, byte);
+  /* *gk on entry: the item of the glyph before, where the next one mostly
+   * is (left to right), or in the item after it; else a binary search */
+  size_t h = *gk;
+  if (h >= s && h < e && g_array_index(meta, Meta, h).b <= byte && h + 1 < e)
+    h++;
+  if (h >= s && h < e && g_array_index(meta, Meta, h).b > byte &&
+      (h == s || g_array_index(meta, Meta, h - 1).b <= byte))
+    *gk = h;
+  else
+    *gk = item_at(meta, s, e, byte);
   return *gk < e && g_array_index(meta, Meta, *gk).kind == M_GLUE &&
          byte >= g_array_index(meta, Meta, *gk).a;
 }
@@ -79,9 +88,10 @@ static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, si
 /* Is there a gap between letters after glyph gi of slice k: the glyph ends a
  * cluster, is not code, and the next glyph of the line starts another
  * cluster of the same word (not a word space, not the end of the line)?
- * [s, e): the line's items. */
+ * [s, e): the line's items; *gk: glyph_in_glue's hint, moved to the next
+ * glyph's item. */
 static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray *meta, size_t s,
-                             size_t e, const guint8 *flags, size_t flen)
+                             size_t e, const guint8 *flags, size_t flen, size_t *gk)
 {
   const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
   const PangoGlyphString *g = sl->glyphs;
@@ -101,8 +111,7 @@ static bool letter_gap_after(const GArray *slices, guint k, int gi, const GArray
   if (next <= byte || next >= flen || (flags[next] & F_CODE) ||
       ((flags[byte] | flags[next]) & F_IMAGE))
     return false; /* the same cluster (a mark), or right to left, or an image */
-  size_t gk;
-  return !glyph_in_glue(meta, s, &gk, e, next);
+  return !glyph_in_glue(meta, s, gk, e, next);
 }
 
 /* The letter spacing of a justified line stretched by `ratio`: the part of
@@ -127,13 +136,13 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
   double slack = ratio * str, keep = (c->st->track_from - 1) * nat;
   if (str <= 0 || slack <= keep)
     return ratio;
-  size_t gaps = 0, gk;
+  size_t gaps = 0, gk = s;
   for (guint k = 0; k < slices->len; k++) {
     const ShapeSlice *sl = &g_array_index(slices, ShapeSlice, k);
     for (int gi = 0; gi < sl->glyphs->num_glyphs; gi++) {
       size_t byte = sl->start + (size_t)sl->glyphs->log_clusters[gi];
       if (!glyph_in_glue(meta, s, &gk, e, byte) &&
-          letter_gap_after(slices, k, gi, meta, s, e, flags, flen))
+          letter_gap_after(slices, k, gi, meta, s, e, flags, flen, &gk))
         gaps++;
     }
   }
@@ -242,8 +251,12 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
 {
   ShapeSlice *sl = &g_array_index(S->slices, ShapeSlice, k);
   PangoGlyphString *g = sl->glyphs;
-  size_t flen = S->p->text->len, gk;
+  size_t flen = S->p->text->len, gk = s;
   double x0 = x;
+  /* every glyph's position: the array sized once, not grown glyph by glyph */
+  guint x_first = S->xs->len;
+  g_array_set_size(S->xs, x_first + (guint)g->num_glyphs);
+  XPos *xpos = &g_array_index(S->xs, XPos, x_first);
   for (int gi = 0; gi < g->num_glyphs; gi++) {
     size_t byte = sl->start + (size_t)g->log_clusters[gi];
     bool glue = glyph_in_glue(S->meta, s, &gk, e, byte);
@@ -269,13 +282,13 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
         g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
         w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
       }
-    } else if (track > 0 && letter_gap_after(S->slices, k, gi, S->meta, s, e, S->flags, flen)) {
+    } else if (track > 0 &&
+               letter_gap_after(S->slices, k, gi, S->meta, s, e, S->flags, flen, &gk)) {
       w += track;
       g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
       w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
     }
-    XPos xp = {byte, x, w};
-    g_array_append_val(S->xs, xp);
+    xpos[gi] = (XPos){byte, x, w};
     x += w;
   }
   LayItem it = {.kind = LAY_GLYPHS,
@@ -603,11 +616,17 @@ static SetLine set_line(Build *c, Setting *S, const GArray *lines, int li, guint
   L.a = s < e ? g_array_index(S->meta, Meta, s).a : 0;
   L.b = last > s ? g_array_index(S->meta, Meta, last - 1).b : L.a;
   L.items = items_new();
-  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0);
-  double x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items), lw = x1 - ps->left_pt;
-  if (lw > info->max_w)
-    info->max_w = lw;
-  info->last_w = lw;
+  double x0 = ps->left_pt + (li == 0 ? ps->indent_pt : 0), x1 = x0;
+  /* the page list's layout wants where the lines start and how tall they
+   * are, not their glyphs: set only a line that may hold an inline image
+   * (its room makes the line taller) */
+  if (!c->env->marks_only || S->imgs->len > 0) {
+    x1 = set_glyphs(c, S, ln, s, e, L.a, L.b, x0, L.items);
+    double lw = x1 - ps->left_pt;
+    if (lw > info->max_w)
+      info->max_w = lw;
+    info->last_w = lw;
+  }
   L.notes = line_spans(c, S, L.a, L.b, span0, L.items);
   if (S->rtl) /* mirrored: flush right, the indents (block and first line) at the right */
     items_shift(L.items, ps->left_pt + ps->width_pt - x0 - x1, 0);
@@ -627,11 +646,16 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   if (c->dir && !out) /* a block's dir attribute: the paragraph's direction */
     pango_context_set_base_dir(c->shp->pctx,
                                c->dir > 0 ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR);
-  S.sh = shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  S.sh = p->shaped ? p->shaped
+                   : shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  p->shaped = NULL;
   pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
-  S.items = g_array_new(FALSE, TRUE, sizeof(LbItem));
-  S.meta = g_array_new(FALSE, TRUE, sizeof(Meta));
+  /* about a box and a glue a word, and a penalty a hyphenation point:
+   * sized once from the text rather than grown by doubling */
+  guint guess = (guint)S.sh->nchars / 2 + 8;
+  S.items = g_array_sized_new(FALSE, TRUE, sizeof(LbItem), guess);
+  S.meta = g_array_sized_new(FALSE, TRUE, sizeof(Meta), guess);
   S.flags = span_flags(p); /* for the items and the letter spacing */
   S.imgs = image_boxes(c, p, ps, out != NULL);
   build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta);

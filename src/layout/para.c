@@ -41,6 +41,7 @@ void para_init(Para *p)
   p->attrs = pango_attr_list_new();
   p->srcs = g_array_new(FALSE, TRUE, sizeof(Src));
   p->spans = g_array_new(FALSE, TRUE, sizeof(Span));
+  p->shaped = NULL;
 }
 
 void para_clear(Para *p)
@@ -55,6 +56,7 @@ void para_clear(Para *p)
     g_free(s->self);
   }
   g_array_free(p->spans, TRUE);
+  shape_free(p->shaped);
 }
 
 static void attr_add(Para *p, PangoAttribute *a, size_t start, size_t end)

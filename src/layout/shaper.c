@@ -16,18 +16,25 @@ void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
   shp->lang = lang;
   shp->plang = pango_language_from_string(lang);
   pango_context_set_language(shp->pctx, shp->plang);
+  shp->desc_keys = g_hash_table_new_full((GHashFunc)pango_font_description_hash,
+                                         (GEqualFunc)pango_font_description_equal,
+                                         (GDestroyNotify)pango_font_description_free, g_free);
   shp->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   shp->hyph_cache = hyphen_cache_new(lang);
   shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
   shp->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)shape_free);
+  shp->toc_lines =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
 }
 
 void shaper_clear(LayShaper *shp)
 {
+  g_hash_table_destroy(shp->desc_keys);
   g_hash_table_destroy(shp->metrics);
   hyphen_cache_free(shp->hyph_cache);
   g_hash_table_destroy(shp->hyph_w);
   g_hash_table_destroy(shp->labels);
+  g_hash_table_destroy(shp->toc_lines);
   g_object_unref(shp->pctx);
 }
 
@@ -42,21 +49,34 @@ PangoFontDescription *font_desc(const char *family, double size, PangoStyle styl
   return d;
 }
 
+/* The string of font description d, the caches' key (owned by shp):
+ * pango_font_description_to_string is not cheap, and every paragraph asks
+ * with a description of its own, equal to many before it. */
+static const char *desc_key(LayShaper *shp, const PangoFontDescription *d)
+{
+  char *key = g_hash_table_lookup(shp->desc_keys, d);
+  if (!key) {
+    key = pango_font_description_to_string(d);
+    g_hash_table_insert(shp->desc_keys, pango_font_description_copy(d), key);
+  }
+  return key;
+}
+
 /* Baseline position inside a line of `leading` for font desc. */
 double baseline(LayShaper *shp, const PangoFontDescription *d, double leading)
 {
   /* pango_context_get_metrics() is slow (it shapes sample text): cache by font */
-  char *key = pango_font_description_to_string(d);
-  double *am = g_hash_table_lookup(shp->metrics, key);
+  const char *dk = desc_key(shp, d);
+  double *am = g_hash_table_lookup(shp->metrics, dk);
   if (!am) {
+    char *key = g_strdup(dk);
     PangoFontMetrics *m = pango_context_get_metrics(shp->pctx, d, shp->plang);
     am = g_new(double, 2);
     am[0] = pango_font_metrics_get_ascent(m) / (double)PANGO_SCALE;
     am[1] = pango_font_metrics_get_descent(m) / (double)PANGO_SCALE;
     pango_font_metrics_unref(m);
     g_hash_table_insert(shp->metrics, key, am);
-  } else
-    g_free(key);
+  }
   return (leading - (am[0] + am[1])) / 2 + am[0];
 }
 
@@ -77,9 +97,7 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
   Shaped *sh = NULL;
   char *key = NULL;
   if (!attrs) {
-    char *fd = pango_font_description_to_string(d);
-    key = g_strconcat(fd, "\x1f", str, NULL);
-    g_free(fd);
+    key = g_strconcat(desc_key(shp, d), "\x1f", str, NULL);
     sh = g_hash_table_lookup(shp->labels, key);
   }
   if (!sh) {
@@ -118,9 +136,7 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
 /* The width of a short string, cached (bullets, numbers, folios repeat). */
 double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str)
 {
-  char *fd = pango_font_description_to_string(d);
-  char *key = g_strconcat(fd, "\x1f", str, NULL);
-  g_free(fd);
+  char *key = g_strconcat(desc_key(shp, d), "\x1f", str, NULL);
   double *w = g_hash_table_lookup(shp->metrics, key);
   if (w) {
     g_free(key);

@@ -4,6 +4,7 @@
 #include "layout/internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A table being set: its fonts and measures. */
 typedef struct {
@@ -13,7 +14,25 @@ typedef struct {
   PangoFontDescription *d, *db; /* cells, header cells */
   double *cw;                   /* column widths (owned) */
   double tw;                    /* the table's width */
+  GHashTable *measured;         /* cell BookNode -> Measured: the cells' shaping, set_cell's */
 } Tab;
+
+/* A cell as column_widths shaped it, for set_cell to take when the cell's
+ * text, attributes and font come out the same (a URL note's mark, added
+ * only when the cell is set, makes them differ): shaped once, not twice. */
+typedef struct {
+  Shaped *sh;
+  PangoAttrList *attrs;
+  const PangoFontDescription *d;
+} Measured;
+
+static void measured_free(gpointer v)
+{
+  Measured *m = v;
+  shape_free(m->sh);
+  pango_attr_list_unref(m->attrs);
+  g_free(m);
+}
 
 /* Column widths from the content: the natural width of each cell and its
  * widest word; natural widths when they fit, else the minimum plus a share
@@ -30,7 +49,8 @@ static void column_widths(Build *c, Tab *t)
       Para p;
       para_init(&p);
       para_inlines(c, &p, cell);
-      pango_context_set_font_description(c->shp->pctx, r->as.row.header ? t->db : t->d);
+      const PangoFontDescription *d = r->as.row.header ? t->db : t->d;
+      pango_context_set_font_description(c->shp->pctx, d);
       Shaped *sh = shape_text(c->shp->pctx, p.text->str, p.text->len, p.attrs, c->shp->plang);
       double wn = shape_width_pt(sh, 0, sh->len), wm = 0;
       size_t ws = 0;
@@ -43,7 +63,9 @@ static void column_widths(Build *c, Tab *t)
       }
       nat[k] = MAX(nat[k], wn + 2 * pad);
       minw[k] = MAX(minw[k], MIN(wm, 60.0) + 2 * pad);
-      shape_free(sh);
+      Measured *m = g_new(Measured, 1);
+      *m = (Measured){sh, pango_attr_list_ref(p.attrs), d};
+      g_hash_table_replace(t->measured, cell, m);
       para_clear(&p);
     }
   }
@@ -77,6 +99,11 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
   Para p;
   para_init(&p);
   para_inlines(c, &p, cell);
+  Measured *m = g_hash_table_lookup(t->measured, cell);
+  if (m && m->sh && m->d == (hdr ? t->db : t->d) && m->sh->len == p.text->len &&
+      memcmp(m->sh->text, p.text->str, p.text->len) == 0 &&
+      pango_attr_list_equal(m->attrs, p.attrs))
+    p.shaped = g_steal_pointer(&m->sh);
   ParaStyle ps = para_style(c, hdr ? t->db : t->d, t->leading);
   ps.left_pt = 0;
   ps.width_pt = t->cw[k] - 2 * t->pad;
@@ -221,7 +248,16 @@ void do_table(Build *c, BookNode *n)
     }
   if (ncols <= 0)
     return;
-  Tab t = {n, ncols, c->st->cell_pad_pt, c->st->table_leading_pt, 0, NULL, NULL, NULL, 0};
+  Tab t = {n,
+           ncols,
+           c->st->cell_pad_pt,
+           c->st->table_leading_pt,
+           0,
+           NULL,
+           NULL,
+           NULL,
+           0,
+           g_hash_table_new_full(NULL, NULL, NULL, measured_free)};
   double size = c->st->table_size_pt;
   t.d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   t.db = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
@@ -236,6 +272,7 @@ void do_table(Build *c, BookNode *n)
     set_row(c, &t, r, &header_idx);
   want_space(c, c->st->block_space_pt * 1.5);
   g_free(t.cw);
+  g_hash_table_destroy(t.measured);
   pango_font_description_free(t.d);
   pango_font_description_free(t.db);
 }
