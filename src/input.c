@@ -80,6 +80,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
   } else {
     s->canon = g_canonicalize_filename(in->name, cwd);
     s->dir = g_path_get_dirname(s->canon);
+    s->stem = md_strip_doc_ext(s->canon);
   }
   g_free(cwd);
   s->realdir = realpath(s->dir, NULL);
@@ -101,6 +102,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
 void md_src_free(Src *s)
 {
   g_free(s->canon);
+  g_free(s->stem);
   g_free(s->dir);
   free(s->realdir);
   g_free(s->text);
