@@ -315,7 +315,9 @@ char *book_slug(const char *text)
     gunichar c = g_utf8_get_char_validated(p, -1);
     if (c == (gunichar)-1 || c == (gunichar)-2)
       break;
-    if (g_unichar_isalnum(c) || g_unichar_ismark(c)) {
+    if (c < 0x80 && g_ascii_isalnum(c)) { /* what the Unicode tests give for ASCII, cheaper */
+      g_string_append_c(s, g_ascii_tolower((char)c));
+    } else if (c >= 0x80 && (g_unichar_isalnum(c) || g_unichar_ismark(c))) {
       g_string_append_unichar(s, g_unichar_tolower(c));
     } else if (c == ' ' || c == '-' || c == '\t') {
       g_string_append_c(s, '-');
