@@ -315,7 +315,9 @@ char *book_slug(const char *text)
     gunichar c = g_utf8_get_char_validated(p, -1);
     if (c == (gunichar)-1 || c == (gunichar)-2)
       break;
-    if (g_unichar_isalnum(c) || g_unichar_ismark(c)) {
+    if (c < 0x80 && g_ascii_isalnum(c)) { /* what the Unicode tests give for ASCII, cheaper */
+      g_string_append_c(s, g_ascii_tolower((char)c));
+    } else if (c >= 0x80 && (g_unichar_isalnum(c) || g_unichar_ismark(c))) {
       g_string_append_unichar(s, g_unichar_tolower(c));
     } else if (c == ' ' || c == '-' || c == '\t') {
       g_string_append_c(s, '-');
@@ -445,14 +447,18 @@ void book_iter_skip_children(BookIter *it)
 static void dump_str(GString *out, const char *s)
 {
   g_string_append_c(out, '"');
-  for (const char *p = s ? s : ""; *p; p++) {
+  for (const char *p = s ? s : ""; *p;) {
+    size_t run = strcspn(p, "\"\\\n\t");
+    g_string_append_len(out, p, (gssize)run);
+    p += run;
     switch (*p) {
     case '"': g_string_append(out, "\\\""); break;
     case '\\': g_string_append(out, "\\\\"); break;
     case '\n': g_string_append(out, "\\n"); break;
     case '\t': g_string_append(out, "\\t"); break;
-    default: g_string_append_c(out, *p);
+    default: continue; /* the end */
     }
+    p++;
   }
   g_string_append_c(out, '"');
 }
@@ -479,8 +485,9 @@ static void dump_length(GString *out, const char *name, BookLength l)
 
 static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
 {
-  for (int i = 0; i < depth; i++)
-    g_string_append(out, "  ");
+  static const char indent[] = "                                                                ";
+  for (int left = 2 * depth; left > 0; left -= (int)sizeof indent - 1)
+    g_string_append_len(out, indent, MIN(left, (int)sizeof indent - 1));
   g_string_append(out, book_node_type_name(n->type));
   switch (n->type) {
   case BOOK_HEADING:
@@ -576,8 +583,19 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
   g_string_append_c(out, '\n');
 }
 
-/* The tree's lines into out; with sum (book_digest), each line goes into
- * the checksum instead, without its position, and out is scratch. */
+/* With sum (book_digest), out is a buffer for the checksum: its bytes go
+ * in when it has grown past 64 KiB (or when all is written), rather than
+ * line by line; the digest is that of the whole stream either way. */
+static void dump_flush(GString *out, GChecksum *sum, bool all)
+{
+  if (!sum || (!all && out->len < 65536))
+    return;
+  g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+  g_string_truncate(out, 0);
+}
+
+/* The tree's lines into out; with sum (book_digest), the lines go into the
+ * checksum instead (dump_flush), without their positions. */
 static void dump_tree(GString *out, BookNode *root, int base, GChecksum *sum)
 {
   BookIter it;
@@ -587,11 +605,8 @@ static void dump_tree(GString *out, BookNode *root, int base, GChecksum *sum)
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
     if (ev == BOOK_ITER_ENTER) {
       depth++;
-      if (sum)
-        g_string_truncate(out, 0);
       dump_node_line(out, it.cur, depth, !sum);
-      if (sum)
-        g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+      dump_flush(out, sum, false);
       if (is_leaf(it.cur->type))
         depth--;
     } else {
@@ -643,11 +658,8 @@ static void dump_book(const Book *b, GString *out, GChecksum *sum)
       dump_str(out, c->source);
     }
     g_string_append_c(out, '\n');
-    if (sum)
-      g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+    dump_flush(out, sum, false);
     dump_tree(out, c->root, 1, sum);
-    if (sum)
-      g_string_truncate(out, 0);
   }
   for (guint i = 0; i < b->footnotes->len; i++) {
     const BookFootnote *f = b->footnotes->pdata[i];
@@ -655,12 +667,9 @@ static void dump_book(const Book *b, GString *out, GChecksum *sum)
     dump_str(out, f->label);
     g_string_append_printf(out, " chapter=%s refs=%d\n", f->chapter ? f->chapter->id : "-",
                            f->nrefs);
-    if (sum)
-      g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+    dump_flush(out, sum, false);
     if (f->def)
       dump_tree(out, f->def, 1, sum);
-    if (sum)
-      g_string_truncate(out, 0);
   }
   for (guint i = 0; i < b->resources->len; i++) {
     const BookResource *r = b->resources->pdata[i];
@@ -669,8 +678,7 @@ static void dump_book(const Book *b, GString *out, GChecksum *sum)
     else
       g_string_append_printf(out, "resource %s %s %s\n", r->href, r->media_type, r->src);
   }
-  if (sum)
-    g_checksum_update(sum, (const guchar *)out->str, (gssize)out->len);
+  dump_flush(out, sum, true);
 }
 
 void book_dump(const Book *b, GString *out)
@@ -680,7 +688,7 @@ void book_dump(const Book *b, GString *out)
 
 void book_digest(const Book *b, GChecksum *sum)
 {
-  GString *scratch = g_string_new(NULL);
+  GString *scratch = g_string_sized_new(65536 + 4096);
   dump_book(b, scratch, sum);
   g_string_free(scratch, TRUE);
 }

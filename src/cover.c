@@ -266,6 +266,51 @@ static bool choose_palette(Colours *k, gsize pixels, png_color pal[256], int *n)
   return dropped * 2000 <= pixels;
 }
 
+/* Whether row y of an RGB24 image has the pixels of the row above (most
+ * of a cover's rows are paper): its colours need not be looked up again. */
+static bool same_row(const unsigned char *data, int y, int w, int stride)
+{
+  return y > 0 &&
+         memcmp(data + (gsize)y * stride, data + (gsize)(y - 1) * stride, (gsize)w * 4) == 0;
+}
+
+typedef struct {
+  guint at; /* in colours */
+  guint n;  /* pixels */
+} Run;
+
+/* k's colours and their pixels from an RGB24 image (cairo's pixel is a
+ * native-endian 32-bit 0x00RRGGBB): a run of one colour is looked up once,
+ * and a row that repeats the one above adds that row's runs again. */
+static void count_colours(Colours *k, const unsigned char *data, int w, int h, int stride)
+{
+  GArray *runs = g_array_sized_new(FALSE, FALSE, sizeof(Run), 64);
+  guint32 last = G_MAXUINT32; /* no pixel's: the first looks its colour up */
+  guint at = 0;
+  for (int y = 0; y < h; y++) {
+    const guint32 *row = (const guint32 *)(data + (gsize)y * stride);
+    if (!same_row(data, y, w, stride)) {
+      g_array_set_size(runs, 0);
+      Run *cur = NULL;
+      for (int x = 0; x < w; x++) {
+        guint32 c = row[x] & 0xffffff;
+        if (c != last || !cur) {
+          if (c != last)
+            at = colour_of(k, last = c);
+          g_array_append_val(runs, ((Run){at, 0}));
+          cur = &g_array_index(runs, Run, runs->len - 1);
+        }
+        cur->n++;
+      }
+    }
+    for (guint i = 0; i < runs->len; i++) {
+      const Run *r = &g_array_index(runs, Run, i);
+      g_array_index(k->colours, Colour, r->at).pixels += r->n;
+    }
+  }
+  g_array_free(runs, TRUE);
+}
+
 /* The pixels of an RGB24 image surface as an 8-bit palette PNG: a third
  * of the bytes of RGB to checksum and deflate (the cover's text is one ink
  * anti-aliased over one paper: the seed's cover has 258 colours). With
@@ -278,19 +323,7 @@ static GByteArray *write_png_palette(cairo_surface_t *s)
   int stride = cairo_image_surface_get_stride(s);
   const unsigned char *data = cairo_image_surface_get_data(s);
   Colours k = {g_hash_table_new(NULL, NULL), g_array_new(FALSE, FALSE, sizeof(Colour))};
-  /* cairo's RGB24 pixel is a native-endian 32-bit 0x00RRGGBB; runs of one
-   * colour look it up once */
-  guint32 last = G_MAXUINT32; /* no pixel's: the first looks its colour up */
-  guint at = 0;
-  for (int y = 0; y < h; y++) {
-    const guint32 *row = (const guint32 *)(data + (gsize)y * stride);
-    for (int x = 0; x < w; x++) {
-      guint32 c = row[x] & 0xffffff;
-      if (c != last)
-        at = colour_of(&k, last = c);
-      g_array_index(k.colours, Colour, at).pixels++;
-    }
-  }
+  count_colours(&k, data, w, h, stride);
   png_color pal[256];
   int n = 0;
   GByteArray *out = NULL;
@@ -316,11 +349,12 @@ static GByteArray *write_png_palette(cairo_surface_t *s)
    * instructions where the default search took 79 M, 23 kB against 19 kB */
   png_set_compression_strategy(png, Z_RLE);
   png_write_info(png, info);
-  last = G_MAXUINT32;
+  guint32 last = G_MAXUINT32; /* no pixel's: the first looks its colour up */
   guint8 entry = 0;
   for (int y = 0; y < h; y++) {
     const guint32 *row = (const guint32 *)(data + (gsize)y * stride);
-    for (int x = 0; x < w; x++) {
+    bool again = same_row(data, y, w, stride); /* line holds this row already */
+    for (int x = 0; x < w && !again; x++) {
       guint32 c = row[x] & 0xffffff;
       if (c != last)
         entry = g_array_index(k.colours, Colour, colour_of(&k, last = c)).entry;

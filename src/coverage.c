@@ -65,6 +65,13 @@ static void check_text(Check *k, const char *t, const char *face, const BookPos 
   const char *line_start = t;
   guint32 *seen = k->seen[face == k->code_face];
   for (const char *p = t; *p; p = g_utf8_next_char(p)) {
+    /* ASCII checked already (nearly all of a Latin text): skipped in a
+     * tight loop; a line break is counted below */
+    guchar b;
+    while ((b = (guchar)*p) && b < 0x80 && b != '\n' && (seen[b >> 5] >> (b & 31) & 1))
+      p++;
+    if (!b)
+      break;
     gunichar ch = (guchar)*p < 0x80 ? (gunichar)*p : g_utf8_get_char_validated(p, -1);
     if (ch == '\n') {
       line++;

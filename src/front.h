@@ -40,6 +40,7 @@ typedef struct {
 typedef struct {
   const char *file; /* interned display name */
   char *canon;      /* canonical absolute path, or NULL for standard input */
+  char *stem;       /* canon without its document extension (md_strip_doc_ext), or NULL */
   char *dir;        /* directory that relative paths start from */
   char *realdir;    /* realpath(dir), or NULL */
   char *text;       /* repaired text, front matter blanked to newlines */

@@ -35,16 +35,11 @@ static char *repair_utf8(Book *b, const char *file, const char *text, gsize len,
   GString *o = g_string_sized_new(len + 1);
   const char *p = text, *end = text + len;
   int line = 1;
-  const char *line_start = text;
+  const char *line_start = text, *counted = text; /* lines are counted up to counted */
   int reported = 0, bad = 0;
   while (p < end) {
     const char *valid_end;
     g_utf8_validate_len(p, (gsize)(end - p), &valid_end);
-    for (const char *q = p; q < valid_end; q++)
-      if (*q == '\n') {
-        line++;
-        line_start = q + 1;
-      }
     g_string_append_len(o, p, valid_end - p);
     p = valid_end;
     if (p >= end)
@@ -52,6 +47,10 @@ static char *repair_utf8(Book *b, const char *file, const char *text, gsize len,
     if (*p != '\0') {
       bad++;
       if (reported < 10) {
+        for (const char *q; (q = memchr(counted, '\n', (size_t)(p - counted))); counted = q + 1) {
+          line++; /* only when a position is reported */
+          line_start = q + 1;
+        }
         BookPos pos = {file, line, (int)(p - line_start) + 1};
         book_diag(b, BOOK_WARNING, &pos, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD",
                   (guchar)*p);
@@ -80,6 +79,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
   } else {
     s->canon = g_canonicalize_filename(in->name, cwd);
     s->dir = g_path_get_dirname(s->canon);
+    s->stem = md_strip_doc_ext(s->canon);
   }
   g_free(cwd);
   s->realdir = realpath(s->dir, NULL);
@@ -101,6 +101,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
 void md_src_free(Src *s)
 {
   g_free(s->canon);
+  g_free(s->stem);
   g_free(s->dir);
   free(s->realdir);
   g_free(s->text);

@@ -87,10 +87,17 @@ static BookFootnote *note_for(Ctx *c, Src *s, int k)
 }
 
 /* The label of a footnote definition: cmark-gfm keeps it only internally,
- * but its CommonMark renderer writes it first ("[^label]:"). */
+ * but its CommonMark renderer writes it first ("[^label]:"). The note's
+ * blocks are set aside meanwhile, so that only that line is rendered. */
 static char *footnote_label(cmark_node *def)
 {
+  cmark_node *held = cmark_node_new(CMARK_NODE_DOCUMENT);
+  for (cmark_node *k; (k = cmark_node_first_child(def));)
+    cmark_node_append_child(held, k);
   char *cm = cmark_render_commonmark(def, CMARK_OPT_DEFAULT, 0);
+  for (cmark_node *k; (k = cmark_node_first_child(held));)
+    cmark_node_append_child(def, k);
+  cmark_node_free(held);
   char *label = NULL;
   if (cm && g_str_has_prefix(cm, "[^")) {
     char *e = strstr(cm + 2, "]:");

@@ -45,14 +45,8 @@ static Src *find_input(Ctx *c, const Src *from, const char *path)
     Src *s = &c->srcs[i];
     if (!s->canon)
       continue;
-    if (strcmp(s->canon, target) == 0) {
+    if (strcmp(s->canon, target) == 0 || strcmp(s->stem, stem) == 0)
       found = s;
-    } else {
-      char *st = md_strip_doc_ext(s->canon);
-      if (strcmp(st, stem) == 0)
-        found = s;
-      g_free(st);
-    }
   }
   g_free(stem);
   g_free(target);

@@ -97,7 +97,17 @@ static inline void text_len(XhtmlWriter *x, const char *s, size_t len)
 {
   if (len == 0)
     return;
-  char *t = g_strndup(s, len), *tmp;
+  char *tmp = NULL;
+  /* Text that needs neither libxml2's escaping (xmlEncodeSpecialChars:
+   * < > & " and CR) nor xw_clean's repair goes out as it is, without a
+   * copy: the bytes xmlTextWriterWriteString would write. (s is part of a
+   * NUL-terminated string: the scan may look past len, never past it.) */
+  if (strcspn(s, "<>&\"\r") >= len && xw_clean(s, len, &tmp) == s) {
+    xmlTextWriterWriteRawLen(x->w, BAD_CAST s, (int)len);
+    return;
+  }
+  g_free(tmp);
+  char *t = g_strndup(s, len);
   xmlTextWriterWriteString(x->w, BAD_CAST xw_clean(t, len, &tmp));
   g_free(tmp);
   g_free(t);
