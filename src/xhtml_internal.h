@@ -100,9 +100,11 @@ static inline void text_len(XhtmlWriter *x, const char *s, size_t len)
   char *tmp = NULL;
   /* Text that needs neither libxml2's escaping (xmlEncodeSpecialChars:
    * < > & " and CR) nor xw_clean's repair goes out as it is, without a
-   * copy: the bytes xmlTextWriterWriteString would write. (s is part of a
-   * NUL-terminated string: the scan may look past len, never past it.) */
-  if (strcspn(s, "<>&\"\r") >= len && xw_clean(s, len, &tmp) == s) {
+   * copy: the bytes xmlTextWriterWriteString would write. */
+  size_t i = 0;
+  while (i < len && !strchr("<>&\"\r", s[i]))
+    i++;
+  if (i == len && xw_clean(s, len, &tmp) == s) {
     xmlTextWriterWriteRawLen(x->w, BAD_CAST s, (int)len);
     return;
   }
