@@ -3,6 +3,7 @@
  * at two sizes; paint.c draws the items on either surface. */
 #include "cover.h"
 
+#include "fontlock.h"
 #include "labels.h"
 #include "paint.h"
 
@@ -398,18 +399,28 @@ GBytes *cover_png(const Book *book, const Fonts *fonts, const CoverStyle *cs, in
   cairo_surface_t *s = populated_surface(w_px, h_px, &mem, &len);
   cairo_t *cr = cairo_create(s);
   /* a font map of its own: the EPUB (and so its cover) may be written on
-   * one thread while the PDF is drawn on another */
+   * one thread while the PDF is laid out on another; pango's fonts used
+   * holding fontlock, the glyphs drawn without it (paint_font_ready) */
+  fontlock_enter();
   PangoContext *ctx = fonts_context_own_map(fonts);
   pango_cairo_update_context(cr, ctx);
   /* One pixel per point: the design is in points of a w_px-wide page. */
   GArray *items = g_array_new(FALSE, TRUE, sizeof(LayItem));
   g_array_set_clear_func(items, (GDestroyNotify)lay_item_clear);
   cover_items(items, ctx, book, cs, w_px, h_px);
+  for (guint i = 0; i < items->len; i++) {
+    const LayItem *it = &g_array_index(items, LayItem, i);
+    if (it->kind == LAY_GLYPHS && it->font)
+      paint_font_ready(it->font);
+  }
+  fontlock_leave();
   Painter *p = paint_new(cr, PAINT_RASTER, NULL);
   paint_items(p, items);
   paint_free(p);
+  fontlock_enter(); /* the fonts finalised */
   g_array_free(items, TRUE);
   g_object_unref(ctx);
+  fontlock_leave();
   cairo_destroy(cr);
   cairo_surface_flush(s);
   cairo_status_t st = cairo_surface_status(s);

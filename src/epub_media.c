@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cover.h"
+#include "fontlock.h"
 #include "fonts.h"
 #include "fontstack.h"
 #include "subset.h"
@@ -454,8 +455,11 @@ static Prefetch *take_prefetch(Book *b, const Style *style, const Fonts *fonts)
   else
     f = NULL;
   g_mutex_unlock(&prefetch_lock);
-  if (f)
+  if (f) {
+    int held = fontlock_suspend(); /* the cover is drawn holding it */
     g_thread_join(f->thread);
+    fontlock_resume(held);
+  }
   return f;
 }
 

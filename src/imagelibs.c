@@ -7,6 +7,8 @@
 
 #include <gmodule.h>
 
+#include "fontlock.h"
+
 /* The sonames of Debian 12's libgdk-pixbuf-2.0-0 and librsvg2-2, which
  * librsvg2-dev and libgdk-pixbuf-2.0-dev (BUILD_PKGS) pull in. */
 #define PIXBUF_SONAME "libgdk_pixbuf-2.0.so.0"
@@ -147,5 +149,10 @@ RsvgHandle *imagelibs_svg_load(const char *path, GError **err)
 bool imagelibs_svg_render(RsvgHandle *svg, cairo_t *cr, const RsvgRectangle *viewport, GError **err)
 {
   const RsvgApi *api = rsvg_api(err);
-  return api && api->render_document(svg, cr, viewport, err);
+  if (!api)
+    return false;
+  fontlock_enter(); /* an SVG's text is drawn with pango's fonts */
+  bool ok = api->render_document(svg, cr, viewport, err);
+  fontlock_leave();
+  return ok;
 }

@@ -14,6 +14,7 @@
 #include "book.h"
 #include "coverage.h"
 #include "epub.h"
+#include "fontlock.h"
 #include "fonts.h"
 #include "hyphenate.h"
 #include "layout.h"
@@ -685,7 +686,9 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
     epub_threads_init();
     GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
     write_side(&w, false);
+    int held = fontlock_suspend(); /* the EPUB's cover may want it */
     g_thread_join(t);
+    fontlock_resume(held);
   }
   int rc = EXIT_OK;
   for (guint i = 0; i < n; i++) {
@@ -763,8 +766,13 @@ int main(int argc, char **argv)
     octavo_version_text(v);
     fputs(v->str, stdout);
     g_string_free(v, TRUE);
-  } else if (rc == EXIT_OK)
+  } else if (rc == EXIT_OK) {
+    /* this thread uses pango's fonts from now on; the others wait for
+     * their turn (fontlock.c) */
+    fontlock_enter();
     rc = run(&args, argv[0]);
+    fontlock_leave();
+  }
   args_clear(&args);
   return rc;
 }

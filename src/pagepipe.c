@@ -9,14 +9,19 @@
  *
  * Thread safety. cairo is thread safe, and the drawing thread is the only
  * one that touches the PDF surface and the painter. pango's objects are
- * not: the drawing thread reaches a PangoFont through
- * pango_cairo_show_glyph_item (the font's cairo scaled font, made when
- * first asked for; a hex box's mini font for a glyph no face has, loaded
- * from the font map when first asked for) and paint.c's drift correction
- * (pango_font_get_hb_font, made when first asked for, immutable then).
- * Before a page is queued, the layout's thread asks for each of these for
- * every font on the page, so the drawing thread only ever reads a pointer
- * cached already. And the pipe keeps a reference to every such font until
+ * not, nor are cairo's fonts made from fontconfig patterns (pango's), which
+ * only the holder of fontlock uses: the layout's thread, which holds it.
+ * The drawing thread draws glyph runs with the fonts' drawing fonts
+ * (fontlock_draw_font, on faces of octavo's own) and reaches a PangoFont
+ * only through paint.c's drift correction (pango_font_get_hb_font, made
+ * when first asked for, immutable then); both are made for every font of
+ * a page, on the layout's thread, before the page is queued
+ * (paint_font_ready), so the drawing thread only reads pointers cached
+ * already. What pango draws itself (a hex box's mini font) and librsvg
+ * (an SVG's text), the drawing thread draws holding fontlock, which the
+ * layout gives up between pages (fontlock_yield) and while it waits for
+ * the drawing thread (a full queue, the end). And the pipe keeps a
+ * reference to every such font until
  * the drawing is done, so that freeing a drawn page's items on the drawing
  * thread never drops a font's last reference (which would finalise it and
  * change the font map's cache while the layout reads it).
@@ -34,6 +39,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "fontlock.h"
+#include "paint.h"
 
 /* Pages queued at most; the layout, stopped by a full queue, goes on when
  * half of it is drawn, and the drawing thread, idle, is woken when
@@ -116,9 +124,7 @@ static void font_ready(PagePipe *pp, PangoFont *font)
     return;
   pp->last = font;
   g_hash_table_add(pp->fonts, g_object_ref(font));
-  pango_font_get_hb_font(font);
-  if (PANGO_IS_CAIRO_FONT(font))
-    pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(font));
+  paint_font_ready(font);
 }
 
 static void items_ready(PagePipe *pp, const GArray *items)
@@ -148,8 +154,15 @@ static void push(PagePipe *pp, GArray *items, const char *label)
   j->label = g_strdup(label);
   j->diag_at = pp->ldiags ? pp->ldiags->len : 0;
   pthread_mutex_lock(&pp->lock);
+  int held = 0; /* fontlock, given up while the layout waits for room */
   while (g_queue_get_length(&pp->jobs) >= PIPE_BOUND) {
     pp->lay_stopped = true;
+    if (!held && fontlock_held()) {
+      pthread_mutex_unlock(&pp->lock);
+      held = fontlock_suspend();
+      pthread_mutex_lock(&pp->lock);
+      continue;
+    }
     gint64 t0 = g_get_monotonic_time();
     pthread_cond_wait(&pp->room, &pp->lock);
     pp->stop_us += g_get_monotonic_time() - t0;
@@ -161,6 +174,7 @@ static void push(PagePipe *pp, GArray *items, const char *label)
     pthread_cond_signal(&pp->work);
   }
   pthread_mutex_unlock(&pp->lock);
+  fontlock_resume(held);
 }
 
 static void pipe_page(void *ud, GArray *items, const char *label)
@@ -168,6 +182,7 @@ static void pipe_page(void *ud, GArray *items, const char *label)
   PagePipe *pp = ud;
   items_ready(pp, items);
   push(pp, items, label);
+  fontlock_yield(); /* the drawing thread's SVG, the cover: between pages */
 }
 
 PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
@@ -222,7 +237,9 @@ void page_pipe_finish(PagePipe *pp)
   if (!pp)
     return;
   push(pp, NULL, NULL);
+  int held = fontlock_suspend(); /* the drawing thread may want it */
   g_thread_join(pp->thread);
+  fontlock_resume(held);
   if (pp->verbose) /* the wall time on two idle cores: the layout's CPU + its waits */
     fprintf(stderr,
             "octavo: %u pages drawn on a second thread in %.2f s: drawing %.2f s CPU, idle "

@@ -12,6 +12,7 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "fontlock.h"
 #include "imagelibs.h"
 #include "util.h"
 
@@ -119,7 +120,7 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
 {
   Advances *adv = drift_advances(d, it->font);
   cairo_matrix_t m = {0};
-  cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(it->font));
+  cairo_scaled_font_t *sf = fontlock_draw_font(it->font);
   if (sf)
     cairo_scaled_font_get_scale_matrix(sf, &m);
   double size = m.xx; /* the type's size in points: the page is drawn at 1 pt per unit */
@@ -168,21 +169,23 @@ static void set_colour(cairo_t *cr, const LayItem *it)
  * cuts them (a cluster runs until a glyph whose log_cluster is greater
  * than its first glyph's; its bytes to that glyph's cluster, the last to
  * the text's end; empty glyphs not counted), inside cairo_save/restore
- * with the font's scaled font. Returns false, drawing nothing, where pango
- * would do something else: a surface without text, an unknown glyph (a
- * hex box), a font without a scaled font, no glyphs or no text. */
+ * with the font's drawing font (fontlock_draw_font: pango's scaled font on
+ * a face of octavo's own, so any thread draws it); on a surface without
+ * text (a raster), cairo_show_glyphs, as pango does there. Returns false,
+ * drawing nothing, where pango would do something else: an unknown glyph
+ * (a hex box), a font without a scaled font, no glyphs or no text. */
 static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
                       const PangoGlyphString *gs)
 {
   cairo_t *cr = p->cr;
   int n = gs->num_glyphs;
-  if (n == 0 || len == 0 || !cairo_surface_has_show_text_glyphs(cairo_get_target(cr)))
+  if (n == 0 || len == 0)
     return false;
   for (int i = 0; i < n; i++)
     if (gs->glyphs[i].glyph & PANGO_GLYPH_UNKNOWN_FLAG)
       return false;
-  cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font(PANGO_CAIRO_FONT(font));
-  if (!sf || cairo_scaled_font_status(sf) != CAIRO_STATUS_SUCCESS)
+  cairo_scaled_font_t *sf = fontlock_draw_font(font);
+  if (!sf)
     return false;
   double base_x, base_y;
   cairo_get_current_point(cr, &base_x, &base_y);
@@ -212,7 +215,10 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
   cl[nc++] = (cairo_text_cluster_t){len - start, shown};
   cairo_save(cr);
   cairo_set_scaled_font(cr, sf);
-  cairo_show_text_glyphs(cr, text, len, cg, count, cl, nc, 0);
+  if (cairo_surface_has_show_text_glyphs(cairo_get_target(cr)))
+    cairo_show_text_glyphs(cr, text, len, cg, count, cl, nc, 0);
+  else
+    cairo_show_glyphs(cr, cg, count);
   cairo_restore(cr);
   cairo_move_to(cr, base_x, base_y); /* as pango leaves it */
   return true;
@@ -254,7 +260,9 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   item->num_chars = (int)g_utf8_strlen(it->text, len);
   item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
   PangoGlyphItem gi = {.item = item, .glyphs = gs};
+  fontlock_enter(); /* pango draws with its fonts (a hex box's too) */
   pango_cairo_show_glyph_item(p->cr, it->text, &gi);
+  fontlock_leave();
   item->analysis.font = NULL;
 }
 
@@ -446,6 +454,12 @@ static void draw_dest(cairo_t *cr, const LayItem *it)
   cairo_tag_begin(cr, CAIRO_TAG_DEST, a->str);
   cairo_tag_end(cr, CAIRO_TAG_DEST);
   g_string_free(a, TRUE);
+}
+
+void paint_font_ready(PangoFont *font)
+{
+  pango_font_get_hb_font(font);
+  fontlock_draw_font(font);
 }
 
 Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)

@@ -30,6 +30,12 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
  * page. Structure tags may open on one page and close on a later one. */
 void paint_items(Painter *p, const GArray *items);
 
+/* Make now, on the thread that lays out (holding fontlock), what painting
+ * asks of font: its drawing font (fontlock_draw_font) and its harfbuzz font
+ * (the drift correction), so that items set in it are painted on another
+ * thread without the lock. */
+void paint_font_ready(PangoFont *font);
+
 /* Structure tags opened and not yet closed (0 when the tree is whole). */
 int paint_open_tags(const Painter *p);
 
