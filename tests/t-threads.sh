@@ -79,6 +79,20 @@ pdfs warn -M cover=nothere.png warn/w.md
 # shellcheck disable=SC2046
 pdfs embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
 
+# A book of 30 languages (tests/corpus/fpb-howto) and an SVG with text:
+# more fonts than the ten FreeType faces cairo keeps open at once, which it
+# closed under a thread drawing from one (src/fontlock.c; before it, one
+# two-column build in ten crashed). Built again and again, each time the
+# bytes of one thread.
+H="$TOP/tests/corpus/fpb-howto"
+# shellcheck disable=SC2046
+set -- --columns 2 --resource-path "$TOP/tests/books/inline" $(sed -n "/^[^#]/s|^|$H/|p" "$H/book.list") "$I"
+"$OCTAVO" -q -j1 "$@" -o many-1.pdf -o many-1.epub || fail "many scripts: -j1 failed"
+for k in 1 2 3 4 5 6; do
+  "$OCTAVO" -q -j2 "$@" -o many-2.pdf -o many-2.epub 2>many.err || fail "many scripts: -j2 build $k failed: $(tail -n 2 many.err)"
+  cmp -s many-1.pdf many-2.pdf && cmp -s many-1.epub many-2.epub || fail "many scripts: -j2 build $k differs from -j1"
+done
+
 # Both books from one run: with two threads the PDF is streamed and the
 # EPUB's thread waits for its page marks; the EPUB must be the one written
 # alone, the PDF the one written alone (and -j1's, laid out whole).
