@@ -108,12 +108,12 @@ static FT_Library library;
 static GHashTable *faces;
 static const cairo_user_data_key_t ft_face_key;
 
-/* The font face for pattern's file and face (under faces_mutex). */
 static void done_face(void *face)
 {
   FT_Done_Face(face);
 }
 
+/* The font face for pattern's file and face (under faces_mutex). */
 static cairo_font_face_t *face_for(FcPattern *pattern)
 {
   FcChar8 *file = NULL;
@@ -139,8 +139,7 @@ static cairo_font_face_t *face_for(FcPattern *pattern)
     return NULL;
   }
   ff = cairo_ft_font_face_create_for_ft_face(ft, 0);
-  if (cairo_font_face_set_user_data(ff, &ft_face_key, ft, done_face) !=
-      CAIRO_STATUS_SUCCESS) {
+  if (cairo_font_face_set_user_data(ff, &ft_face_key, ft, done_face) != CAIRO_STATUS_SUCCESS) {
     cairo_font_face_destroy(ff);
     FT_Done_Face(ft);
     g_free(key);
