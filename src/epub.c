@@ -292,7 +292,7 @@ typedef struct {
 } Parts;
 
 /* The title page and the chapter documents, and the identifier
- * (epub_identifier). */
+ * (epub_identifier) unless it was given. */
 static void write_documents(Epub *e, Parts *p)
 {
   Book *book = e->book;
@@ -309,7 +309,8 @@ static void write_documents(Epub *e, Parts *p)
     if (i == 0)
       e->first_chapter_href = g_strdup(href);
   }
-  e->identifier = epub_identifier(book, e->opts);
+  if (!e->identifier) /* else made already (epub_write_chars) */
+    e->identifier = epub_identifier(book, e->opts);
 }
 
 /* The cover, before the navigation that lists it. */
@@ -475,17 +476,19 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
   CoverageChars chars = {0};
   if (fonts && opts->embed_fonts)
     coverage_chars(book, &chars);
-  bool ok = epub_write_chars(book, style, fonts, opts, page_marks, &chars, path);
+  bool ok = epub_write_chars(book, style, fonts, opts, page_marks, &chars, NULL, path);
   coverage_chars_clear(&chars);
   return ok;
 }
 
 bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                      const GArray *page_marks, const CoverageChars *chars, const char *path)
+                      const GArray *page_marks, const CoverageChars *chars,
+                      const char *identifier, const char *path)
 {
   Epub e;
   epub_init(&e, book, style, fonts, opts, page_marks);
   e.chars = chars;
+  e.identifier = g_strdup(identifier);
   Parts p = {0};
   p.text_set = g_hash_table_new(g_direct_hash, g_direct_equal);
   p.css = read_css(&e);

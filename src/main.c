@@ -134,6 +134,8 @@ typedef struct {
   bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
   PdfMarks *marks;     /* streamed: its page marks for the EPUB's page list (or NULL) */
   Colophon *colophon;  /* for it (NULL: none) */
+  char *identifier;    /* epub_identifier, when the print colophon made it (else NULL): the
+                        * EPUB's, made once (a digest of the whole model) */
 } Loaded;
 
 static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
@@ -144,7 +146,8 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
     /* streamed beside the PDF: its marks, once its layout is done */
     const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
     return ld->chars.text
-               ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars, out->path)
+               ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars,
+                                  ld->identifier, out->path)
                : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
   }
   case FMT_PDF:
@@ -565,11 +568,10 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
-    char *identifier = print ? epub_identifier(book, opts) : NULL;
-    Colophon *col = print ? colophon_new(book, book->meta.lang, identifier,
+    ld->identifier = print ? epub_identifier(book, opts) : NULL;
+    Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
-    g_free(identifier);
     if (stream && ld->style.chapter_new_page) {
       ld->stream = true;
       ld->colophon = col;
@@ -743,6 +745,7 @@ static int run(Args *a, const char *argv0)
 
   lay_free(lay);
   colophon_free(ld.colophon);
+  g_free(ld.identifier);
   pdf_marks_free(ld.marks);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
