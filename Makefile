@@ -51,6 +51,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(PC_LAZY),$(PC_MODULES)) gm
 # that (bench/README). Not with the sanitizers, whose runtime must own malloc; valgrind
 # replaces it by its soname (tests/t-valgrind.sh).
 ALLOC_LIBS = $(if $(SAN),,-lmimalloc)
+CPPFLAGS  += $(if $(SAN),,-DOCTAVO_MIMALLOC)
 QPDF_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir libqpdf 2>/dev/null)/libqpdf.so" 2>/dev/null | \
                  awk '$$1 == "SONAME" { print $$2 }')
 CPPFLAGS += $(if $(QPDF_SONAME),-DOCTAVO_QPDF_SONAME='"$(QPDF_SONAME)"')
@@ -119,7 +120,7 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
-	  $(PKG_LIBS) $(shell pkg-config --libs cmocka $(PC_LAZY) 2>/dev/null) $(LDFLAGS)
+	  $(ALLOC_LIBS) $(PKG_LIBS) $(shell pkg-config --libs cmocka $(PC_LAZY) 2>/dev/null) $(LDFLAGS)
 
 $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@

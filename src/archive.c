@@ -34,10 +34,10 @@
 #include <zlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "archive_fig.h"
+#include "archive_src.h"
 #include "pdfupdate.h"
 #include "util.h"
 
@@ -262,30 +262,39 @@ static qpdf_oh sub_dict(qpdf_data q, PdfUpdate *u, qpdf_oh dict, const char *key
   return d;
 }
 
-/* A new stream object holding data (flate-compressed when compress), with
- * dict_src (a PDF dictionary in PDF syntax) as its other entries. */
+/* A new stream object holding bytes (flate-compressed data when
+ * deflated), with dict_src (a PDF dictionary in PDF syntax) as its other
+ * entries. */
+static qpdf_oh add_stream(qpdf_data q, PdfUpdate *u, GBytes *bytes, const char *dict_src,
+                          bool deflated)
+{
+  qpdf_oh dict = qpdf_oh_parse(q, dict_src);
+  if (deflated)
+    set_key(q, dict, "/Filter", qpdf_oh_new_name(q, "/FlateDecode"));
+  qpdf_oh s = pdfupdate_add_stream(u, dict, bytes);
+  qpdf_oh_release(q, dict);
+  return s;
+}
+
+/* The same from data, flate-compressed (zlib's level 3, as the sources in
+ * archive_src.c) when compress. */
 static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len,
                           const char *dict_src, bool compress)
 {
-  qpdf_oh dict = qpdf_oh_parse(q, dict_src);
   GBytes *bytes = NULL;
   if (compress) {
     uLongf zlen = compressBound((uLong)len);
     Bytef *z = g_malloc(zlen);
-    /* level 3: zlib's fast strategy; on the benchmark's 10 MB of sources
-     * half the time of the default level, for 25% more bytes */
-    if (compress2(z, &zlen, data, (uLong)len, 3) == Z_OK) {
+    if (compress2(z, &zlen, data, (uLong)len, 3) == Z_OK)
       bytes = g_bytes_new_take(z, zlen);
-      set_key(q, dict, "/Filter", qpdf_oh_new_name(q, "/FlateDecode"));
-    } else {
+    else
       g_free(z);
-    }
   }
+  bool deflated = bytes != NULL;
   if (!bytes)
     bytes = g_bytes_new(data, len);
-  qpdf_oh s = pdfupdate_add_stream(u, dict, bytes);
+  qpdf_oh s = add_stream(q, u, bytes, dict_src, deflated);
   g_bytes_unref(bytes);
-  qpdf_oh_release(q, dict);
   return s;
 }
 
@@ -453,85 +462,27 @@ static void add_output_intent(qpdf_data q, PdfUpdate *u, qpdf_oh root, GBytes *i
 
 /* ---- attached sources ---- */
 
-typedef struct {
-  char *name, *path;
-} Source;
-
-static int source_cmp(const void *a, const void *b)
+/* /AF and /Names /EmbeddedFiles: the sources as embedded files. */
+static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book, ArchiveSources *as)
 {
-  return strcmp(((const Source *)a)->name, ((const Source *)b)->name);
-}
-
-/* The book's Markdown files (each once, readable files only: not stdin),
- * with names unique among them, sorted by name (the name tree's order). */
-static GArray *book_sources(const Book *book)
-{
-  GArray *out = g_array_new(FALSE, FALSE, sizeof(Source));
-  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-  GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
-  for (guint i = 0; i < book->chapters->len; i++) {
-    const char *src = ((BookChapter *)book->chapters->pdata[i])->source;
-    if (!src || !strcmp(src, "-") || g_hash_table_contains(seen, src) ||
-        !g_file_test(src, G_FILE_TEST_IS_REGULAR))
-      continue;
-    g_hash_table_add(seen, (gpointer)src);
-    char *base = g_path_get_basename(src);
-    char *name = g_strdup(base);
-    for (int k = 2; g_hash_table_contains(names, name); k++) {
-      g_free(name);
-      name = g_strdup_printf("%d-%s", k, base);
-    }
-    g_free(base);
-    Source s = {name, g_strdup(src)};
-    g_array_append_val(out, s);
-    g_hash_table_add(names, name);
-  }
-  g_hash_table_destroy(seen);
-  g_hash_table_destroy(names);
-  g_array_sort(out, source_cmp);
-  return out;
-}
-
-static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
-{
-  GArray *srcs = book_sources(book);
-  if (!srcs->len) {
-    g_array_free(srcs, TRUE);
+  const GArray *srcs = archive_sources_wait(as);
+  if (!srcs->len)
     return true;
-  }
-  const char *sde = g_getenv("SOURCE_DATE_EPOCH");
-  bool have_sde = sde && *sde;
   qpdf_oh af = qpdf_oh_new_array(q), names = qpdf_oh_new_array(q);
   bool ok = true;
   for (guint i = 0; i < srcs->len && ok; i++) {
-    Source *s = &g_array_index(srcs, Source, i);
-    gchar *data = NULL;
-    gsize len = 0;
-    GError *err = NULL;
-    if (!g_file_get_contents(s->path, &data, &len, &err)) {
-      book_diag(book, BOOK_ERROR, NULL, "cannot attach %s: %s", s->path, err->message);
-      g_error_free(err);
+    const ArchiveSource *s = &g_array_index(srcs, ArchiveSource, i);
+    if (!s->data) {
+      book_diag(book, BOOK_ERROR, NULL, "cannot attach %s: %s", s->path, s->error);
       ok = false;
       break;
     }
-    struct stat st;
-    gint64 t = have_sde || stat(s->path, &st) != 0 ? util_build_time(book->meta.date)
-                                                   : (gint64)st.st_mtime;
-    char *date = date_str(t, false);
-    guint8 md5[16];
-    gsize md5_len = sizeof md5;
-    GChecksum *sum = g_checksum_new(G_CHECKSUM_MD5);
-    g_checksum_update(sum, (const guchar *)data, (gssize)len);
-    g_checksum_get_digest(sum, md5, &md5_len);
-    g_checksum_free(sum);
-    GString *hex = g_string_new(NULL);
-    for (gsize k = 0; k < md5_len; k++)
-      g_string_append_printf(hex, "%02X", md5[k]);
+    char *date = date_str(s->time, false);
     char *dict =
         g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
                         "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
-                        date, len, hex->str);
-    qpdf_oh efi = new_stream(q, u, data, len, dict, true);
+                        date, s->len, s->md5);
+    qpdf_oh efi = add_stream(q, u, s->data, dict, s->deflated);
     qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
                                     "/Desc (The Markdown source of this book) >>");
     set_key(q, spec, "/F", qpdf_oh_new_unicode_string(q, s->name));
@@ -549,10 +500,8 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
     qpdf_oh_release(q, spec_i);
     qpdf_oh_release(q, spec);
     qpdf_oh_release(q, efi);
-    g_string_free(hex, TRUE);
     g_free(dict);
     g_free(date);
-    g_free(data);
   }
   if (ok) {
     set_key(q, root, "/AF", af);
@@ -565,11 +514,6 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book)
     qpdf_oh_release(q, af);
     qpdf_oh_release(q, names);
   }
-  for (guint i = 0; i < srcs->len; i++) {
-    g_free(g_array_index(srcs, Source, i).name);
-    g_free(g_array_index(srcs, Source, i).path);
-  }
-  g_array_free(srcs, TRUE);
   return ok;
 }
 
@@ -782,6 +726,11 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   }
   gint64 t0 = g_get_monotonic_time(), c0 = cpu_us();
   bool ok = false;
+  /* the sources, read on the other core while qpdf reads the file */
+  ArchiveSources *srcs =
+      std.pdfa3u && opts->attach_source
+          ? archive_sources_start(book, util_build_time(book->meta.date), opts->threads > 1)
+          : NULL;
   PdfUpdate *u = NULL;
   qpdf_data q = qpdf_init();
   qpdf_silence_errors(q);
@@ -822,7 +771,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   fix_pages(q, u, book, std.pdfua1);
   if (std.pdfa3u)
     add_output_intent(q, u, root, icc);
-  if (std.pdfa3u && opts->attach_source && !attach_sources(q, u, root, book))
+  if (srcs && !attach_sources(q, u, root, book, srcs))
     goto done;
 append:
   if (qpdf_failed(q, book, name, "cannot edit the PDF"))
@@ -837,6 +786,7 @@ append:
     fprintf(stderr, "octavo: archival pass on %s: %.0f ms (%.0f ms CPU)\n", name,
             (g_get_monotonic_time() - t0) / 1000.0, (cpu_us() - c0) / 1000.0);
 done:
+  archive_sources_free(srcs);
   pdfupdate_free(u);
   qpdf_cleanup(&q);
   if (map)

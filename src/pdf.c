@@ -12,7 +12,6 @@
 #include <cairo.h>
 #include <hb.h>
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 #include <math.h>
 #include <pango/pangocairo.h>
@@ -477,8 +476,6 @@ static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st,
   /* what cairo kept for the whole file (structure tree, annotations,
    * font subsets) is freed: give it back before the archive pass reads
    * the file */
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
+  util_heap_release();
   return pdf_finish(book, lay, opts, &move, cst, werr, tmp, path);
 }
