@@ -379,6 +379,35 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);
 
+/* Pagination of a vertical list that grows as it is built (the handout,
+ * chapter by chapter): what paginate does, each page placed as soon as
+ * no item still to come can change it. */
+typedef struct {
+  const LayEnv *env;
+  LayStore *store;
+  const Columns *cols;
+  Body *b;
+  BookChapter *ch;
+  guint span_end;         /* the items across the columns at the top of the first page */
+  double span_h, first_h; /* their height; the first page's frames below them */
+  bool started;           /* the span is known (span_of) */
+  GArray *ranges;         /* the frames broken and not placed (paginate.c's Range) */
+  guint next;             /* where the next frame is looked for (an index into the list) */
+  guint placed;           /* frames placed so far */
+  GPtrArray *pnotes;      /* scratch: the notes of a frame */
+} PageFeed;
+
+void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,
+               BookChapter *ch, guint span_end);
+/* Break the lines vl holds so far into frames and place the pages no
+ * later item can change into f->b (done: vl is complete; every page is
+ * placed, the last balanced). Returns how many pages were added. */
+guint feed_pages(PageFeed *f, GArray *vl, bool done);
+/* Free the items at the head of vl that no frame to come reads (indices
+ * into vl shift down). Only between feed_pages calls. */
+void feed_trim(PageFeed *f, GArray *vl);
+void feed_clear(PageFeed *f);
+
 /* ------------------------------------------------------------------------ */
 /* Front matter and running heads (front.c)                                 */
 
