@@ -572,7 +572,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
-    if (stream && ld->style.chapter_new_page) {
+    if (stream) {
       ld->stream = true;
       ld->colophon = col;
       ld->marks = marks ? pdf_marks_new() : NULL;

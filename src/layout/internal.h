@@ -343,7 +343,9 @@ void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
 /* Notes (notes.c)                                                          */
 
 void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store);
-void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store);
+/* The URL notes from the from-th on (the chapter's: url_first), each laid
+ * out as a footnote. */
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store, guint from);
 void url_notes_end(Build *c);
 double notes_height(const LayStore *store, GPtrArray *notes);
 double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit);
@@ -434,9 +436,49 @@ void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
  * of a title, from byte `from` (spans shifted by -from); a new list. */
 PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);
 /* The running heads and folios of b's pages from frame `from` on (a
- * page's first frame). */
+ * page's first frame). total: the handout's page count, which its heads
+ * print ("page 3 of 12"); 0: b's pages. */
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const Outline *outline,
-                   const char *book_title);
+                   const char *book_title, int total);
+
+/* ------------------------------------------------------------------------ */
+/* The driver (layout.c) and the handout (handout.c)                        */
+
+/* Everything one layout call owns until it returns. */
+typedef struct {
+  LayEnv env;
+  LayShaper shp;
+  LayStore store;
+  Body body;              /* the body's pages, frames and page marks */
+  Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
+  GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
+} Run;
+
+void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
+              const Fonts *fonts, const Colophon *colophon);
+void run_clear(Run *r);
+/* An empty layout of the style's paper, with the book's title as printed. */
+Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);
+/* Where every destination on body pages from `from` on landed (r->dest_folio). */
+void note_dest_folios(Run *r, guint from);
+/* The body pages after lay's, labelled by folio, with their page marks. */
+void add_body(Run *r, Layout *lay);
+/* The page mark of body page i (at lay->front_pages + i), if a line from
+ * the source starts it. */
+void add_page_mark(Run *r, Layout *lay, guint i);
+/* lay's bookmarks: the outline's entries that landed (r->dest_folio). */
+void build_outline(Run *r, Layout *lay);
+/* Links to destinations never placed in lay are dropped. */
+void drop_dead_links(Layout *lay);
+/* The contents' entries (TocEntry): the outline's to --toc-depth, those
+ * in `landed` when not NULL. */
+GArray *toc_shown(const Run *r, GHashTable *landed);
+/* What a drawn page keeps for the archive pass: its Figure and Note tags
+ * and images (shallow copies). */
+GArray *figure_items(const GArray *items);
+/* The handout laid out whole (handout.c). */
+Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
+                    const Fonts *fonts, const Colophon *col);
 
 /* ------------------------------------------------------------------------ */
 /* The colophon (back.c)                                                    */
