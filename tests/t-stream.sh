@@ -79,8 +79,8 @@ cmp -s st-npl-1.epub st-npl-2.epub && cmp -s st-npl-1.pdf st-npl-2.pdf && cmp -s
 
 # The handout (--layout handout: sections running on, "page N of M" in
 # every head) is streamed too: a counting pass without glyphs finds M, the
-# contents' numbers and the page marks, then the list is built chapter by
-# chapter and each page drawn once no line to come can change it
+# contents' numbers and the page marks, then the list is built a few pages
+# at a time, and each page drawn once no line to come can change it
 # (layout/handout.c, paginate.c's PageFeed). --dump-layout lays it out
 # whole; both must be the same bytes, with -j1 and -j2, and the -j2 run
 # must have streamed (pages drawn on the pipe's thread, no fallback).

@@ -5,8 +5,8 @@
  *
  * Laid out whole (lay_handout: --dump-layout, --preview, a PDF beside
  * other outputs), or streamed so that memory does not grow with the pages
- * (lay_handout_plan, then lay_handout_stream): the list is built chapter
- * by chapter and paginated as it grows (paginate.c's PageFeed), each page
+ * (lay_handout_plan, then lay_handout_stream): the list is built a few
+ * pages at a time and paginated as it grows (paginate.c's PageFeed), each page
  * handed over once placed. M must be known before the first page is drawn,
  * so a counting pass goes first: the same layout without glyphs (as the
  * page list's, lines.c) that keeps no page; it also finds the pages the
@@ -18,10 +18,16 @@
 /* ------------------------------------------------------------------------ */
 /* The vertical list, a part at a time                                      */
 
+/* A part is about this many items of the list (lines, glue, penalties):
+ * a few pages, so that a book of one long chapter streams too. */
+#define HANDOUT_PART 400
+
 typedef struct {
   Run *r;
-  Build c;        /* the list so far (c.vl) and the walker's state between parts */
+  Build c;        /* the list so far (c.vl) and the builder's state between parts */
   guint ci;       /* the next chapter */
+  Walk w;         /* the walk of the current chapter's blocks */
+  bool walking;   /* in a chapter (w is open) */
   guint span_end; /* the items across the columns: the title block, the contents */
 } Handout;
 
@@ -31,6 +37,7 @@ static void handout_open(Handout *h, Run *r, GHashTable *folios)
 {
   h->r = r;
   h->ci = 0;
+  h->walking = false;
   Build *c = &h->c;
   build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
   open_tag(c, "Sect");
@@ -46,20 +53,29 @@ static void handout_open(Handout *h, Run *r, GHashTable *folios)
   c->measure = r->env.cols.w_pt;
 }
 
-/* The next part into h->c.vl: a chapter (running on, its heading a
- * section heading), or the end (the URL list with --link-notes=end, the
- * colophon). Returns false once the end is in: the list is complete. */
+/* The next part into h->c.vl: about HANDOUT_PART items of a chapter
+ * (the chapters run on, each heading a section heading), or the end (the
+ * URL list with --link-notes=end, the colophon). Returns false once the
+ * end is in: the list is complete. The list is the same whatever the
+ * parts: the walk stops between blocks, and the builder keeps its state. */
 static bool handout_more(Handout *h)
 {
   Build *c = &h->c;
   const Book *book = h->r->env.book;
-  if (h->ci < book->chapters->len) {
+  if (!h->walking && h->ci < book->chapters->len) {
     BookChapter *ch = book->chapters->pdata[h->ci++];
     open_tag(c, "Sect");
     emit_dest_pending(c, ch->id);
     if (ch->heading)
       do_heading(c, ch->heading, false);
-    walk_blocks(c, ch->root, ch->heading);
+    walk_begin(&h->w, c, ch->root, ch->heading);
+    h->walking = true;
+  }
+  if (h->walking) {
+    if (walk_step(&h->w, c, c->vl->len + HANDOUT_PART))
+      return true;
+    walk_end(&h->w, c);
+    h->walking = false;
     close_tag(c, "Sect");
     return true;
   }
@@ -128,7 +144,7 @@ Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st
  * `from` on, whose frames start at frame `frame`. */
 typedef void (*PagesDone)(void *ud, Run *r, guint from, guint frame);
 
-/* The handout built a chapter at a time, each part paginated as far as
+/* The handout built a part at a time, each part paginated as far as
  * it can be (PageFeed) and the pages it completes given to done, then the
  * list's head that no page to come reads freed. The URL notes at the page
  * foot are laid out as their part is built, before it is paginated. */

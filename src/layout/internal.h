@@ -338,6 +338,21 @@ void do_table(Build *c, BookNode *n);
 void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
                        double max_h, double *w, double *h);
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
+/* walk_blocks a part at a time (the handout's list, built as it is
+ * paginated): the walker's state between the parts. */
+typedef struct {
+  GArray *lists;     /* blocks.c's ListCtx: the open lists */
+  GArray *item_task; /* double: left shift of each open item (task items: their box) */
+  GArray *dirs;      /* blocks.c's DirCtx: open blocks with a dir attribute */
+  BookIter it;
+  BookNode *skip; /* the chapter's heading, set already */
+  int dir;        /* c->dir before the walk */
+} Walk;
+void walk_begin(Walk *w, Build *c, BookNode *root, BookNode *skip_heading);
+/* Walk on until c's list holds `until` items or more (true), or to the
+ * end (false: then walk_end). */
+bool walk_step(Walk *w, Build *c, guint until);
+void walk_end(Walk *w, Build *c);
 
 /* ------------------------------------------------------------------------ */
 /* Notes (notes.c)                                                          */
