@@ -89,7 +89,8 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
  * (Layout.page_marks), which needs the page breaks and not what is drawn
  * around them: then the running heads and folios, the title page's
  * content, the colophon's page and the outline are left out (the page
- * marks are the same). The handout is laid out whole either way. */
+ * marks are the same). The handout's page list is its counting pass
+ * (lay_handout_plan). */
 typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
 /* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,

@@ -125,4 +125,10 @@ for j in 1 2; do
   cmp -s sh-both-whole.epub "sh-both-$j.epub" && cmp -s sh-both-whole.pdf "sh-both-$j.pdf" ||
     bad "handout both: -j$j not the whole layout's EPUB and PDF"
 done
+# an EPUB alone takes its page list from the counting pass: the one the
+# whole layout gives (--dump-layout)
+# shellcheck disable=SC2086
+"$OCTAVO" -q --dump-layout --layout handout --toc $G -o sh-alone-whole.epub >/dev/null &&
+  "$OCTAVO" -q --layout handout --toc $G -o sh-alone.epub && cmp -s sh-alone-whole.epub sh-alone.epub ||
+  bad "handout: the EPUB's page list alone is not the whole layout's"
 exit $fail

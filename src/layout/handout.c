@@ -275,6 +275,14 @@ const GArray *lay_plan_marks(const LayPlan *plan)
   return plan->count->page_marks;
 }
 
+/* The counting pass's layout (its pages empty), taken from the plan. */
+Layout *lay_plan_take(LayPlan *plan)
+{
+  Layout *lay = plan->count;
+  plan->count = NULL;
+  return lay;
+}
+
 void lay_plan_free(LayPlan *plan)
 {
   if (!plan)

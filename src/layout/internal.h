@@ -491,6 +491,9 @@ GArray *toc_shown(const Run *r, GHashTable *landed);
 /* What a drawn page keeps for the archive pass: its Figure and Note tags
  * and images (shallow copies). */
 GArray *figure_items(const GArray *items);
+/* The counting pass's layout, taken from plan (handout.c): its pages
+ * empty, its page marks (the page list's). */
+Layout *lay_plan_take(LayPlan *plan);
 /* The handout laid out whole (handout.c). */
 Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
                     const Fonts *fonts, const Colophon *col);

@@ -556,6 +556,14 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
                      const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
 {
+  if (!st->chapter_new_page && purpose == LAY_FOR_PAGE_LIST) {
+    /* the counting pass gives the page marks, its memory bounded */
+    LayPlan *plan = lay_handout_plan(book, opts, st, fonts, colophon);
+    Layout *lay = plan ? lay_plan_take(plan) : NULL;
+    lay_plan_free(plan);
+    if (lay)
+      return lay;
+  }
   if (!st->chapter_new_page)
     return lay_handout(book, opts, st, fonts, colophon);
   bool print = purpose == LAY_FOR_PRINT;
