@@ -111,7 +111,7 @@ check_handout gen-2col-toc --columns 2 --toc --paper letter $G
 check_handout gen-end-N --link-notes end -N --toc $G
 # shellcheck disable=SC2086
 check_handout multi-2col $M --columns 2 --paper a5
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046
 check_handout embedded-toc --toc --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
 # beside an EPUB, whose page list takes the counting pass's page marks:
 # both files the whole layout's
