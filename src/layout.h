@@ -89,7 +89,8 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
  * (Layout.page_marks), which needs the page breaks and not what is drawn
  * around them: then the running heads and folios, the title page's
  * content, the colophon's page and the outline are left out (the page
- * marks are the same). The handout is laid out whole either way. */
+ * marks are the same). The handout's page list is its counting pass
+ * (lay_handout_plan). */
 typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
 /* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
@@ -119,11 +120,38 @@ typedef struct {
  * outline and page marks. *exact false: what the placeholders predicted
  * (the contents' entries and pages, links to destinations placed later)
  * did not hold, and what was drawn is not the book: draw it from lay_book.
- * The handout (its contents run on with the text) is not streamed:
- * returns NULL. */
+ * The handout (its contents run on with the text) is streamed by
+ * lay_handout_stream: returns NULL. */
 Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style *st,
                         const Fonts *fonts, const Colophon *colophon, const LaySink *sink,
                         bool *exact);
+/* The handout streamed: what a first, counting pass finds, which the
+ * streamed pass needs before its first page is drawn. */
+typedef struct LayPlan LayPlan;
+/* The handout's counting pass (two with --toc when the contents lose
+ * entries once their numbers are known): the handout laid out without
+ * its glyphs (as the page list's layout) and without keeping its pages,
+ * so that memory does not grow with them. It gives the page count that
+ * the running heads print ("page N of M"), the pages the contents'
+ * entries land on, every destination placed, the page marks. NULL when
+ * st is not the handout's, or the book is not streamed (an id "url-N"
+ * that the URL notes' destinations would take in another order). Free
+ * with lay_plan_free. */
+LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Style *st,
+                          const Fonts *fonts, const Colophon *colophon);
+/* The handout's page marks (BookPageMark), as lay_book's: valid until
+ * lay_plan_free. */
+const GArray *lay_plan_marks(const LayPlan *plan);
+/* The handout laid out for print (as lay_book) with plan's page count
+ * and contents' numbers, each page handed to sink, in order, as soon as
+ * no later line can change it, then emptied. Returns the layout, its
+ * pages emptied (but for their Figure and Note tags and images), its
+ * outline and page marks. *exact false: the pages, destinations or page
+ * marks are not the plan's, and what was drawn is not the book: draw it
+ * from lay_book. */
+Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact);
+void lay_plan_free(LayPlan *plan);
+
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);
 

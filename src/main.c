@@ -564,7 +564,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
-     * handout is laid out whole: its colophon runs on after the text) */
+     * handout's colophon runs on after the text: it is set for it too) */
     bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
@@ -572,14 +572,14 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
-    if (stream && ld->style.chapter_new_page) {
+    if (stream) {
       ld->stream = true;
       ld->colophon = col;
       ld->marks = marks ? pdf_marks_new() : NULL;
       return EXIT_OK;
     }
     *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
-                        print ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
+                        need_pdf || a->dump_layout ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
     colophon_free(col);
     if (!*lay && (need_pdf || a->dump_layout))
       return EXIT_INPUT;

@@ -243,6 +243,7 @@ typedef struct {
   const Style *st;
   const Fonts *fonts;
   const Colophon *colophon;
+  const LayPlan *plan; /* the handout's counting pass (lay_handout_plan), or NULL: the book */
 } PdfSource;
 
 /* Lay the book out while drawing it into a PDF at tmp (lay_book_stream):
@@ -261,7 +262,9 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
   /* two threads: the pages drawn on the pipe's while the next are laid out */
   PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink, src->opts->verbose) : NULL;
   LaySink to = pipe ? page_pipe_sink(pipe) : sink;
-  *lay = lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &to, exact);
+  *lay = src->plan
+             ? lay_handout_stream(src->plan, &to, exact)
+             : lay_book_stream(book, src->opts, src->st, src->fonts, src->colophon, &to, exact);
   page_pipe_finish(pipe); /* every page drawn */
   /* drawn: the title page, the body, the colophon, then the contents */
   *move = *exact && *lay ? moved_pages(&d, (*lay)->front_pages - 1) : (PdfMove){0};
@@ -343,7 +346,7 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
 }
 
 /* Stream the book into tmp with mode; when the prediction fails, lay it
- * out whole and draw that (*move then empty). Not the handout. */
+ * out whole and draw that (*move then empty). */
 static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const char *tmp,
                                       TagMode mode, int *werr, Layout **lay, PdfMove *move)
 {
@@ -387,14 +390,13 @@ PdfMarks *pdf_marks_new(void)
   return pm;
 }
 
-/* Give pm a copy of lay's page marks (lay NULL: none), once. */
-static void marks_give(PdfMarks *pm, const Layout *lay)
+/* Give pm a copy of the page marks `from` (BookPageMark; NULL: none), once. */
+static void marks_give(PdfMarks *pm, const GArray *from)
 {
   if (!pm)
     return;
   pthread_mutex_lock(&pm->lock);
-  if (!pm->ready && lay) {
-    const GArray *from = lay->page_marks;
+  if (!pm->ready && from) {
     pm->marks = g_array_sized_new(FALSE, FALSE, sizeof(BookPageMark), from->len);
     g_array_append_vals(pm->marks, from->data, from->len);
     for (guint i = 0; i < pm->marks->len; i++) {
@@ -446,20 +448,26 @@ static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st,
                          Layout **lay_out)
 {
   *lay_out = NULL;
-  if (!st->chapter_new_page) { /* the handout: laid out whole */
+  /* the handout: its pages counted first, which gives the page marks */
+  LayPlan *plan = lay_handout_plan(book, opts, st, fonts, colophon);
+  if (!st->chapter_new_page && !plan) { /* not streamed: laid out whole */
     *lay_out = lay_book(book, opts, st, fonts, colophon);
-    marks_give(marks, *lay_out);
+    marks_give(marks, (*lay_out)->page_marks);
     return pdf_write(book, *lay_out, opts, path);
   }
+  if (plan)
+    marks_give(marks, lay_plan_marks(plan));
   char *tmp = temp_for(book, path);
-  if (!tmp)
+  if (!tmp) {
+    lay_plan_free(plan);
     return false;
-  PdfSource src = {opts, st, fonts, colophon};
+  }
+  PdfSource src = {opts, st, fonts, colophon, plan};
   PdfMove move = {0};
   int werr = 0;
   Layout *lay = NULL;
   cairo_status_t cst = stream_or_whole(book, &src, tmp, TAGS_ALL, &werr, &lay, &move);
-  marks_give(marks, lay); /* final: a second layout below gives the same */
+  marks_give(marks, lay ? lay->page_marks : NULL); /* final: a second layout below gives the same */
   if (cst == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
     lay_free(lay);
@@ -473,6 +481,7 @@ static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st,
     g_array_free(again, TRUE);
   }
   *lay_out = lay;
+  lay_plan_free(plan);
   /* what cairo kept for the whole file (structure tree, annotations,
    * font subsets) is freed: give it back before the archive pass reads
    * the file */

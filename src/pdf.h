@@ -29,9 +29,11 @@ void pdf_marks_free(PdfMarks *pm);
  * as pdf_write does, each page drawn as soon as it is laid out and then
  * released (lay_book_stream), so that memory does not grow with the
  * pages; the contents, drawn last, are moved after the title page by the
- * archive pass. When what the contents' placeholders predicted does not
- * hold, or for the handout, the book is laid out whole and drawn as
- * pdf_write does (the same pages). *lay takes the layout (its pages
+ * archive pass. The handout is counted first (lay_handout_plan: its page
+ * count, the contents' numbers, the page marks, given to marks then),
+ * then streamed (lay_handout_stream). When what the contents'
+ * placeholders or the count predicted does not hold, the book is laid out
+ * whole and drawn as pdf_write does (the same pages). *lay takes the layout (its pages
  * emptied when streamed; its page marks and outline whole): the caller
  * frees it, also on failure. marks (NULL: none) is given a copy of the
  * layout's page marks once they are final, or NULL, before this returns,

@@ -76,4 +76,65 @@ cmp -s st-npl-1.epub st-npl-2.epub && cmp -s st-npl-1.pdf st-npl-2.pdf && cmp -s
 # shellcheck disable=SC2086
 "$OCTAVO" -q $M -o st-npl-alone.pdf && cmp -s st-npl-1.pdf st-npl-alone.pdf ||
   bad "npl: the PDF beside the EPUB is not the one written alone"
+
+# The handout (--layout handout: sections running on, "page N of M" in
+# every head) is streamed too: a counting pass without glyphs finds M, the
+# contents' numbers and the page marks, then the list is built a few pages
+# at a time, and each page drawn once no line to come can change it
+# (layout/handout.c, paginate.c's PageFeed). --dump-layout lays it out
+# whole; both must be the same bytes, with -j1 and -j2, and the -j2 run
+# must have streamed (pages drawn on the pipe's thread, no fallback).
+check_handout() { # name, octavo arguments...
+  name=$1; shift
+  "$OCTAVO" -q -j1 --dump-layout --layout handout "$@" -o "sh-$name-whole.pdf" >/dev/null ||
+    { bad "handout $name: whole layout failed"; return; }
+  "$OCTAVO" -q -j1 --layout handout "$@" -o "sh-$name.pdf" || { bad "handout $name: streamed failed"; return; }
+  "$OCTAVO" -v -j2 --layout handout "$@" -o "sh-$name-2.pdf" 2>"sh-$name-2.err" ||
+    { bad "handout $name: streamed -j2 failed"; return; }
+  grep -q "pages drawn on a second thread" "sh-$name-2.err" && ! grep -q "whole book again" "sh-$name-2.err" ||
+    bad "handout $name: not streamed"
+  cmp -s "sh-$name-whole.pdf" "sh-$name.pdf" || bad "handout $name: -j1 not the bytes of the whole layout's PDF"
+  cmp -s "sh-$name-whole.pdf" "sh-$name-2.pdf" || bad "handout $name: -j2 not the bytes of the whole layout's PDF"
+  qpdf --check "sh-$name.pdf" 2>&1 | grep -q "No syntax or stream encoding errors" || bad "handout $name: qpdf --check"
+  echo "handout $name: streamed = whole"
+}
+# a generated book of four chapters: footnotes, tables across pages, URL
+# notes at the page foot, links between chapters, lists, code, quotes
+python3 "$TOP/bench/gen-book.py" gb 0.2 4 >/dev/null 2>&1 || bad "gen-book.py failed"
+G="gb/01-chapter.md gb/02-chapter.md gb/03-chapter.md gb/04-chapter.md"
+check_handout seed --smart "$S"
+# shellcheck disable=SC2086
+check_handout gen-a5 --paper a5 $G
+# shellcheck disable=SC2086
+check_handout gen-2col-toc --columns 2 --toc --paper letter $G
+# shellcheck disable=SC2086
+check_handout gen-end-N --link-notes end -N --toc $G
+# shellcheck disable=SC2086
+check_handout multi-2col $M --columns 2 --paper a5
+# shellcheck disable=SC2046
+check_handout embedded-toc --toc --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
+# beside an EPUB, whose page list takes the counting pass's page marks:
+# both files the whole layout's
+# shellcheck disable=SC2086
+"$OCTAVO" -q -j1 --dump-layout --layout handout --columns 2 $G -o sh-both-whole.epub -o sh-both-whole.pdf >/dev/null ||
+  bad "handout both: whole failed"
+for j in 1 2; do
+  # shellcheck disable=SC2086
+  "$OCTAVO" -q -j$j --layout handout --columns 2 $G -o "sh-both-$j.epub" -o "sh-both-$j.pdf" ||
+    bad "handout both: -j$j failed"
+  cmp -s sh-both-whole.epub "sh-both-$j.epub" && cmp -s sh-both-whole.pdf "sh-both-$j.pdf" ||
+    bad "handout both: -j$j not the whole layout's EPUB and PDF"
+done
+# a heading whose id is a URL note's destination ("url-2"): laid out whole
+# (the notes' destinations would be taken in another order), the same bytes
+printf '# A\n\n[a](https://example.com/a) [b](https://example.org/b)\n\n## url 2\n\nEnd.\n' >sh-clash.md
+"$OCTAVO" -q -j1 --dump-layout --layout handout sh-clash.md -o sh-clash-whole.pdf >/dev/null &&
+  "$OCTAVO" -q -j2 --layout handout sh-clash.md -o sh-clash.pdf && cmp -s sh-clash-whole.pdf sh-clash.pdf ||
+  bad "handout clash: not the whole layout's PDF"
+# an EPUB alone takes its page list from the counting pass: the one the
+# whole layout gives (--dump-layout)
+# shellcheck disable=SC2086
+"$OCTAVO" -q --dump-layout --layout handout --toc $G -o sh-alone-whole.epub >/dev/null &&
+  "$OCTAVO" -q --layout handout --toc $G -o sh-alone.epub && cmp -s sh-alone-whole.epub sh-alone.epub ||
+  bad "handout: the EPUB's page list alone is not the whole layout's"
 exit $fail

@@ -568,12 +568,6 @@ typedef struct {
   int prev;
 } DirCtx;
 
-typedef struct {
-  GArray *lists;     /* ListCtx */
-  GArray *item_task; /* double: left shift of each open item (task items: their box) */
-  GArray *dirs;      /* DirCtx */
-} Walk;
-
 /* The direction an HTML block's dir attribute gives (Build.dir), or 0. */
 static int html_dir(const BookNode *n)
 {
@@ -734,23 +728,44 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
   }
 }
 
+void walk_begin(Walk *w, Build *c, BookNode *root, BookNode *skip_heading)
+{
+  w->lists = g_array_new(FALSE, TRUE, sizeof(ListCtx));
+  w->item_task = g_array_new(FALSE, FALSE, sizeof(double));
+  w->dirs = g_array_new(FALSE, FALSE, sizeof(DirCtx));
+  book_iter_init(&w->it, root);
+  w->skip = skip_heading;
+  w->dir = c->dir;
+}
+
+bool walk_step(Walk *w, Build *c, guint until)
+{
+  while (c->vl->len < until) {
+    BookIterEvent ev = book_iter_next(&w->it);
+    if (ev == BOOK_ITER_DONE)
+      return false;
+    if (ev == BOOK_ITER_ENTER)
+      block_enter(c, w, &w->it, w->it.cur, w->skip);
+    else
+      block_exit(c, w, w->it.cur);
+  }
+  return true;
+}
+
+void walk_end(Walk *w, Build *c)
+{
+  g_array_free(w->lists, TRUE);
+  g_array_free(w->item_task, TRUE);
+  g_array_free(w->dirs, TRUE);
+  c->dir = w->dir;
+}
+
 /* Walk the blocks under root into c->vl. */
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading)
 {
-  Walk w = {g_array_new(FALSE, TRUE, sizeof(ListCtx)), g_array_new(FALSE, FALSE, sizeof(double)),
-            g_array_new(FALSE, FALSE, sizeof(DirCtx))};
-  int dir = c->dir;
-  BookIter it;
-  book_iter_init(&it, root);
-  BookIterEvent ev;
-  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-    if (ev == BOOK_ITER_ENTER)
-      block_enter(c, &w, &it, it.cur, skip_heading);
-    else
-      block_exit(c, &w, it.cur);
-  }
-  g_array_free(w.lists, TRUE);
-  g_array_free(w.item_task, TRUE);
-  g_array_free(w.dirs, TRUE);
-  c->dir = dir;
+  Walk w;
+  walk_begin(&w, c, root, skip_heading);
+  while (walk_step(&w, c, G_MAXUINT))
+    ;
+  walk_end(&w, c);
 }

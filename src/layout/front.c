@@ -452,7 +452,7 @@ static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p,
 }
 
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const Outline *outline,
-                   const char *book_title)
+                   const char *book_title, int total)
 {
   const Style *st = env->st;
   PangoFontDescription *d =
@@ -474,7 +474,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
     }
     double y = st->margin_top_pt - st->head_gap_pt;
     if (!st->chapter_new_page) {
-      handout_head(env, shp, p, d, dn, book_title, (int)b->pages->len, y);
+      handout_head(env, shp, p, d, dn, book_title, total ? total : (int)b->pages->len, y);
       continue;
     }
     bool recto = p->folio % 2 == 1;

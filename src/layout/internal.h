@@ -338,12 +338,29 @@ void do_table(Build *c, BookNode *n);
 void inline_image_size(const Build *c, const BookNode *img, double size_pt, double measure,
                        double max_h, double *w, double *h);
 void walk_blocks(Build *c, BookNode *root, BookNode *skip_heading);
+/* walk_blocks a part at a time (the handout's list, built as it is
+ * paginated): the walker's state between the parts. */
+typedef struct {
+  GArray *lists;     /* blocks.c's ListCtx: the open lists */
+  GArray *item_task; /* double: left shift of each open item (task items: their box) */
+  GArray *dirs;      /* blocks.c's DirCtx: open blocks with a dir attribute */
+  BookIter it;
+  BookNode *skip; /* the chapter's heading, set already */
+  int dir;        /* c->dir before the walk */
+} Walk;
+void walk_begin(Walk *w, Build *c, BookNode *root, BookNode *skip_heading);
+/* Walk on until c's list holds `until` items or more (true), or to the
+ * end (false: then walk_end). */
+bool walk_step(Walk *w, Build *c, guint until);
+void walk_end(Walk *w, Build *c);
 
 /* ------------------------------------------------------------------------ */
 /* Notes (notes.c)                                                          */
 
 void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store);
-void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store);
+/* The URL notes from the from-th on (the chapter's: url_first), each laid
+ * out as a footnote. */
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store, guint from);
 void url_notes_end(Build *c);
 double notes_height(const LayStore *store, GPtrArray *notes);
 double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit);
@@ -379,6 +396,35 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);
 
+/* Pagination of a vertical list that grows as it is built (the handout,
+ * chapter by chapter): what paginate does, each page placed as soon as
+ * no item still to come can change it. */
+typedef struct {
+  const LayEnv *env;
+  LayStore *store;
+  const Columns *cols;
+  Body *b;
+  BookChapter *ch;
+  guint span_end;         /* the items across the columns at the top of the first page */
+  double span_h, first_h; /* their height; the first page's frames below them */
+  bool started;           /* the span is known (span_of) */
+  GArray *ranges;         /* the frames broken and not placed (paginate.c's Range) */
+  guint next;             /* where the next frame is looked for (an index into the list) */
+  guint placed;           /* frames placed so far */
+  GPtrArray *pnotes;      /* scratch: the notes of a frame */
+} PageFeed;
+
+void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,
+               BookChapter *ch, guint span_end);
+/* Break the lines vl holds so far into frames and place the pages no
+ * later item can change into f->b (done: vl is complete; every page is
+ * placed, the last balanced). Returns how many pages were added. */
+guint feed_pages(PageFeed *f, GArray *vl, bool done);
+/* Free the items at the head of vl that no frame to come reads (indices
+ * into vl shift down). Only between feed_pages calls. */
+void feed_trim(PageFeed *f, GArray *vl);
+void feed_clear(PageFeed *f);
+
 /* ------------------------------------------------------------------------ */
 /* Front matter and running heads (front.c)                                 */
 
@@ -405,9 +451,52 @@ void contents_block(Build *c, GArray *entries, GHashTable *dest_folio);
  * of a title, from byte `from` (spans shifted by -from); a new list. */
 PangoAttrList *code_attrs(const Style *st, const GArray *code, gsize from);
 /* The running heads and folios of b's pages from frame `from` on (a
- * page's first frame). */
+ * page's first frame). total: the handout's page count, which its heads
+ * print ("page 3 of 12"); 0: b's pages. */
 void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const Outline *outline,
-                   const char *book_title);
+                   const char *book_title, int total);
+
+/* ------------------------------------------------------------------------ */
+/* The driver (layout.c) and the handout (handout.c)                        */
+
+/* Everything one layout call owns until it returns. */
+typedef struct {
+  LayEnv env;
+  LayShaper shp;
+  LayStore store;
+  Body body;              /* the body's pages, frames and page marks */
+  Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
+  GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
+} Run;
+
+void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
+              const Fonts *fonts, const Colophon *colophon);
+void run_clear(Run *r);
+/* An empty layout of the style's paper, with the book's title as printed. */
+Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);
+/* Where every destination on body pages from `from` on landed (r->dest_folio). */
+void note_dest_folios(Run *r, guint from);
+/* The body pages after lay's, labelled by folio, with their page marks. */
+void add_body(Run *r, Layout *lay);
+/* The page mark of body page i (at lay->front_pages + i), if a line from
+ * the source starts it. */
+void add_page_mark(Run *r, Layout *lay, guint i);
+/* lay's bookmarks: the outline's entries that landed (r->dest_folio). */
+void build_outline(Run *r, Layout *lay);
+/* Links to destinations never placed in lay are dropped. */
+void drop_dead_links(Layout *lay);
+/* The contents' entries (TocEntry): the outline's to --toc-depth, those
+ * in `landed` when not NULL. */
+GArray *toc_shown(const Run *r, GHashTable *landed);
+/* What a drawn page keeps for the archive pass: its Figure and Note tags
+ * and images (shallow copies). */
+GArray *figure_items(const GArray *items);
+/* The counting pass's layout, taken from plan (handout.c): its pages
+ * empty, its page marks (the page list's). */
+Layout *lay_plan_take(LayPlan *plan);
+/* The handout laid out whole (handout.c). */
+Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
+                    const Fonts *fonts, const Colophon *col);
 
 /* ------------------------------------------------------------------------ */
 /* The colophon (back.c)                                                    */

@@ -12,6 +12,9 @@
  *     (back.c; the handout sets it after its text), the outline, and links
  *     to destinations never placed dropped.
  *
+ * The handout (--layout handout: one vertical list, sections running on)
+ * is laid out, whole or streamed, by handout.c.
+ *
  * No cairo calls: pdf.c draws what this produces. The book, the style and
  * the fonts are only read. */
 #include "layout/internal.h"
@@ -21,16 +24,6 @@
 #include "fonts.h"
 #include "hyphenate.h"
 #include "outline.h"
-
-/* Everything one lay_book call owns until it returns. */
-typedef struct {
-  LayEnv env;
-  LayShaper shp;
-  LayStore store;
-  Body body;              /* the body's pages, frames and page marks */
-  Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
-  GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
-} Run;
 
 static void ptr_array_free(gpointer a)
 {
@@ -83,8 +76,8 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
   env->colophon = colophon;
 }
 
-static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon)
+void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
+              const Fonts *fonts, const Colophon *colophon)
 {
   memset(r, 0, sizeof *r);
   const char *lang = book->meta.lang; /* always set (book.h) */
@@ -102,7 +95,7 @@ static void run_init(Run *r, const Book *book, const OctavoOptions *opts, const 
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
-static void run_clear(Run *r)
+void run_clear(Run *r)
 {
   GHashTableIter hi;
   gpointer k, v;
@@ -124,7 +117,7 @@ static void run_clear(Run *r)
 }
 
 /* An empty layout of the style's paper, with the book's title as printed. */
-static Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts)
+Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts)
 {
   Layout *lay = g_new0(Layout, 1);
   lay->page_w_pt = st->paper_w_pt;
@@ -180,8 +173,6 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
   return vl;
 }
 
-static void note_dest_folios(Run *r, guint from);
-
 /* Each chapter from a new page: set, its URL notes laid out, paginated.
  * Without keep (the page list alone) a chapter's pages are emptied once
  * paginated, where each destination landed noted first: only their
@@ -195,7 +186,7 @@ static void lay_chapters(Run *r, const char *book_title, bool keep)
     guint span_end, from = r->body.pages->len;
     GArray *vl = chapter_vlist(r, ch, ci, book_title, &span_end);
     if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store);
+      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
@@ -212,7 +203,7 @@ static void lay_chapters(Run *r, const char *book_title, bool keep)
 
 /* Where every destination landed: the folio of its first body page
  * (pages from `from` on; earlier ones noted already). */
-static void note_dest_folios(Run *r, guint from)
+void note_dest_folios(Run *r, guint from)
 {
   for (guint i = from; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
@@ -274,11 +265,9 @@ static void front_labels(Layout *lay)
   }
 }
 
-static void add_page_mark(Run *r, Layout *lay, guint i);
-
 /* The body pages after the front matter, labelled by folio, and a page
  * mark for each that has a line from the source. */
-static void add_body(Run *r, Layout *lay)
+void add_body(Run *r, Layout *lay)
 {
   for (guint i = 0; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
@@ -290,7 +279,7 @@ static void add_body(Run *r, Layout *lay)
 
 /* The page mark of body page i (at lay->front_pages + i), if a line from
  * the source starts it. */
-static void add_page_mark(Run *r, Layout *lay, guint i)
+void add_page_mark(Run *r, Layout *lay, guint i)
 {
   LayPage *p = r->body.pages->pdata[i];
   PageMark *pm = &g_array_index(r->body.marks, PageMark, i);
@@ -303,7 +292,7 @@ static void add_page_mark(Run *r, Layout *lay, guint i)
 /* The bookmarks: the outline's entries to --toc-depth that landed on a
  * page (the contents' entries), nested as the outline nests them; their
  * titles plain text. */
-static void build_outline(Run *r, Layout *lay)
+void build_outline(Run *r, Layout *lay)
 {
   guint n = r->outline->entries->len;
   int *at = g_new(int, n); /* outline index -> bookmark index, or -1 */
@@ -323,8 +312,23 @@ static void build_outline(Run *r, Layout *lay)
   g_free(at);
 }
 
+/* The contents' entries: the outline's to --toc-depth (those that landed
+ * on a page when `landed` is known). */
+GArray *toc_shown(const Run *r, GHashTable *landed)
+{
+  GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
+  for (guint i = 0; i < r->outline->entries->len; i++) {
+    const OutlineEntry *oe = outline_entry(r->outline, i);
+    if (oe->in_toc && (!landed || g_hash_table_contains(landed, oe->id))) {
+      TocEntry e = {oe->depth, oe->title, oe->id, oe->code};
+      g_array_append_val(shown, e);
+    }
+  }
+  return shown;
+}
+
 /* Links to destinations that were never placed are dropped. */
-static void drop_dead_links(Layout *lay)
+void drop_dead_links(Layout *lay)
 {
   GHashTable *all = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < lay->pages->len; i++) {
@@ -348,107 +352,6 @@ static void drop_dead_links(Layout *lay)
     }
   }
   g_hash_table_destroy(all);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The handout                                                              */
-
-/* The contents' entries: the outline's to --toc-depth (those that landed
- * on a page when `landed` is known). */
-static GArray *toc_shown(const Run *r, GHashTable *landed)
-{
-  GArray *shown = g_array_new(FALSE, TRUE, sizeof(TocEntry));
-  for (guint i = 0; i < r->outline->entries->len; i++) {
-    const OutlineEntry *oe = outline_entry(r->outline, i);
-    if (oe->in_toc && (!landed || g_hash_table_contains(landed, oe->id))) {
-      TocEntry e = {oe->depth, oe->title, oe->id, oe->code};
-      g_array_append_val(shown, e);
-    }
-  }
-  return shown;
-}
-
-/* The handout's one vertical list: the title block (and the contents with
- * --toc) across the text block, then every chapter running on, its
- * heading a section heading. *span_end: the items across the columns. */
-static GArray *handout_vlist(Run *r, GHashTable *folios, guint *span_end)
-{
-  const Book *book = r->env.book;
-  Build cb, *c = &cb;
-  build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
-  open_tag(c, "Sect");
-  title_block(c);
-  if (r->env.opts->toc || r->env.st->contents_always) {
-    GArray *shown = toc_shown(r, folios);
-    contents_block(c, shown, folios);
-    g_array_free(shown, TRUE);
-    want_space(c, c->st->heading_before_pt * 1.5);
-  }
-  close_tag(c, "Sect");
-  *span_end = c->vl->len;
-  c->measure = r->env.cols.w_pt;
-  for (guint ci = 0; ci < book->chapters->len; ci++) {
-    BookChapter *ch = book->chapters->pdata[ci];
-    open_tag(c, "Sect");
-    emit_dest_pending(c, ch->id);
-    if (ch->heading)
-      do_heading(c, ch->heading, false);
-    walk_blocks(c, ch->root, ch->heading);
-    close_tag(c, "Sect");
-  }
-  if (r->env.url_end)
-    url_notes_end(c);
-  if (r->env.colophon)
-    colophon_block(c);
-  vl_end(c);
-  GArray *vl = build_take(c);
-  build_clear(c);
-  return vl;
-}
-
-/* One pass of the handout: no front matter; sections run on. folios: where
- * the destinations landed in a previous pass (for the contents' numbers),
- * or NULL. *landed (if not NULL) takes where they land in this one. */
-static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
-                            const Fonts *fonts, const Colophon *col, GHashTable *folios,
-                            GHashTable **landed)
-{
-  Run r;
-  run_init(&r, book, opts, st, fonts, col);
-  Layout *lay = layout_new(book, st, fonts);
-  layout_notes(&r.env, &r.shp, &r.store);
-  guint span_end;
-  GArray *vl = handout_vlist(&r, folios, &span_end);
-  if (!r.env.url_end)
-    url_notes_foot(&r.env, &r.shp, &r.store);
-  paginate(&r.env, &r.store, &r.env.cols, &r.body, vl, NULL, span_end);
-  vlist_free(vl);
-  find_dest_folios(&r);
-  running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title);
-  lay->front_pages = 0;
-  add_body(&r, lay);
-  build_outline(&r, lay);
-  drop_dead_links(lay);
-  if (landed) {
-    *landed = r.dest_folio;
-    r.dest_folio = g_hash_table_new(g_str_hash, g_str_equal);
-  }
-  run_clear(&r);
-  return lay;
-}
-
-/* The handout: with printed contents, a first pass finds the pages the
- * entries land on (the contents take the same room whatever the numbers). */
-static Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                           const Fonts *fonts, const Colophon *col)
-{
-  if (!opts->toc && !st->contents_always)
-    return handout_pass(book, opts, st, fonts, col, NULL, NULL);
-  GHashTable *folios = NULL;
-  lay_free(handout_pass(book, opts, st, fonts, col, NULL, &folios));
-  Layout *lay = handout_pass(book, opts, st, fonts, col, folios, NULL);
-  g_hash_table_destroy(folios);
-  return lay;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -489,7 +392,7 @@ static bool keeps_figures(const LayItem *it)
 /* What a drawn page keeps for the archive pass, which matches the
  * structure tree's figures with it (archive_fig.c): the Figure and Note
  * tags and the images of items, which own nothing (shallow copies). */
-static GArray *figure_items(const GArray *items)
+GArray *figure_items(const GArray *items)
 {
   GArray *kept = g_array_new(FALSE, TRUE, sizeof(LayItem));
   for (guint i = 0; i < items->len; i++) {
@@ -539,11 +442,11 @@ static void stream_chapters(Stream *s)
     guint span_end, from = r->body.pages->len, frame_from = r->body.frames->len;
     GArray *vl = chapter_vlist(r, ch, ci, s->lay->title, &span_end);
     if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store);
+      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
-    running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title);
+    running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title, 0);
     note_dest_folios(r, from);
     for (guint i = from; i < r->body.pages->len; i++) {
       LayPage *p = r->body.pages->pdata[i];
@@ -653,6 +556,14 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
 Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
                      const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
 {
+  if (!st->chapter_new_page && purpose == LAY_FOR_PAGE_LIST) {
+    /* the counting pass gives the page marks, its memory bounded */
+    LayPlan *plan = lay_handout_plan(book, opts, st, fonts, colophon);
+    Layout *lay = plan ? lay_plan_take(plan) : NULL;
+    lay_plan_free(plan);
+    if (lay)
+      return lay;
+  }
   if (!st->chapter_new_page)
     return lay_handout(book, opts, st, fonts, colophon);
   bool print = purpose == LAY_FOR_PRINT;
@@ -664,7 +575,7 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
   lay_chapters(&r, lay->title, print);
   find_dest_folios(&r);
   if (print)
-    running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title);
+    running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title, 0);
   lay_front(&r, lay, print);
   add_body(&r, lay);
   if (colophon && print)

@@ -98,11 +98,11 @@ static void url_entry(Build *c, UrlNote *u, double size, double leading)
   pango_font_description_free(di);
 }
 
-/* The current chapter's URL notes, each laid out as a footnote (at the
+/* The URL notes from the from-th on, each laid out as a footnote (at the
  * foot measure, a body column). */
-void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store)
+void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store, guint from)
 {
-  for (guint k = store->url_first; k < store->url_notes->len; k++) {
+  for (guint k = from; k < store->url_notes->len; k++) {
     UrlNote *u = store->url_notes->pdata[k];
     Build c;
     build_init(&c, env, shp, store, env->cols.w_pt);

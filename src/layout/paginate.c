@@ -6,6 +6,7 @@
 #include "progress.h"
 
 #include <math.h>
+#include <string.h>
 
 /* What pagination reads: the text block's height, its columns, the notes. */
 typedef struct {
@@ -186,20 +187,6 @@ typedef struct {
   bool clean; /* ends at a legal break */
 } Range;
 
-/* The frames, from line i on, at height h (h_first for the first nfirst
- * of them); stops after max frames. */
-static void fill_ranges(const Pager *c, const GArray *vl, guint i, double h, double h_first,
-                        guint nfirst, guint max, GArray *out, GPtrArray *pnotes)
-{
-  for (i = next_line(vl, i); i < vl->len && out->len < max; i = next_line(vl, i)) {
-    double fh = out->len < nfirst ? h_first : h;
-    Range r = {i, 0, fh, true};
-    r.end = frame_fill(c, vl, i, fh, pnotes, &r.clean);
-    g_array_append_val(out, r);
-    i = r.end;
-  }
-}
-
 /* With two columns: how many items at the top of vl run across both (the
  * first span_end, the chapter's title, and the space after it, which a
  * column would discard at its top), and their height in *span_h. None with
@@ -271,13 +258,16 @@ static void column_heights(const Pager *c, const GArray *vl, guint i, double *he
  * columns' difference in height, BALANCE_STRETCH_LINES), both columns no
  * taller than the frame (h_first on the chapter's first page) and the
  * second holding the rest; of equal costs, the lower page, then the
- * longer first column. Both frames get the taller column's height. */
-static void balance_last(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
-                         GPtrArray *pnotes)
+ * longer first column. Both frames get the taller column's height.
+ * ranges: the frames not placed yet, `placed` frames before them. */
+static void balance_last(const Pager *c, const GArray *vl, GArray *ranges, guint placed,
+                         double first_h, GPtrArray *pnotes)
 {
-  guint last = (ranges->len - 1) & ~1u; /* a chapter starts a page: frame k is column k % 2 */
+  /* a chapter starts a page, and pages are placed whole: frame k of
+   * ranges is column k % 2 */
+  guint last = (ranges->len - 1) & ~1u;
   guint s0 = g_array_index(ranges, Range, last).start, n = vl->len;
-  double hmax = last == 0 ? first_h : c->text_h;
+  double hmax = placed + last == 0 ? first_h : c->text_h;
   double *h1 = g_new(double, n + 1), *h2 = g_new(double, n + 1);
   column_heights(c, vl, s0, h1, pnotes);
   double stretch = BALANCE_STRETCH_LINES * c->st->leading_pt;
@@ -347,6 +337,130 @@ static void place_range(const Pager *c, Body *b, Frame *f, GArray *vl, const Ran
   place_notes(c->store, f, pnotes);
 }
 
+/* The frames from f->next on that no later item can change: a frame
+ * whose frame_fill stopped before the end of vl (it overflowed) is final;
+ * one that reached the end takes more lines when more come (unless done). */
+static void feed_fill(const Pager *c, PageFeed *f, const GArray *vl, bool done)
+{
+  for (guint i = next_line(vl, f->next); i < vl->len; i = next_line(vl, f->next)) {
+    guint r = f->placed + f->ranges->len;
+    double fh = r < 2 ? f->first_h : c->text_h; /* the first page's below the span */
+    Range rg = {i, 0, fh, true};
+    rg.end = frame_fill(c, vl, i, fh, f->pnotes, &rg.clean);
+    if (!done && rg.end >= vl->len)
+      break;
+    g_array_append_val(f->ranges, rg);
+    f->next = rg.end;
+  }
+}
+
+/* Place range rg as the next frame: on the first page, below the items
+ * across the columns (placed with its first frame). */
+static void feed_place(const Pager *c, PageFeed *f, GArray *vl, const Range *rg)
+{
+  guint r = f->placed++;
+  Frame *fr = frame_next(c, f->b, r == 0, f->ch);
+  fr->opening = r == 0;
+  if (r == 0 && f->span_end > 0) {
+    /* the title across the columns */
+    double ty = fr->y;
+    for (guint k = 0; k < f->span_end; k++) {
+      VItem *v = &g_array_index(vl, VItem, k);
+      if (v->kind == V_LINE) {
+        items_move(fr->page->items, v->items, fr->x, ty);
+        frame_mark(f->b, fr, v);
+      }
+      ty += v->kind == V_PENALTY ? 0 : v->h_pt;
+    }
+  }
+  if (r < 2 && f->span_end > 0)
+    fr->y += f->span_h;
+  fr->h = rg->h;
+  place_range(c, f->b, fr, vl, rg, f->pnotes);
+}
+
+void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,
+               BookChapter *ch, guint span_end)
+{
+  memset(f, 0, sizeof *f);
+  f->env = env;
+  f->store = store;
+  f->cols = cols;
+  f->b = b;
+  f->ch = ch;
+  f->span_end = span_end;
+  f->ranges = g_array_new(FALSE, FALSE, sizeof(Range));
+  f->pnotes = g_ptr_array_new();
+}
+
+void feed_clear(PageFeed *f)
+{
+  g_array_free(f->ranges, TRUE);
+  g_ptr_array_free(f->pnotes, TRUE);
+}
+
+guint feed_pages(PageFeed *f, GArray *vl, bool done)
+{
+  const Pager pg = {f->env->st, f->env->text_h, f->cols, f->store}, *c = &pg;
+  guint n = (guint)f->cols->n, before = f->b->pages->len;
+  if (!f->started) {
+    /* span_of reads the glue after the span, up to the next line */
+    if (!done && next_line(vl, f->span_end) >= vl->len)
+      return 0;
+    f->span_end = span_of(c, vl, f->span_end, &f->span_h);
+    f->first_h = c->text_h - f->span_h;
+    f->next = f->span_end;
+    f->started = true;
+  }
+  feed_fill(c, f, vl, done);
+  if (done && n == 2 && f->ranges->len)
+    balance_last(c, vl, f->ranges, f->placed, f->first_h, f->pnotes);
+  /* a page is placed once a line follows its frames: then it is not the
+   * last page (which balance_last may change) and its last line is not
+   * vl's (to which the builder may still add closing tags) */
+  guint r = 0, len = f->ranges->len;
+  while (done ? r < len : len - r > n || (len - r == n && next_line(vl, f->next) < vl->len)) {
+    for (guint end = MIN(r + n, len); r < end; r++)
+      feed_place(c, f, vl, &g_array_index(f->ranges, Range, r));
+  }
+  g_array_remove_range(f->ranges, 0, r);
+  return f->b->pages->len - before;
+}
+
+void feed_trim(PageFeed *f, GArray *vl)
+{
+  if (!f->placed) /* the span is placed with the first frame */
+    return;
+  guint keep = f->ranges->len ? g_array_index(f->ranges, Range, 0).start : f->next;
+  for (guint k = keep; k < vl->len; k++) { /* a table's header repeated later */
+    int h = g_array_index(vl, VItem, k).header;
+    if (h >= 0 && (guint)h < keep)
+      keep = (guint)h;
+  }
+  if (!keep)
+    return;
+  for (guint k = 0; k < keep; k++) {
+    VItem *v = &g_array_index(vl, VItem, k);
+    items_free(v->items);
+    if (v->notes)
+      g_ptr_array_free(v->notes, TRUE);
+    g_free(v->trace);
+  }
+  g_array_remove_range(vl, 0, keep);
+  for (guint k = 0; k < vl->len; k++) {
+    VItem *v = &g_array_index(vl, VItem, k);
+    if (v->header >= 0)
+      v->header -= (int)keep;
+  }
+  for (guint r = 0; r < f->ranges->len; r++) {
+    Range *rg = &g_array_index(f->ranges, Range, r);
+    rg->start -= keep;
+    rg->end -= keep;
+  }
+  f->next -= keep;
+  f->span_end = 0;
+}
+
 /* Break a chapter's vertical list into frames (columns of pages) and place
  * its lines. With two columns, the first span_end items (the chapter's
  * title, set to the full width) run across both columns at the top of its
@@ -354,36 +468,8 @@ static void place_range(const Pager *c, Body *b, Frame *f, GArray *vl, const Ran
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end)
 {
-  const Pager pg = {env->st, env->text_h, cols, store}, *c = &pg;
-  GPtrArray *pnotes = g_ptr_array_new();
-  GArray *ranges = g_array_new(FALSE, FALSE, sizeof(Range));
-  double span_h;
-  span_end = span_of(c, vl, span_end, &span_h);
-  double first_h = c->text_h - span_h;
-  fill_ranges(c, vl, span_end, c->text_h, first_h, 2, G_MAXUINT, ranges, pnotes);
-  if (c->cols->n == 2 && ranges->len)
-    balance_last(c, vl, ranges, first_h, pnotes);
-  for (guint r = 0; r < ranges->len; r++) {
-    Range *rg = &g_array_index(ranges, Range, r);
-    Frame *f = frame_next(c, b, r == 0, ch);
-    f->opening = r == 0;
-    if (r == 0 && span_end > 0) {
-      /* the title across the columns */
-      double ty = f->y;
-      for (guint k = 0; k < span_end; k++) {
-        VItem *v = &g_array_index(vl, VItem, k);
-        if (v->kind == V_LINE) {
-          items_move(f->page->items, v->items, f->x, ty);
-          frame_mark(b, f, v);
-        }
-        ty += v->kind == V_PENALTY ? 0 : v->h_pt;
-      }
-    }
-    if (r < 2 && span_end > 0)
-      f->y += span_h;
-    f->h = rg->h;
-    place_range(c, b, f, vl, rg, pnotes);
-  }
-  g_array_free(ranges, TRUE);
-  g_ptr_array_free(pnotes, TRUE);
+  PageFeed f;
+  feed_init(&f, env, store, cols, b, ch, span_end);
+  feed_pages(&f, vl, true);
+  feed_clear(&f);
 }
