@@ -209,13 +209,11 @@ char *util_pdf_dest_name(const char *id)
 void util_heap_init(void)
 {
 #ifdef OCTAVO_MIMALLOC
-  /* mimalloc's segments advised as transparent huge pages (madvise):
-   * the 10 MB book's EPUB takes 3,800 page faults instead of 33,000,
-   * its PDF 23,000 instead of 60,000, for 3-12 MiB more peak RSS */
-  mi_option_enable(mi_option_large_os_pages);
-  return;
-#endif
-#if defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
+  /* mimalloc as it comes: its segments advised as transparent huge pages
+   * (mi_option_large_os_pages) took a third of the page faults of the 10
+   * MB book's PDF and half of its EPUB's, for no CPU time measurable here
+   * and 3-12 MiB more peak memory: not taken */
+#elif defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
   enum { PAD = 64 << 20, HUGE = 2 << 20 };
   if (!mallopt(M_TOP_PAD, PAD) || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
       !mallopt(M_TRIM_THRESHOLD, 32 << 20))

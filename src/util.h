@@ -38,8 +38,8 @@ gint64 util_build_time(const char *fallback_date);
 char *util_pdf_dest_name(const char *id);
 
 /* Start-up: the allocator tuned once for the whole run. mimalloc (the
- * Makefile links it; OCTAVO_MIMALLOC): its memory taken as transparent
- * huge pages. glibc's malloc (the sanitizer builds): the main heap
+ * Makefile links it; OCTAVO_MIMALLOC): nothing to tune. glibc's malloc
+ * (the sanitizer builds): the main heap
  * grows in one step of 64 MiB (M_TOP_PAD; blocks under 32 MiB come from
  * it, M_MMAP_THRESHOLD), advised as transparent huge pages; a heap's free
  * top goes back to the kernel only past 32 MiB (M_TRIM_THRESHOLD). A page
