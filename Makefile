@@ -20,7 +20,7 @@ BOOK_SOURCE := https://lwn.net/Articles/lsfmmbpf2023/
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
-              libgdk-pixbuf-2.0-dev libpng-dev libmimalloc-dev fonts-noto-core fonts-noto-cjk fonts-symbola
+              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
@@ -44,14 +44,6 @@ PC_LAZY    := librsvg-2.0 gdk-pixbuf-2.0 libqpdf
 PKG_CFLAGS = $(shell pkg-config --cflags $(PC_MODULES) gmodule-2.0 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(PC_LAZY),$(PC_MODULES)) gmodule-2.0 2>/dev/null) \
              -lhyphen -lm
-# The allocator: mimalloc (Debian's libmimalloc2.0, no .pc file) in place of glibc's malloc for
-# the whole process, pango's, cairo's and GLib's allocations too (it is linked first, so its
-# malloc is the one every library binds to). The layout makes millions of small allocations
-# that die together; glibc's malloc spent 13% of a PDF's CPU on them (perf), mimalloc about half
-# that (bench/README). Not with the sanitizers, whose runtime must own malloc; valgrind
-# replaces it by its soname (tests/t-valgrind.sh).
-ALLOC_LIBS = $(if $(SAN),,-lmimalloc)
-CPPFLAGS  += $(if $(SAN),,-DOCTAVO_MIMALLOC)
 QPDF_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir libqpdf 2>/dev/null)/libqpdf.so" 2>/dev/null | \
                  awk '$$1 == "SONAME" { print $$2 }')
 CPPFLAGS += $(if $(QPDF_SONAME),-DOCTAVO_QPDF_SONAME='"$(QPDF_SONAME)"')
@@ -96,8 +88,7 @@ BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.
                test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
                test -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc && \
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
-               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf && \
-               test -f /usr/include/mimalloc.h
+               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
                command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
 
@@ -111,7 +102,7 @@ test-deps: deps
 Q ?= @
 $(BUILD)/octavo: $(OBJS)
 	@echo "  LD  $@"
-	$(Q)$(CC) $(SAN) -o $@ $^ $(ALLOC_LIBS) $(PKG_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 	@echo "  CC  $<"
@@ -120,7 +111,7 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj $(BUILD)/obj/layout
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka 2>/dev/null) -o $@ $< $(LIB_OBJS) \
-	  $(ALLOC_LIBS) $(PKG_LIBS) $(shell pkg-config --libs cmocka $(PC_LAZY) 2>/dev/null) $(LDFLAGS)
+	  $(PKG_LIBS) $(shell pkg-config --libs cmocka $(PC_LAZY) 2>/dev/null) $(LDFLAGS)
 
 $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@
@@ -205,7 +196,7 @@ format:
 # --- benchmark (outside CI): time and memory as ratios to the libraries' floor --
 bench: $(BUILD)/octavo $(BUILD)/obj/fonts.o
 	@mkdir -p $(BUILD)/bench
-	$(Q)$(CC) $(CFLAGS_ALL) -o $(BUILD)/bench/floor bench/floor.c $(BUILD)/obj/fonts.o $(ALLOC_LIBS) $(PKG_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $(BUILD)/bench/floor bench/floor.c $(BUILD)/obj/fonts.o $(PKG_LIBS) $(LDFLAGS)
 	@BUILD=$(BUILD) BENCH_FROM_MAKE=1 sh bench/run.sh
 
 # The peers bench/run.sh measures beside octavo when they are there: pandoc (EPUB) and

@@ -3,9 +3,6 @@
 #include "util.h"
 
 #include <malloc.h>
-#ifdef OCTAVO_MIMALLOC
-#include <mimalloc.h>
-#endif
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -208,12 +205,7 @@ char *util_pdf_dest_name(const char *id)
 
 void util_heap_init(void)
 {
-#ifdef OCTAVO_MIMALLOC
-  /* mimalloc as it comes: its segments advised as transparent huge pages
-   * (mi_option_large_os_pages) took a third of the page faults of the 10
-   * MB book's PDF and half of its EPUB's, for no CPU time measurable here
-   * and 3-12 MiB more peak memory: not taken */
-#elif defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
+#if defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
   enum { PAD = 64 << 20, HUGE = 2 << 20 };
   if (!mallopt(M_TOP_PAD, PAD) || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
       !mallopt(M_TRIM_THRESHOLD, 32 << 20))
@@ -233,9 +225,7 @@ void util_heap_init(void)
 
 void util_heap_release(void)
 {
-#ifdef OCTAVO_MIMALLOC
-  mi_collect(true);
-#elif defined(__GLIBC__)
+#ifdef __GLIBC__
   malloc_trim(0);
 #endif
 }

@@ -37,9 +37,7 @@ gint64 util_build_time(const char *fallback_date);
  * destination, a link or a lookup by name goes through this. Caller frees. */
 char *util_pdf_dest_name(const char *id);
 
-/* Start-up: the allocator tuned once for the whole run. mimalloc (the
- * Makefile links it; OCTAVO_MIMALLOC): nothing to tune. glibc's malloc
- * (the sanitizer builds): the main heap
+/* Start-up: glibc's malloc tuned once for the whole run. The main heap
  * grows in one step of 64 MiB (M_TOP_PAD; blocks under 32 MiB come from
  * it, M_MMAP_THRESHOLD), advised as transparent huge pages; a heap's free
  * top goes back to the kernel only past 32 MiB (M_TRIM_THRESHOLD). A page
@@ -52,8 +50,8 @@ char *util_pdf_dest_name(const char *id);
  * differ. */
 void util_heap_init(void);
 
-/* Give what is free in the heap back to the kernel (mi_collect or
- * malloc_trim): once a stage that held much is over. */
+/* Give what is free in the heap back to the kernel (malloc_trim): once
+ * a stage that held much is over. */
 void util_heap_release(void);
 
 #endif

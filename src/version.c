@@ -13,9 +13,6 @@
 #include <stdlib.h>
 #include <yaml.h>
 #include <zip.h>
-#ifdef OCTAVO_MIMALLOC
-#include <mimalloc.h>
-#endif
 
 #ifndef OCTAVO_HYPHEN_VERSION
 #define OCTAVO_HYPHEN_VERSION "unknown"
@@ -43,8 +40,4 @@ void octavo_version_text(GString *out)
                          hb_version_string(), fc / 10000, fc / 100 % 100, fc % 100,
                          glib_major_version, glib_minor_version, glib_micro_version,
                          yaml_get_version_string(), OCTAVO_HYPHEN_VERSION);
-#ifdef OCTAVO_MIMALLOC
-  int mi = mi_version(); /* 209: 2.0.9 */
-  g_string_append_printf(out, "  mimalloc   %d.%d.%d\n", mi / 100, mi / 10 % 10, mi % 10);
-#endif
 }

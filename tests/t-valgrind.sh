@@ -19,14 +19,9 @@ export SOURCE_DATE_EPOCH=1683763200
 
 # -q: only errors reach the log; --num-callers=40: deep enough to reach
 # the frames the suppressions name (fontconfig parses its configuration
-# with expat, recursively). --show-mismatched-frees=no: octavo links
-# mimalloc (the Makefile's ALLOC_LIBS), which exports C++'s operator new
-# and delete beside malloc; memcheck replaces libstdc++'s and libc's but
-# not mimalloc's, so libqpdf's strings read as new'd and then free()d.
-# octavo is C: it has no new or delete of its own to mismatch.
+# with expat, recursively).
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
-    --error-exitcode=99 --num-callers=40 --suppressions=$TOP/tests/valgrind.supp
-    --show-mismatched-frees=no"
+    --error-exitcode=99 --num-callers=40 --suppressions=$TOP/tests/valgrind.supp"
 
 check() { # name, expected octavo exit status, octavo arguments...
   name=$1 want=$2; shift 2
