@@ -64,6 +64,10 @@ trap cleanup EXIT INT TERM
 # Whether this octavo chooses its threads (-j N); without it the pdf-j2 row is left out.
 JOBS=""
 if "$OCTAVO" --help 2>/dev/null | grep -q -- '--jobs'; then JOBS=1; fi
+# The same for BENCH_BASE: until 3f8ef97 its rows ran without -j1 whatever it knew, so a base
+# that had -j drew its pdf and handout rows with two threads (more CPU, less wall).
+BASE_JOBS=""
+if [ -n "${BENCH_BASE:-}" ] && "$BENCH_BASE" --help 2>/dev/null | grep -q -- '--jobs'; then BASE_JOBS=1; fi
 
 # timed OUTFILE CMD...: run CMD, append "wall cpu maxrss_kb" to OUTFILE.
 if [ -x /usr/bin/time ]; then
@@ -137,11 +141,11 @@ bench_book() {
         echo "bench: octavo failed on $name ($row)" >&2
         exit 1
       fi
-      # the base binary knows no -j: its rows run without it
+      # the base binary's rows: with -j1 where it has -j (BASE_JOBS), else without
       if [ -n "${BENCH_BASE:-}" ] && [ "$row" != pdf-j2 ]; then
         rm -f "$base.epub" "$base.pdf"
         # shellcheck disable=SC2046
-        timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="" row_args "$row" "$base") ||
+        timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="$BASE_JOBS" row_args "$row" "$base") ||
           { echo "bench: $BENCH_BASE failed on $name ($row)" >&2; exit 1; }
       fi
       i=$((i + 1))
