@@ -191,9 +191,7 @@ static void count_pages(void *ud, Run *r, guint from, guint frame)
   note_dest_folios(r, from);
   for (guint i = from; i < r->body.pages->len; i++) {
     LayPage *p = r->body.pages->pdata[i];
-    p->label = g_strdup_printf("%d", p->folio);
-    g_ptr_array_add(lay->pages, p);
-    add_page_mark(r, lay, i);
+    add_body_page(r, lay, i);
     items_free(p->items);
     p->items = items_new();
   }
@@ -330,11 +328,8 @@ static void stream_pages(void *ud, Run *r, guint from, guint frame)
                 (int)s->pl->count->pages->len);
   note_dest_folios(r, from);
   for (guint i = from; i < r->body.pages->len; i++) {
-    LayPage *p = r->body.pages->pdata[i];
-    p->label = g_strdup_printf("%d", p->folio);
-    g_ptr_array_add(s->lay->pages, p);
-    add_page_mark(r, s->lay, i);
-    handout_hand_over(s, p);
+    add_body_page(r, s->lay, i);
+    handout_hand_over(s, r->body.pages->pdata[i]);
   }
 }
 

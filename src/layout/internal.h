@@ -478,6 +478,9 @@ Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);
 void note_dest_folios(Run *r, guint from);
 /* The body pages after lay's, labelled by folio, with their page marks. */
 void add_body(Run *r, Layout *lay);
+/* Body page i after lay's, labelled by its folio, with its page mark: what
+ * add_body does for each page, and each stream as its pages are final. */
+void add_body_page(Run *r, Layout *lay, guint i);
 /* The page mark of body page i (at lay->front_pages + i), if a line from
  * the source starts it. */
 void add_page_mark(Run *r, Layout *lay, guint i);

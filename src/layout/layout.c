@@ -269,12 +269,16 @@ static void front_labels(Layout *lay)
  * mark for each that has a line from the source. */
 void add_body(Run *r, Layout *lay)
 {
-  for (guint i = 0; i < r->body.pages->len; i++) {
-    LayPage *p = r->body.pages->pdata[i];
-    p->label = g_strdup_printf("%d", p->folio);
-    g_ptr_array_add(lay->pages, p);
-    add_page_mark(r, lay, i);
-  }
+  for (guint i = 0; i < r->body.pages->len; i++)
+    add_body_page(r, lay, i);
+}
+
+void add_body_page(Run *r, Layout *lay, guint i)
+{
+  LayPage *p = r->body.pages->pdata[i];
+  p->label = g_strdup_printf("%d", p->folio);
+  g_ptr_array_add(lay->pages, p);
+  add_page_mark(r, lay, i);
 }
 
 /* The page mark of body page i (at lay->front_pages + i), if a line from
@@ -448,12 +452,8 @@ static void stream_chapters(Stream *s)
     vlist_free(vl);
     running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title, 0);
     note_dest_folios(r, from);
-    for (guint i = from; i < r->body.pages->len; i++) {
-      LayPage *p = r->body.pages->pdata[i];
-      p->label = g_strdup_printf("%d", p->folio);
-      g_ptr_array_add(s->lay->pages, p);
-      add_page_mark(r, s->lay, i);
-    }
+    for (guint i = from; i < r->body.pages->len; i++)
+      add_body_page(r, s->lay, i);
     for (guint i = from; i < r->body.pages->len; i++)
       hand_over(s, r->body.pages->pdata[i], false);
   }
