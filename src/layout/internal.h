@@ -150,6 +150,9 @@ void add_link(GArray *items, double x, double y, double w, double h, const char 
               const char *uri);
 void items_append(GArray *dst, const GArray *src, double dx, double dy, bool plain);
 void items_move(GArray *dst, GArray *src, double dx, double dy);
+/* Free what the first n items of vl own (their items, notes, trace);
+ * the items stay in vl. */
+void vitems_clear(GArray *vl, guint n);
 void vlist_free(GArray *vl);
 /* A new, empty vertical list set to `measure` points; build_clear frees
  * what build_take did not take. */

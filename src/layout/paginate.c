@@ -439,13 +439,7 @@ void feed_trim(PageFeed *f, GArray *vl)
   }
   if (!keep)
     return;
-  for (guint k = 0; k < keep; k++) {
-    VItem *v = &g_array_index(vl, VItem, k);
-    items_free(v->items);
-    if (v->notes)
-      g_ptr_array_free(v->notes, TRUE);
-    g_free(v->trace);
-  }
+  vitems_clear(vl, keep);
   g_array_remove_range(vl, 0, keep);
   for (guint k = 0; k < vl->len; k++) {
     VItem *v = &g_array_index(vl, VItem, k);

@@ -149,17 +149,22 @@ void items_move(GArray *dst, GArray *src, double dx, double dy)
   g_array_set_size(src, 0);
 }
 
-void vlist_free(GArray *vl)
+void vitems_clear(GArray *vl, guint n)
 {
-  if (!vl)
-    return;
-  for (guint i = 0; i < vl->len; i++) {
+  for (guint i = 0; i < n; i++) {
     VItem *v = &g_array_index(vl, VItem, i);
     items_free(v->items);
     if (v->notes)
       g_ptr_array_free(v->notes, TRUE);
     g_free(v->trace);
   }
+}
+
+void vlist_free(GArray *vl)
+{
+  if (!vl)
+    return;
+  vitems_clear(vl, vl->len);
   g_array_free(vl, TRUE);
 }
 
