@@ -17,7 +17,13 @@ struct Fonts {
   GArray *faces;       /* FontsFace */
   GStringChunk *names; /* the faces' family names */
   GHashTable *chains;  /* "family\x1flang" -> Chain: the order fonts are tried in */
+  GArray *kept;        /* Kept: what lives until fonts_free (fonts_keep) */
 };
+
+typedef struct {
+  gpointer data;
+  GDestroyNotify destroy;
+} Kept;
 
 /* The faces tried for a family, in pango's order (fontconfig's sort of
  * the family with its fallbacks), with each face's coverage. */
@@ -274,6 +280,12 @@ void fonts_free(Fonts *f)
 {
   if (!f)
     return;
+  for (guint i = 0; f->kept && i < f->kept->len; i++) {
+    Kept *k = &g_array_index(f->kept, Kept, i);
+    k->destroy(k->data);
+  }
+  if (f->kept)
+    g_array_free(f->kept, TRUE);
   g_object_unref(f->map);
   FcConfigDestroy(f->config);
   g_ptr_array_free(f->files, TRUE);
@@ -281,6 +293,18 @@ void fonts_free(Fonts *f)
   g_string_chunk_free(f->names);
   g_hash_table_destroy(f->chains);
   g_free(f);
+}
+
+void fonts_keep(const Fonts *cf, gpointer data, GDestroyNotify destroy)
+{
+  static GMutex mutex;
+  Fonts *f = (Fonts *)cf; /* what it keeps only */
+  Kept k = {data, destroy};
+  g_mutex_lock(&mutex);
+  if (!f->kept)
+    f->kept = g_array_new(FALSE, FALSE, sizeof(Kept));
+  g_array_append_val(f->kept, k);
+  g_mutex_unlock(&mutex);
 }
 
 PangoFontMap *fonts_font_map(const Fonts *f)

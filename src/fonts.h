@@ -30,6 +30,10 @@ PangoContext *fonts_context(const Fonts *fonts);
  * another thread while fonts_context's are in use: pango's font maps are
  * not thread-safe. Slower to start (no font sorted yet). Caller unrefs. */
 PangoContext *fonts_context_own_map(const Fonts *fonts);
+/* Keep data until fonts_free, which calls destroy(data) (in the order
+ * kept, before the fonts' own map): what pango objects made on another
+ * thread's map must outlive (ahead.c). */
+void fonts_keep(const Fonts *fonts, gpointer data, GDestroyNotify destroy);
 /* The font files loaded (char *, absolute paths, sorted; owned by fonts). */
 const GPtrArray *fonts_files(const Fonts *fonts);
 

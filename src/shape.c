@@ -33,7 +33,8 @@ static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs)
 
 /* shape_text and shape_unbroken: with or without the break analysis. */
 static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                     PangoLanguage *lang, bool breaks)
+                     PangoLanguage *lang, bool breaks, void (*seen)(PangoFont *, gpointer),
+                     gpointer data)
 {
   Shaped *s = g_new0(Shaped, 1);
   s->text = g_strndup(text, len);
@@ -59,6 +60,9 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {
     GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
+    for (GList *l = items; seen && l; l = l->next)
+      if (((PangoItem *)l->data)->analysis.font)
+        seen(((PangoItem *)l->data)->analysis.font, data);
     for (GList *l = items; l; l = l->next) {
       PangoItem *item = l->data;
       ShapeRun run = {item, pango_glyph_string_new(), 0};
@@ -87,13 +91,19 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang)
 {
-  return shape(ctx, text, len, attrs, lang, true);
+  return shape(ctx, text, len, attrs, lang, true, NULL, NULL);
+}
+
+Shaped *shape_text_seen(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                        PangoLanguage *lang, void (*seen)(PangoFont *, gpointer), gpointer data)
+{
+  return shape(ctx, text, len, attrs, lang, true, seen, data);
 }
 
 Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                        PangoLanguage *lang)
 {
-  return shape(ctx, text, len, attrs, lang, false);
+  return shape(ctx, text, len, attrs, lang, false, NULL, NULL);
 }
 
 void shape_free(Shaped *s)

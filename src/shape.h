@@ -39,6 +39,11 @@ typedef struct {
  * language lang (may be NULL). Never returns NULL. */
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang);
+/* shape_text, calling seen(font, data) for each item's font after
+ * itemising and before shaping it (ahead.c readies fonts another thread
+ * made). */
+Shaped *shape_text_seen(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
+                        PangoLanguage *lang, void (*seen)(PangoFont *, gpointer), gpointer data);
 /* As shape_text, for text that is never broken (labels, folios, running
  * heads): without the break analysis, so log is NULL. */
 Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,

@@ -116,6 +116,39 @@ timeout 120 "$OCTAVO" -q -j2 "$M/01-intro.md" -o rev.pdf -o rev.epub || fail "re
 "$OCTAVO" -q -j1 "$M/01-intro.md" -o rev-alone.epub && cmp -s rev.epub rev-alone.epub ||
   fail "reversed both: not the EPUB written alone"
 
+# The EPUB alone, with its page list: with two threads the body's
+# paragraphs are shaped on a second thread ahead of the page list's layout
+# (src/layout/ahead.c), on a pango font map of its own; the bytes must be
+# those of one thread, and the thread must really have shaped them (-v).
+epubs() { # name octavo-arguments...
+  name=$1; shift
+  for j in 1 2 4; do
+    "$OCTAVO" -v -j$j "$@" -o "e-$name-$j.epub" 2>"e-$name-$j.err" || fail "$name: EPUB -j$j failed: $(cat "e-$name-$j.err")"
+  done
+  for j in 2 4; do
+    cmp -s "e-$name-1.epub" "e-$name-$j.epub" || fail "$name: the EPUB differs between -j1 and -j$j"
+    grep -v '^octavo: ' "e-$name-1.err" >e1.err; grep -v '^octavo: ' "e-$name-$j.err" >ej.err
+    cmp -s e1.err ej.err || fail "$name: the messages differ between -j1 and -j$j"
+  done
+  ! grep -q "on a second thread" "e-$name-1.err" || fail "$name: -j1 used a second thread"
+  n=$(sed -n 's/^octavo: \([0-9]*\) of [0-9]* paragraphs shaped on a second thread.*/\1/p' "e-$name-2.err" | head -n 1)
+  [ "${n:-0}" -gt 0 ] || fail "$name: -j2 shaped no paragraph on a second thread: $(grep paragraphs "e-$name-2.err")"
+}
+epubs seed "$TOP/content/lsfmm-bpf-2023.md"
+epubs seed-handout --layout handout "$TOP/content/lsfmm-bpf-2023.md"
+epubs multi --link-notes end "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md"
+epubs inline --resource-path "$TOP/tests/books/inline" "$I"
+epubs fonts "$F/scripts.md" "$F/rtl-mixed.md" "$F/rtl-overflow.md"
+epubs xref "$X/one.md" "$X/two.md"
+# shellcheck disable=SC2046
+epubs many --resource-path "$TOP/tests/books/inline" $(sed -n "/^[^#]/s|^|$H/|p" "$H/book.list") "$I"
+# the handout's PDF with a core over for the shaping (-j3: layout, drawing, shaping)
+"$OCTAVO" -q -j1 --layout handout "$@" -o many-h1.pdf || fail "many scripts: handout -j1 failed"
+for k in 1 2 3; do
+  "$OCTAVO" -q -j3 --layout handout "$@" -o many-h3.pdf || fail "many scripts: handout -j3 build $k failed"
+  cmp -s many-h1.pdf many-h3.pdf || fail "many scripts: the handout -j3 build $k differs from -j1"
+done
+
 # bad counts
 "$OCTAVO" -j -1 warn/w.md -o bad.pdf 2>/dev/null
 [ $? = 2 ] || fail "-j -1 is not a usage error"

@@ -98,7 +98,7 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
                             GHashTable **landed)
 {
   Run r;
-  run_init(&r, book, opts, st, fonts, col);
+  run_init(&r, book, opts, st, fonts, col, 0);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   Handout h;
@@ -222,7 +222,7 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
                           bool *same_toc)
 {
   Run r;
-  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon);
+  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, 0);
   if (url_ids_clash(&r)) {
     run_clear(&r);
     return NULL;
@@ -365,7 +365,8 @@ static bool same_keys(GHashTable *a, GHashTable *b)
 Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact)
 {
   Run r;
-  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon);
+  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon,
+           plan->opts->threads > 1); /* the pipe draws (pdf.c) */
   Layout *lay = layout_new(plan->book, plan->st, plan->fonts);
   HandoutStream s = {plan, lay, sink};
   layout_notes(&r.env, &r.shp, &r.store);

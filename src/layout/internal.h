@@ -55,6 +55,8 @@ typedef struct {
   bool marks_only;            /* the page list's layout: lines without their glyphs (lines.c) */
 } LayEnv;
 
+typedef struct Ahead Ahead; /* paragraphs shaped ahead on a thread (ahead.c) */
+
 typedef struct {
   PangoContext *pctx; /* owned */
   PangoLanguage *plang;
@@ -67,6 +69,7 @@ typedef struct {
   GHashTable *labels;             /* font + "\x1f" + label -> Shaped *: labels shaped once */
   GHashTable *toc_lines;          /* a contents entry (depth, dest, title) -> GPtrArray of GArray of
                           * LayItem: its title's lines as the placeholder pass set them (front.c) */
+  Ahead *ahead; /* the body's paragraphs shaped on another thread, or NULL (one thread) */
 } LayShaper;
 
 typedef struct {
@@ -245,8 +248,9 @@ typedef struct {
   PangoAttrList *attrs;
   GArray *srcs;   /* Src */
   GArray *spans;  /* Span */
-  Shaped *shaped; /* text and attrs shaped already (table.c measured them), taken by set_para;
-                   * or NULL (owned) */
+  Shaped *shaped; /* text and attrs shaped already (table.c measured them, or ahead.c's
+                   * thread), taken by set_para; or NULL (owned) */
+  bool ahead;     /* shaped is ahead.c's: set_para gives it back (ahead_done) */
 } Para;
 
 /* Per-byte flags of the spans that change how text breaks (span_flags):
@@ -460,6 +464,23 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
                    const char *book_title, int total);
 
 /* ------------------------------------------------------------------------ */
+/* Paragraphs shaped ahead (ahead.c)                                        */
+
+/* Start shaping the chapters' paragraphs on a thread of its own, ahead of
+ * the layout: NULL when opts->threads has no core for it beside the
+ * layout's and `busy` others, or nothing to gain. */
+Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy);
+/* The shaping of paragraph `node`, when the thread made it from the same
+ * text and attributes as p and font d (the caller owns it); else NULL, and
+ * the caller shapes. Claims node: the thread leaves it alone after. */
+Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFontDescription *d);
+/* The layout is done with a shaping ahead_take gave: freed on the thread
+ * that made it (glibc's malloc frees best on the thread that allocated). */
+void ahead_done(Ahead *a, Shaped *sh);
+/* Stop the thread and free a (NULL: nothing). */
+void ahead_stop(Ahead *a);
+
+/* ------------------------------------------------------------------------ */
 /* The driver (layout.c) and the handout (handout.c)                        */
 
 /* Everything one layout call owns until it returns. */
@@ -472,8 +493,11 @@ typedef struct {
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
 } Run;
 
+/* busy: the threads busy beside the layout's meanwhile (a streamed PDF's
+ * drawing thread: 1); the paragraphs are shaped ahead when opts->threads
+ * leaves a core over (ahead.c). */
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon);
+              const Fonts *fonts, const Colophon *colophon, int busy);
 void run_clear(Run *r);
 /* An empty layout of the style's paper, with the book's title as printed. */
 Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);

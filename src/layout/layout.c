@@ -77,12 +77,13 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
 }
 
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon)
+              const Fonts *fonts, const Colophon *colophon, int busy)
 {
   memset(r, 0, sizeof *r);
   const char *lang = book->meta.lang; /* always set (book.h) */
   shaper_init(&r->shp, fonts, lang);
   env_init(&r->env, book, opts, st, lang, colophon);
+  r->shp.ahead = ahead_start(&r->env, fonts, lang, busy);
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
@@ -97,6 +98,7 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
 
 void run_clear(Run *r)
 {
+  ahead_stop(r->shp.ahead);
   GHashTableIter hi;
   gpointer k, v;
   g_hash_table_iter_init(&hi, r->store.notes);
@@ -504,7 +506,7 @@ Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style
   if (!st->chapter_new_page)
     return NULL;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon);
+  run_init(&r, book, opts, st, fonts, colophon, opts->threads > 1); /* the pipe draws (pdf.c) */
   Layout *lay = layout_new(book, st, fonts);
   Stream s = {&r,
               lay,
@@ -568,7 +570,7 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
     return lay_handout(book, opts, st, fonts, colophon);
   bool print = purpose == LAY_FOR_PRINT;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon);
+  run_init(&r, book, opts, st, fonts, colophon, 0);
   r.env.marks_only = !print;
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);

@@ -651,6 +651,7 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
                                c->dir > 0 ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR);
   S.sh = p->shaped ? p->shaped
                    : shape_text(c->shp->pctx, p->text->str, p->text->len, p->attrs, c->shp->plang);
+  bool ahead = p->shaped && p->ahead;
   p->shaped = NULL;
   pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
@@ -721,6 +722,9 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   g_array_free(lines, TRUE);
   g_array_free(S.items, TRUE);
   g_array_free(S.meta, TRUE);
-  shape_free(S.sh);
+  if (ahead)
+    ahead_done(c->shp->ahead, S.sh);
+  else
+    shape_free(S.sh);
   return info;
 }

@@ -42,6 +42,7 @@ void para_init(Para *p)
   p->srcs = g_array_new(FALSE, TRUE, sizeof(Src));
   p->spans = g_array_new(FALSE, TRUE, sizeof(Span));
   p->shaped = NULL;
+  p->ahead = false;
 }
 
 void para_clear(Para *p)

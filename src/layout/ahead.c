@@ -1,0 +1,317 @@
+/* layout/ahead.c: the body's paragraphs shaped ahead of the layout, on a
+ * second core.
+ *
+ * Shaping (itemising, shaping, the break analysis) is most of a layout's
+ * time, and a paragraph's shaping depends only on its text, its attributes,
+ * its font and the language, not on where it lands. So with two threads
+ * or more, a thread of its own walks the chapters' paragraphs in reading
+ * order, a little ahead of the layout, and shapes each; the layout takes
+ * the result (paragraph_of, blocks.c) where its own Para is the same, and
+ * shapes itself where the thread has not got that far or made a different
+ * one (a URL note's letter the thread could not know, a dir attribute).
+ * A paragraph is claimed by one side or the other, never shaped twice but
+ * for such a difference.
+ *
+ * The thread has a pango font map and context of its own (pango's objects
+ * are not shared between threads): the fonts it shapes with are that map's,
+ * the same faces and options as the layout's, and the glyphs and advances
+ * are the same, so the output is the same bytes whatever the threads
+ * (t-threads compares them). Shaping touches no cairo font but in one
+ * case: pango asks cairo for the box it draws for a glyph no face has
+ * (pango_font_get_glyph_extents), and the first time for a font it makes
+ * a small font for the box's digits on the font's own map. The layout
+ * and the drawing thread ask the same of the fonts they get from here (a
+ * hyphen or a continuation mark a face lacks), and they must not touch
+ * this thread's map. So the thread readies each new font before it
+ * shapes with it: it asks for such a box once, under fontlock.c's lock
+ * (cairo's pattern fonts are one thread's at a time), and pango keeps the
+ * answer in the font. The fonts its results carry, and its map, live
+ * until the fonts are freed (fonts_keep): a font's last reference dropped
+ * on another thread would edit its map.
+ *
+ * What the thread allocates it also frees (the Paras it made, the shapings
+ * the layout gives back): glibc's malloc frees a block on another thread's
+ * heap only under that heap's lock. It runs at most AHEAD paragraphs
+ * beyond the last the layout asked for, and once held there waits until
+ * half of them are taken, so the two wake each other seldom. */
+#include "layout/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fontlock.h"
+#include "fonts.h"
+
+enum { AHEAD = 64 };
+
+/* A paragraph's state: claimed by nobody, by the thread (being shaped,
+ * then shaped), or by the layout. */
+enum { FREE, SHAPING, SHAPED, LAYOUT };
+
+typedef struct {
+  BookNode *node;
+  guint chapter;
+  int state;     /* under the mutex */
+  Para para;     /* the thread's (para.shaped: its shaping, until taken) */
+  bool has_para; /* para was made and is not freed yet */
+} Slot;
+
+struct Ahead {
+  GMutex mutex;
+  GCond room;  /* the layout asked for more, or stop: the thread may go on */
+  GCond ready; /* a slot was shaped: the layout may take it */
+  Slot *slots;
+  guint n;
+  GHashTable *index; /* BookNode * -> 1 + its slot */
+  guint asked;       /* 1 + the last slot the layout asked for (0: none) */
+  guint at;          /* the slot the thread works on or waits at */
+  bool thread_waits; /* for room */
+  bool layout_waits; /* for a slot being shaped */
+  GPtrArray *done;   /* Shaped * the layout gave back, for the thread to free */
+  guint taken;       /* paragraphs the layout took shaped (under the mutex) */
+  guint shaped;      /* paragraphs the thread shaped */
+  gint64 waited_us;  /* the layout's time waiting for a paragraph being shaped */
+  bool stop;
+  GThread *thread;
+  /* the thread's own */
+  const LayEnv *env;
+  PangoContext *ctx;
+  PangoLanguage *plang;
+  PangoFontDescription *desc; /* the body's, as paragraph_of makes it */
+  LayStore store;             /* its URL notes (their letters are a paragraph's text) */
+  GHashTable *fonts;          /* PangoFont * (a reference) the results carry */
+  guint swept;                /* slots before this one the thread has freed */
+  const Fonts *owner;
+};
+
+/* A font the thread itemised with, before it shapes with it: kept, and
+ * readied the first time (the header). */
+static void font_seen(PangoFont *f, gpointer data)
+{
+  Ahead *a = data;
+  if (g_hash_table_contains(a->fonts, f))
+    return;
+  g_hash_table_add(a->fonts, g_object_ref(f));
+  PangoRectangle ink, logical;
+  fontlock_enter();
+  pango_font_get_glyph_extents(f, PANGO_GET_UNKNOWN_GLYPH(0xFFFD), &ink, &logical);
+  fontlock_leave();
+}
+
+/* The thread's Para and shaping of slot s (NULL shaped: nothing to shape,
+ * or the layout's to shape). */
+static void shape_slot(Ahead *a, Slot *s, guint *chapter)
+{
+  /* a book's chapter letters its URL notes from a (layout.c); a handout
+   * runs on (handout.c) */
+  if (s->chapter != *chapter && a->env->st->chapter_new_page) {
+    a->store.url_first = a->store.url_notes->len;
+    *chapter = s->chapter;
+  }
+  Build c;
+  build_init(&c, a->env, NULL, &a->store, 0);
+  para_init(&s->para);
+  s->has_para = true;
+  para_inlines(&c, &s->para, s->node);
+  build_clear(&c);
+  if (s->para.text->len == 0)
+    return;
+  s->para.shaped = shape_text_seen(a->ctx, s->para.text->str, s->para.text->len, s->para.attrs,
+                                   a->plang, font_seen, a);
+  a->shaped++;
+}
+
+/* Free what the layout is done with (under the mutex: the slots the
+ * layout has passed, `asked` read; the given-back list taken). */
+static GPtrArray *take_done(Ahead *a, guint *upto)
+{
+  GPtrArray *done = a->done->len ? a->done : NULL;
+  if (done)
+    a->done = g_ptr_array_new();
+  *upto = a->asked > 0 ? a->asked - 1 : 0; /* the layout may still read the last */
+  return done;
+}
+
+static void free_done(Ahead *a, GPtrArray *done, guint upto)
+{
+  for (guint i = 0; done && i < done->len; i++)
+    shape_free(done->pdata[i]);
+  if (done)
+    g_ptr_array_free(done, TRUE);
+  for (; a->swept < upto; a->swept++) {
+    Slot *s = &a->slots[a->swept];
+    if (s->state == LAYOUT && s->has_para) { /* LAYOUT is final: no lock needed */
+      para_clear(&s->para);
+      s->has_para = false;
+    }
+  }
+}
+
+static gpointer ahead_thread(gpointer data)
+{
+  Ahead *a = data;
+  guint chapter = G_MAXUINT;
+  for (guint i = 0; i < a->n; i++) {
+    Slot *s = &a->slots[i];
+    guint upto;
+    g_mutex_lock(&a->mutex);
+    a->at = i;
+    if (i >= a->asked + AHEAD) {
+      a->thread_waits = true;
+      while (!a->stop && i >= a->asked + AHEAD / 2)
+        g_cond_wait(&a->room, &a->mutex);
+      a->thread_waits = false;
+    }
+    bool mine = !a->stop && s->state == FREE;
+    if (mine)
+      s->state = SHAPING;
+    bool stop = a->stop;
+    GPtrArray *done = take_done(a, &upto);
+    g_mutex_unlock(&a->mutex);
+    free_done(a, done, upto);
+    if (stop)
+      break;
+    if (!mine)
+      continue;
+    shape_slot(a, s, &chapter);
+    g_mutex_lock(&a->mutex);
+    s->state = SHAPED;
+    if (a->layout_waits)
+      g_cond_signal(&a->ready);
+    g_mutex_unlock(&a->mutex);
+  }
+  return NULL;
+}
+
+Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy)
+{
+  const Book *book = env->book;
+  if (env->opts->threads < 2 + busy || !fonts)
+    return NULL;
+  GArray *slots = g_array_new(FALSE, TRUE, sizeof(Slot));
+  for (guint ci = 0; ci < book->chapters->len; ci++) {
+    BookChapter *ch = book->chapters->pdata[ci];
+    BookIter it;
+    book_iter_init(&it, ch->root);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_PARAGRAPH) {
+        Slot s = {.node = it.cur, .chapter = ci};
+        g_array_append_val(slots, s);
+      }
+  }
+  if (slots->len < 2) { /* nothing to gain */
+    g_array_free(slots, TRUE);
+    return NULL;
+  }
+  Ahead *a = g_new0(Ahead, 1);
+  g_mutex_init(&a->mutex);
+  g_cond_init(&a->room);
+  g_cond_init(&a->ready);
+  a->n = slots->len;
+  a->slots = (Slot *)g_array_free(slots, FALSE);
+  a->index = g_hash_table_new(NULL, NULL);
+  for (guint i = 0; i < a->n; i++)
+    g_hash_table_insert(a->index, a->slots[i].node, GUINT_TO_POINTER(i + 1));
+  a->done = g_ptr_array_new();
+  a->env = env;
+  a->owner = fonts;
+  a->ctx = fonts_context_own_map(fonts);
+  a->plang = pango_language_from_string(lang);
+  pango_context_set_language(a->ctx, a->plang);
+  const Style *st = env->st;
+  a->desc = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  pango_context_set_font_description(a->ctx, a->desc);
+  a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
+  a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
+  a->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
+  a->thread = g_thread_new("octavo-shape", ahead_thread, a);
+  return a;
+}
+
+static bool same_para(const Para *x, const Para *y)
+{
+  return x->text->len == y->text->len && memcmp(x->text->str, y->text->str, x->text->len) == 0 &&
+         pango_attr_list_equal(x->attrs, y->attrs);
+}
+
+Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFontDescription *d)
+{
+  if (!a)
+    return NULL;
+  guint k = GPOINTER_TO_UINT(g_hash_table_lookup(a->index, node));
+  if (k == 0)
+    return NULL;
+  Slot *s = &a->slots[k - 1];
+  Shaped *sh = NULL;
+  g_mutex_lock(&a->mutex);
+  if (k > a->asked) {
+    a->asked = k;
+    if (a->thread_waits && a->at < a->asked + AHEAD / 2)
+      g_cond_signal(&a->room);
+  }
+  if (s->state == SHAPING) {
+    /* without pango's fonts meanwhile: the thread may be readying one */
+    g_mutex_unlock(&a->mutex);
+    int held = fontlock_suspend();
+    gint64 t0 = g_get_monotonic_time();
+    g_mutex_lock(&a->mutex);
+    a->layout_waits = true;
+    while (s->state == SHAPING)
+      g_cond_wait(&a->ready, &a->mutex);
+    a->layout_waits = false;
+    a->waited_us += g_get_monotonic_time() - t0;
+    g_mutex_unlock(&a->mutex);
+    fontlock_resume(held);
+    g_mutex_lock(&a->mutex);
+  }
+  /* compared under the mutex: the thread frees the slots the layout has
+   * passed, and the layout may come back to an earlier one */
+  if (s->state == SHAPED && s->para.shaped && same_para(p, &s->para) &&
+      pango_font_description_equal(d, a->desc))
+    sh = g_steal_pointer(&s->para.shaped);
+  a->taken += sh != NULL;
+  s->state = LAYOUT;
+  g_mutex_unlock(&a->mutex);
+  return sh;
+}
+
+void ahead_done(Ahead *a, Shaped *sh)
+{
+  g_mutex_lock(&a->mutex);
+  g_ptr_array_add(a->done, sh);
+  g_mutex_unlock(&a->mutex);
+}
+
+void ahead_stop(Ahead *a)
+{
+  if (!a)
+    return;
+  g_mutex_lock(&a->mutex);
+  a->stop = true;
+  g_cond_signal(&a->room);
+  g_mutex_unlock(&a->mutex);
+  g_thread_join(a->thread);
+  if (a->env->opts->verbose)
+    fprintf(stderr,
+            "octavo: %u of %u paragraphs shaped on a second thread (%u shaped there), the "
+            "layout waited %.2f s for them\n",
+            a->taken, a->n, a->shaped, a->waited_us / 1e6);
+  for (guint i = 0; i < a->done->len; i++)
+    shape_free(a->done->pdata[i]);
+  g_ptr_array_free(a->done, TRUE);
+  for (guint i = 0; i < a->n; i++)
+    if (a->slots[i].has_para)
+      para_clear(&a->slots[i].para);
+  g_free(a->slots);
+  g_hash_table_destroy(a->index);
+  g_ptr_array_free(a->store.url_notes, TRUE);
+  g_hash_table_destroy(a->store.url_index);
+  pango_font_description_free(a->desc);
+  /* the fonts the layout's items took, and their map, until the end */
+  fonts_keep(a->owner, a->fonts, (GDestroyNotify)g_hash_table_unref);
+  fonts_keep(a->owner, a->ctx, g_object_unref);
+  g_mutex_clear(&a->mutex);
+  g_cond_clear(&a->room);
+  g_cond_clear(&a->ready);
+  g_free(a);
+}
