@@ -4,8 +4,9 @@
  * Shaping (itemising, shaping, the break analysis) is most of a layout's
  * time, and a paragraph's shaping depends only on its text, its attributes,
  * its font and the language, not on where it lands. So with two threads
- * or more, a thread of its own walks the chapters' paragraphs in reading
- * order, a little ahead of the layout, and shapes each; the layout takes
+ * or more, a thread of its own walks the paragraphs in the order the
+ * layout sets them (the footnotes', laid out first, then the chapters'),
+ * a little ahead of the layout, and shapes each; the layout takes
  * the result (paragraph_of, blocks.c) where its own Para is the same, and
  * shapes itself where the thread has not got that far or made a different
  * one (a URL note's letter the thread could not know, a dir attribute).
@@ -50,7 +51,7 @@ enum { FREE, SHAPING, SHAPED, LAYOUT };
 
 typedef struct {
   BookNode *node;
-  guint chapter;
+  guint chapter; /* G_MAXUINT: a footnote's */
   int state;     /* under the mutex */
   Para para;     /* the thread's (para.shaped: its shaping, until taken) */
   bool has_para; /* para was made and is not freed yet */
@@ -77,10 +78,10 @@ struct Ahead {
   const LayEnv *env;
   PangoContext *ctx;
   PangoLanguage *plang;
-  PangoFontDescription *desc; /* the body's, as paragraph_of makes it */
-  LayStore store;             /* its URL notes (their letters are a paragraph's text) */
-  GHashTable *fonts;          /* PangoFont * (a reference) the results carry */
-  guint swept;                /* slots before this one the thread has freed */
+  PangoFontDescription *desc[2]; /* the body's and the notes', as paragraph_of makes them */
+  LayStore store;                /* its URL notes (their letters are a paragraph's text) */
+  GHashTable *fonts;             /* PangoFont * (a reference) the results carry */
+  guint swept;                   /* slots before this one the thread has freed */
   const Fonts *owner;
 };
 
@@ -104,18 +105,21 @@ static void shape_slot(Ahead *a, Slot *s, guint *chapter)
 {
   /* a book's chapter letters its URL notes from a (layout.c); a handout
    * runs on (handout.c) */
-  if (s->chapter != *chapter && a->env->st->chapter_new_page) {
+  if (s->chapter != *chapter && a->env->st->chapter_new_page && s->chapter != G_MAXUINT) {
     a->store.url_first = a->store.url_notes->len;
     *chapter = s->chapter;
   }
+  bool note = s->chapter == G_MAXUINT;
   Build c;
   build_init(&c, a->env, NULL, &a->store, 0);
+  c.note_mode = note;
   para_init(&s->para);
   s->has_para = true;
   para_inlines(&c, &s->para, s->node);
   build_clear(&c);
   if (s->para.text->len == 0)
     return;
+  pango_context_set_font_description(a->ctx, a->desc[note]);
   s->para.shaped = shape_text_seen(a->ctx, s->para.text->str, s->para.text->len, s->para.attrs,
                                    a->plang, font_seen, a);
   a->shaped++;
@@ -183,22 +187,31 @@ static gpointer ahead_thread(gpointer data)
   return NULL;
 }
 
+/* The paragraphs under root, in reading order. */
+static void add_slots(GArray *slots, BookNode *root, guint chapter)
+{
+  BookIter it;
+  book_iter_init(&it, root);
+  while (book_iter_next(&it) != BOOK_ITER_DONE)
+    if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_PARAGRAPH) {
+      Slot s = {.node = it.cur, .chapter = chapter};
+      g_array_append_val(slots, s);
+    }
+}
+
 Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy)
 {
   const Book *book = env->book;
   if (env->opts->threads < 2 + busy || !fonts)
     return NULL;
   GArray *slots = g_array_new(FALSE, TRUE, sizeof(Slot));
-  for (guint ci = 0; ci < book->chapters->len; ci++) {
-    BookChapter *ch = book->chapters->pdata[ci];
-    BookIter it;
-    book_iter_init(&it, ch->root);
-    while (book_iter_next(&it) != BOOK_ITER_DONE)
-      if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_PARAGRAPH) {
-        Slot s = {.node = it.cur, .chapter = ci};
-        g_array_append_val(slots, s);
-      }
+  for (guint fi = 0; fi < book->footnotes->len; fi++) { /* as layout_notes takes them */
+    BookFootnote *fn = book->footnotes->pdata[fi];
+    if (fn->def && fn->nrefs > 0)
+      add_slots(slots, fn->def, G_MAXUINT);
   }
+  for (guint ci = 0; ci < book->chapters->len; ci++)
+    add_slots(slots, ((BookChapter *)book->chapters->pdata[ci])->root, ci);
   if (slots->len < 2) { /* nothing to gain */
     g_array_free(slots, TRUE);
     return NULL;
@@ -219,8 +232,8 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
   a->plang = pango_language_from_string(lang);
   pango_context_set_language(a->ctx, a->plang);
   const Style *st = env->st;
-  a->desc = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  pango_context_set_font_description(a->ctx, a->desc);
+  a->desc[0] = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  a->desc[1] = font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
   a->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
@@ -267,7 +280,7 @@ Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFon
   /* compared under the mutex: the thread frees the slots the layout has
    * passed, and the layout may come back to an earlier one */
   if (s->state == SHAPED && s->para.shaped && same_para(p, &s->para) &&
-      pango_font_description_equal(d, a->desc))
+      pango_font_description_equal(d, a->desc[s->chapter == G_MAXUINT]))
     sh = g_steal_pointer(&s->para.shaped);
   a->taken += sh != NULL;
   s->state = LAYOUT;
@@ -306,7 +319,8 @@ void ahead_stop(Ahead *a)
   g_hash_table_destroy(a->index);
   g_ptr_array_free(a->store.url_notes, TRUE);
   g_hash_table_destroy(a->store.url_index);
-  pango_font_description_free(a->desc);
+  pango_font_description_free(a->desc[0]);
+  pango_font_description_free(a->desc[1]);
   /* the fonts the layout's items took, and their map, until the end */
   fonts_keep(a->owner, a->fonts, (GDestroyNotify)g_hash_table_unref);
   fonts_keep(a->owner, a->ctx, g_object_unref);

@@ -84,7 +84,7 @@ static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
                                           : (c->after_par ? 0 : c->st->block_space_pt));
   if (c->after_par && c->st->par_space_pt > 0)
     want_space(c, c->st->par_space_pt);
-  if (!run && !c->note_mode && !c->measuring && !c->dir) { /* as the thread shapes it */
+  if (!run && !c->measuring && !c->dir) { /* as the thread shapes it */
     p.shaped = ahead_take(c->shp->ahead, n, &p, d);
     p.ahead = p.shaped != NULL;
   }

@@ -466,7 +466,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
 /* ------------------------------------------------------------------------ */
 /* Paragraphs shaped ahead (ahead.c)                                        */
 
-/* Start shaping the chapters' paragraphs on a thread of its own, ahead of
+/* Start shaping the footnotes' and chapters' paragraphs on a thread of its own, ahead of
  * the layout: NULL when opts->threads has no core for it beside the
  * layout's and `busy` others, or nothing to gain. */
 Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy);
