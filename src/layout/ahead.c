@@ -78,7 +78,7 @@ struct Ahead {
   const LayEnv *env;
   PangoContext *ctx;
   PangoLanguage *plang;
-  PangoFontDescription *desc[2]; /* the body's and the notes', as paragraph_of makes them */
+  PangoFontDescription *desc[2]; /* text_desc: the body's and the notes' */
   LayStore store;                /* its URL notes (their letters are a paragraph's text) */
   GHashTable *fonts;             /* PangoFont * (a reference) the results carry */
   guint swept;                   /* slots before this one the thread has freed */
@@ -231,9 +231,8 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
   a->ctx = fonts_context_own_map(fonts);
   a->plang = pango_language_from_string(lang);
   pango_context_set_language(a->ctx, a->plang);
-  const Style *st = env->st;
-  a->desc[0] = font_desc(st->body_face, st->body_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  a->desc[1] = font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  a->desc[0] = text_desc(env->st, false);
+  a->desc[1] = text_desc(env->st, true);
   a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
   a->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);

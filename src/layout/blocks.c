@@ -70,10 +70,8 @@ static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
     para_clear(&p);
     return;
   }
-  double size = c->note_mode ? c->st->note_size_pt : c->st->body_size_pt;
   double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
-  PangoFontDescription *d =
-      font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d = text_desc(c->st, c->note_mode);
   ParaStyle ps = para_style(c, d, leading);
   bool in_item = n->parent && n->parent->type == BOOK_ITEM;
   if (c->after_par && c->st->indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
@@ -541,16 +539,14 @@ static void list_label(Build *c, ListCtx *l, BookNode *item)
       g_snprintf(buf, sizeof buf, "%c%d", delim, l->number);
     else
       g_snprintf(buf, sizeof buf, "%d%c", l->number, delim);
-    PangoFontDescription *d =
-        font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d = text_desc(c->st, c->note_mode);
     double w = label_width(c->shp, d, buf);
     shape_label(c->shp, c->pending, d, buf, left_of(c) - 5 - w, base, 0);
     pango_font_description_free(d);
   } else {
     static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xE2\x97\xA6"};
     const char *b = bullets[l->depth % 3];
-    PangoFontDescription *d =
-        font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+    PangoFontDescription *d = text_desc(c->st, c->note_mode);
     double w = label_width(c->shp, d, b);
     shape_label(c->shp, c->pending, d, b, left_of(c) - 6 - w, base, 0);
     pango_font_description_free(d);

@@ -175,6 +175,9 @@ double vl_height(const GArray *vl);
 
 void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang);
 void shaper_clear(LayShaper *shp);
+/* The running text's font: the body face at the body's size, or at the
+ * notes' in a footnote (paragraphs, list labels; ahead.c shapes with it). */
+PangoFontDescription *text_desc(const Style *st, bool note);
 PangoFontDescription *font_desc(const char *family, double size, PangoStyle style,
                                 PangoWeight weight);
 double baseline(LayShaper *shp, const PangoFontDescription *d, double leading);

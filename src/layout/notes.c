@@ -51,8 +51,7 @@ static void store_note(LayStore *store, gpointer key, GArray *vl)
 void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store)
 {
   const Style *st = env->st;
-  PangoFontDescription *d =
-      font_desc(st->body_face, st->note_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  PangoFontDescription *d = text_desc(st, true);
   double base = baseline(shp, d, st->note_leading_pt);
   BookOutlineLevels heads = {0};
   for (guint i = 0; i < env->book->footnotes->len; i++) {

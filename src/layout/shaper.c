@@ -49,6 +49,12 @@ PangoFontDescription *font_desc(const char *family, double size, PangoStyle styl
   return d;
 }
 
+PangoFontDescription *text_desc(const Style *st, bool note)
+{
+  return font_desc(st->body_face, note ? st->note_size_pt : st->body_size_pt, PANGO_STYLE_NORMAL,
+                   PANGO_WEIGHT_NORMAL);
+}
+
 /* The string of font description d, the caches' key (owned by shp):
  * pango_font_description_to_string is not cheap, and every paragraph asks
  * with a description of its own, equal to many before it. */
