@@ -482,8 +482,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
 }
 
 bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                      const GArray *page_marks, const CoverageChars *chars,
-                      const char *identifier, const char *path)
+                      const GArray *page_marks, const CoverageChars *chars, const char *identifier,
+                      const char *path)
 {
   Epub e;
   epub_init(&e, book, style, fonts, opts, page_marks);

@@ -23,8 +23,8 @@ bool epub_write(Book *book, const Style *style, const Fonts *fonts, const Octavo
  * (epub_identifier of this book and opts: the PDF's colophon names it;
  * NULL: made here). */
 bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const OctavoOptions *opts,
-                      const GArray *page_marks, const CoverageChars *chars,
-                      const char *identifier, const char *path);
+                      const GArray *page_marks, const CoverageChars *chars, const char *identifier,
+                      const char *path);
 
 /* Starts making the EPUB's cover image (the -M cover file, or octavo's
  * drawn cover: 80 M instructions for the seed) on a thread of its own,

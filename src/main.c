@@ -145,10 +145,9 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   case FMT_EPUB: {
     /* streamed beside the PDF: its marks, once its layout is done */
     const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
-    return ld->chars.text
-               ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars,
-                                  ld->identifier, out->path)
-               : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
+    return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars,
+                                             ld->identifier, out->path)
+                          : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
   }
   case FMT_PDF:
     if (!lay && ld->stream) {

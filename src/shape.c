@@ -4,6 +4,11 @@
 
 #include <string.h>
 
+#include "fontlock.h"
+
+/* shape_thread_context's contexts: the fonts kept (and readied) */
+G_DEFINE_QUARK(octavo - shape - thread - fonts, thread_fonts)
+
 /* A glyph no face has (pango would draw a box of hex digits) becomes the
  * run's font's U+FFFD, with its width; its cluster keeps the character, so
  * the text layer still holds it. The warning is coverage.c's. */
@@ -32,9 +37,32 @@ static void replace_unknown(const PangoAnalysis *an, PangoGlyphString *gs)
 }
 
 /* shape_text and shape_unbroken: with or without the break analysis. */
+/* A font about to be shaped with on a shape_thread_context: kept, and
+ * readied the first time (shape.h). */
+static void font_seen(GHashTable *kept, PangoFont *f)
+{
+  if (!f || g_hash_table_contains(kept, f))
+    return;
+  g_hash_table_add(kept, g_object_ref(f));
+  PangoRectangle ink, logical;
+  fontlock_enter();
+  pango_font_get_glyph_extents(f, PANGO_GET_UNKNOWN_GLYPH(0xFFFD), &ink, &logical);
+  fontlock_leave();
+}
+
+PangoContext *shape_thread_context(const Fonts *fonts)
+{
+  PangoContext *ctx = fonts_context_own_map(fonts);
+  GHashTable *kept = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
+  g_object_set_qdata(G_OBJECT(ctx), thread_fonts_quark(), kept);
+  /* destroyed in this order: the fonts, then the map */
+  fonts_keep(fonts, kept, (GDestroyNotify)g_hash_table_unref);
+  fonts_keep(fonts, g_object_ref(ctx), g_object_unref);
+  return ctx;
+}
+
 static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                     PangoLanguage *lang, bool breaks, void (*seen)(PangoFont *, gpointer),
-                     gpointer data)
+                     PangoLanguage *lang, bool breaks)
 {
   Shaped *s = g_new0(Shaped, 1);
   s->text = g_strndup(text, len);
@@ -60,9 +88,9 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {
     GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
-    for (GList *l = items; seen && l; l = l->next)
-      if (((PangoItem *)l->data)->analysis.font)
-        seen(((PangoItem *)l->data)->analysis.font, data);
+    GHashTable *kept = g_object_get_qdata(G_OBJECT(ctx), thread_fonts_quark());
+    for (GList *l = items; kept && l; l = l->next)
+      font_seen(kept, ((PangoItem *)l->data)->analysis.font);
     for (GList *l = items; l; l = l->next) {
       PangoItem *item = l->data;
       ShapeRun run = {item, pango_glyph_string_new(), 0};
@@ -91,19 +119,13 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang)
 {
-  return shape(ctx, text, len, attrs, lang, true, NULL, NULL);
-}
-
-Shaped *shape_text_seen(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                        PangoLanguage *lang, void (*seen)(PangoFont *, gpointer), gpointer data)
-{
-  return shape(ctx, text, len, attrs, lang, true, seen, data);
+  return shape(ctx, text, len, attrs, lang, true);
 }
 
 Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                        PangoLanguage *lang)
 {
-  return shape(ctx, text, len, attrs, lang, false, NULL, NULL);
+  return shape(ctx, text, len, attrs, lang, false);
 }
 
 void shape_free(Shaped *s)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fonts.h"
+
 typedef struct {
   PangoItem *item;          /* owned; offset and length in the paragraph's text */
   PangoGlyphString *glyphs; /* owned; log_clusters relative to item->offset */
@@ -39,17 +41,26 @@ typedef struct {
  * language lang (may be NULL). Never returns NULL. */
 Shaped *shape_text(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                    PangoLanguage *lang);
-/* shape_text, calling seen(font, data) for each item's font after
- * itemising and before shaping it (ahead.c readies fonts another thread
- * made). */
-Shaped *shape_text_seen(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
-                        PangoLanguage *lang, void (*seen)(PangoFont *, gpointer), gpointer data);
 /* As shape_text, for text that is never broken (labels, folios, running
  * heads): without the break analysis, so log is NULL. */
 Shaped *shape_unbroken(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                        PangoLanguage *lang);
 /* Free. Accepts NULL. */
 void shape_free(Shaped *s);
+
+/* A context to shape with on a thread other than the main one (ahead.c,
+ * pool.c), on a pango font map of its own: pango's maps are not
+ * thread-safe. The fonts shaped with on it give the same glyphs and
+ * advances as fonts_context's. Other threads use those fonts (the layout
+ * a shaping's, the drawing thread every glyph run's), and pango, the
+ * first time it is asked for the box it draws for a glyph no face has,
+ * loads a small font for the box's digits on the font's own map, through
+ * cairo: so shape_text readies each new font of such a context before it
+ * shapes with it (one such box, under fontlock.c's lock, which pango
+ * keeps in the font). Those fonts and the map live until fonts_free (a
+ * font's last reference dropped on another thread would edit its map).
+ * Caller unrefs. */
+PangoContext *shape_thread_context(const Fonts *fonts);
 
 /* Width in points of bytes [a, b) (a and b at cluster boundaries). */
 double shape_width_pt(const Shaped *s, size_t a, size_t b);

@@ -116,10 +116,11 @@ timeout 120 "$OCTAVO" -q -j2 "$M/01-intro.md" -o rev.pdf -o rev.epub || fail "re
 "$OCTAVO" -q -j1 "$M/01-intro.md" -o rev-alone.epub && cmp -s rev.epub rev-alone.epub ||
   fail "reversed both: not the EPUB written alone"
 
-# The EPUB alone, with its page list: with two threads the body's
-# paragraphs are shaped on a second thread ahead of the page list's layout
-# (src/layout/ahead.c), on a pango font map of its own; the bytes must be
-# those of one thread, and the thread must really have shaped them (-v).
+# The EPUB alone, with its page list: with two threads a book's chapters
+# are set on a second thread beside the page list's layout (src/layout/
+# pool.c), a handout's paragraphs shaped on one ahead of it (ahead.c),
+# each on a pango font map of its own; the bytes must be those of one
+# thread, and the thread must really have done the work (-v).
 epubs() { # name octavo-arguments...
   name=$1; shift
   for j in 1 2 4; do
@@ -130,9 +131,10 @@ epubs() { # name octavo-arguments...
     grep -v '^octavo: ' "e-$name-1.err" >e1.err; grep -v '^octavo: ' "e-$name-$j.err" >ej.err
     cmp -s e1.err ej.err || fail "$name: the messages differ between -j1 and -j$j"
   done
-  ! grep -q "on a second thread" "e-$name-1.err" || fail "$name: -j1 used a second thread"
-  n=$(sed -n 's/^octavo: \([0-9]*\) of [0-9]* paragraphs shaped on a second thread.*/\1/p' "e-$name-2.err" | head -n 1)
-  [ "${n:-0}" -gt 0 ] || fail "$name: -j2 shaped no paragraph on a second thread: $(grep paragraphs "e-$name-2.err")"
+  ! grep -q "on a second thread\|beside the layout's turn" "e-$name-1.err" || fail "$name: -j1 used a second thread"
+  n=$(sed -n -e 's/^octavo: \([0-9]*\) of [0-9]* paragraphs shaped on a second thread.*/\1/p' \
+    -e "s/^octavo: \\([0-9]*\\) of [0-9]* chapters set beside the layout's turn.*/\\1/p" "e-$name-2.err" | head -n 1)
+  [ "${n:-0}" -gt 0 ] || fail "$name: -j2 set nothing on a second thread: $(grep 'paragraphs\|chapters' "e-$name-2.err")"
 }
 epubs seed "$TOP/content/lsfmm-bpf-2023.md"
 epubs seed-handout --layout handout "$TOP/content/lsfmm-bpf-2023.md"
@@ -147,6 +149,37 @@ epubs many --resource-path "$TOP/tests/books/inline" $(sed -n "/^[^#]/s|^|$H/|p"
 for k in 1 2 3; do
   "$OCTAVO" -q -j3 --layout handout "$@" -o many-h3.pdf || fail "many scripts: handout -j3 build $k failed"
   cmp -s many-h1.pdf many-h3.pdf || fail "many scripts: the handout -j3 build $k differs from -j1"
+done
+
+# A book's chapters set on other threads (pool.c) make the URL notes and
+# destinations one thread makes: each chapter's notes lettered and named
+# from its first ("url-<chapter>-<n>"), a URL repeated in a later chapter
+# noted again, a footnote's URL; and a chapter whose heading takes a name
+# an earlier chapter's foot URL note emitted first ("url 1 1": url-1-1) is
+# set again by the layout, as one thread sets it (-v says so). Foot and end
+# notes, the EPUB alone, the PDF streamed (-j3: layout, drawing, one
+# chapter thread) and laid out whole (--dump-layout), both books.
+mkdir pool
+printf '# One\n\nText [a link](https://example.com/one) and [b](https://example.org/b).\n\nMore.\n' >pool/1.md
+printf '# Two\n\nText [again](https://example.com/one).\n\nMore[^n].\n\n[^n]: A note with [c](https://example.net/c).\n' >pool/2.md
+printf '# Three\n\n## url 1 1\n\nText [x](https://example.com/x).\n' >pool/3.md
+printf '# Four\n\nSee [the heading](#url-1-1) and [one](https://example.com/one).\n' >pool/4.md
+for notes in foot end; do
+  set -- --link-notes $notes pool/1.md pool/2.md pool/3.md pool/4.md
+  "$OCTAVO" -q -j1 "$@" -o "p-$notes-1.epub" -o "p-$notes-1.pdf" || fail "pool $notes: -j1 failed"
+  "$OCTAVO" -q -j1 --dump-layout "$@" -o "p-$notes-whole.pdf" >"p-$notes.dump" || fail "pool $notes: whole failed"
+  for j in 2 3 4; do
+    "$OCTAVO" -v -j$j "$@" -o "p-$notes-$j.epub" 2>"p-$notes-$j.err" || fail "pool $notes: EPUB -j$j failed"
+    cmp -s "p-$notes-1.epub" "p-$notes-$j.epub" || fail "pool $notes: the EPUB differs between -j1 and -j$j"
+    # the foot notes' destinations are emitted as their chapter is paginated
+    [ $notes = end ] || grep -q "chapters set beside the layout's turn.*(1 set again)" "p-$notes-$j.err" ||
+      fail "pool $notes: -j$j did not set the clashing chapter again: $(cat "p-$notes-$j.err")"
+    "$OCTAVO" -q -j$j "$@" -o "p-$notes-$j.pdf" || fail "pool $notes: PDF -j$j failed"
+    cmp -s "p-$notes-1.pdf" "p-$notes-$j.pdf" || fail "pool $notes: the PDF differs between -j1 and -j$j"
+    "$OCTAVO" -q -j$j --dump-layout "$@" -o "p-$notes-w$j.pdf" >"p-$notes-$j.dump" || fail "pool $notes: whole -j$j failed"
+    cmp -s "p-$notes-whole.pdf" "p-$notes-w$j.pdf" && cmp -s "p-$notes.dump" "p-$notes-$j.dump" ||
+      fail "pool $notes: the whole layout differs between -j1 and -j$j"
+  done
 done
 
 # bad counts

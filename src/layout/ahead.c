@@ -13,22 +13,10 @@
  * A paragraph is claimed by one side or the other, never shaped twice but
  * for such a difference.
  *
- * The thread has a pango font map and context of its own (pango's objects
- * are not shared between threads): the fonts it shapes with are that map's,
- * the same faces and options as the layout's, and the glyphs and advances
- * are the same, so the output is the same bytes whatever the threads
- * (t-threads compares them). Shaping touches no cairo font but in one
- * case: pango asks cairo for the box it draws for a glyph no face has
- * (pango_font_get_glyph_extents), and the first time for a font it makes
- * a small font for the box's digits on the font's own map. The layout
- * and the drawing thread ask the same of the fonts they get from here (a
- * hyphen or a continuation mark a face lacks), and they must not touch
- * this thread's map. So the thread readies each new font before it
- * shapes with it: it asks for such a box once, under fontlock.c's lock
- * (cairo's pattern fonts are one thread's at a time), and pango keeps the
- * answer in the font. The fonts its results carry, and its map, live
- * until the fonts are freed (fonts_keep): a font's last reference dropped
- * on another thread would edit its map.
+ * The thread shapes on a context of its own (shape_thread_context: its
+ * own pango font map, each font readied before other threads see it):
+ * the glyphs and advances are the same as the layout's, so the output is
+ * the same bytes whatever the threads (t-threads compares them).
  *
  * What the thread allocates it also frees (the Paras it made, the shapings
  * the layout gives back): glibc's malloc frees a block on another thread's
@@ -41,7 +29,6 @@
 #include <string.h>
 
 #include "fontlock.h"
-#include "fonts.h"
 
 enum { AHEAD = 64 };
 
@@ -80,24 +67,8 @@ struct Ahead {
   PangoLanguage *plang;
   PangoFontDescription *desc[2]; /* text_desc: the body's and the notes' */
   LayStore store;                /* its URL notes (their letters are a paragraph's text) */
-  GHashTable *fonts;             /* PangoFont * (a reference) the results carry */
   guint swept;                   /* slots before this one the thread has freed */
-  const Fonts *owner;
 };
-
-/* A font the thread itemised with, before it shapes with it: kept, and
- * readied the first time (the header). */
-static void font_seen(PangoFont *f, gpointer data)
-{
-  Ahead *a = data;
-  if (g_hash_table_contains(a->fonts, f))
-    return;
-  g_hash_table_add(a->fonts, g_object_ref(f));
-  PangoRectangle ink, logical;
-  fontlock_enter();
-  pango_font_get_glyph_extents(f, PANGO_GET_UNKNOWN_GLYPH(0xFFFD), &ink, &logical);
-  fontlock_leave();
-}
 
 /* The thread's Para and shaping of slot s (NULL shaped: nothing to shape,
  * or the layout's to shape). */
@@ -120,8 +91,8 @@ static void shape_slot(Ahead *a, Slot *s, guint *chapter)
   if (s->para.text->len == 0)
     return;
   pango_context_set_font_description(a->ctx, a->desc[note]);
-  s->para.shaped = shape_text_seen(a->ctx, s->para.text->str, s->para.text->len, s->para.attrs,
-                                   a->plang, font_seen, a);
+  s->para.shaped =
+      shape_text(a->ctx, s->para.text->str, s->para.text->len, s->para.attrs, a->plang);
   a->shaped++;
 }
 
@@ -227,15 +198,13 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
     g_hash_table_insert(a->index, a->slots[i].node, GUINT_TO_POINTER(i + 1));
   a->done = g_ptr_array_new();
   a->env = env;
-  a->owner = fonts;
-  a->ctx = fonts_context_own_map(fonts);
+  a->ctx = shape_thread_context(fonts);
   a->plang = pango_language_from_string(lang);
   pango_context_set_language(a->ctx, a->plang);
   a->desc[0] = text_desc(env->st, false);
   a->desc[1] = text_desc(env->st, true);
   a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
-  a->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
   a->thread = g_thread_new("octavo-shape", ahead_thread, a);
   return a;
 }
@@ -320,9 +289,7 @@ void ahead_stop(Ahead *a)
   g_hash_table_destroy(a->store.url_index);
   pango_font_description_free(a->desc[0]);
   pango_font_description_free(a->desc[1]);
-  /* the fonts the layout's items took, and their map, until the end */
-  fonts_keep(a->owner, a->fonts, (GDestroyNotify)g_hash_table_unref);
-  fonts_keep(a->owner, a->ctx, g_object_unref);
+  g_object_unref(a->ctx); /* its map and fonts are kept (shape_thread_context) */
   g_mutex_clear(&a->mutex);
   g_cond_clear(&a->room);
   g_cond_clear(&a->ready);

@@ -98,7 +98,7 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
                             GHashTable **landed)
 {
   Run r;
-  run_init(&r, book, opts, st, fonts, col, 0);
+  run_init(&r, book, opts, st, fonts, col, 0, false);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   Handout h;
@@ -222,12 +222,12 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
                           bool *same_toc)
 {
   Run r;
-  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, 0);
+  /* the page breaks without the glyphs */
+  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, 0, true);
   if (url_ids_clash(&r)) {
     run_clear(&r);
     return NULL;
   }
-  r.env.marks_only = true; /* the page breaks without the glyphs */
   Layout *lay = layout_new(pl->book, pl->st, pl->fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   handout_flow(&r, folios, count_pages, lay);
@@ -366,7 +366,7 @@ Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact
 {
   Run r;
   run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon,
-           plan->opts->threads > 1); /* the pipe draws (pdf.c) */
+           plan->opts->threads > 1, false); /* the pipe draws (pdf.c) */
   Layout *lay = layout_new(plan->book, plan->st, plan->fonts);
   HandoutStream s = {plan, lay, sink};
   layout_notes(&r.env, &r.shp, &r.store);

@@ -79,6 +79,8 @@ typedef struct {
   GPtrArray *url_notes;  /* UrlNote, owned, in order */
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */
+  guint url_chapter;     /* the book's chapter being set, 1..: its URL notes' ids are
+                          * "url-<chapter>-<n>"; 0: the handout's, "url-<n>" */
   GHashTable *dests;     /* names of emitted destinations */
 } LayStore;
 
@@ -173,7 +175,9 @@ double vl_height(const GArray *vl);
 /* ------------------------------------------------------------------------ */
 /* Shaping (shaper.c)                                                       */
 
-void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang);
+/* ctx: fonts_context's, or shape_thread_context's on another thread
+ * (taken: shaper_clear unrefs it). */
+void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang);
 void shaper_clear(LayShaper *shp);
 /* The running text's font: the body face at the body's size, or at the
  * notes' in a footnote (paragraphs, list labels; ahead.c shapes with it). */
@@ -484,23 +488,44 @@ void ahead_done(Ahead *a, Shaped *sh);
 void ahead_stop(Ahead *a);
 
 /* ------------------------------------------------------------------------ */
+/* Chapters set on threads (pool.c)                                         */
+
+typedef struct Pool Pool;
+typedef struct Run Run;
+/* Start setting r's chapters (chapter_vlist) on `workers` threads besides
+ * the layout's, ahead of it: NULL when there are none, or one chapter. */
+Pool *pool_start(Run *r, const Fonts *fonts, int workers);
+/* Chapter ci's vertical list, its URL notes and destinations in r's store
+ * as chapter_vlist leaves them there: the chapters taken in order. */
+GArray *pool_take(Pool *p, guint ci, guint *span_end);
+/* Stop the threads and free p (NULL: nothing). */
+void pool_stop(Pool *p);
+
+/* ------------------------------------------------------------------------ */
 /* The driver (layout.c) and the handout (handout.c)                        */
 
 /* Everything one layout call owns until it returns. */
-typedef struct {
+struct Run {
   LayEnv env;
   LayShaper shp;
   LayStore store;
   Body body;              /* the body's pages, frames and page marks */
   Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
-} Run;
+  Pool *pool;             /* the chapters set on other threads, or NULL */
+};
 
 /* busy: the threads busy beside the layout's meanwhile (a streamed PDF's
- * drawing thread: 1); the paragraphs are shaped ahead when opts->threads
- * leaves a core over (ahead.c). */
+ * drawing thread: 1); when opts->threads leaves cores over, a book's
+ * chapters are set on them (pool.c), or else the paragraphs shaped on
+ * one (ahead.c). marks_only: LayEnv's. */
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int busy);
+              const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only);
+/* Chapter ci's vertical list (layout.c), set with shp; its URL notes and
+ * the destinations it emits go to store. *span_end: the items of its
+ * opening, which span the columns. */
+GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
+                      guint *span_end);
 void run_clear(Run *r);
 /* An empty layout of the style's paper, with the book's title as printed. */
 Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);

@@ -77,13 +77,13 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
 }
 
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int busy)
+              const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only)
 {
   memset(r, 0, sizeof *r);
   const char *lang = book->meta.lang; /* always set (book.h) */
-  shaper_init(&r->shp, fonts, lang);
+  shaper_init(&r->shp, fonts_context(fonts), lang);
   env_init(&r->env, book, opts, st, lang, colophon);
-  r->shp.ahead = ahead_start(&r->env, fonts, lang, busy);
+  r->env.marks_only = marks_only;
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
@@ -94,10 +94,18 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
   r->outline = outline_new(book, r->env.chapter_level, opts->toc_depth,
                            labels_get(lang, LABEL_UNTITLED_SECTION));
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  /* the cores beside the layout's and the busy ones: the chapters set on
+   * them (a book's chapters start new pages), else the paragraphs shaped
+   * on one */
+  if (st->chapter_new_page)
+    r->pool = pool_start(r, fonts, opts->threads - 1 - busy);
+  if (!r->pool)
+    r->shp.ahead = ahead_start(&r->env, fonts, lang, busy);
 }
 
 void run_clear(Run *r)
 {
+  pool_stop(r->pool);
   ahead_stop(r->shp.ahead);
   GHashTableIter hi;
   gpointer k, v;
@@ -138,12 +146,15 @@ Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts)
 /* A chapter's vertical list: its opening (section tag, destination, the
  * drop, the title) set to the text block's width, so that with two columns
  * it spans them; then its blocks at a column's width, and with
- * --link-notes=end its URL list. *span_end: the items of the opening. */
-static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book_title,
-                             guint *span_end)
+ * --link-notes=end its URL list. *span_end: the items of the opening.
+ * Its URL notes and the destinations it emits go to store (pool.c: a
+ * store of its own on another thread). */
+GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci, guint *span_end)
 {
+  BookChapter *ch = env->book->chapters->pdata[ci];
+  store->url_chapter = ci + 1;
   Build cb, *c = &cb;
-  build_init(c, &r->env, &r->shp, &r->store, r->env.text_w);
+  build_init(c, env, shp, store, env->text_w);
   open_tag(c, "Sect");
   emit_dest_pending(c, ch->id);
   VItem *v =
@@ -158,15 +169,15 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
      * level 1 heading without a node: no page mark, no destination) */
     Para p;
     para_init(&p);
-    para_text(&p, NULL, book_title, 0);
+    para_text(&p, NULL, env->book->meta.title, 0); /* always set (book.h) */
     set_heading(c, &p, 1, NULL, NULL, true);
     para_clear(&p);
   } else
     c->keep = 0;
   *span_end = c->vl->len;
-  c->measure = r->env.cols.w_pt; /* below the title: a column */
+  c->measure = env->cols.w_pt; /* below the title: a column */
   walk_blocks(c, ch->root, ch->heading);
-  if (r->env.url_end)
+  if (env->url_end)
     url_notes_end(c);
   close_tag(c, "Sect");
   vl_end(c);
@@ -175,18 +186,27 @@ static GArray *chapter_vlist(Run *r, BookChapter *ch, guint ci, const char *book
   return vl;
 }
 
+/* Chapter ci's vertical list, its URL notes from r->store.url_first on:
+ * set here, or taken from the threads that set chapters ahead. */
+static GArray *chapter_take(Run *r, guint ci, guint *span_end)
+{
+  if (r->pool)
+    return pool_take(r->pool, ci, span_end);
+  return chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
+}
+
 /* Each chapter from a new page: set, its URL notes laid out, paginated.
  * Without keep (the page list alone) a chapter's pages are emptied once
  * paginated, where each destination landed noted first: only their
  * folios and page marks are wanted, and a chapter's last page is final
  * (the next starts a new one), so memory does not grow with the pages. */
-static void lay_chapters(Run *r, const char *book_title, bool keep)
+static void lay_chapters(Run *r, bool keep)
 {
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
     guint span_end, from = r->body.pages->len;
-    GArray *vl = chapter_vlist(r, ch, ci, book_title, &span_end);
+    GArray *vl = chapter_take(r, ci, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
@@ -446,7 +466,7 @@ static void stream_chapters(Stream *s)
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
     guint span_end, from = r->body.pages->len, frame_from = r->body.frames->len;
-    GArray *vl = chapter_vlist(r, ch, ci, s->lay->title, &span_end);
+    GArray *vl = chapter_take(r, ci, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
@@ -506,7 +526,8 @@ Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style
   if (!st->chapter_new_page)
     return NULL;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon, opts->threads > 1); /* the pipe draws (pdf.c) */
+  /* the pipe draws (pdf.c) */
+  run_init(&r, book, opts, st, fonts, colophon, opts->threads > 1, false);
   Layout *lay = layout_new(book, st, fonts);
   Stream s = {&r,
               lay,
@@ -570,11 +591,10 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
     return lay_handout(book, opts, st, fonts, colophon);
   bool print = purpose == LAY_FOR_PRINT;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon, 0);
-  r.env.marks_only = !print;
+  run_init(&r, book, opts, st, fonts, colophon, 0, !print);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
-  lay_chapters(&r, lay->title, print);
+  lay_chapters(&r, print);
   find_dest_folios(&r);
   if (print)
     running_heads(&r.env, &r.shp, &r.body, 0, r.outline, lay->title, 0);

@@ -7,12 +7,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "fonts.h"
+#include "fontlock.h"
 #include "hyphenate.h"
 
-void shaper_init(LayShaper *shp, const Fonts *fonts, const char *lang)
+void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang)
 {
-  shp->pctx = fonts_context(fonts);
+  shp->pctx = ctx;
   shp->lang = lang;
   shp->plang = pango_language_from_string(lang);
   pango_context_set_language(shp->pctx, shp->plang);
@@ -76,7 +76,11 @@ double baseline(LayShaper *shp, const PangoFontDescription *d, double leading)
   double *am = g_hash_table_lookup(shp->metrics, dk);
   if (!am) {
     char *key = g_strdup(dk);
+    /* it measures sample text with cairo's fonts: under fontlock.c's lock
+     * (the main thread holds it; pool.c's threads wait for it) */
+    fontlock_enter();
     PangoFontMetrics *m = pango_context_get_metrics(shp->pctx, d, shp->plang);
+    fontlock_leave();
     am = g_new(double, 2);
     am[0] = pango_font_metrics_get_ascent(m) / (double)PANGO_SCALE;
     am[1] = pango_font_metrics_get_descent(m) / (double)PANGO_SCALE;

@@ -1,0 +1,258 @@
+/* layout/pool.c: a book's chapters set on several threads.
+ *
+ * Each chapter starts on a new page, and its vertical list (its lines,
+ * glue and penalties: chapter_vlist, most of the layout's time) depends on
+ * the book and the options, not on the pages before it, but for two
+ * things the chapters before it leave in the run's store: the
+ * destinations already emitted (a name is emitted once in the book) and
+ * the URL notes (a chapter's are lettered and named from its first,
+ * "url-<chapter>-<n>", so a chapter makes the same ones alone). So with
+ * threads to spare, threads of their own build the chapters' lists ahead
+ * of the layout, in order, each into a store of its own; the layout (the
+ * caller of pool_take, which paginates the chapters in order) takes each
+ * list in turn and adds its URL notes and destinations to the run's
+ * store. A chapter that emitted a destination an earlier one (or a note)
+ * had emitted first is set again by the layout, as one thread sets it:
+ * the bytes are the same whatever the threads (t-threads compares them).
+ * While the chapter it wants is being built, the layout builds the next
+ * one nobody has claimed, as the threads do: both cores stay busy.
+ *
+ * Each thread shapes on a context of its own (shape_thread_context: its
+ * own pango font map, each font readied before another thread sees it),
+ * and asks for font metrics under fontlock.c's lock (shaper.c). A thread
+ * runs at most `ahead` chapters beyond the one the layout takes. */
+#include "layout/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fontlock.h"
+
+/* A chapter's state: nobody's yet, being built (by a thread or by the
+ * layout for a later turn), built, or the layout's (taken, or set by it
+ * in its turn). */
+enum { FREE, BUILDING, BUILT, TAKEN };
+
+typedef struct {
+  int state; /* under the mutex */
+  GArray *vl;
+  guint span_end;
+  LayStore store; /* its URL notes and destinations */
+} Job;
+
+typedef struct {
+  struct Pool *pool;
+  LayShaper shp;
+  GThread *thread;
+} Worker;
+
+struct Pool {
+  GMutex mutex;
+  GCond changed; /* a chapter was built, the layout took one, or stop */
+  Run *r;
+  Job *jobs;
+  guint n;
+  guint next;  /* the first chapter nobody has claimed */
+  guint taken; /* chapters the layout has taken */
+  guint ahead; /* how far beyond `taken` a thread may build */
+  bool stop;
+  Worker *workers;
+  int nworkers;
+  guint built;      /* chapters built beside the layout's turn (its own helping included) */
+  guint again;      /* of those, set again by the layout (a destination emitted before) */
+  gint64 waited_us; /* the layout's time waiting for a chapter being built */
+};
+
+static void store_local(LayStore *s)
+{
+  memset(s, 0, sizeof *s);
+  s->url_notes = g_ptr_array_new_with_free_func(url_note_free);
+  s->url_index = g_hash_table_new(g_str_hash, g_str_equal);
+  s->dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void store_local_clear(LayStore *s)
+{
+  if (!s->url_notes)
+    return;
+  g_ptr_array_free(s->url_notes, TRUE);
+  g_hash_table_destroy(s->url_index);
+  g_hash_table_destroy(s->dests);
+  s->url_notes = NULL;
+}
+
+/* Build chapter ci into its job's own store, with shaper shp. */
+static void build(Pool *p, LayShaper *shp, guint ci)
+{
+  Job *j = &p->jobs[ci];
+  store_local(&j->store);
+  j->vl = chapter_vlist(&p->r->env, shp, &j->store, ci, &j->span_end);
+}
+
+/* Claim the next free chapter within reach of the layout (under the
+ * mutex): its index, or G_MAXUINT. */
+static guint claim(Pool *p)
+{
+  while (p->next < p->n && p->jobs[p->next].state != FREE)
+    p->next++;
+  if (p->next >= p->n || p->next >= p->taken + p->ahead)
+    return G_MAXUINT;
+  p->jobs[p->next].state = BUILDING;
+  return p->next++;
+}
+
+static gpointer worker_thread(gpointer data)
+{
+  Worker *w = data;
+  Pool *p = w->pool;
+  g_mutex_lock(&p->mutex);
+  while (!p->stop && p->next < p->n) {
+    guint ci = claim(p);
+    if (ci == G_MAXUINT) {
+      g_cond_wait(&p->changed, &p->mutex);
+      continue;
+    }
+    g_mutex_unlock(&p->mutex);
+    build(p, &w->shp, ci);
+    g_mutex_lock(&p->mutex);
+    p->jobs[ci].state = BUILT;
+    p->built++;
+    g_cond_broadcast(&p->changed);
+  }
+  g_mutex_unlock(&p->mutex);
+  return NULL;
+}
+
+Pool *pool_start(Run *r, const Fonts *fonts, int workers)
+{
+  guint n = r->env.book->chapters->len;
+  if (workers < 1 || n < 2 || !fonts)
+    return NULL;
+  if ((guint)workers > n - 1)
+    workers = (int)n - 1;
+  Pool *p = g_new0(Pool, 1);
+  g_mutex_init(&p->mutex);
+  g_cond_init(&p->changed);
+  p->r = r;
+  p->n = n;
+  p->jobs = g_new0(Job, n);
+  p->ahead = (guint)workers + 2;
+  p->nworkers = workers;
+  p->workers = g_new0(Worker, workers);
+  for (int i = 0; i < workers; i++) {
+    Worker *w = &p->workers[i];
+    w->pool = p;
+    shaper_init(&w->shp, shape_thread_context(fonts), r->shp.lang);
+  }
+  for (int i = 0; i < workers; i++)
+    p->workers[i].thread = g_thread_new("octavo-chapter", worker_thread, &p->workers[i]);
+  return p;
+}
+
+/* Job j's URL notes and destinations into the run's store, as if set
+ * there; false (nothing moved) when it emitted a destination the store
+ * has: set there, the chapter would not have. */
+static bool merge(Run *r, Job *j)
+{
+  GHashTableIter hi;
+  gpointer k;
+  g_hash_table_iter_init(&hi, j->store.dests);
+  while (g_hash_table_iter_next(&hi, &k, NULL))
+    if (g_hash_table_contains(r->store.dests, k))
+      return false;
+  g_hash_table_iter_init(&hi, j->store.dests);
+  while (g_hash_table_iter_next(&hi, &k, NULL)) {
+    g_hash_table_iter_steal(&hi);
+    g_hash_table_add(r->store.dests, k);
+  }
+  GPtrArray *all = r->store.url_notes;
+  guint from = all->len;
+  g_ptr_array_extend_and_steal(all, j->store.url_notes);
+  j->store.url_notes = g_ptr_array_new(); /* for store_local_clear */
+  for (guint i = from; i < all->len; i++)
+    g_hash_table_insert(r->store.url_index, ((UrlNote *)all->pdata[i])->uri,
+                        GUINT_TO_POINTER(i + 1));
+  return true;
+}
+
+GArray *pool_take(Pool *p, guint ci, guint *span_end)
+{
+  Run *r = p->r;
+  g_mutex_lock(&p->mutex);
+  for (;;) {
+    Job *j = &p->jobs[ci];
+    if (j->state == FREE || j->state == BUILT)
+      break;
+    /* being built: build the next chapter meanwhile, or wait for it */
+    guint other = claim(p);
+    g_mutex_unlock(&p->mutex);
+    if (other != G_MAXUINT) {
+      build(p, &r->shp, other);
+      g_mutex_lock(&p->mutex);
+      p->jobs[other].state = BUILT;
+      p->built++;
+      continue;
+    }
+    int held = fontlock_suspend(); /* the thread may want it */
+    gint64 t0 = g_get_monotonic_time();
+    g_mutex_lock(&p->mutex);
+    while (j->state == BUILDING)
+      g_cond_wait(&p->changed, &p->mutex);
+    p->waited_us += g_get_monotonic_time() - t0;
+    g_mutex_unlock(&p->mutex);
+    fontlock_resume(held);
+    g_mutex_lock(&p->mutex);
+  }
+  Job *j = &p->jobs[ci];
+  bool built = j->state == BUILT;
+  j->state = TAKEN;
+  p->taken = ci + 1;
+  g_cond_broadcast(&p->changed); /* room ahead */
+  g_mutex_unlock(&p->mutex);
+  GArray *vl = NULL;
+  if (built && merge(r, j)) {
+    vl = j->vl;
+    *span_end = j->span_end;
+  } else {
+    if (built) {
+      vlist_free(j->vl);
+      p->again++;
+    }
+    vl = chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
+  }
+  j->vl = NULL;
+  store_local_clear(&j->store);
+  return vl;
+}
+
+void pool_stop(Pool *p)
+{
+  if (!p)
+    return;
+  g_mutex_lock(&p->mutex);
+  p->stop = true;
+  g_cond_broadcast(&p->changed);
+  g_mutex_unlock(&p->mutex);
+  int held = fontlock_suspend(); /* a thread may be waiting for it */
+  for (int i = 0; i < p->nworkers; i++)
+    g_thread_join(p->workers[i].thread);
+  fontlock_resume(held);
+  if (p->r->env.opts->verbose)
+    fprintf(stderr,
+            "octavo: %u of %u chapters set beside the layout's turn, on %d thread%s and the "
+            "layout's (%u set again), the layout waited %.2f s for them\n",
+            p->built - p->again, p->n, p->nworkers, p->nworkers == 1 ? "" : "s", p->again,
+            p->waited_us / 1e6);
+  for (guint i = 0; i < p->n; i++) { /* a layout that stopped early */
+    if (p->jobs[i].vl)
+      vlist_free(p->jobs[i].vl);
+    store_local_clear(&p->jobs[i].store);
+  }
+  for (int i = 0; i < p->nworkers; i++)
+    shaper_clear(&p->workers[i].shp);
+  g_free(p->workers);
+  g_free(p->jobs);
+  g_mutex_clear(&p->mutex);
+  g_cond_clear(&p->changed);
+  g_free(p);
+}
