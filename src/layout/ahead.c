@@ -3,8 +3,10 @@
  *
  * Shaping (itemising, shaping, the break analysis) is most of a layout's
  * time, and a paragraph's shaping depends only on its text, its attributes,
- * its font and the language, not on where it lands. So with two threads
- * or more, a thread of its own walks the paragraphs in the order the
+ * its font and the language, not on where it lands. So with a core over
+ * where the chapters are not set on threads of their own (pool.c: a
+ * handout, whose sections run on, or a book of one chapter), a thread of
+ * its own walks the paragraphs in the order the
  * layout sets them (the footnotes', laid out first, then the chapters'),
  * a little ahead of the layout, and shapes each; the layout takes
  * the result (paragraph_of, blocks.c) where its own Para is the same, and

@@ -136,7 +136,7 @@ Pool *pool_start(Run *r, const Fonts *fonts, int workers)
   p->r = r;
   p->n = n;
   p->jobs = g_new0(Job, n);
-  p->ahead = (guint)workers + 2;
+  p->ahead = 4 * ((guint)workers + 1);
   p->nworkers = workers;
   p->workers = g_new0(Worker, workers);
   for (int i = 0; i < workers; i++) {
