@@ -20,7 +20,9 @@
  * Each thread shapes on a context of its own (shape_thread_context: its
  * own pango font map, each font readied before another thread sees it),
  * and asks for font metrics under fontlock.c's lock (shaper.c). A thread
- * runs at most `ahead` chapters beyond the one the layout takes. */
+ * runs at most `ahead` chapters beyond the one the layout takes, and
+ * starts none while the lists built and not taken hold ITEMS_AHEAD items
+ * or more (long chapters: what a streamed PDF keeps stays bounded). */
 #include "layout/internal.h"
 
 #include <stdio.h>
@@ -32,6 +34,8 @@
  * layout for a later turn), built, or the layout's (taken, or set by it
  * in its turn). */
 enum { FREE, BUILDING, BUILT, TAKEN };
+
+enum { ITEMS_AHEAD = 16384 }; /* a few thousand lines: about a hundred pages */
 
 typedef struct {
   int state; /* under the mutex */
@@ -55,6 +59,7 @@ struct Pool {
   guint next;  /* the first chapter nobody has claimed */
   guint taken; /* chapters the layout has taken */
   guint ahead; /* how far beyond `taken` a thread may build */
+  guint items;  /* in the lists built and not taken */
   bool stop;
   Worker *workers;
   int nworkers;
@@ -95,10 +100,19 @@ static guint claim(Pool *p)
 {
   while (p->next < p->n && p->jobs[p->next].state != FREE)
     p->next++;
-  if (p->next >= p->n || p->next >= p->taken + p->ahead)
+  if (p->next >= p->n || p->next >= p->taken + p->ahead ||
+      (p->next > p->taken && p->items >= ITEMS_AHEAD))
     return G_MAXUINT;
   p->jobs[p->next].state = BUILDING;
   return p->next++;
+}
+
+/* Chapter ci built (under the mutex). */
+static void done(Pool *p, guint ci)
+{
+  p->jobs[ci].state = BUILT;
+  p->items += p->jobs[ci].vl->len;
+  p->built++;
 }
 
 static gpointer worker_thread(gpointer data)
@@ -115,8 +129,7 @@ static gpointer worker_thread(gpointer data)
     g_mutex_unlock(&p->mutex);
     build(p, &w->shp, ci);
     g_mutex_lock(&p->mutex);
-    p->jobs[ci].state = BUILT;
-    p->built++;
+    done(p, ci);
     g_cond_broadcast(&p->changed);
   }
   g_mutex_unlock(&p->mutex);
@@ -189,8 +202,7 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
     if (other != G_MAXUINT) {
       build(p, &r->shp, other);
       g_mutex_lock(&p->mutex);
-      p->jobs[other].state = BUILT;
-      p->built++;
+      done(p, other);
       continue;
     }
     int held = fontlock_suspend(); /* the thread may want it */
@@ -205,6 +217,8 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
   }
   Job *j = &p->jobs[ci];
   bool built = j->state == BUILT;
+  if (built)
+    p->items -= j->vl->len;
   j->state = TAKEN;
   p->taken = ci + 1;
   g_cond_broadcast(&p->changed); /* room ahead */
