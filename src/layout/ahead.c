@@ -273,7 +273,9 @@ void ahead_stop(Ahead *a)
   a->stop = true;
   g_cond_signal(&a->room);
   g_mutex_unlock(&a->mutex);
+  int held = fontlock_suspend(); /* it may be readying a font (shape_thread_context) */
   g_thread_join(a->thread);
+  fontlock_resume(held);
   if (a->env->opts->verbose)
     fprintf(stderr,
             "octavo: %u of %u paragraphs shaped on a second thread (%u shaped there), the "
