@@ -330,7 +330,7 @@ static GHashTable *dest_texts(const Book *book)
     const BookFootnote *fn = book->footnotes->pdata[i];
     g_hash_table_replace(t, util_pdf_dest_name(fn->id), g_strdup_printf("Footnote %d", fn->number));
     for (int k = 1; k <= fn->nrefs; k++) {
-      char *ref = g_strdup_printf("%s-ref-%d", fn->id, k);
+      char *ref = book_fnref_dest(fn, k);
       g_hash_table_replace(t, util_pdf_dest_name(ref),
                            g_strdup_printf("Back to the reference to footnote %d", fn->number));
       g_free(ref);

@@ -306,6 +306,11 @@ char *book_id_reserve(Book *b, const char *base)
   return id;
 }
 
+char *book_fnref_dest(const BookFootnote *fn, int k)
+{
+  return g_strdup_printf("%s-ref-%d", fn->id, k);
+}
+
 char *book_slug(const char *text)
 {
   GString *s = g_string_new(NULL);

@@ -314,6 +314,10 @@ BookChapter *book_chapter_add(Book *book, const char *source);
 /* Make an id unique in the book: returns base, or base-2, base-3, ...; the
  * result is owned by the caller (g_free) and reserved in the book. */
 char *book_id_reserve(Book *book, const char *base);
+/* The print edition's name for footnote fn's k-th reference (1..): where
+ * the note's number links back to (the layout places it, the archive pass
+ * names it). Caller frees. */
+char *book_fnref_dest(const BookFootnote *fn, int k);
 /* A slug of text as GitHub writes it: lower case, punctuation dropped, spaces
  * to '-'. Empty results become "section". Caller frees. */
 char *book_slug(const char *text);

@@ -195,7 +195,7 @@ static void footnote_ref(Build *c, Para *p, BookNode *n)
   span_add(p, SPAN_FNREF, len, p->text->len, n);
   Span *s = &g_array_index(p->spans, Span, p->spans->len - 1);
   s->dest = g_strdup(fn->id);
-  s->self = g_strdup_printf("%s-ref-%d", fn->id, n->as.fnref.ref_index);
+  s->self = book_fnref_dest(fn, n->as.fnref.ref_index);
 }
 
 /* An inline image: with a file to draw, one object replacement character

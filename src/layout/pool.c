@@ -59,7 +59,7 @@ struct Pool {
   guint next;  /* the first chapter nobody has claimed */
   guint taken; /* chapters the layout has taken */
   guint ahead; /* how far beyond `taken` a thread may build */
-  guint items;  /* in the lists built and not taken */
+  guint items; /* in the lists built and not taken */
   bool stop;
   Worker *workers;
   int nworkers;
