@@ -308,7 +308,8 @@ char *book_id_reserve(Book *b, const char *base)
 
 char *book_fnref_dest(const BookFootnote *fn, int k)
 {
-  return g_strdup_printf("%s-ref-%d", fn->id, k);
+  /* with a space, which no id holds: never a heading's or an anchor's */
+  return g_strdup_printf("%s ref %d", fn->id, k);
 }
 
 char *book_slug(const char *text)

@@ -316,7 +316,8 @@ BookChapter *book_chapter_add(Book *book, const char *source);
 char *book_id_reserve(Book *book, const char *base);
 /* The print edition's name for footnote fn's k-th reference (1..): where
  * the note's number links back to (the layout places it, the archive pass
- * names it). Caller frees. */
+ * names it); "fn-1 ref 1", a name no id of the book can take. Caller
+ * frees. */
 char *book_fnref_dest(const BookFootnote *fn, int k);
 /* A slug of text as GitHub writes it: lower case, punctuation dropped, spaces
  * to '-'. Empty results become "section". Caller frees. */

@@ -134,9 +134,7 @@ typedef struct LayPlan LayPlan;
  * so that memory does not grow with them. It gives the page count that
  * the running heads print ("page N of M"), the pages the contents'
  * entries land on, every destination placed, the page marks. NULL when
- * st is not the handout's, or the book is not streamed (an id "url-N"
- * that the URL notes' destinations would take in another order). Free
- * with lay_plan_free. */
+ * st is not the handout's. Free with lay_plan_free. */
 LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Style *st,
                           const Fonts *fonts, const Colophon *colophon);
 /* The handout's page marks (BookPageMark), as lay_book's: valid until

@@ -125,8 +125,8 @@ for j in 1 2; do
   cmp -s sh-both-whole.epub "sh-both-$j.epub" && cmp -s sh-both-whole.pdf "sh-both-$j.pdf" ||
     bad "handout both: -j$j not the whole layout's EPUB and PDF"
 done
-# a heading whose id is a URL note's destination ("url-2"): laid out whole
-# (the notes' destinations would be taken in another order), the same bytes
+# a heading whose id looks like a URL note's destination ("url 2": url-2;
+# the notes' are named with a space, which no id holds): the same bytes
 printf '# A\n\n[a](https://example.com/a) [b](https://example.org/b)\n\n## url 2\n\nEnd.\n' >sh-clash.md
 "$OCTAVO" -q -j1 --dump-layout --layout handout sh-clash.md -o sh-clash-whole.pdf >/dev/null &&
   "$OCTAVO" -q -j2 --layout handout sh-clash.md -o sh-clash.pdf && cmp -s sh-clash-whole.pdf sh-clash.pdf ||

@@ -197,37 +197,16 @@ static void count_pages(void *ud, Run *r, guint from, guint frame)
   }
 }
 
-/* The foot URL notes take destinations "url-N", laid out here as their
- * chapter is, and in the whole layout after every chapter: a heading or
- * chapter of that id would take it first in one and not in the other. */
-static bool url_ids_clash(const Run *r)
-{
-  if (r->env.url_end)
-    return false;
-  GHashTableIter hi;
-  gpointer k;
-  g_hash_table_iter_init(&hi, r->env.targets);
-  while (g_hash_table_iter_next(&hi, &k, NULL))
-    if (g_str_has_prefix(k, "url-"))
-      return true;
-  return false;
-}
-
 /* A counting pass with the contents' numbers from folios (or none): its
  * layout (pages empty); *landed takes where the destinations landed;
  * *same_toc whether the contents show the same entries with those
- * numbers as without (then its pages are those of a pass with them).
- * NULL when the book cannot be streamed (url_ids_clash). */
+ * numbers as without (then its pages are those of a pass with them). */
 static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **landed,
                           bool *same_toc)
 {
   Run r;
   /* the page breaks without the glyphs */
   run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, 0, true);
-  if (url_ids_clash(&r)) {
-    run_clear(&r);
-    return NULL;
-  }
   Layout *lay = layout_new(pl->book, pl->st, pl->fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   handout_flow(&r, folios, count_pages, lay);
@@ -250,10 +229,6 @@ LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Sty
   *pl = (LayPlan){book, opts, st, fonts, colophon, NULL, NULL, NULL};
   bool same_toc;
   pl->count = count_pass(pl, NULL, &pl->landed, &same_toc);
-  if (!pl->count) {
-    g_free(pl);
-    return NULL;
-  }
   if (opts->toc || st->contents_always) {
     /* the contents' numbers are the first pass's, as lay_handout's */
     pl->folios = pl->landed;

@@ -80,7 +80,7 @@ typedef struct {
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */
   guint url_chapter;     /* the book's chapter being set, 1..: its URL notes' ids are
-                          * "url-<chapter>-<n>"; 0: the handout's, "url-<n>" */
+                          * "url <chapter>-<n>"; 0: the handout's, "url <n>" */
   GHashTable *dests;     /* names of emitted destinations */
 } LayStore;
 

@@ -18,7 +18,7 @@ static GArray *note_vlist(Build *c, BookFootnote *fn, const PangoFontDescription
   double w = label_width(c->shp, d, num);
   double lx = c->left - 4 - w;
   shape_label(c->shp, c->pending, d, num, lx, base, 0);
-  char *back = g_strdup_printf("%s-ref-1", fn->id);
+  char *back = book_fnref_dest(fn, 1);
   add_link(c->pending, lx, 0, w, c->st->note_leading_pt, back, NULL);
   g_free(back);
   c->note_kids = g_ptr_array_new();

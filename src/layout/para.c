@@ -160,9 +160,11 @@ static UrlNote *url_note_for(Build *c, const char *href)
     g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
   u->label = g_string_free(lab, FALSE);
   /* a book's per chapter, as its letters (a chapter may be set on
-   * another thread, pool.c); a handout's through */
-  u->id = c->store->url_chapter ? g_strdup_printf("url-%u-%u", c->store->url_chapter, k + 1)
-                                : g_strdup_printf("url-%u", all->len + 1);
+   * another thread, pool.c); a handout's through. With a space, which no
+   * id of the book holds (slugs make none, sanitize_elements.c refuses
+   * one in an id): a heading "URL 2" keeps its own destination. */
+  u->id = c->store->url_chapter ? g_strdup_printf("url %u-%u", c->store->url_chapter, k + 1)
+                                : g_strdup_printf("url %u", all->len + 1);
   u->uri = g_strdup(href);
   g_ptr_array_add(all, u);
   g_hash_table_insert(c->store->url_index, u->uri, GUINT_TO_POINTER(all->len));

@@ -12,8 +12,11 @@
  * caller of pool_take, which paginates the chapters in order) takes each
  * list in turn and adds its URL notes and destinations to the run's
  * store. A chapter that emitted a destination an earlier one (or a note)
- * had emitted first is set again by the layout, as one thread sets it:
- * the bytes are the same whatever the threads (t-threads compares them).
+ * had emitted first would be set again by the layout, as one thread sets
+ * it (the book's ids are unique, and the layout's own names, a URL note's
+ * or a reference's, hold a space no id holds: no book does it now; the
+ * test keeps the bytes the same whatever the threads should that change,
+ * and t-threads compares them).
  * While the chapter it wants is being built, the layout builds the next
  * one nobody has claimed, as the threads do: both cores stay busy.
  *

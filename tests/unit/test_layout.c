@@ -311,7 +311,7 @@ static void test_margins_links(void **state)
       }
     }
     assert_true(g_hash_table_contains(dests, "fn-1"));
-    assert_true(g_hash_table_contains(dests, "fn-1-ref-1"));
+    assert_true(g_hash_table_contains(dests, "fn-1 ref 1"));
     assert_true(g_hash_table_contains(dests, "blocks"));
     g_hash_table_destroy(dests);
     lay_free(lay);
