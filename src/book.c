@@ -79,6 +79,7 @@ Book *book_new(void)
   b->names = g_string_chunk_new(256);
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  b->sandbox = sandbox_new(0);
   return b;
 }
 
@@ -138,6 +139,17 @@ void book_node_free(BookNode *node)
   }
 }
 
+void book_resource_free(BookResource *r)
+{
+  if (!r)
+    return;
+  g_free(r->src);
+  g_free(r->path);
+  g_free(r->media_type);
+  g_free(r->href);
+  g_free(r);
+}
+
 void book_free(Book *b)
 {
   if (!b)
@@ -156,14 +168,10 @@ void book_free(Book *b)
     g_free(f->id);
     g_free(f);
   }
-  for (guint i = 0; i < b->resources->len; i++) {
-    BookResource *r = b->resources->pdata[i];
-    g_free(r->src);
-    g_free(r->path);
-    g_free(r->media_type);
-    g_free(r->href);
-    g_free(r);
-  }
+  for (guint i = 0; i < b->resources->len; i++)
+    book_resource_free(b->resources->pdata[i]);
+  book_resource_free(b->cover);
+  sandbox_free(b->sandbox);
   for (guint i = 0; i < b->diags->len; i++)
     g_free(g_array_index(b->diags, BookDiag, i).message);
   BookMeta *m = &b->meta;

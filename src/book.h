@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sandbox.h"
+
 typedef enum {
   /* blocks */
   BOOK_ROOT,    /* the root of one chapter's tree */
@@ -266,6 +268,8 @@ typedef struct {
   GHashTable *ids;      /* every id in use -> NULL (keys owned by the table) */
   GHashTable *id_next;  /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
+  Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
+  BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
 } Book;
 
 /* Invariants of a parsed book, which every writer may rely on:
@@ -280,6 +284,8 @@ typedef struct {
 Book *book_new(void);
 /* Free the book and everything it owns. Accepts NULL. */
 void book_free(Book *book);
+/* Free a resource and its strings. Accepts NULL. */
+void book_resource_free(BookResource *r);
 
 /* Intern a file name; the result lives as long as the book. */
 const char *book_intern(Book *book, const char *name);
@@ -421,6 +427,10 @@ BookUrlKind book_url_kind(const char *url);
  * before it.  Every writer's test for "external link" (EPUB href, PDF URI
  * action, link notes). */
 bool book_url_is_external(const char *url);
+/* The first bytes (at most max) that a data: URL holds, decoded (base64
+ * or percent-encoded), for probing an image's header without decoding the
+ * rest; *len their number. NULL when url is no data: URL. Caller frees. */
+guchar *book_data_url_head(const char *url, gsize max, gsize *len);
 
 /* Print the model as an indented tree (for --dump-model and tests). */
 void book_dump(const Book *book, GString *out);

@@ -304,7 +304,7 @@ bool ep_add_images(Epub *e)
     char *data = NULL;
     gsize len = 0;
     GError *err = NULL;
-    if (!g_file_get_contents(r->path, &data, &len, &err)) {
+    if (!sandbox_read_known(b->sandbox, r->path, &data, &len, &err)) {
       book_diag(b, BOOK_ERROR, NULL, "cannot read image %s: %s", r->path, err->message);
       g_error_free(err);
       return false;
@@ -356,51 +356,27 @@ void ep_survey_images(Epub *e)
 
 /* ---- the cover ---- */
 
-/* The cover image: -M cover=FILE (PNG or JPEG, in the first input's
- * directory or below it, symbolic links resolved), else octavo's typographic cover drawn by
- * cover.c, the face the PDF opens on. Sets *media_type and the size in
- * pixels (0 when the file does not say). NULL (with a warning) when there
- * is none. */
+/* The cover image: the book's cover (-M cover=FILE, a PNG or JPEG the
+ * front end resolved through the sandbox: book->cover), else octavo's
+ * typographic cover drawn by cover.c, the face the PDF opens on. Sets
+ * *media_type and the size in pixels (0 when the file does not say). NULL
+ * (with a warning) when there is none. */
 static GBytes *cover_image(Book *b, const Style *style, const Fonts *fonts, const char **media_type,
                            int *width, int *height)
 {
-  const char *given = b->meta.cover;
-  if (given && *given) {
-    const char *src = b->chapters->len ? ((BookChapter *)b->chapters->pdata[0])->source : NULL;
-    char *dir = src && strcmp(src, "-") != 0 ? g_path_get_dirname(src) : g_strdup(".");
-    char *path = g_path_is_absolute(given) ? g_strdup(given) : g_build_filename(dir, given, NULL);
-    char *lower = g_ascii_strdown(given, -1);
-    const char *type = g_str_has_suffix(lower, ".png") ? "image/png"
-                       : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg")
-                           ? "image/jpeg"
-                           : NULL;
+  const BookResource *r = b->cover;
+  if (r) {
     char *data = NULL;
     gsize len = 0;
-    GBytes *bytes = NULL;
-    char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
-    bool inside =
-        real_dir && real && g_str_has_prefix(real, real_dir) && real[strlen(real_dir)] == '/';
-    free(real_dir);
-    free(real);
-    if (g_file_test(path, G_FILE_TEST_EXISTS) && !inside) {
-      book_diag(b, BOOK_WARNING, NULL, "cover %s: a path outside the input's directory is refused",
-                given);
-    } else if (!type) {
-      book_diag(b, BOOK_WARNING, NULL, "cover %s: not a PNG or JPEG file; using octavo's cover",
-                given);
-    } else if (!g_file_get_contents(path, &data, &len, NULL)) {
-      book_diag(b, BOOK_WARNING, NULL, "cover %s not found; using octavo's cover", path);
-    } else {
-      bytes = g_bytes_new_take(data, len);
-      *media_type = type;
-      if (book_image_probe(path, width, height) == BOOK_IMAGE_NONE)
-        *width = *height = 0;
+    GError *err = NULL;
+    if (sandbox_read_known(b->sandbox, r->path, &data, &len, &err)) {
+      *media_type = r->media_type;
+      *width = r->width_px;
+      *height = r->height_px;
+      return g_bytes_new_take(data, len);
     }
-    g_free(lower);
-    g_free(path);
-    g_free(dir);
-    if (bytes)
-      return bytes;
+    book_diag(b, BOOK_WARNING, NULL, "cover %s: %s; using octavo's cover", r->src, err->message);
+    g_error_free(err);
   }
   if (!fonts) {
     book_diag(b, BOOK_WARNING, NULL, "no cover: no fonts to draw it");

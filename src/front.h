@@ -42,7 +42,6 @@ typedef struct {
   char *canon;      /* canonical absolute path, or NULL for standard input */
   char *stem;       /* canon without its document extension (md_strip_doc_ext), or NULL */
   char *dir;        /* directory that relative paths start from */
-  char *realdir;    /* realpath(dir), or NULL */
   char *text;       /* repaired text, front matter blanked to newlines */
   gsize len;
   MetaLayer fm;     /* front matter */
@@ -66,7 +65,6 @@ typedef struct {
   bool title_known;        /* front matter or -M gives the title: the first H1 stays */
   bool first_h1_seen, chapter_heading_seen;
   MetaLayer doc; /* title heading and byline */
-  char *realres; /* realpath(opts->resource_path), or NULL */
 } Ctx;
 
 /* ---- input.c ---- */
@@ -120,5 +118,9 @@ char *md_strip_doc_ext(const char *path);
 /* Resolve the links and images of one tree (ch: where its links start) and
  * remove dropped-content markers. */
 void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch);
+/* Resolve meta.cover (after md_finish_meta) through the sandbox, as the
+ * book's images are, into book->cover: a PNG or JPEG, else NULL with a
+ * warning (the EPUB then draws octavo's cover). */
+void md_resolve_cover(Ctx *c);
 
 #endif

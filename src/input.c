@@ -82,7 +82,7 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
     s->stem = md_strip_doc_ext(s->canon);
   }
   g_free(cwd);
-  s->realdir = realpath(s->dir, NULL);
+  sandbox_add_root(c->book->sandbox, s->dir); /* its images and links may come from there */
   s->heading_shift = in->heading_shift;
   s->notes = g_ptr_array_new();
   s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -103,7 +103,6 @@ void md_src_free(Src *s)
   g_free(s->canon);
   g_free(s->stem);
   g_free(s->dir);
-  free(s->realdir);
   g_free(s->text);
   md_layer_clear(&s->fm);
   book_node_free(s->root);

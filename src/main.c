@@ -74,7 +74,7 @@ typedef struct {
   char *pdf_standard;
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
-  int split_level, toc_depth, columns;
+  int split_level, toc_depth, columns, max_text_mb;
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
@@ -172,6 +172,8 @@ static int check_options(const Args *a, Format *forced)
     return usage_error("no input file");
   if (a->split_level < 1 || a->split_level > 6)
     return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
+  if (a->max_text_mb < 1 || a->max_text_mb > 65536)
+    return usage_error("--max-text-size must be 1 to 65536 (MiB), not %d", a->max_text_mb);
   if (a->toc_depth < 1 || a->toc_depth > 6)
     return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
   if (a->columns < 1 || a->columns > 2)
@@ -265,6 +267,8 @@ static GOptionContext *option_context(Args *a)
        "KEY=VALUE"},
       {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)",
        "LANG"},
+      {"max-text-size", 0, 0, G_OPTION_ARG_INT, &a->max_text_mb,
+       "The book's Markdown, includes expanded, in MiB at most (default 256)", "MIB"},
       {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
        "Headings at this level or above start a chapter (default 2)", "N"},
       {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth,
@@ -337,6 +341,7 @@ static int parse_args(Args *a, int argc, char **argv)
 {
   a->split_level = 2;
   a->toc_depth = 2;
+  a->max_text_mb = (int)(SANDBOX_TEXT_MAX_DEFAULT >> 20);
   a->columns = 1;
   /* -jN as make writes it (GOption wants -j N): as --jobs=N */
   char **args = g_new0(char *, argc + 1);
@@ -376,7 +381,7 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts)
 {
   GError *err = NULL;
   GArray *diags = project_diags_new();
-  Project *p = project_load(path, diags);
+  Project *p = project_load(path, book->sandbox, diags);
   for (guint i = 0; i < diags->len; i++) {
     const ProjectDiag *d = &g_array_index(diags, ProjectDiag, i);
     BookPos pos = {book_intern(book, d->file), d->line, d->col};
@@ -451,6 +456,7 @@ static void options_from_args(OctavoOptions *opts, const Args *a)
 {
   octavo_options_init(opts);
   opts->split_level = a->split_level;
+  opts->text_max = (gint64)a->max_text_mb << 20;
   opts->toc_depth = a->toc_depth;
   opts->number_sections = a->number_sections;
   opts->smart = a->smart;
@@ -502,6 +508,28 @@ static int check_outputs(Book *book, const GArray *outs, char **inputs)
       rc = EXIT_INPUT;
     }
     g_free(dir);
+  }
+  return rc;
+}
+
+/* No output may replace a file the book read (a chapter, SUMMARY.md,
+ * book.toml, metadata.yaml, an include, an image, the cover) or the style
+ * and stylesheet it will read: refused before anything is written. */
+static int check_sources(Book *book, const GArray *outs, const OctavoOptions *opts)
+{
+  char *style = octavo_style_path(opts), *css = octavo_css_path(opts);
+  sandbox_note(book->sandbox, style);
+  sandbox_note(book->sandbox, css);
+  g_free(style);
+  g_free(css);
+  int rc = EXIT_OK;
+  for (guint i = 0; i < outs->len; i++) {
+    const Output *o = &g_array_index(outs, Output, i);
+    if (sandbox_holds(book->sandbox, o->path)) {
+      book_diag(book, BOOK_ERROR, NULL,
+                "output %s is a file the book reads; refusing to overwrite it", o->path);
+      rc = EXIT_INPUT;
+    }
   }
   return rc;
 }
@@ -718,9 +746,12 @@ static int run(Args *a, const char *argv0)
   Book *book = book_new();
   Layout *lay = NULL;
   Loaded ld = {0};
+  sandbox_set_text_max(book->sandbox, opts.text_max);
   int rc = check_outputs(book, a->outs, a->inputs);
   if (rc == EXIT_OK)
     rc = parse_inputs(book, a->inputs, &opts);
+  if (rc == EXIT_OK)
+    rc = check_sources(book, a->outs, &opts);
   if (rc == EXIT_OK && a->dump)
     dump_model(book);
   if (rc == EXIT_OK)

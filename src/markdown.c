@@ -687,7 +687,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   c.pending = g_ptr_array_new();
   c.anchors = g_hash_table_new(g_str_hash, g_str_equal);
   c.res_by_path = g_hash_table_new(g_str_hash, g_str_equal);
-  c.realres = opts->resource_path ? realpath(opts->resource_path, NULL) : NULL;
+  sandbox_add_roots(book->sandbox, opts->resource_path);
   /* Front matter first: a title there keeps the first H1 as a heading. */
   for (int i = 0; i < n; i++) {
     md_src_init(&c, &c.srcs[i], &srcs[i]);
@@ -722,8 +722,10 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_resolve_tree(&c, f->def, f->chapter);
     san_repair(book, f->def);
   }
-  if (n > 0)
+  if (n > 0) {
     md_finish_meta(&c);
+    md_resolve_cover(&c);
+  }
   if (opts && opts->number_sections)
     book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2);
   sort_diags(&c, diags0);
@@ -733,7 +735,6 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   g_ptr_array_free(c.pending, TRUE);
   g_hash_table_destroy(c.anchors);
   g_hash_table_destroy(c.res_by_path);
-  free(c.realres);
   md_layer_clear(&c.doc);
   return book_diag_count(book, BOOK_ERROR) == errors0;
 }

@@ -247,7 +247,14 @@ bool md_front_matter(Book *b, Src *s)
     const char *qn;
     const char *qe = line_end(q, end, &qn);
     if (is_fence_line(q, qe, true)) {
-      int got = parse_yaml(b, s, yaml, (gsize)(q - yaml), 2);
+      /* 20 MB of metadata took 2.5 GB: refused, and blanked all the same */
+      bool too_big = (gsize)(q - yaml) > SANDBOX_META_MAX;
+      if (too_big) {
+        BookPos pos = {s->file, 1, 1};
+        book_diag(b, BOOK_ERROR, &pos, "front matter is %zu bytes; the limit is %zu",
+                  (gsize)(q - yaml), SANDBOX_META_MAX);
+      }
+      int got = too_big ? 0 : parse_yaml(b, s, yaml, (gsize)(q - yaml), 2);
       if (got < 0)
         return true;
       for (char *r = s->text; r < qe; r++)

@@ -2,6 +2,7 @@
  * (tests, fuzzers) that drive the stages without the command line; the
  * names of the enumerated options; the paths of the style files. */
 #include "options.h"
+#include "sandbox.h"
 
 #include <string.h>
 
@@ -20,6 +21,7 @@ void octavo_options_init(OctavoOptions *o)
   o->layout = OCTAVO_LAYOUT_BOOK;
   o->pdf_standard = "a-3u,ua-1";
   o->attach_source = true;
+  o->text_max = SANDBOX_TEXT_MAX_DEFAULT;
 }
 
 typedef struct {

@@ -46,6 +46,7 @@ typedef struct {
   GPtrArray *metadata;       /* "KEY=VALUE" from -M, applied last; may be NULL */
   const char *resource_path; /* another directory resources may come from, or NULL */
   bool smart;                /* typographic punctuation: "" '' -- --- ... (false, as GFM) */
+  gint64 text_max;           /* the book's Markdown, includes expanded, in bytes (sandbox.h) */
   /* output */
   int toc_depth;              /* entries in the contents, in outline depths (2): outline.h */
   bool number_sections;       /* number chapters and sections (false): book_number_headings */

@@ -4,14 +4,13 @@
  * GScanner (Debian packages no C TOML library); only the [book] table is
  * read. */
 #include "project.h"
+#include "sandbox.h"
 
 #include <cmark-gfm.h>
 #include <yaml.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define INCLUDE_DEPTH_MAX 10 /* as mdBook: includes inside included files, to a limit */
 
 static void source_clear(gpointer p)
 {
@@ -58,9 +57,10 @@ void project_free(Project *p)
   g_free(p);
 }
 
-static Project *project_new(const char *root)
+static Project *project_new(const char *root, Sandbox *sb)
 {
   Project *p = g_new0(Project, 1);
+  p->sb = sb;
   p->root = g_canonicalize_filename(root, NULL);
   p->sources = g_array_new(FALSE, TRUE, sizeof(ProjectSource));
   g_array_set_clear_func(p->sources, source_clear);
@@ -263,49 +263,19 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
 
 /* --- include lines ----------------------------------------------------------- */
 
-/* The lines of text between the "ANCHOR: name" and "ANCHOR_END: name" lines
- * (all of text when anchor is NULL), without any anchor lines; or lines
- * first..last (1-based, inclusive; 0 = open). */
-static void select_lines(const char *text, const char *anchor, long first, long last, GString *out)
-{
-  char **lines = g_strsplit(text, "\n", -1);
-  guint n = g_strv_length(lines);
-  if (n > 0 && lines[n - 1][0] == '\0')
-    n--; /* the file's final newline */
-  bool in = anchor == NULL;
-  char *start = anchor ? g_strdup_printf("ANCHOR: %s", anchor) : NULL;
-  char *end = anchor ? g_strdup_printf("ANCHOR_END: %s", anchor) : NULL;
-  bool any = false;
-  for (guint i = 0; i < n; i++) {
-    const char *l = lines[i];
-    if (anchor) {
-      const char *s = strstr(l, start), *e = strstr(l, end);
-      if (s && !g_ascii_isalnum(s[strlen(start)]) && s[strlen(start)] != '_') {
-        in = true;
-        continue;
-      }
-      if (e && !g_ascii_isalnum(e[strlen(end)]) && e[strlen(end)] != '_') {
-        in = false;
-        continue;
-      }
-    } else if ((first && (long)i + 1 < first) || (last && (long)i + 1 > last)) {
-      continue;
-    }
-    if (!in || strstr(l, "ANCHOR:") || strstr(l, "ANCHOR_END:"))
-      continue;
-    if (any)
-      g_string_append_c(out, '\n');
-    g_string_append(out, l);
-    any = true;
-  }
-  g_free(start);
-  g_free(end);
-  g_strfreev(lines);
-}
+/* One chapter's expansion: the files being expanded (real paths, outermost
+ * first: a file that includes itself, directly or not, is a cycle), and
+ * whether it failed (a cycle, or the book's text past its limit). */
+typedef struct {
+  Sandbox *sb;
+  GArray *diags;
+  GPtrArray *stack;
+  bool failed;
+} Inc;
 
-static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
-                    const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-static void warn_at(GArray *diags, const char *name, const char *text, const char *at,
+static void warn_at(GArray *diags, bool error, const char *name, const char *text, const char *at,
+                    const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+static void warn_at(GArray *diags, bool error, const char *name, const char *text, const char *at,
                     const char *fmt, ...)
 {
   int line = 1, col = 1;
@@ -321,48 +291,106 @@ static void warn_at(GArray *diags, const char *name, const char *text, const cha
   va_start(ap, fmt);
   char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  diag(diags, false, name, line, col, "%s", msg);
+  diag(diags, error, name, line, col, "%s", msg);
   g_free(msg);
 }
 
-/* True when path (existing) lies inside root (both canonical). */
-static bool inside(const char *path, const char *root)
+/* True when line l holds the marker "KIND: name" (name not followed by
+ * another name character). */
+static bool anchor_line(const char *l, const char *marker)
 {
-  char *real = realpath(path, NULL);
-  if (!real)
+  const char *s = strstr(l, marker);
+  if (!s)
     return false;
-  size_t n = strlen(root);
-  bool ok =
-      strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(root, "/") == 0);
-  free(real);
+  char c = s[strlen(marker)];
+  return !g_ascii_isalnum(c) && c != '_';
+}
+
+/* The lines of f between the "ANCHOR: name" and "ANCHOR_END: name" lines
+ * (all of it when anchor is NULL), without any anchor lines; or lines
+ * first..last (1-based, inclusive; 0 = open), as mdBook takes them. Read a
+ * line at a time and no further than the last line taken; each line taken
+ * comes out of the book's text budget. False when the budget runs out. */
+static bool select_lines(Sandbox *sb, FILE *f, const char *anchor, long first, long last,
+                         GString *out)
+{
+  char *start = anchor ? g_strdup_printf("ANCHOR: %s", anchor) : NULL;
+  char *end = anchor ? g_strdup_printf("ANCHOR_END: %s", anchor) : NULL;
+  bool in = anchor == NULL, any = false, ok = true;
+  char *l = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  for (long i = 1; ok && (n = getline(&l, &cap, f)) >= 0; i++) {
+    if (n > 0 && l[n - 1] == '\n')
+      l[--n] = '\0';
+    if (anchor) {
+      if (!in) {
+        in = anchor_line(l, start);
+        continue;
+      }
+      if (anchor_line(l, end))
+        break;
+    } else if (first && i < first) {
+      continue;
+    } else if (last && i > last) {
+      break;
+    }
+    if (strstr(l, "ANCHOR:") || strstr(l, "ANCHOR_END:"))
+      continue;
+    if (!(ok = sandbox_take_text(sb, (gsize)n + 1)))
+      break;
+    if (any)
+      g_string_append_c(out, '\n');
+    g_string_append_len(out, l, n);
+    any = true;
+  }
+  free(l);
+  g_free(start);
+  g_free(end);
   return ok;
 }
 
-static char *expand(const char *text, gsize len, const char *name, const char *dir,
-                    const char *root, GArray *diags, int depth);
+static char *expand(Inc *inc, const char *text, gsize len, const char *name, const char *dir);
+
+/* "a.md includes b.md includes a.md": the chain from the stack to real. */
+static char *cycle_chain(const Inc *inc, const char *real)
+{
+  GString *s = g_string_new(NULL);
+  bool on = false;
+  for (guint i = 0; i < inc->stack->len; i++) {
+    on |= strcmp(inc->stack->pdata[i], real) == 0;
+    if (on)
+      g_string_append_printf(s, "%s includes ", (char *)inc->stack->pdata[i]);
+  }
+  g_string_append(s, real);
+  return g_string_free(s, FALSE);
+}
 
 /* One directive's argument "FILE[:ANCHOR|:FIRST[:LAST]]" → its text. */
-static bool include_one(const char *arg, const char *name, const char *text, const char *at,
-                        const char *dir, const char *root, GArray *diags, int depth, GString *out)
+static bool include_one(Inc *inc, const char *arg, const char *name, const char *text,
+                        const char *at, const char *dir, GString *out)
 {
   char **parts = g_strsplit(arg, ":", 3);
   char *file = g_strstrip(g_strdup(parts[0]));
   char *path = g_build_filename(dir, file, NULL);
-  char *contents = NULL;
-  gsize n = 0;
+  char *real = NULL;
+  GError *e = NULL;
   bool ok = false;
-  if (!inside(path, root) || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    warn_at(diags, name, text, at, "include file %s %s; the line is kept as written", file,
-            g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder"
-                                                  : "does not exist");
-  } else if (!g_file_get_contents(path, &contents, &n, NULL)) {
-    warn_at(diags, name, text, at, "cannot read include file %s; the line is kept as written",
-            file);
+  FILE *f = NULL;
+  if (inc->stack->len >= SANDBOX_INCLUDE_DEPTH) {
+    warn_at(inc->diags, false, name, text, at,
+            "include file %s: includes nested deeper than %d; the line is kept as written", file,
+            SANDBOX_INCLUDE_DEPTH);
+  } else if (!(f = sandbox_open(inc->sb, path, file, &real, &e))) {
+    warn_at(inc->diags, false, name, text, at, "include file %s; the line is kept as written",
+            e->message);
+    g_error_free(e);
+  } else if (g_ptr_array_find_with_equal_func(inc->stack, real, g_str_equal, NULL)) {
+    char *chain = cycle_chain(inc, real);
+    warn_at(inc->diags, true, name, text, at, "include cycle: %s", chain);
+    g_free(chain);
+    inc->failed = true;
   } else {
-    char *sub = g_path_get_dirname(path);
-    char *expanded = depth + 1 < INCLUDE_DEPTH_MAX
-                         ? expand(contents, n, path, sub, root, diags, depth + 1)
-                         : g_strndup(contents, n);
     const char *a = parts[1] ? g_strstrip(parts[1]) : NULL;
     char *endp = NULL;
     long first = 0, last = 0;
@@ -372,29 +400,46 @@ static bool include_one(const char *arg, const char *name, const char *text, con
       last = parts[2] && *g_strstrip(parts[2]) ? strtol(parts[2], NULL, 10) : 0;
       if (!parts[2])
         last = first; /* FILE:N is the one line N */
-      select_lines(expanded, NULL, first, last, out);
-    } else {
-      select_lines(expanded, a, 0, 0, out);
     }
-    g_free(expanded);
-    g_free(sub);
-    ok = true;
+    GString *taken = g_string_new(NULL);
+    if (!select_lines(inc->sb, f, numeric ? NULL : a, first, last, taken)) {
+      warn_at(inc->diags, true, name, text, at,
+              "include file %s: the book's text passes %" G_GINT64_FORMAT
+              " bytes, its limit (--max-text-size)",
+              file, sandbox_text_max(inc->sb));
+      inc->failed = true;
+    } else {
+      /* as mdBook: the lines taken, then the includes in them */
+      char *sub = g_path_get_dirname(path);
+      g_ptr_array_add(inc->stack, real);
+      real = NULL;
+      char *expanded = expand(inc, taken->str, taken->len, path, sub);
+      g_free(g_ptr_array_steal_index(inc->stack, inc->stack->len - 1));
+      if (expanded)
+        g_string_append(out, expanded);
+      g_free(expanded);
+      g_free(sub);
+      ok = !inc->failed;
+    }
+    g_string_free(taken, TRUE);
   }
-  g_free(contents);
+  if (f)
+    fclose(f);
+  g_free(real);
   g_free(path);
   g_free(file);
   g_strfreev(parts);
   return ok;
 }
 
-static char *expand(const char *text, gsize len, const char *name, const char *dir,
-                    const char *root, GArray *diags, int depth)
+/* text with its include lines replaced; NULL once inc has failed. */
+static char *expand(Inc *inc, const char *text, gsize len, const char *name, const char *dir)
 {
   static const char *const kinds[] = {"{{#include ", "{{#rustdoc_include "};
   GString *out = g_string_sized_new(len + 64);
   char *src = g_strndup(text, len); /* NUL-terminated for strstr */
   const char *p = src;
-  for (;;) {
+  while (!inc->failed) {
     const char *hit = NULL;
     size_t klen = 0;
     for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
@@ -423,21 +468,30 @@ static char *expand(const char *text, gsize len, const char *name, const char *d
     }
     g_string_append_len(out, p, hit - p);
     char *arg = g_strndup(hit + klen, close - hit - klen);
-    if (!include_one(arg, name, src, hit, dir, root, diags, depth, out))
+    if (!include_one(inc, arg, name, src, hit, dir, out) && !inc->failed)
       g_string_append_len(out, hit, close + 2 - hit);
     g_free(arg);
     p = close + 2;
   }
   g_free(src);
+  if (inc->failed) {
+    g_string_free(out, TRUE);
+    return NULL;
+  }
   return g_string_free(out, FALSE);
 }
 
-char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
-                              const char *root, GArray *diags)
+char *project_expand_includes(Sandbox *sb, const char *text, gsize len, const char *name,
+                              const char *dir, GArray *diags)
 {
-  char *r = g_canonicalize_filename(root, NULL);
-  char *out = expand(text, len, name, dir, r, diags, 0);
-  g_free(r);
+  Inc inc = {sb, diags, g_ptr_array_new_with_free_func(g_free), false};
+  char *real = realpath(name, NULL); /* the chapter itself: including it is a cycle */
+  if (real) {
+    g_ptr_array_add(inc.stack, g_strdup(real));
+    free(real);
+  }
+  char *out = expand(&inc, text, len, name, dir);
+  g_ptr_array_free(inc.stack, TRUE);
   return out;
 }
 
@@ -476,6 +530,39 @@ static void add_source(Project *p, char *name, char *text, int shift, int line)
   g_array_append_val(p->sources, s);
 }
 
+/* Read a chapter file through the sandbox (its text out of the book's
+ * budget) and expand its includes; false after an error message. */
+static bool read_chapter(Project *p, const char *path, const char *shown, const char *from,
+                         int line, int col, bool includes, GArray *diags, char **out)
+{
+  char *text = NULL;
+  gsize len = 0;
+  GError *e = NULL;
+  gint64 left = sandbox_text_max(p->sb);
+  if (!sandbox_read(p->sb, path, shown, (gsize)MAX(left, 1), &text, &len, NULL, &e)) {
+    diag(diags, true, from, line, col, "chapter %s", e->message);
+    g_error_free(e);
+    return false;
+  }
+  if (!sandbox_take_text(p->sb, len)) {
+    diag(diags, true, from, line, col,
+         "chapter %s: the book's text passes %" G_GINT64_FORMAT
+         " bytes, its limit (--max-text-size)",
+         shown, sandbox_text_max(p->sb));
+    g_free(text);
+    return false;
+  }
+  if (includes) {
+    char *dir = g_path_get_dirname(path);
+    *out = project_expand_includes(p->sb, text, len, path, dir, diags);
+    g_free(dir);
+  } else {
+    *out = g_strndup(text, len);
+  }
+  g_free(text);
+  return *out != NULL;
+}
+
 static bool add_chapter(Summary *s, cmark_node *link, int depth)
 {
   const char *url = cmark_node_get_url(link);
@@ -494,26 +581,10 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth)
     *hash = '\0';
   char *path = g_build_filename(s->dir, file, NULL);
   char *text = NULL;
-  gsize len = 0;
-  GError *e = NULL;
-  bool ok = true;
-  if (!inside(path, s->p->root)) {
-    diag(s->diags, true, s->summary, line, col, "chapter %s %s", file,
-         g_file_test(path, G_FILE_TEST_EXISTS) ? "is outside the book's folder" : "does not exist");
-    ok = false;
-  } else if (!g_file_get_contents(path, &text, &len, &e)) {
-    diag(s->diags, true, s->summary, line, col, "%s", e->message);
-    g_error_free(e);
-    ok = false;
-  } else {
-    char *dir = g_path_get_dirname(path);
-    char *t = s->expand_includes
-                  ? project_expand_includes(text, len, path, dir, s->p->root, s->diags)
-                  : g_strndup(text, len);
-    add_source(s->p, g_strdup(path), t, 1 + depth, 0);
-    g_free(dir);
-  }
-  g_free(text);
+  bool ok =
+      read_chapter(s->p, path, file, s->summary, line, col, s->expand_includes, s->diags, &text);
+  if (ok)
+    add_source(s->p, g_strdup(path), text, 1 + depth, 0);
   g_free(path);
   g_free(file);
   g_free(unesc);
@@ -576,47 +647,79 @@ static bool read_summary(Summary *s, const char *text, gsize len)
 
 /* --- finding and loading ------------------------------------------------------------ */
 
+/* Read a small file of the project (SUMMARY.md, book.toml, metadata.yaml)
+ * through the sandbox; an error diag naming it when it cannot be. */
+static bool read_small(Sandbox *sb, const char *path, char **text, gsize *len, GArray *diags)
+{
+  GError *e = NULL;
+  gsize n = 0;
+  if (sandbox_read(sb, path, path, SANDBOX_META_MAX, text, &n, NULL, &e)) {
+    if (len)
+      *len = n;
+    return true;
+  }
+  diag(diags, true, path, 0, 0, "%s", e->message);
+  g_error_free(e);
+  return false;
+}
+
 /* book.toml beside SUMMARY.md's folder or one folder up (mdBook keeps
- * SUMMARY.md in src/). */
+ * SUMMARY.md in src/). Only the name: it is read through the sandbox. */
 static char *find_book_toml(const char *summary_dir)
 {
   char *t = g_build_filename(summary_dir, "book.toml", NULL);
-  if (g_file_test(t, G_FILE_TEST_IS_REGULAR))
+  if (g_file_test(t, G_FILE_TEST_EXISTS))
     return t;
   g_free(t);
   char *up = g_path_get_dirname(summary_dir);
   t = g_build_filename(up, "book.toml", NULL);
   g_free(up);
-  if (g_file_test(t, G_FILE_TEST_IS_REGULAR))
+  if (g_file_test(t, G_FILE_TEST_EXISTS))
     return t;
   g_free(t);
   return NULL;
 }
 
-/* The SUMMARY.md of a directory: DIR/SUMMARY.md, DIR/<book.toml src>/SUMMARY.md,
- * DIR/src/SUMMARY.md. */
-static char *find_summary(const char *dir)
+/* The SUMMARY.md of a directory (a root of sb): DIR/SUMMARY.md,
+ * DIR/<book.toml src>/SUMMARY.md, DIR/src/SUMMARY.md. NULL when there is
+ * none, or (*failed, with an error) when book.toml names a src outside the
+ * book's folder or cannot be read. */
+static char *find_summary(Sandbox *sb, const char *dir, GArray *diags, bool *failed)
 {
+  *failed = false;
   char *s = g_build_filename(dir, "SUMMARY.md", NULL);
-  if (g_file_test(s, G_FILE_TEST_IS_REGULAR))
+  if (g_file_test(s, G_FILE_TEST_EXISTS))
     return s;
   g_free(s);
   char *src = NULL;
   char *toml = g_build_filename(dir, "book.toml", NULL);
   char *text = NULL;
-  if (g_file_get_contents(toml, &text, NULL, NULL)) { /* [book] src = "..." */
-    GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
-    if (toml_book_table(text, toml, pairs, NULL, NULL, NULL))
-      for (guint i = 0; i < pairs->len && !src; i++)
-        if (g_str_has_prefix(pairs->pdata[i], "src="))
-          src = g_strdup((char *)pairs->pdata[i] + 4);
-    g_ptr_array_free(pairs, TRUE);
+  if (g_file_test(toml, G_FILE_TEST_EXISTS)) { /* [book] src = "..." */
+    if (!read_small(sb, toml, &text, NULL, diags)) {
+      *failed = true;
+    } else {
+      GPtrArray *pairs = g_ptr_array_new_with_free_func(g_free);
+      if (toml_book_table(text, toml, pairs, NULL, NULL, NULL))
+        for (guint i = 0; i < pairs->len && !src; i++)
+          if (g_str_has_prefix(pairs->pdata[i], "src="))
+            src = g_strdup((char *)pairs->pdata[i] + 4);
+      g_ptr_array_free(pairs, TRUE);
+    }
   }
   g_free(text);
-  g_free(toml);
-  s = g_build_filename(dir, src ? src : "src", "SUMMARY.md", NULL);
+  s = *failed ? NULL : g_build_filename(dir, src ? src : "src", "SUMMARY.md", NULL);
+  if (s && src) { /* src = "../.." would make any folder above the book the book */
+    char *folder = g_build_filename(dir, src, NULL);
+    if (g_file_test(folder, G_FILE_TEST_EXISTS) && !sandbox_contains(sb, folder)) {
+      diag(diags, true, toml, 0, 0, "[book] src = \"%s\" is outside the book's folder", src);
+      *failed = true;
+      g_clear_pointer(&s, g_free);
+    }
+    g_free(folder);
+  }
   g_free(src);
-  if (g_file_test(s, G_FILE_TEST_IS_REGULAR))
+  g_free(toml);
+  if (s && g_file_test(s, G_FILE_TEST_EXISTS))
     return s;
   g_free(s);
   return NULL;
@@ -627,18 +730,7 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Read a file into *text; an error diag naming it when it cannot be. */
-static bool read_file(const char *path, char **text, gsize *len, GArray *diags)
-{
-  GError *e = NULL;
-  if (g_file_get_contents(path, text, len, &e))
-    return true;
-  diag(diags, true, path, 0, 0, "cannot read: %s", e->message);
-  g_error_free(e);
-  return false;
-}
-
-static Project *load_folder(const char *dir, GArray *diags)
+static Project *load_folder(Sandbox *sb, const char *dir, GArray *diags)
 {
   GError *e = NULL;
   GDir *d = g_dir_open(dir, 0, &e);
@@ -659,16 +751,16 @@ static Project *load_folder(const char *dir, GArray *diags)
     g_ptr_array_free(names, TRUE);
     return NULL;
   }
-  Project *p = project_new(dir);
+  Project *p = project_new(dir, sb);
   char *meta = g_build_filename(dir, "metadata.yaml", NULL);
-  if (g_file_test(meta, G_FILE_TEST_IS_REGULAR))
+  if (g_file_test(meta, G_FILE_TEST_EXISTS))
     p->metadata_file = meta;
   else
     g_free(meta);
   for (guint i = 0; i < names->len; i++) {
     char *text = NULL;
-    gsize len = 0;
-    if (!read_file(names->pdata[i], &text, &len, diags)) {
+    if (!read_chapter(p, names->pdata[i], names->pdata[i], names->pdata[i], 0, 0, false, diags,
+                      &text)) {
       project_free(p);
       p = NULL;
       break;
@@ -679,22 +771,27 @@ static Project *load_folder(const char *dir, GArray *diags)
   return p;
 }
 
-static Project *load_summary(const char *summary, GArray *diags)
+static Project *load_summary(Sandbox *sb, const char *summary, GArray *diags)
 {
-  char *text = NULL;
-  gsize len = 0;
-  if (!read_file(summary, &text, &len, diags))
-    return NULL;
   char *dir = g_path_get_dirname(summary);
   char *toml = find_book_toml(dir);
   char *root = toml ? g_path_get_dirname(toml) : g_strdup(dir);
-  Project *p = project_new(root);
+  sandbox_add_root(sb, root);
+  char *text = NULL;
+  gsize len = 0;
+  if (!read_small(sb, summary, &text, &len, diags)) {
+    g_free(root);
+    g_free(toml);
+    g_free(dir);
+    return NULL;
+  }
+  Project *p = project_new(root, sb);
   Summary s = {p, summary, dir, true, diags, NULL, false};
   bool ok = true;
   if (toml) {
     char *t = NULL;
     GError *e = NULL;
-    ok = read_file(toml, &t, NULL, diags);
+    ok = read_small(sb, toml, &t, NULL, diags);
     int line = 0, col = 0;
     if (ok && !(ok = book_toml_meta(t, toml, p->metadata, &e, &line, &col))) {
       diag(diags, true, toml, line, col, "%s", e->message);
@@ -775,12 +872,17 @@ bool project_is_project(const char *path)
   return r;
 }
 
-Project *project_load(const char *path, GArray *diags)
+Project *project_load(const char *path, Sandbox *sb, GArray *diags)
 {
   if (!g_file_test(path, G_FILE_TEST_IS_DIR))
-    return load_summary(path, diags);
-  char *summary = find_summary(path);
-  Project *p = summary ? load_summary(summary, diags) : load_folder(path, diags);
+    return load_summary(sb, path, diags);
+  /* the folder's real path is the root (a symlinked project is its target) */
+  sandbox_add_root(sb, path);
+  bool failed = false;
+  char *summary = find_summary(sb, path, diags, &failed);
+  Project *p = failed    ? NULL
+               : summary ? load_summary(sb, summary, diags)
+                         : load_folder(sb, path, diags);
   g_free(summary);
   return p;
 }
@@ -857,7 +959,9 @@ char *project_front_matter(const Project *p, const char **name, GError **err)
 {
   if (p->metadata_file) {
     char *text = NULL;
-    if (!g_file_get_contents(p->metadata_file, &text, NULL, err))
+    gsize len = 0;
+    if (!sandbox_read(p->sb, p->metadata_file, p->metadata_file, SANDBOX_META_MAX, &text, &len,
+                      NULL, err))
       return NULL;
     *name = p->metadata_file;
     /* metadata.yaml may hold its own --- and ... lines: one block either way */

@@ -7,8 +7,8 @@
  *   book.toml's [book] title, authors, description and language become
  *   metadata.  In the chapters, `{{#include FILE}}`, `{{#include
  *   FILE:ANCHOR}}`, `{{#include FILE:START:END}}` and `{{#rustdoc_include
- *   …}}` lines are replaced by the file's lines, as mdBook does; the file
- *   must lie inside the book's folder.
+ *   …}}` lines are replaced by the file's lines, as mdBook does; every
+ *   file is read through the sandbox (sandbox.h): inside the book's folder.
  * - A folder of chapters: DIR holding *.md files (and no SUMMARY.md) is
  *   built in name order; DIR/metadata.yaml (pandoc's convention), when
  *   present, is the book's metadata file.
@@ -25,6 +25,8 @@
 
 #include <glib.h>
 #include <stdbool.h>
+
+typedef struct Sandbox Sandbox;
 
 typedef struct {
   char *name; /* the file's path as shown in messages (owned) */
@@ -49,17 +51,23 @@ typedef struct {
   GPtrArray *metadata; /* "KEY=VALUE" from book.toml (owned strings) */
   char *metadata_file; /* DIR/metadata.yaml, or NULL (owned) */
   char *toml_file;     /* book.toml, or NULL (owned) */
+  Sandbox *sb;         /* every file of the project is read through it (borrowed) */
 } Project;
 
 /* True when path names a book project: a file called SUMMARY.md, or a
  * directory (which then must hold a SUMMARY.md, src/SUMMARY.md or *.md). */
 bool project_is_project(const char *path);
 
-/* Read the project at path. Messages go to diags (ProjectDiag, the
- * caller's: make it with project_diags_new()). Returns NULL after an error
- * (the project cannot be read, lists no chapter, or a chapter file is
- * missing); an include that is missing is a warning. */
-Project *project_load(const char *path, GArray *diags);
+/* Read the project at path through sb (sandbox.h), after adding the
+ * project's folder to its roots: every chapter, SUMMARY.md, book.toml,
+ * metadata.yaml and included file must be a regular file inside it, and
+ * the text, includes expanded, within sb's budget. Messages go to diags
+ * (ProjectDiag, the caller's: make it with project_diags_new()). Returns
+ * NULL after an error (the project cannot be read, lists no chapter, a
+ * chapter file is missing, outside the folder or not a regular file, an
+ * include cycle, the text past its limit, book.toml's src outside the
+ * folder); an include that is missing or refused is a warning. */
+Project *project_load(const char *path, Sandbox *sb, GArray *diags);
 /* An empty array for ProjectDiag that frees its strings. */
 GArray *project_diags_new(void);
 
@@ -79,11 +87,14 @@ char *project_name(const char *path);
 /* Free a project. Accepts NULL. */
 void project_free(Project *p);
 
-/* Expand mdBook's include lines in text (of a file in dir) confined to
- * root; warnings go to diags (ProjectDiag). Returns a new string. Exposed
- * for tests. */
-char *project_expand_includes(const char *text, gsize len, const char *name, const char *dir,
-                              const char *root, GArray *diags);
+/* Expand mdBook's include lines in text (of the file name, in dir),
+ * reading through sb: as mdBook, the lines an include takes (read no
+ * further than the last), then the includes inside them, to a depth of
+ * SANDBOX_INCLUDE_DEPTH. Warnings go to diags (ProjectDiag). Returns a new
+ * string, or NULL after an error in diags: an include cycle (the chain
+ * named) or the book's text past sb's budget. Exposed for tests. */
+char *project_expand_includes(Sandbox *sb, const char *text, gsize len, const char *name,
+                              const char *dir, GArray *diags);
 
 /* Parse the [book] table of book.toml text into "KEY=VALUE" strings
  * (title, author (one per author), description, lang). Returns false with

@@ -167,14 +167,126 @@ static void resolve_link(Ctx *c, BookNode *n, BookChapter *ch)
 enum { MAX_IMAGE_SIDE_PX = 20000 };
 #define MAX_IMAGE_PIXELS ((gint64)100 * 1000 * 1000)
 
-static bool inside(const char *real, const char *dir)
+static bool too_large(int w, int h)
 {
-  if (!dir)
-    return false;
-  size_t n = strlen(dir);
-  if (n == 1 && dir[0] == '/')
-    return true;
-  return strncmp(real, dir, n) == 0 && real[n] == '/';
+  return w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS;
+}
+
+/* Why the images an SVG draws (<image href>, local files or data: URLs)
+ * make it unusable: one outside the book, not a regular file, or past the
+ * pixel limit that a direct reference meets (librsvg would decode it
+ * whole). NULL when they are all fine. Caller frees. */
+static char *svg_refs_why(Sandbox *sb, const char *real)
+{
+  GPtrArray *refs = g_ptr_array_new_with_free_func(g_free);
+  san_svg_image_refs(real, refs);
+  char *dir = g_path_get_dirname(real), *why = NULL;
+  for (guint i = 0; i < refs->len && !why; i++) {
+    const char *href = refs->pdata[i];
+    int w = 0, h = 0;
+    if (book_url_kind(href) == BOOK_URL_DATA) {
+      gsize n = 0;
+      guchar *bytes = book_data_url_head(href, 64 << 10, &n); /* a header is enough */
+      if (bytes && book_image_sniff(bytes, n, &w, &h) != BOOK_IMAGE_NONE && too_large(w, h))
+        why = g_strdup_printf("it draws a data: image of %d x %d pixels, too large", w, h);
+      g_free(bytes);
+      continue;
+    }
+    if (book_url_kind(href) != BOOK_URL_RELATIVE)
+      continue; /* librsvg fetches nothing from the web */
+    char *raw = g_strndup(href, strcspn(href, "?#"));
+    char *path = g_uri_unescape_string(raw, NULL);
+    char *cand = g_path_is_absolute(path ? path : raw)
+                     ? g_strdup(path ? path : raw)
+                     : g_build_filename(dir, path ? path : raw, NULL);
+    SandboxVerdict v;
+    char *ref = sandbox_resolve(sb, cand, &v);
+    if (!ref && v != SANDBOX_MISSING)
+      why = g_strdup_printf("it draws %s, which %s", href, sandbox_verdict_text(v));
+    else if (ref && book_image_probe(ref, &w, &h) != BOOK_IMAGE_NONE && too_large(w, h))
+      why = g_strdup_printf("it draws %s, %d x %d pixels, too large", href, w, h);
+    g_free(ref);
+    g_free(cand);
+    g_free(path);
+    g_free(raw);
+  }
+  g_free(dir);
+  g_ptr_array_free(refs, TRUE);
+  return why;
+}
+
+/* The file an image source names, through the book's sandbox: relative to
+ * the Markdown file's folder, else to each --resource-path folder. Its real
+ * path (caller frees), or NULL with a warning at pos. */
+static char *find_image(Ctx *c, const BookPos *pos, const char *dir, const char *src,
+                        const char *what)
+{
+  Book *b = c->book;
+  char *raw = g_strndup(src, strcspn(src, "?#"));
+  char *path = g_uri_unescape_string(raw, NULL);
+  if (!path)
+    path = g_strdup(raw);
+  char *cand = g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(dir, path, NULL);
+  SandboxVerdict v;
+  char *real = sandbox_resolve(b->sandbox, cand, &v);
+  if (!real && v == SANDBOX_MISSING && c->opts->resource_path && !g_path_is_absolute(path)) {
+    char **dirs = g_strsplit(c->opts->resource_path, G_SEARCHPATH_SEPARATOR_S, -1);
+    for (char **d = dirs; *d && !real && v == SANDBOX_MISSING; d++) {
+      char *cand2 = g_build_filename(*d, path, NULL);
+      real = sandbox_resolve(b->sandbox, cand2, &v);
+      g_free(cand2);
+    }
+    g_strfreev(dirs);
+  }
+  if (!real && v == SANDBOX_MISSING)
+    book_diag(b, BOOK_WARNING, pos, "%s %s not found", what, src);
+  else if (!real && v == SANDBOX_OUTSIDE)
+    book_diag(b, BOOK_WARNING, pos,
+              "%s %s is outside the book's folder; refused (see --resource-path)", what, src);
+  else if (!real)
+    book_diag(b, BOOK_WARNING, pos, "%s %s %s; refused", what, src, sandbox_verdict_text(v));
+  g_free(cand);
+  g_free(path);
+  g_free(raw);
+  return real;
+}
+
+/* The resource for the image file real (src as written), probed and
+ * checked once: NULL with a warning at pos when neither book can use it. */
+static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src, const char *real,
+                                    const char *what)
+{
+  Book *b = c->book;
+  int w, h;
+  char *why = NULL;
+  BookResource *r = NULL;
+  BookImageKind kind = book_image_probe(real, &w, &h);
+  if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
+    book_diag(b, BOOK_WARNING, pos, "%s %s is not a PNG, JPEG, GIF or SVG file", what, src);
+  } else if (kind == BOOK_IMAGE_SVG && !san_svg_well_formed(real, &why)) {
+    /* neither format can use it: both show a placeholder */
+    book_diag(b, BOOK_WARNING, pos, "%s %s is not a well-formed SVG file (%s); left out", what, src,
+              why);
+  } else if (too_large(w, h)) {
+    /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
+    book_diag(b, BOOK_WARNING, pos, "%s %s is %d x %d pixels, too large; left out", what, src, w,
+              h);
+  } else if (kind == BOOK_IMAGE_SVG && (why = svg_refs_why(b->sandbox, real))) {
+    book_diag(b, BOOK_WARNING, pos, "%s %s: %s; left out", what, src, why);
+  } else if (!book_image_decodes(real, kind, &why)) {
+    /* its header reads, its pixels do not: neither book can show it */
+    book_diag(b, BOOK_WARNING, pos, "%s %s cannot be decoded (%s); left out", what, src, why);
+  } else {
+    r = g_new0(BookResource, 1);
+    r->src = g_strdup(src);
+    r->path = g_strdup(real);
+    r->kind = kind;
+    r->media_type = g_strdup(book_image_media_type(kind));
+    r->width_px = w;
+    r->height_px = h;
+  }
+  g_free(why);
+  return r;
 }
 
 static void resolve_image(Ctx *c, BookNode *n)
@@ -199,62 +311,41 @@ static void resolve_image(Ctx *c, BookNode *n)
     return;
   }
   Src *s = src_of(c, n->pos.file);
-  char *raw = g_strndup(src, strcspn(src, "?#"));
-  char *path = g_uri_unescape_string(raw, NULL);
-  if (!path)
-    path = g_strdup(raw);
-  char *cand = g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(s->dir, path, NULL);
-  char *real = realpath(cand, NULL);
-  if (!real && c->opts->resource_path && !g_path_is_absolute(path)) {
-    char *cand2 = g_build_filename(c->opts->resource_path, path, NULL);
-    real = realpath(cand2, NULL);
-    g_free(cand2);
-  }
-  struct stat st;
-  if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
-    book_diag(b, BOOK_WARNING, &n->pos, "image %s not found", src);
-  } else if (!inside(real, s->realdir) && !inside(real, c->realres)) {
-    book_diag(b, BOOK_WARNING, &n->pos,
-              "image %s is outside the input's directory; refused (see --resource-path)", src);
-  } else if ((n->as.image.res = g_hash_table_lookup(c->res_by_path, real))) {
-    /* already known */
-  } else {
-    int w, h;
-    char *why = NULL;
-    BookImageKind kind = book_image_probe(real, &w, &h);
-    if (kind == BOOK_IMAGE_NONE ||
-        kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a PNG, JPEG, GIF or SVG file", src);
-    } else if (kind == BOOK_IMAGE_SVG && !san_svg_well_formed(real, &why)) {
-      /* neither format can use it: both show a placeholder */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s is not a well-formed SVG file (%s); left out",
-                src, why);
-    } else if (w > MAX_IMAGE_SIDE_PX || h > MAX_IMAGE_SIDE_PX || (gint64)w * h > MAX_IMAGE_PIXELS) {
-      /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s is %d x %d pixels, too large; left out", src, w,
-                h);
-    } else if (!book_image_decodes(real, kind, &why)) {
-      /* its header reads, its pixels do not: neither book can show it */
-      book_diag(b, BOOK_WARNING, &n->pos, "image %s cannot be decoded (%s); left out", src, why);
-    } else {
-      BookResource *r = g_new0(BookResource, 1);
-      r->src = g_strdup(src);
-      r->path = g_strdup(real);
-      r->kind = kind;
-      r->media_type = g_strdup(book_image_media_type(kind));
-      r->href = g_strdup_printf("images/img-%u.%s", b->resources->len + 1, book_image_ext(kind));
-      r->width_px = w;
-      r->height_px = h;
+  char *real = find_image(c, &n->pos, s->dir, src, "image");
+  if (!real)
+    return;
+  if (!(n->as.image.res = g_hash_table_lookup(c->res_by_path, real))) {
+    BookResource *r = image_resource(c, &n->pos, src, real, "image");
+    if (r) {
+      r->href = g_strdup_printf("images/img-%u.%s", b->resources->len + 1, book_image_ext(r->kind));
       g_ptr_array_add(b->resources, r);
       g_hash_table_insert(c->res_by_path, r->path, r);
       n->as.image.res = r;
     }
-    g_free(why);
   }
-  free(real);
-  g_free(cand);
-  g_free(path);
-  g_free(raw);
+  g_free(real);
+}
+
+void md_resolve_cover(Ctx *c)
+{
+  Book *b = c->book;
+  const char *given = b->meta.cover;
+  if (!given || !*given || c->n == 0)
+    return;
+  /* relative to the first input's folder, as the book's other images */
+  Src *s = &c->srcs[0];
+  BookPos pos = {s->file, 0, 0};
+  char *real = find_image(c, &pos, s->dir, given, "cover");
+  BookResource *r = real ? image_resource(c, &pos, given, real, "cover") : NULL;
+  if (r && r->kind != BOOK_IMAGE_PNG && r->kind != BOOK_IMAGE_JPEG) {
+    book_diag(b, BOOK_WARNING, &pos, "cover %s: not a PNG or JPEG file; using octavo's cover",
+              given);
+    g_clear_pointer(&r, book_resource_free);
+  }
+  if (r)
+    r->href = g_strdup_printf("cover.%s", book_image_ext(r->kind));
+  b->cover = r;
+  g_free(real);
 }
 
 /* An image that is not in the book shows its alt text in both books (a

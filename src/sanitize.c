@@ -436,3 +436,30 @@ bool san_svg_well_formed(const char *path, char **why)
   xmlFreeDoc(doc);
   return ok;
 }
+
+void san_svg_image_refs(const char *path, GPtrArray *refs)
+{
+  xmlDocPtr doc =
+      xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  for (xmlNodePtr n = root; n;) {
+    if (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "a") != 0)
+      for (xmlAttrPtr a = n->properties; a; a = a->next) {
+        if (xmlStrcmp(a->name, BAD_CAST "href") != 0)
+          continue; /* href and xlink:href */
+        xmlChar *v = xmlNodeGetContent((xmlNodePtr)a);
+        if (v && v[0] != '#' && v[0])
+          g_ptr_array_add(refs, g_strdup((const char *)v));
+        xmlFree(v);
+      }
+    /* pre-order: children, else the next sibling of the nearest ancestor */
+    if (n->type == XML_ELEMENT_NODE && n->children) {
+      n = n->children;
+      continue;
+    }
+    while (n && n != root && !n->next)
+      n = n->parent;
+    n = n && n != root ? n->next : NULL;
+  }
+  xmlFreeDoc(doc);
+}

@@ -86,5 +86,9 @@ bool san_attr_is_allowed(const char *tag, const char *attr);
  * <svg> (the same parse as the EPUB's SVG cleaning). When not, *why (if
  * why) is set to a reason to show (caller g_free). */
 bool san_svg_well_formed(const char *path, char **why);
+/* The references to other files an SVG's elements make (href and
+ * xlink:href, hyperlinks of <a> and #fragments left out), appended to refs
+ * (char *, owned by refs): the images librsvg would load to draw it. */
+void san_svg_image_refs(const char *path, GPtrArray *refs);
 
 #endif

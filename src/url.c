@@ -50,3 +50,33 @@ bool book_url_is_external(const char *url)
              (n == 5 && g_ascii_strncasecmp(url, "https", 5) == 0);
   return web && p[1] == '/' && p[2] == '/';
 }
+
+guchar *book_data_url_head(const char *url, gsize max, gsize *len)
+{
+  *len = 0;
+  const char *comma = url ? strchr(url, ',') : NULL;
+  if (book_url_kind(url) != BOOK_URL_DATA || !comma)
+    return NULL;
+  char *params = g_ascii_strdown(url, comma - url);
+  bool b64 = g_str_has_suffix(params, ";base64");
+  g_free(params);
+  const char *p = comma + 1;
+  if (!b64) { /* percent-encoded bytes */
+    char *head = g_strndup(p, max * 3);
+    char *raw = g_uri_unescape_string(head, NULL);
+    g_free(head);
+    if (!raw)
+      return NULL;
+    *len = MIN(strlen(raw), max);
+    return (guchar *)raw;
+  }
+  /* whole groups of four characters, white space left out */
+  GString *s = g_string_new(NULL);
+  for (; *p && s->len < (max + 2) / 3 * 4; p++)
+    if (!g_ascii_isspace(*p))
+      g_string_append_c(s, *p);
+  g_string_truncate(s, s->len / 4 * 4);
+  guchar *bytes = g_base64_decode(s->str, len);
+  g_string_free(s, TRUE);
+  return bytes;
+}

@@ -86,7 +86,7 @@ static char *resource_href(XhtmlWriter *x, const BookResource *r)
     return g_strdup(r->href);
   char *data = NULL;
   gsize len = 0;
-  if (!g_file_get_contents(r->path, &data, &len, NULL))
+  if (!sandbox_read_known(x->book->sandbox, r->path, &data, &len, NULL))
     return NULL;
   char *b64 = g_base64_encode((const guchar *)data, len);
   char *url = g_strdup_printf("data:%s;base64,%s", r->media_type, b64);

@@ -11,6 +11,9 @@
 #include <glib/gstdio.h>
 
 #include "project.h"
+#include "sandbox.h"
+
+#include <unistd.h>
 
 static char *dir; /* a fresh temporary folder per test */
 
@@ -102,6 +105,8 @@ static void test_includes(void **state)
       "// ANCHOR_END: here\n// ANCHOR: other\nx\n// ANCHOR_END: other\n");
   put("secret.txt", "outside\n");
   char *src = g_build_filename(dir, "src", NULL);
+  Sandbox *sb = sandbox_new(0);
+  sandbox_add_root(sb, src);
   GArray *w = project_diags_new();
   const char *text = "```rust\n{{#include listings/main.rs:here}}\n```\n"
                      "```\n{{#include listings/main.rs:3:4}}\n```\n"
@@ -109,7 +114,7 @@ static void test_includes(void **state)
                      "A \\{{#include listings/main.rs}} stays.\n"
                      "{{#include listings/missing.rs}}\n"
                      "{{#include ../secret.txt}}\n";
-  char *out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
+  char *out = project_expand_includes(sb, text, strlen(text), "ch.md", src, w);
   assert_string_equal(out, "```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n"
                            "```\nfn main() {\n    println!(\"hi\");\n```\n"
                            "```\nx\n```\n"
@@ -128,10 +133,33 @@ static void test_includes(void **state)
   g_free(out);
   /* The whole file, anchor lines left out. */
   text = "{{#include listings/main.rs}}";
-  out = project_expand_includes(text, strlen(text), "ch.md", src, src, w);
+  out = project_expand_includes(sb, text, strlen(text), "ch.md", src, w);
   assert_string_equal(out, "use std::io;\nfn main() {\n    println!(\"hi\");\n}\nx");
   g_free(out);
+  /* A cycle is an error naming the chain; nothing is returned. */
+  put("src/a.md", "A\n{{#include b.md}}\n");
+  put("src/b.md", "B\n{{#include a.md}}\n");
+  g_array_set_size(w, 0);
+  text = "{{#include a.md}}";
+  assert_null(project_expand_includes(sb, text, strlen(text), "ch.md", src, w));
+  assert_int_equal(w->len, 1);
+  assert_true(g_array_index(w, ProjectDiag, 0).error);
+  assert_non_null(strstr(g_array_index(w, ProjectDiag, 0).message, "include cycle: "));
+  assert_non_null(strstr(g_array_index(w, ProjectDiag, 0).message, "a.md includes "));
+  /* Fan-out without a cycle stops at the text budget. */
+  put("src/c.md", "{{#include d.md}}{{#include d.md}}{{#include d.md}}{{#include d.md}}\n");
+  put("src/d.md", "{{#include e.md}}{{#include e.md}}{{#include e.md}}{{#include e.md}}\n");
+  put("src/e.md", "0123456789012345678901234567890123456789012345678901234567890123456789\n");
+  Sandbox *small = sandbox_new(500);
+  sandbox_add_root(small, src);
+  g_array_set_size(w, 0);
+  text = "{{#include c.md}}";
+  assert_null(project_expand_includes(small, text, strlen(text), "ch.md", src, w));
+  assert_true(g_array_index(w, ProjectDiag, w->len - 1).error);
+  assert_non_null(strstr(g_array_index(w, ProjectDiag, w->len - 1).message, "--max-text-size"));
+  sandbox_free(small);
   g_array_free(w, TRUE);
+  sandbox_free(sb);
   g_free(src);
 }
 
@@ -149,8 +177,9 @@ static void test_summary(void **state)
   put("src/one/nested.md", "# Nested\n");
   put("src/two.md", "# Second\n");
   put("src/after word.md", "# Afterword\n");
+  Sandbox *sb = sandbox_new(0);
   GArray *dg = project_diags_new();
-  Project *p = project_load(dir, dg); /* the folder: finds src/SUMMARY.md */
+  Project *p = project_load(dir, sb, dg); /* the folder: finds src/SUMMARY.md */
   assert_non_null(p);
   assert_int_equal(p->sources->len, 7);
   /* with parts, prefix and suffix chapters stand beside them (level 1) */
@@ -180,7 +209,7 @@ static void test_summary(void **state)
   project_free(p);
   /* Without parts, prefix chapters are chapters like the numbered ones. */
   put("src/SUMMARY.md", "[Foreword](foreword.md)\n\n- [Second](two.md)\n");
-  p = project_load(dir, dg);
+  p = project_load(dir, sb, dg);
   assert_non_null(p);
   assert_int_equal(g_array_index(p->sources, ProjectSource, 0).heading_shift, 1);
   project_free(p);
@@ -189,7 +218,7 @@ static void test_summary(void **state)
   char *summary = g_build_filename(dir, "src", "SUMMARY.md", NULL);
   assert_true(project_is_project(summary));
   g_array_set_size(dg, 0);
-  assert_null(project_load(summary, dg));
+  assert_null(project_load(summary, sb, dg));
   assert_int_equal(dg->len, 1);
   d = &g_array_index(dg, ProjectDiag, 0);
   assert_true(d->error);
@@ -197,6 +226,7 @@ static void test_summary(void **state)
   assert_int_equal(d->col, 3);
   assert_string_equal(d->message, "chapter gone.md does not exist");
   g_array_free(dg, TRUE);
+  sandbox_free(sb);
   g_free(summary);
 }
 
@@ -207,8 +237,9 @@ static void test_folder(void **state)
   put("a.md", "# A\n");
   put("metadata.yaml", "title: Folder\n");
   put("notes.txt", "not a chapter\n");
+  Sandbox *sb = sandbox_new(0);
   GArray *dg = project_diags_new();
-  Project *p = project_load(dir, dg);
+  Project *p = project_load(dir, sb, dg);
   assert_non_null(p);
   assert_int_equal(p->sources->len, 2);
   assert_true(g_str_has_suffix(g_array_index(p->sources, ProjectSource, 0).name, "/a.md"));
@@ -219,10 +250,26 @@ static void test_folder(void **state)
   project_free(p);
   char *empty = g_build_filename(dir, "empty", NULL);
   g_mkdir(empty, 0755);
-  assert_null(project_load(empty, dg));
+  assert_null(project_load(empty, sb, dg));
   assert_true(g_array_index(dg, ProjectDiag, 0).error);
   assert_non_null(strstr(g_array_index(dg, ProjectDiag, 0).message, "no SUMMARY.md and no *.md"));
+  /* A chapter that is a symbolic link out of the folder is an error. */
+  char *outside = g_build_filename(g_get_tmp_dir(), "octavo-test-secret.md", NULL);
+  g_file_set_contents(outside, "SECRET\n", -1, NULL);
+  char *link = g_build_filename(dir, "c.md", NULL);
+  assert_int_equal(symlink(outside, link), 0);
+  g_array_set_size(dg, 0);
+  Sandbox *sb2 = sandbox_new(0);
+  assert_null(project_load(dir, sb2, dg));
+  assert_true(g_array_index(dg, ProjectDiag, 0).error);
+  assert_non_null(strstr(g_array_index(dg, ProjectDiag, 0).message, "outside the book's folder"));
+  sandbox_free(sb2);
+  g_unlink(link);
+  g_unlink(outside);
+  g_free(link);
+  g_free(outside);
   g_array_free(dg, TRUE);
+  sandbox_free(sb);
   g_free(empty);
 }
 
