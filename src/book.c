@@ -80,6 +80,7 @@ Book *book_new(void)
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->sandbox = sandbox_new(0);
+  b->chapter_level = 2;
   return b;
 }
 
@@ -172,6 +173,7 @@ void book_free(Book *b)
     book_resource_free(b->resources->pdata[i]);
   book_resource_free(b->cover);
   sandbox_free(b->sandbox);
+  g_free(b->shape_note);
   for (guint i = 0; i < b->diags->len; i++)
     g_free(g_array_index(b->diags, BookDiag, i).message);
   BookMeta *m = &b->meta;

@@ -269,6 +269,8 @@ typedef struct {
   GHashTable *id_next;  /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
   Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
+  int chapter_level;   /* headings at or above it start chapters (1..6; 2 until parsed) */
+  char *shape_note;    /* why the front end chose that level and title (-v), or NULL */
   BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
 } Book;
 

@@ -63,8 +63,10 @@ typedef struct {
   GHashTable *anchors;     /* id -> BookChapter * for headings and HTML ids */
   GHashTable *res_by_path; /* realpath -> BookResource * */
   bool title_known;        /* front matter or -M gives the title: the first H1 stays */
-  bool first_h1_seen, chapter_heading_seen;
-  MetaLayer doc; /* title heading and byline */
+  bool title_taken;        /* md_decide_shape took the title from a heading */
+  int split;               /* the chapter level md_decide_shape decided (1..6) */
+  char *no_title_why;      /* why no heading is the title, for the warning (or NULL) */
+  MetaLayer doc;           /* title heading and byline */
 } Ctx;
 
 /* ---- input.c ---- */
@@ -105,8 +107,17 @@ void md_tidy(Ctx *c, BookNode *tree);
 
 /* Plain text of a node with runs of white space collapsed. Caller frees. */
 char *md_plain_text(const BookNode *n);
-/* Move s->root's blocks into chapters (title heading, byline, split
- * headings) and give every heading and raw-HTML id a unique id. */
+/* The book's shape, decided once from every source's tree before any is
+ * split (and recorded in book->chapter_level and book->shape_note): the
+ * chapter level (--split-level, or auto: # when the book has several #
+ * headings, ## when it has one or none or is an mdBook), a # line opening
+ * every file alike taken out as the (series) title, and the title heading
+ * (with its byline) taken out of the text: the one # heading of the first
+ * file, wherever it stands, unless the metadata names the title. Warns
+ * where the decision is not the report's plain case. */
+void md_decide_shape(Ctx *c);
+/* Move s->root's blocks into chapters (a chapter per heading at the
+ * decided level) and give every heading and raw-HTML id a unique id. */
 void md_split_chapters(Ctx *c, Src *s, bool first_src);
 /* Number footnotes in order of first reference; free the unreferenced. */
 void md_number_footnotes(Ctx *c);

@@ -74,7 +74,8 @@ typedef struct {
   char *pdf_standard;
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
-  int split_level, toc_depth, columns, max_text_mb;
+  int toc_depth, columns, max_text_mb;
+  char *split_level; /* "auto" or 1..6 */
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
@@ -98,6 +99,7 @@ static void args_clear(Args *a)
   g_free(a->link_notes);
   g_free(a->layout);
   g_free(a->resource_path);
+  g_free(a->split_level);
   g_free(a->style);
   g_free(a->css);
   g_free(a->pdf_standard);
@@ -170,8 +172,9 @@ static int check_options(const Args *a, Format *forced)
 {
   if (!a->inputs || !a->inputs[0])
     return usage_error("no input file");
-  if (a->split_level < 1 || a->split_level > 6)
-    return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
+  if (a->split_level && strcmp(a->split_level, "auto") != 0 &&
+      (strlen(a->split_level) != 1 || a->split_level[0] < '1' || a->split_level[0] > '6'))
+    return usage_error("--split-level must be auto or 1 to 6, not '%s'", a->split_level);
   if (a->max_text_mb < 1 || a->max_text_mb > 65536)
     return usage_error("--max-text-size must be 1 to 65536 (MiB), not %d", a->max_text_mb);
   if (a->toc_depth < 1 || a->toc_depth > 6)
@@ -269,8 +272,10 @@ static GOptionContext *option_context(Args *a)
        "LANG"},
       {"max-text-size", 0, 0, G_OPTION_ARG_INT, &a->max_text_mb,
        "The book's Markdown, includes expanded, in MiB at most (default 256)", "MIB"},
-      {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
-       "Headings at this level or above start a chapter (default 2)", "N"},
+      {"split-level", 0, 0, G_OPTION_ARG_STRING, &a->split_level,
+       "Headings at this level or above start a chapter (default auto: 1 when the book has "
+       "several # headings, else 2)",
+       "auto|N"},
       {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth,
        "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)",
        "N"},
@@ -339,7 +344,6 @@ static GOptionContext *option_context(Args *a)
  * after printing the reason. */
 static int parse_args(Args *a, int argc, char **argv)
 {
-  a->split_level = 2;
   a->toc_depth = 2;
   a->max_text_mb = (int)(SANDBOX_TEXT_MAX_DEFAULT >> 20);
   a->columns = 1;
@@ -455,7 +459,8 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
 static void options_from_args(OctavoOptions *opts, const Args *a)
 {
   octavo_options_init(opts);
-  opts->split_level = a->split_level;
+  opts->split_level =
+      a->split_level && strcmp(a->split_level, "auto") != 0 ? atoi(a->split_level) : 0;
   opts->text_max = (gint64)a->max_text_mb << 20;
   opts->toc_depth = a->toc_depth;
   opts->number_sections = a->number_sections;
@@ -752,6 +757,8 @@ static int run(Args *a, const char *argv0)
     rc = parse_inputs(book, a->inputs, &opts);
   if (rc == EXIT_OK)
     rc = check_sources(book, a->outs, &opts);
+  if (rc == EXIT_OK && opts.verbose && book->shape_note)
+    fprintf(stderr, "octavo: %s\n", book->shape_note);
   if (rc == EXIT_OK && a->dump)
     dump_model(book);
   if (rc == EXIT_OK)

@@ -700,6 +700,9 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
     md_tidy(&c, c.srcs[i].root);
+  }
+  md_decide_shape(&c);
+  for (int i = 0; i < n; i++) {
     md_split_chapters(&c, &c.srcs[i], i == 0);
     if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
@@ -727,7 +730,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_resolve_cover(&c);
   }
   if (opts && opts->number_sections)
-    book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2);
+    book_number_headings(book, book->chapter_level);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);
@@ -736,5 +739,6 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   g_hash_table_destroy(c.anchors);
   g_hash_table_destroy(c.res_by_path);
   md_layer_clear(&c.doc);
+  g_free(c.no_title_why);
   return book_diag_count(book, BOOK_ERROR) == errors0;
 }

@@ -375,8 +375,14 @@ void md_finish_meta(Ctx *c)
     if (dot && dot != stem)
       *dot = '\0';
     BookPos pos = {s->file, 0, 0};
-    book_diag(b, BOOK_WARNING, &pos,
-              "no title (no # heading, front matter or -M title): using '%s'", stem);
+    if (c->no_title_why)
+      book_diag(b, BOOK_WARNING, &pos,
+                "no title: %s, and no front matter, %% title block or -M title names one; "
+                "using '%s'",
+                c->no_title_why, stem);
+    else
+      book_diag(b, BOOK_WARNING, &pos,
+                "no title (no # heading, front matter or -M title): using '%s'", stem);
     g_free(b->meta.title);
     b->meta.title = stem;
     g_free(base);

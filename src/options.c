@@ -9,7 +9,7 @@
 void octavo_options_init(OctavoOptions *o)
 {
   memset(o, 0, sizeof *o);
-  o->split_level = 2;
+  o->split_level = 0; /* auto: md_decide_shape */
   o->toc_depth = 2;
   o->embed_fonts = true;
   o->page_list = true;

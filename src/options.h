@@ -41,7 +41,8 @@ typedef enum {
 
 typedef struct {
   /* parsing */
-  int split_level;           /* headings at or above this level start a chapter (2); always 1..6 */
+  int split_level;           /* headings at or above it start a chapter: 1..6, or 0 (the default)
+                              * for auto, decided from the book (book->chapter_level) */
   const char *lang;          /* --lang, or NULL */
   GPtrArray *metadata;       /* "KEY=VALUE" from -M, applied last; may be NULL */
   const char *resource_path; /* another directory resources may come from, or NULL */

@@ -1149,7 +1149,9 @@ def pdf_contents(pdf, objs):
                 x0 = pending[0] if pending else x
                 page_entries.append((x0, " ".join(title.split())))
                 pending = None
-            elif page_entries or pending:
+            elif entries or page_entries or pending:
+                # (lines before the first entry of all: the contents' heading; a
+                # later page may open with the first line of a wrapped title)
                 pending = (pending[0], pending[1] + " " + text) if pending else (x, text)
         if page_entries:
             entries += page_entries
