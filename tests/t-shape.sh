@@ -139,3 +139,29 @@ grep -q warning seed.err && { cat seed.err; fail "seed: a warning"; }
 "$OCTAVO" -v "$TOP/content/lsfmm-bpf-2023.md" -o seed-v.epub 2>&1 |
   grep -q "chapters at level 2 (1 # heading; the title is the # heading" || fail "seed: -v says nothing of the shape"
 echo "seed: unchanged"
+
+# 5. The corpus's books by these conventions, as their authors meant them
+# (EPUBs alone, no page list: the shape only; t-corpus.sh checks the rest).
+C="$TOP/tests/corpus"
+corpus() { # NAME: built from its folder's book.list into NAME.epub, NAME.err
+  # shellcheck disable=SC2046 # book.list is a word list
+  (cd "$C/$1" && "$OCTAVO" --no-page-list $(cat book.args 2>/dev/null) $(grep -v '^#' book.list) \
+    -o "$TMPROOT/$1.epub") 2> "$1.err" || { cat "$1.err"; fail "$1: octavo failed"; }
+}
+# getify's book: every file opens with '# Functional-Light JavaScript'.
+corpus functional-light-js
+[ "$(opf_title functional-light-js)" = "Functional-Light JavaScript" ] || fail "functional-light-js: title '$(opf_title functional-light-js)'"
+[ "$(chapters functional-light-js)" -eq 7 ] || fail "functional-light-js: $(chapters functional-light-js) chapters, expected 7 (one per file)"
+n=$(unzip -p functional-light-js.epub EPUB/nav.xhtml | grep -c '>Functional-Light JavaScript<')
+[ "$n" -eq 0 ] || fail "functional-light-js: the series line is $n entries of the nav"
+levels functional-light-js
+# A README with a row of translation links above its title.
+corpus system-design-primer
+[ "$(opf_title system-design-primer)" = "The System Design Primer" ] || fail "system-design-primer: title '$(opf_title system-design-primer)'"
+grep -q 'no title' system-design-primer.err && fail "system-design-primer: says it has no title"
+levels system-design-primer
+# pandoc's convention: a % title block, seven # sections, ## below them.
+corpus xmonad-man
+[ "$(chapters xmonad-man)" -eq 7 ] || fail "xmonad-man: $(chapters xmonad-man) chapters, expected 7"
+levels xmonad-man
+echo "corpus: functional-light-js 7 chapters under its series title, system-design-primer titled, xmonad-man 7 chapters"
