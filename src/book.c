@@ -739,6 +739,11 @@ void book_number_headings(Book *book, int chapter_level)
       int depth = n->as.heading.level - chapter_level; /* 0: a chapter */
       if (depth < 0)
         in_chapter = false; /* a part: chapters go on counting, its own sections are not numbered */
+      if (n->as.heading.unnumbered && depth >= 0) { /* {-}: no number, nor its sections */
+        if (depth == 0)
+          in_chapter = false;
+        continue;
+      }
       if (depth < 0 || !n->as.heading.id || (depth > 0 && !in_chapter))
         continue;
       in_chapter = true;

@@ -385,7 +385,9 @@ void book_iter_skip_children(BookIter *it);
  * gets the same prefix. Headings above chapter_level (parts: chapters
  * count on across them) and the opening chapter (no heading) stay
  * unnumbered, and so do sections before the first chapter heading after
- * either. Call once, after parsing. */
+ * either; so are headings marked unnumbered ({-}), which count nothing,
+ * and a chapter's sections when its heading is one. Call once, after
+ * parsing. */
 void book_number_headings(Book *book, int chapter_level);
 
 /* Heading levels for an outline that never skips one (the e-book's h1..h6,

@@ -65,7 +65,8 @@ typedef struct {
   GHashTable *res_by_path; /* realpath -> BookResource * */
   bool title_known;        /* front matter or -M gives the title: the first H1 stays */
   bool first_h1_seen, chapter_heading_seen;
-  MetaLayer doc; /* title heading and byline */
+  MetaLayer doc;         /* title heading and byline */
+  MetaLayer title_block; /* pandoc's % lines atop the first input */
   char *realres; /* realpath(opts->resource_path), or NULL */
 } Ctx;
 
@@ -86,13 +87,18 @@ void md_list_add(GPtrArray **list, const char *value);
 /* Read YAML front matter at the top of s->text into s->fm and blank it
  * (keeping newlines). False when it was invalid YAML (an error recorded). */
 bool md_front_matter(Book *b, Src *s);
+/* Read pandoc's title block ("% Title", "% Author; Author", "% Date") at
+ * the top of s->text into *l and blank it (keeping newlines); false when
+ * there is none. */
+bool md_title_block(Book *b, Src *s, MetaLayer *l);
 /* When para is a byline ("By NAME, YYYY-MM-DD"), record its authors and
  * date in c->doc and return true. */
 bool md_byline(Ctx *c, const BookNode *para);
 /* True when -M sets the title. */
 bool md_options_give_title(const OctavoOptions *o);
-/* The book's metadata from its layers: title heading and byline < front
- * matter (later files win) < --lang < -M; a title and a language always. */
+/* The book's metadata from its layers: title heading and byline < title
+ * block < front matter (later files win) < --lang < -M; a title and a
+ * language always. */
 void md_finish_meta(Ctx *c);
 
 /* ---- tidy.c ---- */

@@ -787,6 +787,12 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   /* Front matter first: a title there keeps the first H1 as a heading. */
   for (int i = 0; i < n; i++) {
     md_src_init(&c, &c.srcs[i], &srcs[i]);
+    if (i == 0 && (opts->syntax & OCTAVO_SYNTAX_TITLE_BLOCK) &&
+        md_title_block(book, &c.srcs[0], &c.title_block)) {
+      c.srcs[0].has_fm = true; /* (a file of only a title block is no empty file) */
+      if (c.title_block.v[K_TITLE])
+        c.title_known = true;
+    }
     md_front_matter(book, &c.srcs[i]);
     if (c.srcs[i].fm.v[K_TITLE])
       c.title_known = true;
@@ -831,5 +837,6 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   g_hash_table_destroy(c.res_by_path);
   free(c.realres);
   md_layer_clear(&c.doc);
+  md_layer_clear(&c.title_block);
   return book_diag_count(book, BOOK_ERROR) == errors0;
 }
