@@ -89,7 +89,6 @@ static void explicit_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
 
 static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
 {
-  explicit_ids(c, s, tree, ch);
   BookIter it;
   book_iter_init(&it, tree);
   while (book_iter_next(&it) != BOOK_ITER_DONE) {
@@ -234,11 +233,23 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src)
       last = new_chapter(c, s, NULL, pending->pdata[0]);
     for (guint i = 0; i < pending->len; i++) {
       book_node_append(last->root, pending->pdata[i]);
-      if ((guint)last->index < first_index) /* a chapter of an earlier file: not walked below */
+      if ((guint)last->index < first_index) { /* a chapter of an earlier file: not walked below */
+        explicit_ids(c, s, pending->pdata[i], last);
         assign_ids(c, s, pending->pdata[i], last);
+      }
     }
   }
   g_ptr_array_free(pending, TRUE);
+  /* the file's {#id}s first, so that no slug of an earlier heading takes one */
+  for (guint i = first_index; i < c->book->chapters->len; i++) {
+    BookChapter *chi = c->book->chapters->pdata[i];
+    explicit_ids(c, s, chi->root, chi);
+  }
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      explicit_ids(c, s, f->def, NULL);
+  }
   for (guint i = first_index; i < c->book->chapters->len; i++) {
     BookChapter *chi = c->book->chapters->pdata[i];
     assign_ids(c, s, chi->root, chi);

@@ -121,6 +121,8 @@ static int can_contain(cmark_syntax_extension *ext, cmark_node *n, cmark_node_ty
  * text)? */
 static bool fence_claimed_inside(cmark_node *div)
 {
+  int flen, foff;
+  char fch;
   for (cmark_node *n = div->last_child; n && (n->flags & CMARK_NODE__OPEN); n = n->last_child) {
     if (ext_node_kind(n) == EXT_DIV) {
       const ExtAttrs *a = cmark_node_get_user_data(n);
@@ -128,7 +130,7 @@ static bool fence_claimed_inside(cmark_node *div)
         return true;
     }
     if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK ||
-        (cmark_node_get_type(n) == CMARK_NODE_CODE_BLOCK && cmark_node_get_fenced(n, NULL, NULL, NULL)))
+        (cmark_node_get_type(n) == CMARK_NODE_CODE_BLOCK && cmark_node_get_fenced(n, &flen, &foff, &fch)))
       return true;
   }
   return false;
