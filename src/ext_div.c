@@ -8,7 +8,8 @@
  * How: the opening fence opens a container (it may interrupt a paragraph,
  * as a code fence may); the container takes every line, unindented, until a
  * closing fence that no div nested in it, open code fence or HTML block
- * claims; that fence line is consumed.  A div never closed ends with its
+ * claims (one walk of the open blocks per fence line, however deep divs
+ * nest); that fence line is consumed.  A div never closed ends with its
  * container (markdown.c warns).
  *
  * The one use of cmark-gfm's internal node.h (as its own table extension
@@ -116,40 +117,62 @@ static int can_contain(cmark_syntax_extension *ext, cmark_node *n, cmark_node_ty
          child != ext_type(EXT_DEFTERM) && child != ext_type(EXT_DEFDESC);
 }
 
-/* Does a block open inside div claim a closing fence: a div nested in it
- * (not yet closed), an open code fence or HTML block (the fence is their
- * text)? */
-static bool fence_claimed_inside(cmark_node *div)
+/* Which open div a closing fence closes: the innermost one not yet closed
+ * on the chain of open blocks from div, or none when an open code fence or
+ * HTML block on it takes the line as text. */
+static cmark_node *claimant(cmark_node *div)
 {
   int flen, foff;
   char fch;
-  for (cmark_node *n = div->last_child; n && (n->flags & CMARK_NODE__OPEN); n = n->last_child) {
+  cmark_node *best = NULL;
+  for (cmark_node *n = div; n && (n == div || (n->flags & CMARK_NODE__OPEN)); n = n->last_child) {
     if (ext_node_kind(n) == EXT_DIV) {
       const ExtAttrs *a = cmark_node_get_user_data(n);
       if (a && !a->closed)
-        return true;
+        best = n;
     }
     if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK ||
-        (cmark_node_get_type(n) == CMARK_NODE_CODE_BLOCK && cmark_node_get_fenced(n, &flen, &foff, &fch)))
-      return true;
+        (cmark_node_get_type(n) == CMARK_NODE_CODE_BLOCK &&
+         cmark_node_get_fenced(n, &flen, &foff, &fch)))
+      return NULL;
   }
-  return false;
+  return best;
 }
+
+/* The claimant of the line being matched: found once per line, by the
+ * outermost open div (the first asked), so that a line costs one walk of
+ * the open blocks however deep divs nest. */
+typedef struct {
+  int line;
+  cmark_node *claimant;
+} DivState;
 
 static int matches(cmark_syntax_extension *ext, cmark_parser *parser, unsigned char *input,
                    int len, cmark_node *div)
 {
-  (void)ext;
   ExtAttrs *a = cmark_node_get_user_data(div);
   if (!a || a->closed)
     return 0; /* its closing fence was the line before */
   if (cmark_parser_get_indent(parser) < 4 &&
-      closing_fence(input, len, cmark_parser_get_first_nonspace(parser)) &&
-      !fence_claimed_inside(div)) {
-    a->closed = true;
-    consume_line(parser, input, len);
+      closing_fence(input, len, cmark_parser_get_first_nonspace(parser))) {
+    DivState *st = cmark_syntax_extension_get_private(ext);
+    int line = cmark_parser_get_line_number(parser);
+    if (st->line != line) {
+      st->line = line;
+      st->claimant = claimant(div);
+    }
+    if (st->claimant == div) {
+      a->closed = true;
+      consume_line(parser, input, len);
+    }
   }
   return 1;
+}
+
+static void state_free(cmark_mem *mem, void *p)
+{
+  (void)mem;
+  g_free(p);
 }
 
 static cmark_node *try_open(cmark_syntax_extension *ext, int indented, cmark_parser *parser,
@@ -174,6 +197,7 @@ static cmark_node *try_open(cmark_syntax_extension *ext, int indented, cmark_par
 cmark_syntax_extension *ext_div_new(void)
 {
   cmark_syntax_extension *e = cmark_syntax_extension_new("octavo-fenced-divs");
+  cmark_syntax_extension_set_private(e, g_new0(DivState, 1), state_free);
   cmark_syntax_extension_set_get_type_string_func(e, type_string);
   cmark_syntax_extension_set_can_contain_func(e, can_contain);
   cmark_syntax_extension_set_match_block_func(e, matches);
