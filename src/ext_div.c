@@ -20,6 +20,8 @@
 #include <cmark-gfm/node.h>
 #include <string.h>
 
+#define MAX_DIVS 32 /* open divs nested in one another, at most */
+
 static bool line_end(unsigned char c)
 {
   return c == '\n' || c == '\r';
@@ -182,6 +184,15 @@ static cmark_node *try_open(cmark_syntax_extension *ext, int indented, cmark_par
     return NULL;
   int fns = cmark_parser_get_first_nonspace(parser);
   if (fns >= len || input[fns] != ':')
+    return NULL;
+  /* A div consumes no prefix, so cmark's walk of the open blocks on each
+   * line would grow with the nesting however short the lines: past
+   * MAX_DIVS open divs a fence is text (the model flattens far less deep
+   * nesting anyway, book.h) and parsing stays linear. */
+  int depth = 0;
+  for (cmark_node *a = parent; a && depth < MAX_DIVS; a = cmark_node_parent(a))
+    depth += ext_node_kind(a) == EXT_DIV;
+  if (depth >= MAX_DIVS)
     return NULL;
   ExtAttrs *attrs = opening_fence(input, len, fns);
   if (!attrs)
