@@ -22,6 +22,9 @@ static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
     [BOOK_FIGURE] = "figure",
     [BOOK_FIGCAPTION] = "figcaption",
     [BOOK_HTML_BLOCK] = "html_block",
+    [BOOK_DEFLIST] = "deflist",
+    [BOOK_DEFTERM] = "defterm",
+    [BOOK_DEFDESC] = "defdesc",
     [BOOK_TEXT] = "text",
     [BOOK_EMPH] = "emph",
     [BOOK_STRONG] = "strong",
@@ -88,7 +91,10 @@ static void node_free_one(BookNode *n)
 {
   g_free(n->text);
   switch (n->type) {
-  case BOOK_HEADING: g_free(n->as.heading.id); break;
+  case BOOK_HEADING:
+    g_free(n->as.heading.id);
+    g_strfreev(n->as.heading.attrs);
+    break;
   case BOOK_CODE_BLOCK: g_free(n->as.code.info); break;
   case BOOK_TABLE: g_free(n->as.table.align); break;
   case BOOK_LINK:
@@ -509,6 +515,14 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
   case BOOK_HEADING:
     g_string_append_printf(out, " level=%d id=", n->as.heading.level);
     dump_str(out, n->as.heading.id);
+    for (char **a = n->as.heading.attrs; a && a[0] && a[1]; a += 2) {
+      g_string_append_printf(out, " %s=", a[0]);
+      dump_str(out, a[1]);
+    }
+    if (n->as.heading.unnumbered)
+      g_string_append(out, " unnumbered");
+    if (n->as.heading.unlisted)
+      g_string_append(out, " unlisted");
     break;
   case BOOK_LIST:
     if (n->as.list.ordered)
@@ -735,6 +749,11 @@ void book_number_headings(Book *book, int chapter_level)
       int depth = n->as.heading.level - chapter_level; /* 0: a chapter */
       if (depth < 0)
         in_chapter = false; /* a part: chapters go on counting, its own sections are not numbered */
+      if (n->as.heading.unnumbered && depth >= 0) { /* {-}: no number, nor its sections */
+        if (depth == 0)
+          in_chapter = false;
+        continue;
+      }
       if (depth < 0 || !n->as.heading.id || (depth > 0 && !in_chapter))
         continue;
       in_chapter = true;

@@ -36,6 +36,14 @@ typedef enum {
   BOOK_FIGURE,       /* as.figure; content, then an optional BOOK_FIGCAPTION (see below) */
   BOOK_FIGCAPTION,   /* a figure's caption: inline children; only as a figure's last child */
   BOOK_HTML_BLOCK,   /* a cleaned, allow-listed element: as.html; any children */
+  /* A definition list (pandoc's, PHP Markdown Extra's): children are groups
+   * of one or more BOOK_DEFTERM followed by one or more BOOK_DEFDESC, and
+   * nothing else; the first child is a term.  Writers: <dl><dt><dd> in the
+   * EPUB; in print each term bold on a line of its own, its definitions
+   * indented beneath it. */
+  BOOK_DEFLIST,
+  BOOK_DEFTERM, /* a term: inline children; only in a BOOK_DEFLIST */
+  BOOK_DEFDESC, /* a definition: block children; only in a BOOK_DEFLIST, after a term */
   /* inlines */
   BOOK_TEXT, /* text */
   BOOK_EMPH,
@@ -101,7 +109,20 @@ struct BookNode {
   union {
     struct {
       int level; /* 1..6 */
-      char *id;  /* unique in the book, stable (a slug of the text) */
+      /* unique in the book, stable: the id the source gives ({#id}, see
+       * explicit_id), else a slug of the text */
+      char *id;
+      /* From the source's attribute block (`## Text {#id .class key=value}`,
+       * pandoc's header_attributes; markdown.c), all unset without one:
+       * attrs: NULL-terminated name, value pairs for the EPUB's element:
+       * "class" (the classes, space-separated) and "data-KEY" (pandoc's
+       * key=value, KEY lower case), or NULL; owned.  unnumbered: {-} or
+       * .unnumbered, left out of --number-sections' numbering; unlisted:
+       * .unlisted, left out of the contents (nav, NCX, printed contents,
+       * bookmarks) but still a link target. explicit_id: the id came from
+       * {#id} (a slug did not make it). */
+      char **attrs;
+      bool unnumbered, unlisted, explicit_id;
     } heading;
     struct {
       bool ordered;
@@ -372,7 +393,9 @@ void book_iter_skip_children(BookIter *it);
  * gets the same prefix. Headings above chapter_level (parts: chapters
  * count on across them) and the opening chapter (no heading) stay
  * unnumbered, and so do sections before the first chapter heading after
- * either. Call once, after parsing. */
+ * either; so are headings marked unnumbered ({-}), which count nothing,
+ * and a chapter's sections when its heading is one. Call once, after
+ * parsing. */
 void book_number_headings(Book *book, int chapter_level);
 
 /* Heading levels for an outline that never skips one (the e-book's h1..h6,

@@ -62,6 +62,31 @@ static void attr_remove(BookNode *n, char **a)
 
 /* Unique ids for the headings, and the ids of raw HTML, in tree; anchors
  * recorded for chapter ch (NULL: footnote text, not a link target). */
+/* The ids the source gives its headings ({#id}), before any slug takes
+ * them: in a clash the first keeps it and the others get -2, -3 (warned);
+ * a link in the same file to #id goes to this file's heading. */
+static void explicit_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
+{
+  BookIter it;
+  book_iter_init(&it, tree);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER || n->type != BOOK_HEADING || !n->as.heading.explicit_id ||
+        !n->as.heading.id)
+      continue;
+    char *want = n->as.heading.id;
+    n->as.heading.id = book_id_reserve(c->book, want);
+    if (strcmp(want, n->as.heading.id) != 0)
+      book_diag(c->book, BOOK_WARNING, &n->pos, "heading id '%s' already in use: '%s' instead",
+                want, n->as.heading.id);
+    if (ch) {
+      g_hash_table_insert(c->anchors, n->as.heading.id, ch);
+      g_hash_table_replace(s->slugs, g_strdup(want), g_strdup(n->as.heading.id));
+    }
+    g_free(want);
+  }
+}
+
 static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
 {
   BookIter it;
@@ -70,7 +95,9 @@ static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
     if (it.ev != BOOK_ITER_ENTER)
       continue;
     BookNode *n = it.cur;
-    if (n->type == BOOK_HEADING) {
+    if (n->type == BOOK_HEADING && n->as.heading.explicit_id) {
+      continue;
+    } else if (n->type == BOOK_HEADING) {
       char *text = md_plain_text(n);
       char *slug = book_slug(text);
       n->as.heading.id = book_id_reserve(c->book, slug);
@@ -368,11 +395,23 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src)
       last = new_chapter(c, s, NULL, pending->pdata[0]);
     for (guint i = 0; i < pending->len; i++) {
       book_node_append(last->root, pending->pdata[i]);
-      if ((guint)last->index < first_index) /* a chapter of an earlier file: not walked below */
+      if ((guint)last->index < first_index) { /* a chapter of an earlier file: not walked below */
+        explicit_ids(c, s, pending->pdata[i], last);
         assign_ids(c, s, pending->pdata[i], last);
+      }
     }
   }
   g_ptr_array_free(pending, TRUE);
+  /* the file's {#id}s first, so that no slug of an earlier heading takes one */
+  for (guint i = first_index; i < c->book->chapters->len; i++) {
+    BookChapter *chi = c->book->chapters->pdata[i];
+    explicit_ids(c, s, chi->root, chi);
+  }
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      explicit_ids(c, s, f->def, NULL);
+  }
   for (guint i = first_index; i < c->book->chapters->len; i++) {
     BookChapter *chi = c->book->chapters->pdata[i];
     normalize_levels(chi, split);

@@ -67,6 +67,7 @@ typedef struct {
   int split;               /* the chapter level md_decide_shape decided (1..6) */
   char *no_title_why;      /* why no heading is the title, for the warning (or NULL) */
   MetaLayer doc;           /* title heading and byline */
+  MetaLayer title_block;   /* pandoc's % lines atop the first input */
 } Ctx;
 
 /* ---- input.c ---- */
@@ -86,13 +87,18 @@ void md_list_add(GPtrArray **list, const char *value);
 /* Read YAML front matter at the top of s->text into s->fm and blank it
  * (keeping newlines). False when it was invalid YAML (an error recorded). */
 bool md_front_matter(Book *b, Src *s);
+/* Read pandoc's title block ("% Title", "% Author; Author", "% Date") at
+ * the top of s->text into *l and blank it (keeping newlines); false when
+ * there is none. */
+bool md_title_block(Book *b, Src *s, MetaLayer *l);
 /* When para is a byline ("By NAME, YYYY-MM-DD"), record its authors and
  * date in c->doc and return true. */
 bool md_byline(Ctx *c, const BookNode *para);
 /* True when -M sets the title. */
 bool md_options_give_title(const OctavoOptions *o);
-/* The book's metadata from its layers: title heading and byline < front
- * matter (later files win) < --lang < -M; a title and a language always. */
+/* The book's metadata from its layers: title heading and byline < title
+ * block < front matter (later files win) < --lang < -M; a title and a
+ * language always. */
 void md_finish_meta(Ctx *c);
 
 /* ---- tidy.c ---- */

@@ -71,7 +71,7 @@ static Format format_from_path(const char *path)
 typedef struct {
   char **outputs, **metadata, **inputs;
   char *to, *lang, *paper, *linebreak, *link_notes, *layout, *resource_path, *style, *css;
-  char *pdf_standard;
+  char *pdf_standard, *syntax;
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
   int toc_depth, columns, max_text_mb;
@@ -95,6 +95,7 @@ static void args_clear(Args *a)
   g_free(a->to);
   g_free(a->lang);
   g_free(a->paper);
+  g_free(a->syntax);
   g_free(a->linebreak);
   g_free(a->link_notes);
   g_free(a->layout);
@@ -196,6 +197,10 @@ static int check_options(const Args *a, Format *forced)
       return usage_error("unknown %s '%s' (%s)", enums[i].what, name,
                          octavo_enum_choices(enums[i].which));
   }
+  unsigned syn = OCTAVO_SYNTAX_ALL;
+  const char *syn_choices;
+  if (a->syntax && !octavo_syntax_parse(a->syntax, &syn, &syn_choices))
+    return usage_error("unknown --syntax '%s' (%s)", a->syntax, syn_choices);
   ArchiveStandard std;
   if (!archive_standard_parse(a->pdf_standard, &std))
     return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
@@ -282,6 +287,10 @@ static GOptionContext *option_context(Args *a)
       {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
        "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
        NULL},
+      {"syntax", 0, 0, G_OPTION_ARG_STRING, &a->syntax,
+       "Markdown beyond CommonMark/GFM, all read by default: heading-attributes, "
+       "definition-lists, fenced-divs, title-block; -NAME turns one off, none all",
+       "LIST"},
       {"number-sections", 'N', 0, G_OPTION_ARG_NONE, &a->number_sections,
        "Number chapters and sections (1, 1.1, ...) in both books", NULL},
       {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper,
@@ -465,6 +474,10 @@ static void options_from_args(OctavoOptions *opts, const Args *a)
   opts->toc_depth = a->toc_depth;
   opts->number_sections = a->number_sections;
   opts->smart = a->smart;
+  if (a->syntax) {
+    const char *unused;
+    octavo_syntax_parse(a->syntax, &opts->syntax, &unused);
+  }
   opts->lang = a->lang;
   int v;
   if (octavo_enum_parse(OCTAVO_ENUM_PAPER, a->paper, &v))

@@ -1,6 +1,7 @@
 /* meta.c: the book's metadata, in layers.
  *
- * What it does: reads YAML front matter (libyaml) at the top of each input,
+ * What it does: reads pandoc's title block (% lines) at the top of the first
+ * input and YAML front matter (libyaml) at the top of each input,
  * the byline under the title heading ("By NAME, YYYY-MM-DD"), and -M and
  * --lang; applies them in order (title heading and byline < front matter,
  * later files winning < --lang < -M) and guarantees a title and a language.
@@ -270,6 +271,63 @@ bool md_front_matter(Book *b, Src *s)
   return true; /* no closing line: a thematic break, not front matter */
 }
 
+/* ---- pandoc's title block ---- */
+
+/* Lines "% Title", "% Author; Author", "% Date" at the very top of s->text
+ * (each may be "%" alone: not given; a title or authors line may go on on
+ * lines that start with white space, more authors one to a line): into
+ * *l, and blanked as front matter is.  False when the text does not start
+ * with one. */
+bool md_title_block(Book *b, Src *s, MetaLayer *l)
+{
+  (void)b;
+  const char *p = s->text, *end = s->text + s->len, *next;
+  if (p >= end || *p != '%')
+    return false;
+  GString *field[3] = {g_string_new(NULL), g_string_new(NULL), g_string_new(NULL)};
+  int k = -1;
+  const char *stop = p;
+  while (p < end) {
+    const char *e = line_end(p, end, &next);
+    if (*p == '%' && k < 2) {
+      k++;
+      g_string_append_len(field[k], p + 1, e - p - 1);
+    } else if (k >= 0 && k < 2 && (*p == ' ' || *p == '	') && e > p) {
+      const char *q = p;
+      while (q < e && g_ascii_isspace(*q))
+        q++;
+      if (q == e)
+        break; /* a blank line ends it */
+      g_string_append(field[k], k == 1 ? ";" : " "); /* another author, or more title */
+      g_string_append_len(field[k], q, e - q);
+    } else {
+      break;
+    }
+    stop = e;
+    if (next == p)
+      break;
+    p = next;
+  }
+  char *title = g_strstrip(g_strdup(field[0]->str));
+  if (*title)
+    md_layer_set(l, K_TITLE, title);
+  g_free(title);
+  char **authors = g_strsplit(field[1]->str, ";", -1);
+  for (char **a = authors; *a; a++)
+    md_list_add(&l->authors, *a); /* (empty ones are left out) */
+  g_strfreev(authors);
+  char *date = g_strstrip(g_strdup(field[2]->str));
+  if (*date)
+    md_layer_set(l, K_DATE, date);
+  g_free(date);
+  for (int i = 0; i < 3; i++)
+    g_string_free(field[i], TRUE);
+  for (char *r = s->text; r < stop; r++)
+    if (*r != '\n')
+      *r = ' ';
+  return true;
+}
+
 /* ---- byline ---- */
 
 /* "By NAME, YYYY-MM-DD", "By A and B, ...", "By A, B and C, ..." */
@@ -360,6 +418,7 @@ void md_finish_meta(Ctx *c)
 {
   Book *b = c->book;
   layer_apply(&b->meta, &c->doc);
+  layer_apply(&b->meta, &c->title_block);
   for (int i = 0; i < c->n; i++)
     layer_apply(&b->meta, &c->srcs[i].fm);
   apply_options(c);

@@ -107,6 +107,8 @@ Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const c
     for (const BookNode *n = first; n; n = n->next) {
       if (n->type != BOOK_HEADING || !n->as.heading.id)
         continue;
+      if (n->as.heading.unlisted && n != first)
+        continue; /* {.unlisted}: a section the contents leave out (a chapter stays) */
       OutlineEntry e = {.level = CLAMP(n->as.heading.level, 1, 6),
                         .code = g_array_new(FALSE, FALSE, sizeof(OutlineSpan)),
                         .number = heading_number(n),

@@ -85,6 +85,7 @@ static const char every_type[] =
     "![alone](y.png)\n\n"
     "<figure>\n<img src=\"z.png\" alt=\"fig\">\n<figcaption>Cap</figcaption>\n</figure>\n\n"
     "<div class=\"box\">block html</div>\n\n"
+    "Term\n: Definition\n\n"
     "[^1]: The note.\n";
 
 static void test_every_node_type(void **state)
