@@ -390,8 +390,10 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px);
 /* Whether the raster file at path decodes with the loader the PDF draws it
  * with (PNG: cairo; JPEG, GIF: gdk-pixbuf), so that an image whose header
  * reads but whose pixels do not is left out of both books at parse time
- * (alt text in its place) instead of failing when the page is drawn. SVG
- * and other kinds: true. On false, *why (g_free) says why. */
+ * (alt text in its place) instead of failing when the page is drawn. All
+ * of the data must decode: a JPEG cut short is refused, because the PDF
+ * embeds a JPEG's bytes as they are and its readers (and qpdf --check)
+ * refuse the truncated stream. SVG and other kinds: true. On false, *why (g_free) says why. */
 bool book_image_decodes(const char *path, BookImageKind kind, char **why);
 /* "image/png", ... for a kind; NULL for BOOK_IMAGE_NONE. Static strings. */
 const char *book_image_media_type(BookImageKind kind);

@@ -374,7 +374,7 @@ static GBytes *cover_image(Book *b, const Style *style, const Fonts *fonts, cons
                        : g_str_has_suffix(lower, ".jpg") || g_str_has_suffix(lower, ".jpeg")
                            ? "image/jpeg"
                            : NULL;
-    char *data = NULL;
+    char *data = NULL, *why = NULL;
     gsize len = 0;
     GBytes *bytes = NULL;
     char *real_dir = realpath(dir, NULL), *real = realpath(path, NULL);
@@ -390,12 +390,20 @@ static GBytes *cover_image(Book *b, const Style *style, const Fonts *fonts, cons
                 given);
     } else if (!g_file_get_contents(path, &data, &len, NULL)) {
       book_diag(b, BOOK_WARNING, NULL, "cover %s not found; using octavo's cover", path);
+    } else if (!book_image_decodes(path, strcmp(type, "image/png") == 0 ? BOOK_IMAGE_PNG
+                                                                           : BOOK_IMAGE_JPEG,
+                                   &why)) {
+      /* a reading system would show it broken, or not at all */
+      book_diag(b, BOOK_WARNING, NULL, "cover %s cannot be decoded (%s); using octavo's cover",
+                given, why);
+      g_free(data);
     } else {
       bytes = g_bytes_new_take(data, len);
       *media_type = type;
       if (book_image_probe(path, width, height) == BOOK_IMAGE_NONE)
         *width = *height = 0;
     }
+    g_free(why);
     g_free(lower);
     g_free(path);
     g_free(dir);
