@@ -323,6 +323,20 @@ char *book_fnref_dest(const BookFootnote *fn, int k);
  * to '-'. Empty results become "section". Caller frees. */
 char *book_slug(const char *text);
 
+/* Unicode's noncharacters (U+FDD0..U+FDEF, and U+nFFFE and U+nFFFF of
+ * every plane) are valid UTF-8 but no text: XML 1.0 forbids U+FFFE and
+ * U+FFFF, and cairo refuses all of them in a PDF's strings. Text enters
+ * the model without them (book_utf8_fix_nonchars), as U+FFFD, with a
+ * warning. */
+/* The first noncharacter in the valid UTF-8 [p, end), or NULL; *len its
+ * length in bytes (3 or 4) and *c the character. */
+const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, gunichar *c);
+/* Replace every noncharacter of the valid UTF-8 string s (len bytes, or -1
+ * for NUL-terminated) with U+FFFD, in place (never longer). Returns how
+ * many; *new_len (may be NULL) gets the new length, *first (may be NULL)
+ * the first one replaced. */
+int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first);
+
 /* Record a diagnostic (printf-style message). pos may be NULL. */
 void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
