@@ -248,6 +248,8 @@ static void resolve_image(Ctx *c, BookNode *n)
       g_ptr_array_add(b->resources, r);
       g_hash_table_insert(c->res_by_path, r->path, r);
       n->as.image.res = r;
+      if (kind == BOOK_IMAGE_SVG) /* what the EPUB's copy loses */
+        san_svg_report(b, &n->pos, src, real);
     }
     g_free(why);
   }
