@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -177,10 +178,18 @@ static bool copy_out(const char *tmp, FILE *out, const char *shown, GError **err
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", shown,
                 g_strerror(errno));
     ok = false;
+    if (out == stdout)
+      util_stdout_drop();
   }
   g_free(data);
   util_temp_discard(tmp);
   return ok;
+}
+
+void util_stdout_drop(void)
+{
+  __fpurge(stdout);
+  clearerr(stdout);
 }
 
 /* Give the unnamed temporary file tmp the name path: linked under a new

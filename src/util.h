@@ -25,6 +25,11 @@ bool util_commit(const char *tmp, const char *path, GError **err);
 /* Remove a temporary file of util_temp_beside that will not be committed. */
 void util_temp_discard(const char *tmp);
 
+/* After a write error to standard output that was reported: what is
+ * still buffered is dropped and the error cleared, so that the check at
+ * exit (main.c) does not report it again. */
+void util_stdout_drop(void);
+
 /* Write data to path atomically (temporary file, then util_commit). */
 bool util_write_atomic(const char *path, const void *data, gsize len, GError **err);
 
