@@ -358,6 +358,57 @@ char *book_slug(const char *text)
   return g_string_free(s, FALSE);
 }
 
+const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, gunichar *c)
+{
+  /* Valid UTF-8: 0xEF and 0xF0..0xF4 are lead bytes, never continuations. */
+  for (const guchar *u = (const guchar *)p, *e = (const guchar *)end; u < e; u++) {
+    if (*u == 0xEF && e - u >= 3 &&
+        ((u[1] == 0xB7 && u[2] >= 0x90 && u[2] <= 0xAF) ||   /* U+FDD0..U+FDEF */
+         (u[1] == 0xBF && (u[2] == 0xBE || u[2] == 0xBF)))) { /* U+FFFE, U+FFFF */
+      *len = 3;
+      *c = g_utf8_get_char((const char *)u);
+      return (const char *)u;
+    }
+    if (*u >= 0xF0 && *u <= 0xF4 && e - u >= 4 && (u[1] & 0x0F) == 0x0F && u[2] == 0xBF &&
+        (u[3] == 0xBE || u[3] == 0xBF)) { /* U+nFFFE, U+nFFFF */
+      *len = 4;
+      *c = g_utf8_get_char((const char *)u);
+      return (const char *)u;
+    }
+  }
+  return NULL;
+}
+
+int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first)
+{
+  gsize n = len < 0 ? strlen(s) : (gsize)len;
+  char *w = s, *r = s, *end = s + n;
+  int count = 0;
+  const char *hit;
+  gsize hlen;
+  gunichar c;
+  while ((hit = book_utf8_find_nonchar(r, end, &hlen, &c))) {
+    if (count++ == 0 && first)
+      *first = c;
+    memmove(w, r, (size_t)(hit - r));
+    w += hit - r;
+    memcpy(w, "\xEF\xBF\xBD", 3);
+    w += 3;
+    r = (char *)hit + hlen;
+  }
+  if (count) {
+    memmove(w, r, (size_t)(end - r));
+    w += end - r;
+    if (len < 0 || w < end)
+      *w = '\0';
+  } else {
+    w = end;
+  }
+  if (new_len)
+    *new_len = (gsize)(w - s);
+  return count;
+}
+
 static GPrivate diag_sink; /* GArray * of BookDiag: this thread's book_diag_capture */
 
 void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)

@@ -352,6 +352,20 @@ char *book_fnref_dest(const BookFootnote *fn, int k);
  * to '-'. Empty results become "section". Caller frees. */
 char *book_slug(const char *text);
 
+/* Unicode's noncharacters (U+FDD0..U+FDEF, and U+nFFFE and U+nFFFF of
+ * every plane) are valid UTF-8 but no text: XML 1.0 forbids U+FFFE and
+ * U+FFFF, and cairo refuses all of them in a PDF's strings. Text enters
+ * the model without them (book_utf8_fix_nonchars), as U+FFFD, with a
+ * warning. */
+/* The first noncharacter in the valid UTF-8 [p, end), or NULL; *len its
+ * length in bytes (3 or 4) and *c the character. */
+const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, gunichar *c);
+/* Replace every noncharacter of the valid UTF-8 string s (len bytes, or -1
+ * for NUL-terminated) with U+FFFD, in place (never longer). Returns how
+ * many; *new_len (may be NULL) gets the new length, *first (may be NULL)
+ * the first one replaced. */
+int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first);
+
 /* Record a diagnostic (printf-style message). pos may be NULL. */
 void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
@@ -421,8 +435,10 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px);
 /* Whether the raster file at path decodes with the loader the PDF draws it
  * with (PNG: cairo; JPEG, GIF: gdk-pixbuf), so that an image whose header
  * reads but whose pixels do not is left out of both books at parse time
- * (alt text in its place) instead of failing when the page is drawn. SVG
- * and other kinds: true. On false, *why (g_free) says why. */
+ * (alt text in its place) instead of failing when the page is drawn. All
+ * of the data must decode: a JPEG cut short is refused, because the PDF
+ * embeds a JPEG's bytes as they are and its readers (and qpdf --check)
+ * refuse the truncated stream. SVG and other kinds: true. On false, *why (g_free) says why. */
 bool book_image_decodes(const char *path, BookImageKind kind, char **why);
 /* "image/png", ... for a kind; NULL for BOOK_IMAGE_NONE. Static strings. */
 const char *book_image_media_type(BookImageKind kind);

@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "archive.h"
@@ -564,12 +566,40 @@ static int parse_inputs(Book *book, char **inputs, OctavoOptions *opts)
   return md_parse_files(book, (const char *const *)inputs, n, opts) ? EXIT_OK : EXIT_INPUT;
 }
 
-static void dump_model(const Book *book)
+/* At exit: what is still buffered for standard output written, and a
+ * write error not yet reported (--help into a full disk) made one, exit
+ * status 1 (as coreutils' close_stdout). A writer that reports its own
+ * error drops what is buffered (util_stdout_drop). */
+static void close_stdout(void)
+{
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return;
+  fprintf(stderr, "octavo: error: cannot write to standard output: %s\n",
+          g_strerror(errno ? errno : EIO));
+  _exit(EXIT_INPUT);
+}
+
+/* Write what (a dump) to standard output, flushed: a write error (a full
+ * disk, a closed pipe) is an error of the run. Returns EXIT_OK or
+ * EXIT_INPUT. */
+static int put_stdout(Book *book, const char *what, const char *data, gsize len)
+{
+  errno = 0;
+  if (fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0)
+    return EXIT_OK;
+  book_diag(book, BOOK_ERROR, NULL, "cannot write %s to standard output: %s", what,
+            g_strerror(errno ? errno : EIO));
+  util_stdout_drop();
+  return EXIT_INPUT;
+}
+
+static int dump_model(Book *book)
 {
   GString *s = g_string_new(NULL);
   book_dump(book, s);
-  fwrite(s->str, 1, s->len, stdout);
+  int rc = put_stdout(book, "the model (--dump-model)", s->str, s->len);
   g_string_free(s, TRUE);
+  return rc;
 }
 
 static int thread_count(const Args *a);
@@ -773,12 +803,13 @@ static int run(Args *a, const char *argv0)
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
   if (rc == EXIT_OK && a->dump)
-    dump_model(book);
+    rc = dump_model(book);
   if (rc == EXIT_OK)
     rc = lay_out(book, a, &opts, &ld, &lay);
   if (lay && a->dump_layout) {
     char *t = lay_trace(lay);
-    fputs(t, stdout);
+    int put = put_stdout(book, "the layout (--dump-layout)", t, strlen(t));
+    rc = rc == EXIT_OK ? put : rc;
     g_free(t);
   }
   if (rc == EXIT_OK && lay && a->preview)
@@ -812,12 +843,13 @@ int main(int argc, char **argv)
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
   util_heap_init();
+  atexit(close_stdout);
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
   if (rc == EXIT_OK && args.version) {
     GString *v = g_string_new(NULL);
     octavo_version_text(v);
-    fputs(v->str, stdout);
+    fwrite(v->str, 1, v->len, stdout); /* an error: close_stdout */
     g_string_free(v, TRUE);
   } else if (rc == EXIT_OK) {
     /* this thread uses pango's fonts from now on; the others wait for

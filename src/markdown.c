@@ -739,6 +739,54 @@ static void parse_one(Ctx *c, Src *s)
 
 /* ---- the driver ---- */
 
+/* One string of node n without noncharacters; warns at n's position. */
+static void fix_field(Book *b, const BookNode *n, char *s)
+{
+  gunichar c;
+  if (s && book_utf8_fix_nonchars(s, -1, NULL, &c))
+    book_diag(b, BOOK_WARNING, &n->pos,
+              "noncharacter U+%04X (from a character reference) replaced with U+FFFD", c);
+}
+
+/* The sources lost their noncharacters (input.c), but cmark and libxml2
+ * decode character references (&#xFFFE;) into them: every string of the
+ * tree (and of its footnotes) loses them before ids and titles are made. */
+static void fix_nonchars(Ctx *c, Src *s)
+{
+  for (guint k = 0; k <= s->notes->len; k++) {
+    BookFootnote *f = k ? s->notes->pdata[k - 1] : NULL;
+    BookNode *root = k == 0 ? s->root : f ? f->def : NULL;
+    if (!root)
+      continue;
+    BookIter it;
+    book_iter_init(&it, root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      BookNode *n = it.cur;
+      if (ev != BOOK_ITER_ENTER)
+        continue;
+      fix_field(c->book, n, n->text);
+      switch (n->type) {
+      case BOOK_CODE_BLOCK: fix_field(c->book, n, n->as.code.info); break;
+      case BOOK_LINK:
+        fix_field(c->book, n, n->as.link.href);
+        fix_field(c->book, n, n->as.link.title);
+        break;
+      case BOOK_IMAGE:
+        fix_field(c->book, n, n->as.image.src);
+        fix_field(c->book, n, n->as.image.title);
+        break;
+      case BOOK_HTML_BLOCK:
+      case BOOK_HTML_INLINE:
+        for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+          fix_field(c->book, n, a[1]);
+        break;
+      default: break;
+      }
+    }
+  }
+}
+
 static int file_rank(const Ctx *c, const char *file)
 {
   for (int i = 0; i < c->n; i++)
@@ -801,6 +849,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
+    fix_nonchars(&c, &c.srcs[i]);
     md_tidy(&c, c.srcs[i].root);
   }
   md_decide_shape(&c);

@@ -173,6 +173,23 @@ static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v,
   }
 }
 
+/* YAML's escapes ("\uFFFE") make noncharacters that the source's own
+ * repair (input.c) never saw: each scalar loses them, with a warning. */
+static void fix_scalars(Book *b, const Src *s, yaml_document_t *d, int line0)
+{
+  for (yaml_node_t *n = d->nodes.start; n < d->nodes.top; n++) {
+    gunichar c;
+    gsize len;
+    if (n->type != YAML_SCALAR_NODE ||
+        !book_utf8_fix_nonchars((char *)n->data.scalar.value, (gssize)n->data.scalar.length, &len,
+                                &c))
+      continue;
+    n->data.scalar.length = len;
+    BookPos pos = yaml_pos(s, n->start_mark, line0);
+    book_diag(b, BOOK_WARNING, &pos, "front matter: noncharacter U+%04X replaced with U+FFFD", c);
+  }
+}
+
 /* Parse YAML front matter text into s->fm. line0 is the source line of the
  * YAML's first line. Returns 1 when it was front matter, 0 on invalid YAML
  * (an error is recorded), -1 when it is YAML but not a mapping: then it is
@@ -194,6 +211,8 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0)
     return 0;
   }
   yaml_node_t *root = yaml_document_get_root_node(&d);
+  if (root && root->type == YAML_MAPPING_NODE)
+    fix_scalars(b, s, &d, line0);
   if (root && root->type != YAML_MAPPING_NODE) {
     yaml_document_delete(&d);
     yaml_parser_delete(&p);
@@ -367,20 +386,32 @@ bool md_byline(Ctx *c, const BookNode *para)
 
 /* ---- options and the final layers ---- */
 
+/* An option's text (GOption gives UTF-8) without noncharacters (g_free). */
+static char *option_text(Book *b, const char *option, const char *text)
+{
+  char *t = g_strdup(text);
+  gunichar c;
+  if (book_utf8_fix_nonchars(t, -1, NULL, &c))
+    book_diag(b, BOOK_WARNING, NULL, "%s %s: noncharacter U+%04X replaced with U+FFFD", option, t,
+              c);
+  return t;
+}
+
 static void apply_options(Ctx *c)
 {
   Book *b = c->book;
   const OctavoOptions *o = c->opts;
   if (o->lang && *o->lang) {
     g_free(b->meta.lang);
-    b->meta.lang = g_strdup(o->lang);
+    b->meta.lang = option_text(b, "--lang", o->lang);
   }
   MetaLayer m = {0};
   for (guint i = 0; o->metadata && i < o->metadata->len; i++) {
-    const char *kv = o->metadata->pdata[i];
+    char *kv = option_text(b, "-M", o->metadata->pdata[i]);
     const char *eq = strchr(kv, '=');
     if (!eq) {
       book_diag(b, BOOK_WARNING, NULL, "-M %s: expected KEY=VALUE", kv);
+      g_free(kv);
       continue;
     }
     char *key = g_strstrip(g_strndup(kv, (gsize)(eq - kv)));
@@ -399,6 +430,7 @@ static void apply_options(Ctx *c)
       book_diag(b, BOOK_WARNING, NULL, "-M: unknown metadata key '%s' ignored", key);
     }
     g_free(key);
+    g_free(kv);
   }
   layer_apply(&b->meta, &m);
   md_layer_clear(&m);
@@ -428,7 +460,9 @@ void md_finish_meta(Ctx *c)
   }
   if (!b->meta.title || !*b->meta.title) {
     const Src *s = &c->srcs[0];
-    char *base = s->canon ? g_path_get_basename(s->canon) : g_strdup("stdin");
+    /* a file name is bytes: as UTF-8 (U+FFFD for what is not), and text */
+    char *base = s->canon ? g_filename_display_basename(s->canon) : g_strdup("stdin");
+    book_utf8_fix_nonchars(base, -1, NULL, NULL);
     char *stem = md_strip_doc_ext(base);
     char *dot = strrchr(stem, '.');
     if (dot && dot != stem)
