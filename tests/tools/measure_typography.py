@@ -677,8 +677,15 @@ def measure(pdf, args):
                 0 if para_start else last.x0 - left(last)
             continues = first.kind == 'body' and abs(first.x0 - left(first) - want) < 2 and \
                 not MARKER.match(first.words[0]['t'])
-            # (a line set ragged inside its paragraph is no last line)
-            if continues and not reaches(first) and first not in ragged:
+            # (a line set ragged inside its paragraph is no last line, nor is
+            # one the paragraph's next line follows at its indent, one leading
+            # below: a short line before a long unbreakable code span)
+            second = nxt[1] if len(nxt) > 1 else None
+            # (a line of code spans alone is no body line: kind 'other')
+            goes_on = second is not None and second.kind in ('body', 'other') and \
+                abs(second.x0 - first.x0) < 2 and second.base - first.base <= 1.3 * leading and \
+                not MARKER.match(second.words[0]['t'])
+            if continues and not reaches(first) and first not in ragged and not goes_on:
                 widows.append((first.page, first.text))
             if para_start and continues:
                 orphans.append((last.page, last.text))
