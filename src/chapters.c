@@ -138,9 +138,82 @@ static bool has_content(const BookNode *blk)
   return false;
 }
 
+/* The heading levels of a book project's chapter: its opening heading
+ * (open) at the chapter level, every other heading below it, shifted as
+ * the opening one is (without one, as if `#` were the chapter's). */
+static void chapter_levels(BookNode *root, BookNode *open, int src_level, int level)
+{
+  int shift = level - src_level;
+  BookIter it;
+  book_iter_init(&it, root);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER)
+      continue;
+    if (book_node_is_inline(n->type)) {
+      book_iter_skip_children(&it);
+      continue;
+    }
+    if (n->type != BOOK_HEADING)
+      continue;
+    n->as.heading.level =
+        n == open ? level : CLAMP(n->as.heading.level + shift, MIN(level + 1, 6), 6);
+    book_iter_skip_children(&it);
+  }
+}
+
+/* A book project's chapter (Src.chapter, a SUMMARY.md entry): the whole
+ * source is one chapter. Its heading is the heading that opens it (blocks
+ * that show nothing may come first: they follow it), else one made of its
+ * contents title; it stands at the chapter level whatever its depth in
+ * SUMMARY.md (the chapter's nest places it in the contents). */
+static void whole_chapter(Ctx *c, Src *s)
+{
+  int level = c->opts->split_level > 0 ? c->opts->split_level : 2;
+  BookNode *open = NULL;
+  for (BookNode *b = s->root->first_child; b && !open; b = b->next) {
+    if (b->type == BOOK_HEADING)
+      open = b;
+    else if (has_content(b))
+      break;
+  }
+  BookPos pos = s->root->first_child ? s->root->first_child->pos : s->root->pos;
+  int src_level = 1;
+  if (open) {
+    src_level = open->as.heading.level;
+    book_node_unlink(open);
+  } else {
+    open = md_parse_inlines(c, s->title ? s->title : "", &pos);
+    open->type = BOOK_HEADING;
+  }
+  chapter_levels(s->root, NULL, src_level, level);
+  open->as.heading.level = level;
+  BookChapter *ch = new_chapter(c, s, open, open);
+  c->chapter_heading_seen = true;
+  book_node_append(ch->root, open);
+  for (BookNode *b; (b = s->root->first_child);) {
+    book_node_unlink(b);
+    book_node_append(ch->root, b);
+  }
+  ch->nest = s->nest;
+  ch->number = g_strdup(s->number);
+  if (s->title)
+    ch->toc = md_parse_inlines(c, s->title, &pos);
+  assign_ids(c, s, ch->root, ch);
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      assign_ids(c, s, f->def, NULL);
+  }
+}
+
 void md_split_chapters(Ctx *c, Src *s, bool first_src)
 {
   int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
+  if (s->chapter) {
+    whole_chapter(c, s);
+    return;
+  }
   BookChapter *ch = NULL;
   guint first_index = c->book->chapters->len;
   bool after_title = false;

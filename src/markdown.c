@@ -641,6 +641,42 @@ static void parse_one(Ctx *c, Src *s)
   cmark_parser_free(p);
 }
 
+BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos)
+{
+  BookPos at = pos ? *pos : (BookPos){NULL, 0, 0};
+  Src t = {.file = at.file ? at.file : book_intern(c->book, "")};
+  t.text = g_strdup(text ? text : "");
+  for (char *p = t.text; *p; p++) /* one line: no block, no footnote definition */
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  t.len = strlen(t.text);
+  t.lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(t.lines, zero);
+  t.notes = g_ptr_array_new();
+  parse_one(c, &t);
+  BookNode *para = t.root->first_child;
+  if (para && para->type == BOOK_FIGURE && !para->as.figure.listing)
+    para->type = BOOK_PARAGRAPH; /* a lone image: inline here */
+  if (!para || para->type != BOOK_PARAGRAPH) { /* "# x", "- x", "1. x": the text as it is */
+    para = book_node_new(c->book, BOOK_PARAGRAPH, &at);
+    BookNode *k = book_node_new(c->book, BOOK_TEXT, &at);
+    k->text = g_strdup(g_strstrip(t.text));
+    book_node_append(para, k);
+  } else {
+    book_node_unlink(para);
+  }
+  BookIter it;
+  book_iter_init(&it, para);
+  while (book_iter_next(&it) != BOOK_ITER_DONE)
+    it.cur->pos = at;
+  book_node_free(t.root);
+  g_array_free(t.lines, TRUE);
+  g_ptr_array_free(t.notes, TRUE);
+  g_free(t.text);
+  return para;
+}
+
 /* ---- the driver ---- */
 
 static int file_rank(const Ctx *c, const char *file)
@@ -699,7 +735,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
-    md_tidy(&c, c.srcs[i].root);
+    md_tidy(&c, &c.srcs[i]);
     md_split_chapters(&c, &c.srcs[i], i == 0);
     if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
@@ -726,8 +762,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_finish_meta(&c);
     md_resolve_cover(&c);
   }
-  if (opts && opts->number_sections)
-    book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2);
+  book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2, opts->number_sections);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);
