@@ -120,6 +120,36 @@ static void image_block(Book *b, BookNode *n)
   }
 }
 
+/* Nothing a figure shows: blank text, a stray <br>, a <p> or paragraph
+ * of those. */
+static bool stray(const BookNode *n)
+{
+  if (blank_inline(n) || n->type == BOOK_LINEBREAK)
+    return true;
+  if (n->type != BOOK_PARAGRAPH && !(is_html(n, "p") && !html_attr(n, "id")))
+    return false;
+  for (const BookNode *k = n->first_child; k; k = k->next)
+    if (!stray(k))
+      return false;
+  return true;
+}
+
+/* The one child of n (a <p> or paragraph) that is not stray, or NULL. */
+static BookNode *only_child(const BookNode *n)
+{
+  if (n->type != BOOK_PARAGRAPH && !(is_html(n, "p") && !html_attr(n, "id")))
+    return NULL;
+  BookNode *one = NULL;
+  for (BookNode *k = n->first_child; k; k = k->next) {
+    if (stray(k))
+      continue;
+    if (one)
+      return NULL;
+    one = k;
+  }
+  return one;
+}
+
 /* Move the content of a raw <figcaption> (inlines, or paragraphs of
  * them) into a new BOOK_FIGCAPTION; NULL, and nothing moved, when it holds
  * anything else. */
@@ -145,13 +175,13 @@ static BookNode *caption_from(Book *b, BookNode *fc)
       book_node_append(cap, k);
     }
   }
-  /* blank text at either end is the HTML source's layout */
-  while (cap->first_child && blank_inline(cap->first_child)) {
+  /* blank text (and a stray <br>) at either end is the HTML source's layout */
+  while (cap->first_child && stray(cap->first_child)) {
     BookNode *f = cap->first_child;
     book_node_unlink(f);
     book_node_free(f);
   }
-  while (cap->last_child && blank_inline(cap->last_child)) {
+  while (cap->last_child && stray(cap->last_child)) {
     BookNode *l = cap->last_child;
     book_node_unlink(l);
     book_node_free(l);
@@ -159,24 +189,28 @@ static BookNode *caption_from(Book *b, BookNode *fc)
   return cap;
 }
 
-/* <figure> holding one image (bare or as a figure already) and at most
- * one <figcaption>, blank text apart: the model's figure with a caption.
- * Anything else stays raw HTML. */
+/* <figure> holding one image (bare, as a figure already, or alone in a
+ * <p>) and at most one <figcaption> (bare or alone in a <p>), before or
+ * after it, stray <br> and empty <p> apart (HTML authors' spacing, which
+ * HTML's content model does not allow there): the model's figure with a
+ * caption. Anything else stays raw HTML. */
 static void html_figure(Book *b, BookNode *n)
 {
   BookNode *img = NULL, *fc = NULL;
   if (html_attr(n, "id"))
     return;
   for (BookNode *k = n->first_child; k; k = k->next) {
-    if (blank_inline(k))
+    if (stray(k))
       continue;
-    if (!img && k->type == BOOK_IMAGE)
-      img = k;
-    else if (!img && k->type == BOOK_FIGURE && !k->as.figure.listing &&
-             k->first_child == k->last_child)
-      img = k->first_child;
-    else if (!fc && is_html(k, "figcaption") && !html_attr(k, "id"))
-      fc = k;
+    BookNode *in = only_child(k);
+    BookNode *c = in ? in : k;
+    if (!img && c->type == BOOK_IMAGE)
+      img = c;
+    else if (!img && c->type == BOOK_FIGURE && !c->as.figure.listing &&
+             c->first_child == c->last_child)
+      img = c->first_child;
+    else if (!fc && is_html(c, "figcaption") && !html_attr(c, "id"))
+      fc = c;
     else
       return;
   }
