@@ -35,10 +35,11 @@ cat tl.check
 grep -q '^FAIL' tl.check && fail "tlborm: mdbook_check"
 grep -q 'PASS summary: 40 SUMMARY entries (38 numbered, 4 levels)' tl.check || fail "tlborm: SUMMARY's entries"
 python3 "$CC" outline tl.epub tl.pdf || fail "tlborm: nav, NCX, PDF contents and bookmarks differ"
-# the hidden lines were there to hide: mdBook's rule on the source finds them
+# the hidden lines were there to hide: '#' lines in the source, headings
+# among them (octavo before issue 27 showed 414 of them in Rust code)
 n=$(cat "$TOP"/tests/corpus/tlborm/src/*.md "$TOP"/tests/corpus/tlborm/src/*/*.md "$TOP"/tests/corpus/tlborm/src/*/*/*.md |
-  grep -cE '^[ 	]*#( |$)')
-[ "$n" -gt 300 ] || fail "tlborm: only $n hidden lines in the source"
+  grep -cE '^[ 	]+#( |$)|^#$')
+[ "$n" -gt 40 ] || fail "tlborm: only $n indented or bare '#' lines in the source"
 # a chapter four deep opens as a chapter, numbered, its running head numbered
 pdftotext tl.pdf tl.txt
 grep -q '2\.5\.2\.1\..*Abacus Counters' tl.txt || fail "tlborm: the nested chapter's numbered heading"
