@@ -750,49 +750,14 @@ static void number_title(BookChapter *ch, const char *num)
   ch->title = title;
 }
 
-/* The sections of a chapter: top-level headings with an id, in order. */
-static GPtrArray *sections_of(BookChapter *ch)
-{
-  GPtrArray *out = g_ptr_array_new();
-  for (BookNode *n = ch->root->first_child; n; n = n->next)
-    if (n->type == BOOK_HEADING && n->as.heading.id)
-      g_ptr_array_add(out, n);
-  return out;
-}
-
 /* A chapter with a number of its own (a book project's): the number on
- * its heading, its contents title and its title; with sections, its
- * sections "N.1", "N.1.1" below it (N without mdBook's final dot). */
-static void number_own(Book *book, BookChapter *ch, bool sections)
+ * its heading, its contents title and its title. */
+static void number_own(Book *book, BookChapter *ch)
 {
   put_number(book, ch->heading, ch->number);
   if (ch->toc)
     put_number(book, ch->toc, ch->number);
   number_title(ch, ch->number);
-  if (!sections)
-    return;
-  char *base = g_strdup(ch->number);
-  gsize bl = strlen(base);
-  if (bl && base[bl - 1] == '.')
-    base[bl - 1] = '\0';
-  int count[6] = {0};
-  GPtrArray *secs = sections_of(ch);
-  for (guint i = 0; i < secs->len; i++) {
-    BookNode *n = secs->pdata[i];
-    int depth = CLAMP(n->as.heading.level - ch->heading->as.heading.level, 0, 5);
-    if (n == ch->heading || depth == 0)
-      continue;
-    count[depth]++;
-    for (int k = depth + 1; k < 6; k++)
-      count[k] = 0;
-    GString *num = g_string_new(base);
-    for (int k = 1; k <= depth; k++)
-      g_string_append_printf(num, ".%d", count[k]);
-    put_number(book, n, num->str);
-    g_string_free(num, TRUE);
-  }
-  g_ptr_array_free(secs, TRUE);
-  g_free(base);
 }
 
 void book_number_headings(Book *book, int chapter_level, bool sections)
@@ -806,7 +771,7 @@ void book_number_headings(Book *book, int chapter_level, bool sections)
     for (guint i = 0; i < book->chapters->len; i++) {
       BookChapter *ch = book->chapters->pdata[i];
       if (ch->number && ch->heading)
-        number_own(book, ch, sections);
+        number_own(book, ch);
     }
     return;
   }

@@ -381,8 +381,9 @@ void book_iter_skip_children(BookIter *it);
  * as a first child <span class="secno">1.2.</span> and an en space of its
  * heading and of its contents title, and as a prefix of its title, so that
  * every writer, the contents and the running heads show the same number;
- * in such a book only those chapters are numbered, and with sections their
- * sections too ("1.2.1", by level below the chapter's heading).
+ * in such a book only those chapters are numbered, sections apart even
+ * with sections: a section "1.1" of chapter "1." would be the number of
+ * its first nested chapter (mdBook numbers nested chapters so).
  * Otherwise, only with sections (pandoc's --number-sections): every
  * top-level heading (not in a quote or a list) at or below chapter_level
  * that has an id (a heading of the contents) gets

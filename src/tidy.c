@@ -3,9 +3,11 @@
  *
  * What it does: turns the ways raw HTML places images into the model's own
  * figures (a paragraph, <p> or HTML block holding only an image; a
- * <figure> with one image and an optional <figcaption>), turns mdBook's
+ * <figure> with one image and an optional <figcaption>, either alone in a
+ * <p> or not, stray <br> and empty <p> around them), turns mdBook's
  * <Listing number file-name caption> around a code block into a captioned
- * listing figure, and moves anchor-only raw HTML (<a id="x"></a>, <a
+ * listing figure (the caption read as Markdown), drops the lines mdBook
+ * hides in an mdBook's Rust code blocks, and moves anchor-only raw HTML (<a id="x"></a>, <a
  * name="x"></a>, alone in its paragraph) into the next block that holds
  * text, so that links to #x land on that block and the anchor makes no
  * block (or chapter) of its own.  What it does not do: resolve the images
