@@ -138,10 +138,11 @@ static bool has_content(const BookNode *blk)
   return false;
 }
 
-/* The heading levels of a book project's chapter: its opening heading
- * (open) at the chapter level, every other heading below it, shifted as
- * the opening one is (without one, as if `#` were the chapter's). */
-static void chapter_levels(BookNode *root, BookNode *open, int src_level, int level)
+/* The heading levels in a book project's chapter below its opening
+ * heading (already taken out of root): shifted as that heading is, from
+ * src_level to level (without one, as if `#` were the chapter's), and
+ * always below it. */
+static void chapter_levels(BookNode *root, int src_level, int level)
 {
   int shift = level - src_level;
   BookIter it;
@@ -156,8 +157,7 @@ static void chapter_levels(BookNode *root, BookNode *open, int src_level, int le
     }
     if (n->type != BOOK_HEADING)
       continue;
-    n->as.heading.level =
-        n == open ? level : CLAMP(n->as.heading.level + shift, MIN(level + 1, 6), 6);
+    n->as.heading.level = CLAMP(n->as.heading.level + shift, MIN(level + 1, 6), 6);
     book_iter_skip_children(&it);
   }
 }
@@ -186,7 +186,7 @@ static void whole_chapter(Ctx *c, Src *s)
     open = md_parse_inlines(c, s->title ? s->title : "", &pos);
     open->type = BOOK_HEADING;
   }
-  chapter_levels(s->root, NULL, src_level, level);
+  chapter_levels(s->root, src_level, level);
   open->as.heading.level = level;
   BookChapter *ch = new_chapter(c, s, open, open);
   c->chapter_heading_seen = true;
