@@ -777,7 +777,7 @@ append:
   if (qpdf_failed(q, book, name, "cannot edit the PDF"))
     goto done;
   if (!pdfupdate_append(u, pdf, &err)) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+    book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", name, err->message);
     g_error_free(err);
     goto done;
   }

@@ -22,6 +22,9 @@ static const char *const type_names[BOOK_NODE_TYPE_COUNT] = {
     [BOOK_FIGURE] = "figure",
     [BOOK_FIGCAPTION] = "figcaption",
     [BOOK_HTML_BLOCK] = "html_block",
+    [BOOK_DEFLIST] = "deflist",
+    [BOOK_DEFTERM] = "defterm",
+    [BOOK_DEFDESC] = "defdesc",
     [BOOK_TEXT] = "text",
     [BOOK_EMPH] = "emph",
     [BOOK_STRONG] = "strong",
@@ -80,6 +83,7 @@ Book *book_new(void)
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->sandbox = sandbox_new(0);
+  b->chapter_level = 2;
   return b;
 }
 
@@ -87,7 +91,10 @@ static void node_free_one(BookNode *n)
 {
   g_free(n->text);
   switch (n->type) {
-  case BOOK_HEADING: g_free(n->as.heading.id); break;
+  case BOOK_HEADING:
+    g_free(n->as.heading.id);
+    g_strfreev(n->as.heading.attrs);
+    break;
   case BOOK_CODE_BLOCK: g_free(n->as.code.info); break;
   case BOOK_TABLE: g_free(n->as.table.align); break;
   case BOOK_LINK:
@@ -174,6 +181,7 @@ void book_free(Book *b)
     book_resource_free(b->resources->pdata[i]);
   book_resource_free(b->cover);
   sandbox_free(b->sandbox);
+  g_free(b->shape_note);
   for (guint i = 0; i < b->diags->len; i++)
     g_free(g_array_index(b->diags, BookDiag, i).message);
   BookMeta *m = &b->meta;
@@ -352,6 +360,57 @@ char *book_slug(const char *text)
   return g_string_free(s, FALSE);
 }
 
+const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, gunichar *c)
+{
+  /* Valid UTF-8: 0xEF and 0xF0..0xF4 are lead bytes, never continuations. */
+  for (const guchar *u = (const guchar *)p, *e = (const guchar *)end; u < e; u++) {
+    if (*u == 0xEF && e - u >= 3 &&
+        ((u[1] == 0xB7 && u[2] >= 0x90 && u[2] <= 0xAF) ||   /* U+FDD0..U+FDEF */
+         (u[1] == 0xBF && (u[2] == 0xBE || u[2] == 0xBF)))) { /* U+FFFE, U+FFFF */
+      *len = 3;
+      *c = g_utf8_get_char((const char *)u);
+      return (const char *)u;
+    }
+    if (*u >= 0xF0 && *u <= 0xF4 && e - u >= 4 && (u[1] & 0x0F) == 0x0F && u[2] == 0xBF &&
+        (u[3] == 0xBE || u[3] == 0xBF)) { /* U+nFFFE, U+nFFFF */
+      *len = 4;
+      *c = g_utf8_get_char((const char *)u);
+      return (const char *)u;
+    }
+  }
+  return NULL;
+}
+
+int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first)
+{
+  gsize n = len < 0 ? strlen(s) : (gsize)len;
+  char *w = s, *r = s, *end = s + n;
+  int count = 0;
+  const char *hit;
+  gsize hlen;
+  gunichar c;
+  while ((hit = book_utf8_find_nonchar(r, end, &hlen, &c))) {
+    if (count++ == 0 && first)
+      *first = c;
+    memmove(w, r, (size_t)(hit - r));
+    w += hit - r;
+    memcpy(w, "\xEF\xBF\xBD", 3);
+    w += 3;
+    r = (char *)hit + hlen;
+  }
+  if (count) {
+    memmove(w, r, (size_t)(end - r));
+    w += end - r;
+    if (len < 0 || w < end)
+      *w = '\0';
+  } else {
+    w = end;
+  }
+  if (new_len)
+    *new_len = (gsize)(w - s);
+  return count;
+}
+
 static GPrivate diag_sink; /* GArray * of BookDiag: this thread's book_diag_capture */
 
 void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
@@ -509,6 +568,14 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
   case BOOK_HEADING:
     g_string_append_printf(out, " level=%d id=", n->as.heading.level);
     dump_str(out, n->as.heading.id);
+    for (char **a = n->as.heading.attrs; a && a[0] && a[1]; a += 2) {
+      g_string_append_printf(out, " %s=", a[0]);
+      dump_str(out, a[1]);
+    }
+    if (n->as.heading.unnumbered)
+      g_string_append(out, " unnumbered");
+    if (n->as.heading.unlisted)
+      g_string_append(out, " unlisted");
     break;
   case BOOK_LIST:
     if (n->as.list.ordered)
@@ -801,6 +868,11 @@ void book_number_headings(Book *book, int chapter_level, bool sections)
       int depth = n->as.heading.level - chapter_level; /* 0: a chapter */
       if (depth < 0)
         in_chapter = false; /* a part: chapters go on counting, its own sections are not numbered */
+      if (n->as.heading.unnumbered && depth >= 0) { /* {-}: no number, nor its sections */
+        if (depth == 0)
+          in_chapter = false;
+        continue;
+      }
       if (depth < 0 || !n->as.heading.id || (depth > 0 && !in_chapter))
         continue;
       in_chapter = true;

@@ -36,6 +36,14 @@ typedef enum {
   BOOK_FIGURE,       /* as.figure; content, then an optional BOOK_FIGCAPTION (see below) */
   BOOK_FIGCAPTION,   /* a figure's caption: inline children; only as a figure's last child */
   BOOK_HTML_BLOCK,   /* a cleaned, allow-listed element: as.html; any children */
+  /* A definition list (pandoc's, PHP Markdown Extra's): children are groups
+   * of one or more BOOK_DEFTERM followed by one or more BOOK_DEFDESC, and
+   * nothing else; the first child is a term.  Writers: <dl><dt><dd> in the
+   * EPUB; in print each term bold on a line of its own, its definitions
+   * indented beneath it. */
+  BOOK_DEFLIST,
+  BOOK_DEFTERM, /* a term: inline children; only in a BOOK_DEFLIST */
+  BOOK_DEFDESC, /* a definition: block children; only in a BOOK_DEFLIST, after a term */
   /* inlines */
   BOOK_TEXT, /* text */
   BOOK_EMPH,
@@ -101,7 +109,20 @@ struct BookNode {
   union {
     struct {
       int level; /* 1..6 */
-      char *id;  /* unique in the book, stable (a slug of the text) */
+      /* unique in the book, stable: the id the source gives ({#id}, see
+       * explicit_id), else a slug of the text */
+      char *id;
+      /* From the source's attribute block (`## Text {#id .class key=value}`,
+       * pandoc's header_attributes; markdown.c), all unset without one:
+       * attrs: NULL-terminated name, value pairs for the EPUB's element:
+       * "class" (the classes, space-separated) and "data-KEY" (pandoc's
+       * key=value, KEY lower case), or NULL; owned.  unnumbered: {-} or
+       * .unnumbered, left out of --number-sections' numbering; unlisted:
+       * .unlisted, left out of the contents (nav, NCX, printed contents,
+       * bookmarks) but still a link target. explicit_id: the id came from
+       * {#id} (a slug did not make it). */
+      char **attrs;
+      bool unnumbered, unlisted, explicit_id;
     } heading;
     struct {
       bool ordered;
@@ -284,6 +305,8 @@ typedef struct {
   GHashTable *id_next;  /* id stem -> next suffix to try (book_id_reserve) */
   guint next_serial;
   Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
+  int chapter_level;   /* headings at or above it start chapters (1..6; 2 until parsed) */
+  char *shape_note;    /* why the front end chose that level and title (-v), or NULL */
   BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
 } Book;
 
@@ -344,6 +367,20 @@ char *book_fnref_dest(const BookFootnote *fn, int k);
  * to '-'. Empty results become "section". Caller frees. */
 char *book_slug(const char *text);
 
+/* Unicode's noncharacters (U+FDD0..U+FDEF, and U+nFFFE and U+nFFFF of
+ * every plane) are valid UTF-8 but no text: XML 1.0 forbids U+FFFE and
+ * U+FFFF, and cairo refuses all of them in a PDF's strings. Text enters
+ * the model without them (book_utf8_fix_nonchars), as U+FFFD, with a
+ * warning. */
+/* The first noncharacter in the valid UTF-8 [p, end), or NULL; *len its
+ * length in bytes (3 or 4) and *c the character. */
+const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, gunichar *c);
+/* Replace every noncharacter of the valid UTF-8 string s (len bytes, or -1
+ * for NUL-terminated) with U+FFFD, in place (never longer). Returns how
+ * many; *new_len (may be NULL) gets the new length, *first (may be NULL)
+ * the first one replaced. */
+int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first);
+
 /* Record a diagnostic (printf-style message). pos may be NULL. */
 void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
@@ -391,7 +428,9 @@ void book_iter_skip_children(BookIter *it);
  * 0), the same way. Headings above chapter_level (parts: chapters
  * count on across them) and the opening chapter (no heading) stay
  * unnumbered, and so do sections before the first chapter heading after
- * either. Call once, after parsing. */
+ * either; so are headings marked unnumbered ({-}), which count nothing,
+ * and a chapter's sections when its heading is one. Call once, after
+ * parsing. */
 void book_number_headings(Book *book, int chapter_level, bool sections);
 
 /* Heading levels for an outline that never skips one (the e-book's h1..h6,
@@ -417,8 +456,10 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px);
 /* Whether the raster file at path decodes with the loader the PDF draws it
  * with (PNG: cairo; JPEG, GIF: gdk-pixbuf), so that an image whose header
  * reads but whose pixels do not is left out of both books at parse time
- * (alt text in its place) instead of failing when the page is drawn. SVG
- * and other kinds: true. On false, *why (g_free) says why. */
+ * (alt text in its place) instead of failing when the page is drawn. All
+ * of the data must decode: a JPEG cut short is refused, because the PDF
+ * embeds a JPEG's bytes as they are and its readers (and qpdf --check)
+ * refuse the truncated stream. SVG and other kinds: true. On false, *why (g_free) says why. */
 bool book_image_decodes(const char *path, BookImageKind kind, char **why);
 /* "image/png", ... for a kind; NULL for BOOK_IMAGE_NONE. Static strings. */
 const char *book_image_media_type(BookImageKind kind);

@@ -62,6 +62,31 @@ static void attr_remove(BookNode *n, char **a)
 
 /* Unique ids for the headings, and the ids of raw HTML, in tree; anchors
  * recorded for chapter ch (NULL: footnote text, not a link target). */
+/* The ids the source gives its headings ({#id}), before any slug takes
+ * them: in a clash the first keeps it and the others get -2, -3 (warned);
+ * a link in the same file to #id goes to this file's heading. */
+static void explicit_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
+{
+  BookIter it;
+  book_iter_init(&it, tree);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER || n->type != BOOK_HEADING || !n->as.heading.explicit_id ||
+        !n->as.heading.id)
+      continue;
+    char *want = n->as.heading.id;
+    n->as.heading.id = book_id_reserve(c->book, want);
+    if (strcmp(want, n->as.heading.id) != 0)
+      book_diag(c->book, BOOK_WARNING, &n->pos, "heading id '%s' already in use: '%s' instead",
+                want, n->as.heading.id);
+    if (ch) {
+      g_hash_table_insert(c->anchors, n->as.heading.id, ch);
+      g_hash_table_replace(s->slugs, g_strdup(want), g_strdup(n->as.heading.id));
+    }
+    g_free(want);
+  }
+}
+
 static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
 {
   BookIter it;
@@ -70,7 +95,9 @@ static void assign_ids(Ctx *c, Src *s, BookNode *tree, BookChapter *ch)
     if (it.ev != BOOK_ITER_ENTER)
       continue;
     BookNode *n = it.cur;
-    if (n->type == BOOK_HEADING) {
+    if (n->type == BOOK_HEADING && n->as.heading.explicit_id) {
+      continue;
+    } else if (n->type == BOOK_HEADING) {
       char *text = md_plain_text(n);
       char *slug = book_slug(text);
       n->as.heading.id = book_id_reserve(c->book, slug);
@@ -138,6 +165,194 @@ static bool has_content(const BookNode *blk)
   return false;
 }
 
+/* ---- the book's shape ---- */
+
+/* The first block of tree that is a heading, or NULL. */
+static BookNode *first_heading(BookNode *tree)
+{
+  for (BookNode *n = tree ? tree->first_child : NULL; n; n = n->next)
+    if (n->type == BOOK_HEADING)
+      return n;
+  return NULL;
+}
+
+static BookNode *first_h1(BookNode *tree)
+{
+  for (BookNode *n = tree ? tree->first_child : NULL; n; n = n->next)
+    if (n->type == BOOK_HEADING && n->as.heading.level == 1)
+      return n;
+  return NULL;
+}
+
+static int count_h1(const BookNode *tree)
+{
+  int n = 0;
+  for (const BookNode *b = tree ? tree->first_child : NULL; b; b = b->next)
+    n += b->type == BOOK_HEADING && b->as.heading.level == 1;
+  return n;
+}
+
+/* Take heading h (and a byline right after it) out of its tree as the
+ * book's title. */
+static void take_title(Ctx *c, BookNode *h)
+{
+  char *title = md_plain_text(h);
+  md_layer_set(&c->doc, K_TITLE, title);
+  g_free(title);
+  BookNode *next = h->next;
+  book_node_unlink(h);
+  book_node_free(h);
+  if (next && next->type == BOOK_PARAGRAPH && md_byline(c, next)) {
+    book_node_unlink(next);
+    book_node_free(next);
+  }
+}
+
+/* How many blocks before the first heading of tree show something. */
+static int blocks_before(const BookNode *tree, const BookNode *h)
+{
+  int n = 0;
+  for (const BookNode *b = tree->first_child; b && b != h; b = b->next)
+    n += has_content(b);
+  return n;
+}
+
+void md_decide_shape(Ctx *c)
+{
+  Book *b = c->book;
+  bool project = false; /* an mdBook: parts are # and chapters ## by construction */
+  int files = 0, h1 = 0;
+  for (int i = 0; i < c->n; i++) {
+    Src *s = &c->srcs[i];
+    project |= s->heading_shift > 0 || s->chapter;
+    files += s->root && s->root->first_child;
+    h1 += count_h1(s->root);
+  }
+  /* A # line that opens every file alike is the book's (or series') title. */
+  char *series = NULL;
+  int opened = 0;
+  for (int i = 0; i < c->n && !project && files >= 2; i++) {
+    BookNode *h = first_heading(c->srcs[i].root);
+    if (!c->srcs[i].root || !c->srcs[i].root->first_child)
+      continue;
+    char *t = h && h->as.heading.level == 1 ? md_plain_text(h) : NULL;
+    bool same = t && (!series || strcmp(series, t) == 0);
+    if (!same) {
+      g_free(t);
+      g_clear_pointer(&series, g_free);
+      break;
+    }
+    if (!series)
+      series = t;
+    else
+      g_free(t);
+    opened++;
+  }
+  GString *why = g_string_new(NULL);
+  if (series && opened >= 2) {
+    if (!c->title_known) {
+      md_layer_set(&c->doc, K_TITLE, series);
+      c->title_taken = true;
+    }
+    for (int i = 0; i < c->n; i++) {
+      BookNode *h = first_heading(c->srcs[i].root);
+      if (h && h->as.heading.level == 1) {
+        book_node_unlink(h);
+        book_node_free(h);
+      }
+    }
+    h1 -= opened;
+    BookPos pos = {c->srcs[0].file, 0, 0};
+    book_diag(b, BOOK_WARNING, &pos,
+              "all %d files open with '# %s': %s, not a chapter of each (-M title=... sets "
+              "another title)",
+              opened, series, c->title_known ? "left out" : "taken as the book's title");
+    g_string_append_printf(why, "every file opens with the series line '# %s'; ", series);
+  }
+  g_free(series);
+  /* The chapter level: explicit, or # when the book has several # headings
+   * (pandoc's books; each file opening with one), ## when it has one (the
+   * report: its title) or none; an mdBook's parts and chapters are # and ##. */
+  int given = c->opts->split_level;
+  c->split = given > 0 ? given : project || h1 < 2 ? 2 : 1;
+  if (given > 0)
+    g_string_append_printf(why, "--split-level %d given; ", given);
+  else if (project)
+    g_string_append(why, "an mdBook: parts are # and SUMMARY's chapters ##; ");
+  else
+    g_string_append_printf(why, "%d # heading%s; ", h1, h1 == 1 ? "" : "s");
+  /* The title: the single # heading of the first file with text, wherever
+   * it stands (badges or a row of links may come first), unless the
+   * metadata gives one or # headings are chapters. */
+  Src *first = NULL;
+  for (int i = 0; i < c->n && !first; i++)
+    if (c->srcs[i].root && c->srcs[i].root->first_child)
+      first = &c->srcs[i];
+  BookNode *h = first && h1 == 1 ? first_h1(first->root) : NULL;
+  if (!c->title_known && !c->title_taken && h && c->split == 1) {
+    /* every # is a chapter: its one # names the book and stays its chapter */
+    char *t = md_plain_text(h);
+    md_layer_set(&c->doc, K_TITLE, t);
+    g_string_append_printf(why, "the title is the # heading '%s', also a chapter", t);
+    g_free(t);
+    c->title_taken = true;
+  } else if (!c->title_known && !c->title_taken && h) {
+    int before = blocks_before(first->root, h);
+    char *t = md_plain_text(h);
+    if (before > 0) {
+      book_diag(b, BOOK_WARNING, &h->pos,
+                "the book's title is '%s', its one # heading, after %d block%s of text "
+                "(-M title=... sets another)",
+                t, before, before == 1 ? "" : "s");
+    }
+    g_string_append_printf(why, "the title is the # heading '%s'", t);
+    g_free(t);
+    take_title(c, h);
+    c->title_taken = true;
+  } else if (!c->title_known && !c->title_taken) {
+    c->no_title_why =
+        c->split == 1 && h1 >= 2 ? g_strdup_printf("its %d # headings start chapters", h1) : NULL;
+    g_string_append(why, "no title among the headings");
+  } else {
+    g_string_append(why, c->title_taken ? "the title from the series line"
+                                        : "the title from the metadata");
+  }
+  if (given <= 0 && c->split == 1)
+    book_diag(b, BOOK_WARNING, NULL,
+              "%d # headings: each starts a chapter, ## headings are sections "
+              "(--split-level 2 makes them chapters too)",
+              h1);
+  b->chapter_level = c->split;
+  g_free(b->shape_note);
+  b->shape_note = g_strdup_printf("chapters at level %d (%s)", c->split, why->str);
+  g_string_free(why, TRUE);
+}
+
+/* No level skipped below a chapter's heading: each section heading at the
+ * chapter's top level is one level below the heading it nests in (## then
+ * #### reads as ## then ###), as a reader's outline (Ace's) wants; the
+ * heading's own depth in the source only says what it nests in. */
+static void normalize_levels(BookChapter *ch, int split)
+{
+  int orig[8], norm[8], depth = 0;
+  int base = ch->heading ? ch->heading->as.heading.level : split;
+  for (BookNode *n = ch->root->first_child; n; n = n->next) {
+    if (n->type != BOOK_HEADING || n == ch->heading)
+      continue;
+    int level = n->as.heading.level;
+    while (depth > 0 && orig[depth - 1] >= level)
+      depth--;
+    int parent = depth ? norm[depth - 1] : base;
+    int want = MIN(level, MIN(parent + 1, 6));
+    if (depth < 8) {
+      orig[depth] = level;
+      norm[depth] = want;
+      depth++;
+    }
+    n->as.heading.level = want;
+  }
+}
+
 /* The heading levels in a book project's chapter below its opening
  * heading (already taken out of root): shifted as that heading is, from
  * src_level to level (without one, as if `#` were the chapter's), and
@@ -169,7 +384,7 @@ static void chapter_levels(BookNode *root, int src_level, int level)
  * SUMMARY.md (the chapter's nest places it in the contents). */
 static void whole_chapter(Ctx *c, Src *s)
 {
-  int level = c->opts->split_level > 0 ? c->opts->split_level : 2;
+  int level = c->split;
   BookNode *open = NULL;
   for (BookNode *b = s->root->first_child; b && !open; b = b->next) {
     if (b->type == BOOK_HEADING)
@@ -189,7 +404,6 @@ static void whole_chapter(Ctx *c, Src *s)
   chapter_levels(s->root, src_level, level);
   open->as.heading.level = level;
   BookChapter *ch = new_chapter(c, s, open, open);
-  c->chapter_heading_seen = true;
   book_node_append(ch->root, open);
   for (BookNode *b; (b = s->root->first_child);) {
     book_node_unlink(b);
@@ -199,6 +413,14 @@ static void whole_chapter(Ctx *c, Src *s)
   ch->number = g_strdup(s->number);
   if (s->title)
     ch->toc = md_parse_inlines(c, s->title, &pos);
+  /* the file's {#id}s first, so that no slug of an earlier heading takes one */
+  explicit_ids(c, s, ch->root, ch);
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      explicit_ids(c, s, f->def, NULL);
+  }
+  normalize_levels(ch, level);
   assign_ids(c, s, ch->root, ch);
   for (guint i = 0; i < s->notes->len; i++) {
     BookFootnote *f = s->notes->pdata[i];
@@ -209,52 +431,26 @@ static void whole_chapter(Ctx *c, Src *s)
 
 void md_split_chapters(Ctx *c, Src *s, bool first_src)
 {
-  int split = c->opts->split_level > 0 ? c->opts->split_level : 2;
+  (void)first_src;
+  int split = c->split;
   if (s->chapter) {
     whole_chapter(c, s);
     return;
   }
   BookChapter *ch = NULL;
   guint first_index = c->book->chapters->len;
-  bool after_title = false;
   /* Blocks with nothing to show before the first chapter heading join
    * that chapter (after its heading): no chapter without heading and text. */
   GPtrArray *pending = g_ptr_array_new();
   BookNode *blk;
   while ((blk = s->root->first_child)) {
     book_node_unlink(blk);
-    bool byline_ok = after_title;
-    after_title = false;
-    if (blk->type == BOOK_HEADING) {
-      int level = blk->as.heading.level;
-      if (level == 1 && first_src && !c->first_h1_seen && !c->chapter_heading_seen) {
-        c->first_h1_seen = true;
-        /* Only a heading that opens the text is the book's title: one after
-         * text (a README's badges and contents list, then "# INSTALLATION")
-         * stays a heading where it stands, as pandoc keeps it. */
-        if (!c->title_known && !ch) {
-          char *title = md_plain_text(blk);
-          md_layer_set(&c->doc, K_TITLE, title);
-          g_free(title);
-          if (split >= 2) { /* the book's title, shown on the title page */
-            book_node_free(blk);
-            after_title = true;
-            continue;
-          }
-        }
-      }
-      if (level <= split) {
-        ch = new_chapter(c, s, blk, blk);
-        c->chapter_heading_seen = true;
-        book_node_append(ch->root, blk);
-        for (guint i = 0; i < pending->len; i++)
-          book_node_append(ch->root, pending->pdata[i]);
-        g_ptr_array_set_size(pending, 0);
-        continue;
-      }
-    }
-    if (byline_ok && blk->type == BOOK_PARAGRAPH && md_byline(c, blk)) {
-      book_node_free(blk);
+    if (blk->type == BOOK_HEADING && blk->as.heading.level <= split) {
+      ch = new_chapter(c, s, blk, blk);
+      book_node_append(ch->root, blk);
+      for (guint i = 0; i < pending->len; i++)
+        book_node_append(ch->root, pending->pdata[i]);
+      g_ptr_array_set_size(pending, 0);
       continue;
     }
     if (!ch && !has_content(blk)) {
@@ -279,13 +475,26 @@ void md_split_chapters(Ctx *c, Src *s, bool first_src)
       last = new_chapter(c, s, NULL, pending->pdata[0]);
     for (guint i = 0; i < pending->len; i++) {
       book_node_append(last->root, pending->pdata[i]);
-      if ((guint)last->index < first_index) /* a chapter of an earlier file: not walked below */
+      if ((guint)last->index < first_index) { /* a chapter of an earlier file: not walked below */
+        explicit_ids(c, s, pending->pdata[i], last);
         assign_ids(c, s, pending->pdata[i], last);
+      }
     }
   }
   g_ptr_array_free(pending, TRUE);
+  /* the file's {#id}s first, so that no slug of an earlier heading takes one */
   for (guint i = first_index; i < c->book->chapters->len; i++) {
     BookChapter *chi = c->book->chapters->pdata[i];
+    explicit_ids(c, s, chi->root, chi);
+  }
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      explicit_ids(c, s, f->def, NULL);
+  }
+  for (guint i = first_index; i < c->book->chapters->len; i++) {
+    BookChapter *chi = c->book->chapters->pdata[i];
+    normalize_levels(chi, split);
     assign_ids(c, s, chi->root, chi);
   }
   for (guint i = 0; i < s->notes->len; i++) {

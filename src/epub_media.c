@@ -4,8 +4,6 @@
  * the cover image (given with -M cover=FILE, or drawn by cover.c). */
 #include "epub_internal.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +11,7 @@
 #include "fontlock.h"
 #include "fonts.h"
 #include "fontstack.h"
+#include "sanitize.h"
 #include "subset.h"
 
 /* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
@@ -202,100 +201,6 @@ bool ep_add_fonts(Epub *e, GHashTable *text_set, GString *css)
 
 /* ---- images ---- */
 
-/* The node after n in pre-order within root (into n's children when
- * descend), or NULL. */
-static xmlNodePtr svg_next(xmlNodePtr n, xmlNodePtr root, bool descend)
-{
-  if (descend && n->type == XML_ELEMENT_NODE && n->children)
-    return n->children;
-  while (n && n != root && !n->next)
-    n = n->parent;
-  return n && n != root ? n->next : NULL;
-}
-
-static bool svg_url_ok(const xmlChar *v, bool hyperlink)
-{
-  const char *s = (const char *)v;
-  if (s[0] == '#')
-    return true;
-  if (hyperlink)
-    return g_str_has_prefix(s, "http://") || g_str_has_prefix(s, "https://");
-  return g_str_has_prefix(s, "data:");
-}
-
-/* Event handlers, attributes made of entity references, and references to
- * files outside the image (only hyperlinks may go to the web). */
-static void clean_svg_attrs(xmlNodePtr n)
-{
-  bool hyperlink = xmlStrcmp(n->name, BAD_CAST "a") == 0;
-  for (xmlAttrPtr a = n->properties, an; a; a = an) {
-    an = a->next;
-    bool bad = g_ascii_strncasecmp((const char *)a->name, "on", 2) == 0;
-    for (xmlNodePtr c = a->children; c && !bad; c = c->next)
-      bad = c->type == XML_ENTITY_REF_NODE;
-    if (!bad && xmlStrcmp(a->name, BAD_CAST "href") == 0) {
-      xmlChar *v = xmlNodeGetContent((xmlNodePtr)a);
-      bad = !v || !svg_url_ok(v, hyperlink);
-      xmlFree(v);
-    }
-    if (bad)
-      xmlRemoveProp(a);
-  }
-}
-
-/* Parse an SVG without network or entity substitution and write it back
- * without its DOCTYPE, entity references, processing instructions, scripts,
- * event handlers and references to outside files. NULL when it is not a
- * well-formed SVG. */
-static GBytes *clean_svg(const char *data, gsize len)
-{
-  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (!doc)
-    return NULL;
-  xmlNodePtr root = xmlDocGetRootElement(doc);
-  if (!root || xmlStrcmp(root->name, BAD_CAST "svg") != 0) {
-    xmlFreeDoc(doc);
-    return NULL;
-  }
-  /* Iterative pre-order walk of the root element's subtree. */
-  xmlNodePtr n = root;
-  while (n) {
-    bool drop =
-        n != root && (n->type == XML_ENTITY_REF_NODE || n->type == XML_PI_NODE ||
-                      (n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, BAD_CAST "script") == 0));
-    if (drop) {
-      xmlNodePtr next = svg_next(n, root, false);
-      xmlUnlinkNode(n);
-      xmlFreeNode(n);
-      n = next;
-      continue;
-    }
-    if (n->type == XML_ELEMENT_NODE)
-      clean_svg_attrs(n);
-    n = svg_next(n, root, true);
-  }
-  /* Then the DOCTYPE with its entity declarations, and PIs before or after
-   * the root (xml-stylesheet would fetch an outside file). */
-  for (xmlNodePtr c = doc->children, nx; c; c = nx) {
-    nx = c->next;
-    if (c->type == XML_PI_NODE || c->type == XML_DTD_NODE) {
-      xmlUnlinkNode(c);
-      xmlFreeNode(c);
-    }
-  }
-  doc->intSubset = NULL;
-  xmlChar *out = NULL;
-  int outlen = 0;
-  xmlDocDumpMemoryEnc(doc, &out, &outlen, "UTF-8");
-  xmlFreeDoc(doc);
-  if (!out)
-    return NULL;
-  GBytes *b = g_bytes_new(out, (gsize)outlen);
-  xmlFree(out);
-  return b;
-}
-
 bool ep_add_images(Epub *e)
 {
   Book *b = e->book;
@@ -311,7 +216,7 @@ bool ep_add_images(Epub *e)
     }
     GBytes *bytes;
     if (g_strcmp0(r->media_type, "image/svg+xml") == 0) {
-      bytes = clean_svg(data, len);
+      bytes = san_svg_clean(data, len);
       g_free(data);
       if (!bytes) {
         book_diag(b, BOOK_ERROR, NULL, "%s: not a well-formed SVG image", r->path);

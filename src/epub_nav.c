@@ -16,7 +16,7 @@ GArray *ep_toc_entries(Epub *e)
 {
   GArray *toc = g_array_new(FALSE, TRUE, sizeof(TocEntry));
   const char *lang = xhtml_book_lang(e->book, e->opts);
-  Outline *o = outline_new(e->book, e->opts->split_level, e->opts->toc_depth,
+  Outline *o = outline_new(e->book, e->book->chapter_level, e->opts->toc_depth,
                            labels_get(lang, LABEL_UNTITLED_SECTION));
   for (guint i = 0; i < o->entries->len; i++) {
     const OutlineEntry *oe = outline_entry(o, i);

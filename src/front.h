@@ -67,8 +67,11 @@ typedef struct {
   GHashTable *anchors;     /* id -> BookChapter * for headings and HTML ids */
   GHashTable *res_by_path; /* realpath -> BookResource * */
   bool title_known;        /* front matter or -M gives the title: the first H1 stays */
-  bool first_h1_seen, chapter_heading_seen;
-  MetaLayer doc; /* title heading and byline */
+  bool title_taken;        /* md_decide_shape took the title from a heading */
+  int split;               /* the chapter level md_decide_shape decided (1..6) */
+  char *no_title_why;      /* why no heading is the title, for the warning (or NULL) */
+  MetaLayer doc;           /* title heading and byline */
+  MetaLayer title_block;   /* pandoc's % lines atop the first input */
 } Ctx;
 
 /* ---- input.c ---- */
@@ -88,13 +91,18 @@ void md_list_add(GPtrArray **list, const char *value);
 /* Read YAML front matter at the top of s->text into s->fm and blank it
  * (keeping newlines). False when it was invalid YAML (an error recorded). */
 bool md_front_matter(Book *b, Src *s);
+/* Read pandoc's title block ("% Title", "% Author; Author", "% Date") at
+ * the top of s->text into *l and blank it (keeping newlines); false when
+ * there is none. */
+bool md_title_block(Book *b, Src *s, MetaLayer *l);
 /* When para is a byline ("By NAME, YYYY-MM-DD"), record its authors and
  * date in c->doc and return true. */
 bool md_byline(Ctx *c, const BookNode *para);
 /* True when -M sets the title. */
 bool md_options_give_title(const OctavoOptions *o);
-/* The book's metadata from its layers: title heading and byline < front
- * matter (later files win) < --lang < -M; a title and a language always. */
+/* The book's metadata from its layers: title heading and byline < title
+ * block < front matter (later files win) < --lang < -M; a title and a
+ * language always. */
 void md_finish_meta(Ctx *c);
 
 /* ---- markdown.c ---- */
@@ -119,8 +127,17 @@ void md_tidy(Ctx *c, Src *s);
 
 /* Plain text of a node with runs of white space collapsed. Caller frees. */
 char *md_plain_text(const BookNode *n);
-/* Move s->root's blocks into chapters (title heading, byline, split
- * headings) and give every heading and raw-HTML id a unique id. */
+/* The book's shape, decided once from every source's tree before any is
+ * split (and recorded in book->chapter_level and book->shape_note): the
+ * chapter level (--split-level, or auto: # when the book has several #
+ * headings, ## when it has one or none or is an mdBook), a # line opening
+ * every file alike taken out as the (series) title, and the title heading
+ * (with its byline) taken out of the text: the one # heading of the first
+ * file, wherever it stands, unless the metadata names the title. Warns
+ * where the decision is not the report's plain case. */
+void md_decide_shape(Ctx *c);
+/* Move s->root's blocks into chapters (a chapter per heading at the
+ * decided level) and give every heading and raw-HTML id a unique id. */
 void md_split_chapters(Ctx *c, Src *s, bool first_src);
 /* Number footnotes in order of first reference; free the unreferenced. */
 void md_number_footnotes(Ctx *c);

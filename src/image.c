@@ -274,14 +274,16 @@ BookImageKind book_image_probe(const char *path, int *width_px, int *height_px)
   return k;
 }
 
-/* Why gdk-pixbuf cannot decode the file at path (g_free), or NULL. */
+/* Why gdk-pixbuf cannot decode all of the file at path (g_free), or NULL. */
 static char *pixbuf_why(const char *path)
 {
   GError *err = NULL;
-  GdkPixbuf *pb = imagelibs_pixbuf_load(path, &err);
-  char *why = pb ? NULL : g_strdup(err ? err->message : "unreadable");
-  if (pb)
-    g_object_unref(pb);
+  bool cut_short;
+  char *why = NULL;
+  if (!imagelibs_pixbuf_check(path, &cut_short, &err))
+    why = cut_short ? g_strdup_printf("the file ends before the image does: %s",
+                                      err ? err->message : "truncated")
+                    : g_strdup(err ? err->message : "unreadable");
   if (err)
     g_error_free(err);
   return why;

@@ -7,6 +7,9 @@
 
 #include <gmodule.h>
 
+#include <errno.h>
+#include <stdio.h>
+
 #include "fontlock.h"
 
 /* The sonames of Debian 12's libgdk-pixbuf-2.0-0 and librsvg2-2, which
@@ -22,6 +25,9 @@ typedef struct {
   int (*get_rowstride)(const GdkPixbuf *);
   gboolean (*get_has_alpha)(const GdkPixbuf *);
   const guint8 *(*read_pixels)(const GdkPixbuf *);
+  GdkPixbufLoader *(*loader_new)(void);
+  gboolean (*loader_write)(GdkPixbufLoader *, const guchar *, gsize, GError **);
+  gboolean (*loader_close)(GdkPixbufLoader *, GError **);
   char *error; /* why the library is missing, or NULL */
 } PixbufApi;
 
@@ -54,7 +60,8 @@ static gpointer open_pixbuf(gpointer unused)
   static const char *const names[] = {"gdk_pixbuf_new_from_file", "gdk_pixbuf_get_width",
                                       "gdk_pixbuf_get_height",    "gdk_pixbuf_get_n_channels",
                                       "gdk_pixbuf_get_rowstride", "gdk_pixbuf_get_has_alpha",
-                                      "gdk_pixbuf_read_pixels"};
+                                      "gdk_pixbuf_read_pixels",   "gdk_pixbuf_loader_new",
+                                      "gdk_pixbuf_loader_write",  "gdk_pixbuf_loader_close"};
   gpointer slots[G_N_ELEMENTS(names)] = {0};
   api.error = open_lib(PIXBUF_SONAME, names, slots, G_N_ELEMENTS(names));
   if (!api.error) {
@@ -65,6 +72,10 @@ static gpointer open_pixbuf(gpointer unused)
     api.get_rowstride = (int (*)(const GdkPixbuf *))slots[4];
     api.get_has_alpha = (gboolean(*)(const GdkPixbuf *))slots[5];
     api.read_pixels = (const guint8 *(*)(const GdkPixbuf *))slots[6];
+    api.loader_new = (GdkPixbufLoader * (*)(void)) slots[7];
+    api.loader_write =
+        (gboolean(*)(GdkPixbufLoader *, const guchar *, gsize, GError **))slots[8];
+    api.loader_close = (gboolean(*)(GdkPixbufLoader *, GError **))slots[9];
   }
   return &api;
 }
@@ -105,10 +116,39 @@ static const RsvgApi *rsvg_api(GError **err)
   return api;
 }
 
-GdkPixbuf *imagelibs_pixbuf_load(const char *path, GError **err)
+bool imagelibs_pixbuf_check(const char *path, bool *cut_short, GError **err)
 {
+  *cut_short = false;
   const PixbufApi *api = pixbuf_api(err);
-  return api ? api->new_from_file(path, err) : NULL;
+  if (!api)
+    return false;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot read %s: %s", path,
+                g_strerror(errno));
+    return false;
+  }
+  GdkPixbufLoader *l = api->loader_new();
+  guchar *buf = g_malloc(65536);
+  bool ok = true;
+  size_t got;
+  while (ok && (got = fread(buf, 1, 65536, f)) > 0)
+    ok = api->loader_write(l, buf, got, err);
+  if (ok && ferror(f)) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot read %s", path);
+    ok = false;
+  }
+  /* Closed also after a failed write (a loader must be closed before it
+   * is freed); its second error is dropped. What close reports is data
+   * that ended before the image did. */
+  if (!api->loader_close(l, ok ? err : NULL) && ok) {
+    ok = false;
+    *cut_short = true;
+  }
+  g_object_unref(l);
+  g_free(buf);
+  fclose(f);
+  return ok;
 }
 
 cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err)

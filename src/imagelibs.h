@@ -12,14 +12,18 @@
 #include <librsvg/rsvg.h>
 #include <stdbool.h>
 
-/* The image at path decoded by gdk-pixbuf (the first frame of a GIF); the
- * caller unrefs it. NULL with *err set when it cannot be decoded or
- * gdk-pixbuf cannot be opened. Thread-safe. */
-GdkPixbuf *imagelibs_pixbuf_load(const char *path, GError **err);
+/* Whether all of the image at path decodes with gdk-pixbuf, fed to a
+ * GdkPixbufLoader to its end: false with *err set when it does not, or
+ * when gdk-pixbuf cannot be opened; *cut_short true when the data ends
+ * before the image does (a truncated JPEG or GIF, which
+ * gdk_pixbuf_new_from_file accepts silently, its missing rows grey, and
+ * which a PDF reader that decodes the JPEG as it is embedded refuses).
+ * Thread-safe. */
+bool imagelibs_pixbuf_check(const char *path, bool *cut_short, GError **err);
 
 /* The same decoded as a cairo image surface: premultiplied native-endian
  * ARGB32 (RGB24 when opaque), as cairo wants it; the caller destroys it.
- * NULL with *err set as for imagelibs_pixbuf_load. */
+ * NULL with *err set when it cannot be decoded or gdk-pixbuf cannot be opened. */
 cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err);
 
 /* The SVG document at path read by librsvg (g_object_unref), or NULL with

@@ -1,7 +1,7 @@
 /* input.c: reading the inputs.
  *
  * What it does: reads files and standard input whole, repairs invalid
- * UTF-8 (reported with line:col) and NUL bytes, converts UTF-16 with a BOM,
+ * UTF-8 and noncharacters (reported with line:col) and NUL bytes, converts UTF-16 with a BOM,
  * strips a UTF-8 BOM, and indexes the lines (cmark-gfm's positions are
  * checked against it).  What it does not do: parse anything.
  */
@@ -11,8 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Replace invalid UTF-8 with U+FFFD (reported with line:col) and NUL bytes
- * with U+FFFD (silently, as cmark would); drop a leading BOM. */
+/* Where repair_utf8 is in its text, to report a position. */
+typedef struct {
+  Book *book;
+  const char *file;
+  int line;
+  const char *line_start, *counted; /* lines are counted up to counted */
+  int reported;
+} Repair;
+
+/* A warning at p (up to ten per file; the rest are counted). */
+static void report_at(Repair *r, const char *p, const char *fmt, unsigned value)
+{
+  if (r->reported >= 10)
+    return;
+  for (const char *q; (q = memchr(r->counted, '\n', (size_t)(p - r->counted))); r->counted = q + 1) {
+    r->line++; /* only when a position is reported */
+    r->line_start = q + 1;
+  }
+  BookPos pos = {r->file, r->line, (int)(p - r->line_start) + 1};
+  book_diag(r->book, BOOK_WARNING, &pos, fmt, value);
+  r->reported++;
+}
+
+/* Replace invalid UTF-8 and Unicode's noncharacters (U+FFFE and the like,
+ * which XML and cairo's PDF strings refuse) with U+FFFD, each reported with
+ * line:col, and NUL bytes with U+FFFD (silently, as cmark would); drop a
+ * leading BOM. */
 static char *repair_utf8(Book *b, const char *file, const char *text, gsize len, gsize *out_len)
 {
   /* A UTF-16 file (with its BOM) is text too: convert it (g_convert keeps
@@ -34,36 +59,36 @@ static char *repair_utf8(Book *b, const char *file, const char *text, gsize len,
   }
   GString *o = g_string_sized_new(len + 1);
   const char *p = text, *end = text + len;
-  int line = 1;
-  const char *line_start = text, *counted = text; /* lines are counted up to counted */
-  int reported = 0, bad = 0;
+  Repair r = {b, file, 1, text, text, 0};
+  int bad = 0, nonchars = 0;
   while (p < end) {
-    const char *valid_end;
+    const char *valid_end, *nc;
+    gsize nc_len;
+    gunichar c;
     g_utf8_validate_len(p, (gsize)(end - p), &valid_end);
+    while ((nc = book_utf8_find_nonchar(p, valid_end, &nc_len, &c))) {
+      g_string_append_len(o, p, nc - p);
+      nonchars++;
+      report_at(&r, nc, "noncharacter U+%04X replaced with U+FFFD", c);
+      g_string_append(o, "\xEF\xBF\xBD");
+      p = nc + nc_len;
+    }
     g_string_append_len(o, p, valid_end - p);
     p = valid_end;
     if (p >= end)
       break;
     if (*p != '\0') {
       bad++;
-      if (reported < 10) {
-        for (const char *q; (q = memchr(counted, '\n', (size_t)(p - counted))); counted = q + 1) {
-          line++; /* only when a position is reported */
-          line_start = q + 1;
-        }
-        BookPos pos = {file, line, (int)(p - line_start) + 1};
-        book_diag(b, BOOK_WARNING, &pos, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD",
-                  (guchar)*p);
-        reported++;
-      }
+      report_at(&r, p, "invalid UTF-8 (byte 0x%02X) replaced with U+FFFD", (guchar)*p);
     }
     g_string_append(o, "\xEF\xBF\xBD");
     p++;
   }
-  if (bad > reported) {
+  if (bad + nonchars > r.reported) {
     BookPos pos = {file, 0, 0};
-    book_diag(b, BOOK_WARNING, &pos, "%d more invalid UTF-8 bytes replaced with U+FFFD",
-              bad - reported);
+    book_diag(b, BOOK_WARNING, &pos,
+              "%d more invalid UTF-8 bytes or noncharacters replaced with U+FFFD",
+              bad + nonchars - r.reported);
   }
   *out_len = o->len;
   return g_string_free(o, FALSE);

@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "archive.h"
@@ -71,10 +73,11 @@ static Format format_from_path(const char *path)
 typedef struct {
   char **outputs, **metadata, **inputs;
   char *to, *lang, *paper, *linebreak, *link_notes, *layout, *resource_path, *style, *css;
-  char *pdf_standard;
+  char *pdf_standard, *syntax;
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
-  int split_level, toc_depth, columns, max_text_mb;
+  int toc_depth, columns, max_text_mb;
+  char *split_level; /* "auto" or 1..6 */
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
   int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
@@ -94,10 +97,12 @@ static void args_clear(Args *a)
   g_free(a->to);
   g_free(a->lang);
   g_free(a->paper);
+  g_free(a->syntax);
   g_free(a->linebreak);
   g_free(a->link_notes);
   g_free(a->layout);
   g_free(a->resource_path);
+  g_free(a->split_level);
   g_free(a->style);
   g_free(a->css);
   g_free(a->pdf_standard);
@@ -170,8 +175,9 @@ static int check_options(const Args *a, Format *forced)
 {
   if (!a->inputs || !a->inputs[0])
     return usage_error("no input file");
-  if (a->split_level < 1 || a->split_level > 6)
-    return usage_error("--split-level must be 1 to 6, not %d", a->split_level);
+  if (a->split_level && strcmp(a->split_level, "auto") != 0 &&
+      (strlen(a->split_level) != 1 || a->split_level[0] < '1' || a->split_level[0] > '6'))
+    return usage_error("--split-level must be auto or 1 to 6, not '%s'", a->split_level);
   if (a->max_text_mb < 1 || a->max_text_mb > 65536)
     return usage_error("--max-text-size must be 1 to 65536 (MiB), not %d", a->max_text_mb);
   if (a->toc_depth < 1 || a->toc_depth > 6)
@@ -193,6 +199,10 @@ static int check_options(const Args *a, Format *forced)
       return usage_error("unknown %s '%s' (%s)", enums[i].what, name,
                          octavo_enum_choices(enums[i].which));
   }
+  unsigned syn = OCTAVO_SYNTAX_ALL;
+  const char *syn_choices;
+  if (a->syntax && !octavo_syntax_parse(a->syntax, &syn, &syn_choices))
+    return usage_error("unknown --syntax '%s' (%s)", a->syntax, syn_choices);
   ArchiveStandard std;
   if (!archive_standard_parse(a->pdf_standard, &std))
     return usage_error("unknown --pdf-standard '%s' (a-3u, ua-1, a-3u,ua-1, none)",
@@ -269,14 +279,20 @@ static GOptionContext *option_context(Args *a)
        "LANG"},
       {"max-text-size", 0, 0, G_OPTION_ARG_INT, &a->max_text_mb,
        "The book's Markdown, includes expanded, in MiB at most (default 256)", "MIB"},
-      {"split-level", 0, 0, G_OPTION_ARG_INT, &a->split_level,
-       "Headings at this level or above start a chapter (default 2)", "N"},
+      {"split-level", 0, 0, G_OPTION_ARG_STRING, &a->split_level,
+       "Headings at this level or above start a chapter (default auto: 1 when the book has "
+       "several # headings, else 2)",
+       "auto|N"},
       {"toc-depth", 0, 0, G_OPTION_ARG_INT, &a->toc_depth,
        "Depth of the contents in outline levels: 1 chapters, 2 and their sections (default 2)",
        "N"},
       {"smart", 0, 0, G_OPTION_ARG_NONE, &a->smart,
        "Typographic punctuation: curly quotes, -- and --- as en and em dashes, ... as an ellipsis",
        NULL},
+      {"syntax", 0, 0, G_OPTION_ARG_STRING, &a->syntax,
+       "Markdown beyond CommonMark/GFM, all read by default: heading-attributes, "
+       "definition-lists, fenced-divs, title-block; -NAME turns one off, none all",
+       "LIST"},
       {"number-sections", 'N', 0, G_OPTION_ARG_NONE, &a->number_sections,
        "Number chapters and sections (1, 1.1, ...) in both books", NULL},
       {"paper", 0, 0, G_OPTION_ARG_STRING, &a->paper,
@@ -339,7 +355,6 @@ static GOptionContext *option_context(Args *a)
  * after printing the reason. */
 static int parse_args(Args *a, int argc, char **argv)
 {
-  a->split_level = 2;
   a->toc_depth = 2;
   a->max_text_mb = (int)(SANDBOX_TEXT_MAX_DEFAULT >> 20);
   a->columns = 1;
@@ -462,11 +477,16 @@ static bool load_shared(Book *book, Loaded *ld, const OctavoOptions *opts, bool 
 static void options_from_args(OctavoOptions *opts, const Args *a)
 {
   octavo_options_init(opts);
-  opts->split_level = a->split_level;
+  opts->split_level =
+      a->split_level && strcmp(a->split_level, "auto") != 0 ? atoi(a->split_level) : 0;
   opts->text_max = (gint64)a->max_text_mb << 20;
   opts->toc_depth = a->toc_depth;
   opts->number_sections = a->number_sections;
   opts->smart = a->smart;
+  if (a->syntax) {
+    const char *unused;
+    octavo_syntax_parse(a->syntax, &opts->syntax, &unused);
+  }
   opts->lang = a->lang;
   int v;
   if (octavo_enum_parse(OCTAVO_ENUM_PAPER, a->paper, &v))
@@ -553,12 +573,40 @@ static int parse_inputs(Book *book, char **inputs, OctavoOptions *opts)
   return md_parse_files(book, (const char *const *)inputs, n, opts) ? EXIT_OK : EXIT_INPUT;
 }
 
-static void dump_model(const Book *book)
+/* At exit: what is still buffered for standard output written, and a
+ * write error not yet reported (--help into a full disk) made one, exit
+ * status 1 (as coreutils' close_stdout). A writer that reports its own
+ * error drops what is buffered (util_stdout_drop). */
+static void close_stdout(void)
+{
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return;
+  fprintf(stderr, "octavo: error: cannot write to standard output: %s\n",
+          g_strerror(errno ? errno : EIO));
+  _exit(EXIT_INPUT);
+}
+
+/* Write what (a dump) to standard output, flushed: a write error (a full
+ * disk, a closed pipe) is an error of the run. Returns EXIT_OK or
+ * EXIT_INPUT. */
+static int put_stdout(Book *book, const char *what, const char *data, gsize len)
+{
+  errno = 0;
+  if (fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0)
+    return EXIT_OK;
+  book_diag(book, BOOK_ERROR, NULL, "cannot write %s to standard output: %s", what,
+            g_strerror(errno ? errno : EIO));
+  util_stdout_drop();
+  return EXIT_INPUT;
+}
+
+static int dump_model(Book *book)
 {
   GString *s = g_string_new(NULL);
   book_dump(book, s);
-  fwrite(s->str, 1, s->len, stdout);
+  int rc = put_stdout(book, "the model (--dump-model)", s->str, s->len);
   g_string_free(s, TRUE);
+  return rc;
 }
 
 static int thread_count(const Args *a);
@@ -759,13 +807,16 @@ static int run(Args *a, const char *argv0)
     rc = parse_inputs(book, a->inputs, &opts);
   if (rc == EXIT_OK)
     rc = check_sources(book, a->outs, &opts);
+  if (rc == EXIT_OK && opts.verbose && book->shape_note)
+    fprintf(stderr, "octavo: %s\n", book->shape_note);
   if (rc == EXIT_OK && a->dump)
-    dump_model(book);
+    rc = dump_model(book);
   if (rc == EXIT_OK)
     rc = lay_out(book, a, &opts, &ld, &lay);
   if (lay && a->dump_layout) {
     char *t = lay_trace(lay);
-    fputs(t, stdout);
+    int put = put_stdout(book, "the layout (--dump-layout)", t, strlen(t));
+    rc = rc == EXIT_OK ? put : rc;
     g_free(t);
   }
   if (rc == EXIT_OK && lay && a->preview)
@@ -799,12 +850,13 @@ int main(int argc, char **argv)
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
   util_heap_init();
+  atexit(close_stdout);
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
   if (rc == EXIT_OK && args.version) {
     GString *v = g_string_new(NULL);
     octavo_version_text(v);
-    fputs(v->str, stdout);
+    fwrite(v->str, 1, v->len, stdout); /* an error: close_stdout */
     g_string_free(v, TRUE);
   } else if (rc == EXIT_OK) {
     /* this thread uses pango's fonts from now on; the others wait for

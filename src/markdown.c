@@ -14,6 +14,7 @@
  */
 #include "front.h"
 
+#include "ext.h"
 #include "sanitize.h"
 
 #include <cmark-gfm-core-extensions.h>
@@ -222,6 +223,9 @@ static bool fits(Conv *v, const BookNode *n)
   case BOOK_ITEM: return v->cur->type == BOOK_LIST;
   case BOOK_BLOCKQUOTE:
   case BOOK_HTML_BLOCK: return d <= BOOK_MAX_BLOCK_DEPTH;
+  case BOOK_DEFLIST: return d + 1 <= BOOK_MAX_BLOCK_DEPTH;
+  case BOOK_DEFTERM:
+  case BOOK_DEFDESC: return v->cur->type == BOOK_DEFLIST;
   default: return !book_node_is_inline(n->type) || d + 1 <= BOOK_MAX_DEPTH;
   }
 }
@@ -321,6 +325,54 @@ static BookNode *footnote_def(Conv *v, cmark_node *cn, const BookPos *pos)
   return n;
 }
 
+/* The EPUB attributes of an attribute block: "id" (with_id), "class",
+ * "data-KEY"; a NULL-terminated name, value array, or NULL. */
+static char **attrs_of(const ExtAttrs *a, bool with_id)
+{
+  GPtrArray *out = g_ptr_array_new();
+  if (with_id && a->id) {
+    g_ptr_array_add(out, g_strdup("id"));
+    g_ptr_array_add(out, g_strdup(a->id));
+  }
+  if (a->classes->len) {
+    g_ptr_array_add(out, g_strdup("class"));
+    GString *cls = g_string_new(NULL);
+    for (guint i = 0; i < a->classes->len; i++)
+      g_string_append_printf(cls, "%s%s", i ? " " : "", (const char *)a->classes->pdata[i]);
+    g_ptr_array_add(out, g_string_free(cls, FALSE));
+  }
+  for (guint i = 0; i + 1 < a->kv->len; i += 2) {
+    g_ptr_array_add(out, g_strconcat("data-", a->kv->pdata[i], NULL));
+    g_ptr_array_add(out, g_strdup(a->kv->pdata[i + 1]));
+  }
+  if (!out->len) {
+    g_ptr_array_free(out, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add(out, NULL);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* A heading's attribute block ({#id .class key=value}, ext_attrs.c), if
+ * any: its id (chapters.c keeps it), classes and data attributes. */
+static void heading_attrs(BookNode *n, const ExtAttrs *a)
+{
+  if (!a)
+    return;
+  if (a->id) {
+    n->as.heading.id = g_strdup(a->id);
+    n->as.heading.explicit_id = true;
+  }
+  for (guint i = 0; i < a->classes->len; i++) {
+    const char *k = a->classes->pdata[i];
+    if (strcmp(k, "unnumbered") == 0)
+      n->as.heading.unnumbered = true;
+    else if (strcmp(k, "unlisted") == 0)
+      n->as.heading.unlisted = true;
+  }
+  n->as.heading.attrs = attrs_of(a, false);
+}
+
 static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit,
                             const BookPos *pos, bool *holds)
 {
@@ -332,6 +384,7 @@ static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const ch
   case CMARK_NODE_HEADING:
     n = book_node_new(b, BOOK_HEADING, pos);
     n->as.heading.level = CLAMP(cmark_node_get_heading_level(cn) + v->s->heading_shift, 1, 6);
+    heading_attrs(n, ext_attrs(cn));
     break;
   case CMARK_NODE_BLOCK_QUOTE: n = book_node_new(b, BOOK_BLOCKQUOTE, pos); break;
   case CMARK_NODE_LIST:
@@ -423,11 +476,37 @@ static BookNode *inline_node(Conv *v, cmark_node *cn, cmark_node_type t, const c
   return n;
 }
 
-/* The extensions' nodes: tables and strikethrough. */
+/* A fenced div: the model's div element (as raw HTML's <div> makes), its
+ * id a link target (chapters.c), its classes and data attributes kept. */
+static BookNode *div_node(Conv *v, cmark_node *cn, const BookPos *pos)
+{
+  const ExtAttrs *a = ext_attrs(cn);
+  BookNode *n = book_node_new(v->b, BOOK_HTML_BLOCK, pos);
+  n->as.html.tag = g_strdup("div");
+  if (a)
+    n->as.html.attrs = attrs_of(a, true);
+  if (!a || !a->closed)
+    book_diag(v->b, BOOK_WARNING, pos,
+              "fenced div (:::) not closed: it ends with the block that holds it");
+  return n;
+}
+
+/* The extensions' nodes: octavo's (ext.h), tables and strikethrough. */
 static BookNode *ext_node(Conv *v, cmark_node *cn, const BookPos *pos)
 {
   Book *b = v->b;
   BookNode *n = NULL;
+  switch (ext_node_kind(cn)) {
+  case EXT_DEFLIST: { /* where its first term starts (cmark: where its first definition does) */
+    cmark_node *t = cmark_node_first_child(cn);
+    BookPos tp = t ? cm_pos(v->s, t, NULL) : *pos;
+    return book_node_new(b, BOOK_DEFLIST, tp.line > 0 ? &tp : pos);
+  }
+  case EXT_DEFTERM: return book_node_new(b, BOOK_DEFTERM, pos);
+  case EXT_DEFDESC: return book_node_new(b, BOOK_DEFDESC, pos);
+  case EXT_DIV: return div_node(v, cn, pos);
+  case EXT_NONE: break;
+  }
   const char *ts = cmark_node_get_type_string(cn);
   if (strcmp(ts, "table") == 0) {
     n = book_node_new(b, BOOK_TABLE, pos);
@@ -545,6 +624,16 @@ static BookNode *convert(Ctx *c, Src *s, cmark_node *doc)
     BookPos pos = cm_pos(s, cn, v.cur);
     if (t & CMARK_NODE_TYPE_INLINE)
       fix_pos_after_break(s, cn, v.cur, &pos);
+    if (t == CMARK_NODE_SOFTBREAK && v.cur->type == BOOK_DEFTERM && v.cur->parent &&
+        ext_node_kind(cmark_node_parent(cn)) == EXT_DEFTERM) {
+      /* each line of the terms' paragraph is a term (PHP Markdown Extra) */
+      cmark_node *nx = cmark_node_next(cn);
+      BookPos tp = nx ? cm_pos(s, nx, v.cur) : pos;
+      BookNode *term = book_node_new(c->book, BOOK_DEFTERM, &tp);
+      book_node_append(v.cur->parent, term);
+      v.cur = term;
+      continue;
+    }
     bool holds, attach;
     BookNode *n = make_node(&v, cn, t, &pos, &holds, &attach);
     if (n && holds && attach && !fits(&v, n)) {
@@ -625,6 +714,12 @@ static void parse_one(Ctx *c, Src *s)
   if (c->opts && c->opts->smart)
     copts |= CMARK_OPT_SMART; /* curly quotes, en and em dashes, ellipses */
   cmark_parser *p = cmark_parser_new(copts);
+  /* octavo's own (pandoc's syntax) first: GFM's table extension claims
+   * every line after an open paragraph (it returns the paragraph when the
+   * line is no delimiter row), so blocks tried after it never open there.
+   * None of them opens on a delimiter row. */
+  ExtSet *own = ext_set_new(c->opts ? c->opts->syntax : OCTAVO_SYNTAX_ALL, s->text, s->len);
+  ext_set_attach(own, p);
   static const char *const exts[] = {"table", "strikethrough", "autolink", "tasklist"};
   for (size_t i = 0; i < G_N_ELEMENTS(exts); i++) {
     cmark_syntax_extension *e = cmark_find_syntax_extension(exts[i]);
@@ -639,6 +734,7 @@ static void parse_one(Ctx *c, Src *s)
   s->root = convert(c, s, doc);
   cmark_node_free(doc);
   cmark_parser_free(p);
+  ext_set_free(own);
 }
 
 BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos)
@@ -678,6 +774,54 @@ BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos)
 }
 
 /* ---- the driver ---- */
+
+/* One string of node n without noncharacters; warns at n's position. */
+static void fix_field(Book *b, const BookNode *n, char *s)
+{
+  gunichar c;
+  if (s && book_utf8_fix_nonchars(s, -1, NULL, &c))
+    book_diag(b, BOOK_WARNING, &n->pos,
+              "noncharacter U+%04X (from a character reference) replaced with U+FFFD", c);
+}
+
+/* The sources lost their noncharacters (input.c), but cmark and libxml2
+ * decode character references (&#xFFFE;) into them: every string of the
+ * tree (and of its footnotes) loses them before ids and titles are made. */
+static void fix_nonchars(Ctx *c, Src *s)
+{
+  for (guint k = 0; k <= s->notes->len; k++) {
+    BookFootnote *f = k ? s->notes->pdata[k - 1] : NULL;
+    BookNode *root = k == 0 ? s->root : f ? f->def : NULL;
+    if (!root)
+      continue;
+    BookIter it;
+    book_iter_init(&it, root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      BookNode *n = it.cur;
+      if (ev != BOOK_ITER_ENTER)
+        continue;
+      fix_field(c->book, n, n->text);
+      switch (n->type) {
+      case BOOK_CODE_BLOCK: fix_field(c->book, n, n->as.code.info); break;
+      case BOOK_LINK:
+        fix_field(c->book, n, n->as.link.href);
+        fix_field(c->book, n, n->as.link.title);
+        break;
+      case BOOK_IMAGE:
+        fix_field(c->book, n, n->as.image.src);
+        fix_field(c->book, n, n->as.image.title);
+        break;
+      case BOOK_HTML_BLOCK:
+      case BOOK_HTML_INLINE:
+        for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+          fix_field(c->book, n, a[1]);
+        break;
+      default: break;
+      }
+    }
+  }
+}
 
 static int file_rank(const Ctx *c, const char *file)
 {
@@ -727,6 +871,12 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   /* Front matter first: a title there keeps the first H1 as a heading. */
   for (int i = 0; i < n; i++) {
     md_src_init(&c, &c.srcs[i], &srcs[i]);
+    if (i == 0 && (opts->syntax & OCTAVO_SYNTAX_TITLE_BLOCK) &&
+        md_title_block(book, &c.srcs[0], &c.title_block)) {
+      c.srcs[0].has_fm = true; /* (a file of only a title block is no empty file) */
+      if (c.title_block.v[K_TITLE])
+        c.title_known = true;
+    }
     md_front_matter(book, &c.srcs[i]);
     if (c.srcs[i].fm.v[K_TITLE])
       c.title_known = true;
@@ -735,7 +885,11 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
+    fix_nonchars(&c, &c.srcs[i]);
     md_tidy(&c, &c.srcs[i]);
+  }
+  md_decide_shape(&c);
+  for (int i = 0; i < n; i++) {
     md_split_chapters(&c, &c.srcs[i], i == 0);
     if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
@@ -762,7 +916,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_finish_meta(&c);
     md_resolve_cover(&c);
   }
-  book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2, opts->number_sections);
+  book_number_headings(book, book->chapter_level, opts->number_sections);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);
@@ -771,5 +925,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   g_hash_table_destroy(c.anchors);
   g_hash_table_destroy(c.res_by_path);
   md_layer_clear(&c.doc);
+  g_free(c.no_title_why);
+  md_layer_clear(&c.title_block);
   return book_diag_count(book, BOOK_ERROR) == errors0;
 }

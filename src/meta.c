@@ -1,6 +1,7 @@
 /* meta.c: the book's metadata, in layers.
  *
- * What it does: reads YAML front matter (libyaml) at the top of each input,
+ * What it does: reads pandoc's title block (% lines) at the top of the first
+ * input and YAML front matter (libyaml) at the top of each input,
  * the byline under the title heading ("By NAME, YYYY-MM-DD"), and -M and
  * --lang; applies them in order (title heading and byline < front matter,
  * later files winning < --lang < -M) and guarantees a title and a language.
@@ -172,6 +173,23 @@ static void yaml_list(Book *b, const Src *s, yaml_document_t *d, yaml_node_t *v,
   }
 }
 
+/* YAML's escapes ("\uFFFE") make noncharacters that the source's own
+ * repair (input.c) never saw: each scalar loses them, with a warning. */
+static void fix_scalars(Book *b, const Src *s, yaml_document_t *d, int line0)
+{
+  for (yaml_node_t *n = d->nodes.start; n < d->nodes.top; n++) {
+    gunichar c;
+    gsize len;
+    if (n->type != YAML_SCALAR_NODE ||
+        !book_utf8_fix_nonchars((char *)n->data.scalar.value, (gssize)n->data.scalar.length, &len,
+                                &c))
+      continue;
+    n->data.scalar.length = len;
+    BookPos pos = yaml_pos(s, n->start_mark, line0);
+    book_diag(b, BOOK_WARNING, &pos, "front matter: noncharacter U+%04X replaced with U+FFFD", c);
+  }
+}
+
 /* Parse YAML front matter text into s->fm. line0 is the source line of the
  * YAML's first line. Returns 1 when it was front matter, 0 on invalid YAML
  * (an error is recorded), -1 when it is YAML but not a mapping: then it is
@@ -193,6 +211,8 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0)
     return 0;
   }
   yaml_node_t *root = yaml_document_get_root_node(&d);
+  if (root && root->type == YAML_MAPPING_NODE)
+    fix_scalars(b, s, &d, line0);
   if (root && root->type != YAML_MAPPING_NODE) {
     yaml_document_delete(&d);
     yaml_parser_delete(&p);
@@ -270,6 +290,63 @@ bool md_front_matter(Book *b, Src *s)
   return true; /* no closing line: a thematic break, not front matter */
 }
 
+/* ---- pandoc's title block ---- */
+
+/* Lines "% Title", "% Author; Author", "% Date" at the very top of s->text
+ * (each may be "%" alone: not given; a title or authors line may go on on
+ * lines that start with white space, more authors one to a line): into
+ * *l, and blanked as front matter is.  False when the text does not start
+ * with one. */
+bool md_title_block(Book *b, Src *s, MetaLayer *l)
+{
+  (void)b;
+  const char *p = s->text, *end = s->text + s->len, *next;
+  if (p >= end || *p != '%')
+    return false;
+  GString *field[3] = {g_string_new(NULL), g_string_new(NULL), g_string_new(NULL)};
+  int k = -1;
+  const char *stop = p;
+  while (p < end) {
+    const char *e = line_end(p, end, &next);
+    if (*p == '%' && k < 2) {
+      k++;
+      g_string_append_len(field[k], p + 1, e - p - 1);
+    } else if (k >= 0 && k < 2 && (*p == ' ' || *p == '	') && e > p) {
+      const char *q = p;
+      while (q < e && g_ascii_isspace(*q))
+        q++;
+      if (q == e)
+        break; /* a blank line ends it */
+      g_string_append(field[k], k == 1 ? ";" : " "); /* another author, or more title */
+      g_string_append_len(field[k], q, e - q);
+    } else {
+      break;
+    }
+    stop = e;
+    if (next == p)
+      break;
+    p = next;
+  }
+  char *title = g_strstrip(g_strdup(field[0]->str));
+  if (*title)
+    md_layer_set(l, K_TITLE, title);
+  g_free(title);
+  char **authors = g_strsplit(field[1]->str, ";", -1);
+  for (char **a = authors; *a; a++)
+    md_list_add(&l->authors, *a); /* (empty ones are left out) */
+  g_strfreev(authors);
+  char *date = g_strstrip(g_strdup(field[2]->str));
+  if (*date)
+    md_layer_set(l, K_DATE, date);
+  g_free(date);
+  for (int i = 0; i < 3; i++)
+    g_string_free(field[i], TRUE);
+  for (char *r = s->text; r < stop; r++)
+    if (*r != '\n')
+      *r = ' ';
+  return true;
+}
+
 /* ---- byline ---- */
 
 /* "By NAME, YYYY-MM-DD", "By A and B, ...", "By A, B and C, ..." */
@@ -309,20 +386,32 @@ bool md_byline(Ctx *c, const BookNode *para)
 
 /* ---- options and the final layers ---- */
 
+/* An option's text (GOption gives UTF-8) without noncharacters (g_free). */
+static char *option_text(Book *b, const char *option, const char *text)
+{
+  char *t = g_strdup(text);
+  gunichar c;
+  if (book_utf8_fix_nonchars(t, -1, NULL, &c))
+    book_diag(b, BOOK_WARNING, NULL, "%s %s: noncharacter U+%04X replaced with U+FFFD", option, t,
+              c);
+  return t;
+}
+
 static void apply_options(Ctx *c)
 {
   Book *b = c->book;
   const OctavoOptions *o = c->opts;
   if (o->lang && *o->lang) {
     g_free(b->meta.lang);
-    b->meta.lang = g_strdup(o->lang);
+    b->meta.lang = option_text(b, "--lang", o->lang);
   }
   MetaLayer m = {0};
   for (guint i = 0; o->metadata && i < o->metadata->len; i++) {
-    const char *kv = o->metadata->pdata[i];
+    char *kv = option_text(b, "-M", o->metadata->pdata[i]);
     const char *eq = strchr(kv, '=');
     if (!eq) {
       book_diag(b, BOOK_WARNING, NULL, "-M %s: expected KEY=VALUE", kv);
+      g_free(kv);
       continue;
     }
     char *key = g_strstrip(g_strndup(kv, (gsize)(eq - kv)));
@@ -341,6 +430,7 @@ static void apply_options(Ctx *c)
       book_diag(b, BOOK_WARNING, NULL, "-M: unknown metadata key '%s' ignored", key);
     }
     g_free(key);
+    g_free(kv);
   }
   layer_apply(&b->meta, &m);
   md_layer_clear(&m);
@@ -360,6 +450,7 @@ void md_finish_meta(Ctx *c)
 {
   Book *b = c->book;
   layer_apply(&b->meta, &c->doc);
+  layer_apply(&b->meta, &c->title_block);
   for (int i = 0; i < c->n; i++)
     layer_apply(&b->meta, &c->srcs[i].fm);
   apply_options(c);
@@ -369,14 +460,22 @@ void md_finish_meta(Ctx *c)
   }
   if (!b->meta.title || !*b->meta.title) {
     const Src *s = &c->srcs[0];
-    char *base = s->canon ? g_path_get_basename(s->canon) : g_strdup("stdin");
+    /* a file name is bytes: as UTF-8 (U+FFFD for what is not), and text */
+    char *base = s->canon ? g_filename_display_basename(s->canon) : g_strdup("stdin");
+    book_utf8_fix_nonchars(base, -1, NULL, NULL);
     char *stem = md_strip_doc_ext(base);
     char *dot = strrchr(stem, '.');
     if (dot && dot != stem)
       *dot = '\0';
     BookPos pos = {s->file, 0, 0};
-    book_diag(b, BOOK_WARNING, &pos,
-              "no title (no # heading, front matter or -M title): using '%s'", stem);
+    if (c->no_title_why)
+      book_diag(b, BOOK_WARNING, &pos,
+                "no title: %s, and no front matter, %% title block or -M title names one; "
+                "using '%s'",
+                c->no_title_why, stem);
+    else
+      book_diag(b, BOOK_WARNING, &pos,
+                "no title (no # heading, front matter or -M title): using '%s'", stem);
     g_free(b->meta.title);
     b->meta.title = stem;
     g_free(base);

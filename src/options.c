@@ -9,7 +9,7 @@
 void octavo_options_init(OctavoOptions *o)
 {
   memset(o, 0, sizeof *o);
-  o->split_level = 2;
+  o->split_level = 0; /* auto: md_decide_shape */
   o->toc_depth = 2;
   o->embed_fonts = true;
   o->page_list = true;
@@ -22,7 +22,9 @@ void octavo_options_init(OctavoOptions *o)
   o->pdf_standard = "a-3u,ua-1";
   o->attach_source = true;
   o->text_max = SANDBOX_TEXT_MAX_DEFAULT;
+  o->syntax = OCTAVO_SYNTAX_ALL;
 }
+
 
 typedef struct {
   int value;
@@ -84,4 +86,46 @@ char *octavo_style_path(const OctavoOptions *opts)
 char *octavo_css_path(const OctavoOptions *opts)
 {
   return data_file(opts, opts->css, "book.css");
+}
+
+bool octavo_syntax_parse(const char *list, unsigned *syntax, const char **bad)
+{
+  static const Name names[] = {{OCTAVO_SYNTAX_ATTRS, "heading-attributes"},
+                               {OCTAVO_SYNTAX_DEFLISTS, "definition-lists"},
+                               {OCTAVO_SYNTAX_DIVS, "fenced-divs"},
+                               {OCTAVO_SYNTAX_TITLE_BLOCK, "title-block"},
+                               {OCTAVO_SYNTAX_ALL, "all"},
+                               {0, "none"},
+                               {0, "commonmark"}};
+  *bad = "heading-attributes, definition-lists, fenced-divs, title-block, all, none; "
+         "'-NAME' or 'no-NAME' turns one off";
+  char **parts = g_strsplit(list ? list : "", ",", -1);
+  bool ok = true;
+  for (char **p = parts; *p && ok; p++) {
+    const char *w = g_strstrip(*p);
+    if (!*w)
+      continue;
+    bool off = false;
+    if (*w == '-' || *w == '+') {
+      off = *w == '-';
+      w++;
+    } else if (g_str_has_prefix(w, "no-")) {
+      off = true;
+      w += 3;
+    }
+    ok = false;
+    for (size_t i = 0; i < G_N_ELEMENTS(names) && !ok; i++)
+      if (g_ascii_strcasecmp(w, names[i].name) == 0) {
+        unsigned bits = (unsigned)names[i].value;
+        if (bits == 0) /* none */
+          *syntax = off ? OCTAVO_SYNTAX_ALL : 0;
+        else if (off)
+          *syntax &= ~bits;
+        else
+          *syntax |= bits;
+        ok = true;
+      }
+  }
+  g_strfreev(parts);
+  return ok;
 }

@@ -31,6 +31,15 @@ typedef enum { OCTAVO_NOTES_FOOT, OCTAVO_NOTES_END } OctavoLinkNotes;
  * file's [layout.NAME] groups say what each means. */
 typedef enum { OCTAVO_LAYOUT_BOOK, OCTAVO_LAYOUT_HANDOUT } OctavoLayout;
 
+/* Markdown syntax beyond CommonMark and GFM that octavo reads (pandoc's;
+ * --syntax, octavo_syntax_parse): bits of OctavoOptions.syntax. */
+enum {
+  OCTAVO_SYNTAX_ATTRS = 1u << 0,       /* heading-attributes: ## Text {#id .class} */
+  OCTAVO_SYNTAX_DEFLISTS = 1u << 1,    /* definition-lists: Term / : Definition */
+  OCTAVO_SYNTAX_DIVS = 1u << 2,        /* fenced-divs: ::: {#id .class} ... ::: */
+  OCTAVO_SYNTAX_TITLE_BLOCK = 1u << 3, /* title-block: % Title / % Authors / % Date */
+  OCTAVO_SYNTAX_ALL = (1u << 4) - 1
+};
 /* The enumerated options, for the one table of names. */
 typedef enum {
   OCTAVO_ENUM_PAPER,
@@ -41,12 +50,14 @@ typedef enum {
 
 typedef struct {
   /* parsing */
-  int split_level;           /* headings at or above this level start a chapter (2); always 1..6 */
+  int split_level;           /* headings at or above it start a chapter: 1..6, or 0 (the default)
+                              * for auto, decided from the book (book->chapter_level) */
   const char *lang;          /* --lang, or NULL */
   GPtrArray *metadata;       /* "KEY=VALUE" from -M, applied last; may be NULL */
   const char *resource_path; /* another directory resources may come from, or NULL */
   bool smart;                /* typographic punctuation: "" '' -- --- ... (false, as GFM) */
   gint64 text_max;           /* the book's Markdown, includes expanded, in bytes (sandbox.h) */
+  unsigned syntax;           /* OCTAVO_SYNTAX_* read (all) */
   /* output */
   int toc_depth;              /* entries in the contents, in outline depths (2): outline.h */
   bool number_sections;       /* number chapters and sections (false): book_number_headings */
@@ -69,6 +80,12 @@ typedef struct {
   bool attach_source;       /* PDF: attach the Markdown sources (true) */
 } OctavoOptions;
 
+/* Apply --syntax LIST to *syntax: comma-separated names
+ * (heading-attributes, definition-lists, fenced-divs, title-block), each
+ * turned on, or off with a leading '-' or "no-"; "all" and "none" (or
+ * "commonmark") set every one.  False on an unknown name, *bad (static)
+ * then naming the choices. */
+bool octavo_syntax_parse(const char *list, unsigned *syntax, const char **bad);
 /* Fill opts with the defaults above (datadir left NULL). */
 void octavo_options_init(OctavoOptions *opts);
 

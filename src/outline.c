@@ -109,6 +109,8 @@ Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const c
     for (const BookNode *n = first; n; n = n->next) {
       if (n->type != BOOK_HEADING || !n->as.heading.id)
         continue;
+      if (n->as.heading.unlisted && n != first)
+        continue; /* {.unlisted}: a section the contents leave out (a chapter stays) */
       /* a book project's chapter is titled in the contents as its entry
        * in SUMMARY.md is */
       const BookNode *title = n == first && c->toc ? c->toc : n;

@@ -281,20 +281,20 @@ static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
   if (werr) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s",
               strcmp(path, "-") == 0 ? "standard output" : path, g_strerror(werr));
-    unlink(tmp);
+    util_temp_discard(tmp);
     g_free(tmp);
     return false;
   }
   if (st != CAIRO_STATUS_SUCCESS) {
     book_diag(book, BOOK_ERROR, NULL, "%s: cairo could not write the PDF: %s", path,
               cairo_status_to_string(st));
-    unlink(tmp);
+    util_temp_discard(tmp);
     g_free(tmp);
     return false;
   }
   /* XMP, /Lang, /Alt, sources..., the contents' pages moved: archive.c */
   if (!archive_pdf(book, lay, opts, move, tmp, path)) {
-    unlink(tmp);
+    util_temp_discard(tmp);
     g_free(tmp);
     return false;
   }

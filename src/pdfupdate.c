@@ -360,8 +360,8 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
       o.err = errno ? errno : EIO;
   }
   if (o.err)
-    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(o.err), "cannot append to %s: %s", path,
-                g_strerror(o.err));
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(o.err), "cannot append the update: %s",
+                g_strerror(o.err)); /* path may be /proc/self/fd/N: the caller names the file */
   g_array_free(offsets, TRUE);
   if (ids)
     g_array_free(ids, TRUE);

@@ -81,7 +81,7 @@ static bool write_png(Book *book, cairo_surface_t *s, const char *path)
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", path,
               err ? err->message : cairo_status_to_string(st));
     if (tmp && st != CAIRO_STATUS_SUCCESS)
-      g_unlink(tmp);
+      util_temp_discard(tmp);
   }
   if (err)
     g_error_free(err);

@@ -260,22 +260,25 @@ static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src,
   int w, h;
   char *why = NULL;
   BookResource *r = NULL;
+  /* what happens instead: the image's alt text, or for the cover octavo's */
+  const char *then = strcmp(what, "cover") == 0 ? "using octavo's cover" : "left out";
   BookImageKind kind = book_image_probe(real, &w, &h);
   if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
-    book_diag(b, BOOK_WARNING, pos, "%s %s is not a PNG, JPEG, GIF or SVG file", what, src);
+    book_diag(b, BOOK_WARNING, pos, "%s %s is not a PNG, JPEG, GIF or SVG file; %s", what, src,
+              then);
   } else if (kind == BOOK_IMAGE_SVG && !san_svg_well_formed(real, &why)) {
     /* neither format can use it: both show a placeholder */
-    book_diag(b, BOOK_WARNING, pos, "%s %s is not a well-formed SVG file (%s); left out", what, src,
-              why);
+    book_diag(b, BOOK_WARNING, pos, "%s %s is not a well-formed SVG file (%s); %s", what, src, why,
+              then);
   } else if (too_large(w, h)) {
     /* Decoding it would take gigabytes: a decompression bomb or a mistake. */
-    book_diag(b, BOOK_WARNING, pos, "%s %s is %d x %d pixels, too large; left out", what, src, w,
-              h);
+    book_diag(b, BOOK_WARNING, pos, "%s %s is %d x %d pixels, too large; %s", what, src, w, h,
+              then);
   } else if (kind == BOOK_IMAGE_SVG && (why = svg_refs_why(b->sandbox, real))) {
-    book_diag(b, BOOK_WARNING, pos, "%s %s: %s; left out", what, src, why);
+    book_diag(b, BOOK_WARNING, pos, "%s %s: %s; %s", what, src, why, then);
   } else if (!book_image_decodes(real, kind, &why)) {
     /* its header reads, its pixels do not: neither book can show it */
-    book_diag(b, BOOK_WARNING, pos, "%s %s cannot be decoded (%s); left out", what, src, why);
+    book_diag(b, BOOK_WARNING, pos, "%s %s cannot be decoded (%s); %s", what, src, why, then);
   } else {
     r = g_new0(BookResource, 1);
     r->src = g_strdup(src);
@@ -321,6 +324,8 @@ static void resolve_image(Ctx *c, BookNode *n)
       g_ptr_array_add(b->resources, r);
       g_hash_table_insert(c->res_by_path, r->path, r);
       n->as.image.res = r;
+      if (r->kind == BOOK_IMAGE_SVG) /* what the EPUB's copy loses */
+        san_svg_report(b, &n->pos, src, real);
     }
   }
   g_free(real);

@@ -91,4 +91,14 @@ bool san_svg_well_formed(const char *path, char **why);
  * (char *, owned by refs): the images librsvg would load to draw it. */
 void san_svg_image_refs(const char *path, GPtrArray *refs);
 
+/* The SVG document data (len bytes) cleaned for the EPUB (sanitize_svg.c:
+ * no scripts, no element that embeds a document, no reference, CSS
+ * @import or animation out of the image), as UTF-8 XML (g_bytes_unref).
+ * NULL when it is not a well-formed SVG. */
+GBytes *san_svg_clean(const char *data, gsize len);
+/* A warning at pos for each thing san_svg_clean removes from the SVG file
+ * at path (referenced as src): at most ten, then a count. Nothing when it
+ * cannot be read or is not a well-formed SVG (the caller's check says so). */
+void san_svg_report(Book *b, const BookPos *pos, const char *src, const char *path);
+
 #endif

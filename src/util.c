@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,22 +26,124 @@ static bool is_special(const char *path)
          !S_ISDIR(st.st_mode);
 }
 
+/* ---- temporary files ----
+ *
+ * An output is written into a temporary file beside it and renamed into
+ * place when it is whole, so that a failed or killed build never leaves a
+ * half-written output. The temporary file itself must not outlive the
+ * process either:
+ *
+ * - Where the file system can (O_TMPFILE: ext4, xfs, btrfs, tmpfs), it
+ *   has no name while it is written: the kernel frees it when the process
+ *   ends, however it ends. Writers reach it by the name
+ *   /proc/self/fd/N (fopen, cairo, GMappedFile all open it there), and
+ *   util_commit links it into the folder (linkat) under a temporary name,
+ *   which it renames over the output at once.
+ * - Elsewhere (or without /proc) it is a named file, .NAME.tmp-XXXXXX.
+ *
+ * Either way the file is locked (flock) for as long as the process that
+ * writes it lives, and every build of an output first removes the
+ * .NAME.tmp-* files beside it that no process holds and that were last
+ * written STALE_SECONDS ago or more: what a killed build left there (in
+ * the named case, or in the moment between link and rename), and files of
+ * older octavos. The age spares a file another build has just created and
+ * not yet locked. */
+
+enum { STALE_SECONDS = 10 };
+
+/* The open temporary files: name (as given to the writer) -> fd + 1. */
+static GMutex temps_lock;
+static GHashTable *temps;
+
+static void temp_register(const char *name, int fd)
+{
+  g_mutex_lock(&temps_lock);
+  if (!temps)
+    temps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert(temps, g_strdup(name), GINT_TO_POINTER(fd + 1));
+  g_mutex_unlock(&temps_lock);
+}
+
+/* The fd of temporary file name (and forget it when take), or -1. */
+static int temp_fd(const char *name, bool take)
+{
+  g_mutex_lock(&temps_lock);
+  int fd = temps ? GPOINTER_TO_INT(g_hash_table_lookup(temps, name)) - 1 : -1;
+  if (take && fd >= 0)
+    g_hash_table_remove(temps, name);
+  g_mutex_unlock(&temps_lock);
+  return fd;
+}
+
+/* Is name (a file name in a folder) one of the temporary files of the
+ * output named base: ".BASE.tmp-" and at least six more characters? */
+static bool is_temp_of(const char *name, const char *base)
+{
+  size_t n = strlen(base);
+  return name[0] == '.' && strncmp(name + 1, base, n) == 0 &&
+         strncmp(name + 1 + n, ".tmp-", 5) == 0 && strlen(name + 1 + n + 5) >= 6;
+}
+
+/* Remove the temporary files of the output at path that no living process
+ * holds (see above). Quietly: they are no one's. */
+static void remove_stale(const char *path)
+{
+  char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+  while (d && (name = g_dir_read_name(d))) {
+    if (!is_temp_of(name, base))
+      continue;
+    char *full = g_build_filename(dir, name, NULL);
+    int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st, now_st;
+    /* unlocked, a regular file, old enough, and still the file at that
+     * name once locked (no one replaced it meanwhile) */
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+        S_ISREG(st.st_mode) && now - st.st_mtime >= STALE_SECONDS &&
+        lstat(full, &now_st) == 0 && now_st.st_ino == st.st_ino && now_st.st_dev == st.st_dev)
+      unlink(full);
+    if (fd >= 0)
+      close(fd);
+    g_free(full);
+  }
+  if (d)
+    g_dir_close(d);
+  g_free(dir);
+  g_free(base);
+}
+
 char *util_temp_beside(const char *path, GError **err)
 {
-  char *dir, *tmpl;
-  if (strcmp(path, "-") == 0 || is_special(path)) {
-    dir = g_strdup(g_get_tmp_dir());
-    tmpl = g_build_filename(dir, "octavo-stdout-XXXXXX", NULL);
-  } else {
-    dir = g_path_get_dirname(path);
-    char *base = g_path_get_basename(path);
-    char *name = g_strdup_printf(".%s.tmp-XXXXXX", base);
-    tmpl = g_build_filename(dir, name, NULL);
-    g_free(base);
-    g_free(name);
+  bool beside = strcmp(path, "-") != 0 && !is_special(path);
+  char *dir = beside ? g_path_get_dirname(path) : g_strdup(g_get_tmp_dir());
+  if (beside)
+    remove_stale(path);
+  char *tmpl = NULL;
+  /* unnamed, where the file system and /proc allow it */
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    tmpl = g_strdup_printf("/proc/self/fd/%d", fd);
+    if (access(tmpl, W_OK) != 0) { /* no /proc */
+      close(fd);
+      fd = -1;
+      g_clear_pointer(&tmpl, g_free);
+    }
+  }
+  if (fd < 0) {
+    if (beside) {
+      char *base = g_path_get_basename(path);
+      char *name = g_strdup_printf(".%s.tmp-XXXXXX", base);
+      tmpl = g_build_filename(dir, name, NULL);
+      g_free(base);
+      g_free(name);
+    } else {
+      tmpl = g_build_filename(dir, "octavo-stdout-XXXXXX", NULL);
+    }
+    fd = g_mkstemp_full(tmpl, O_RDWR | O_CLOEXEC, 0644);
   }
   g_free(dir);
-  int fd = g_mkstemp_full(tmpl, O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) {
     int e = errno;
     char *shown = strcmp(path, "-") == 0 ? g_strdup("standard output") : g_strdup(path);
@@ -49,8 +153,18 @@ char *util_temp_beside(const char *path, GError **err)
     g_free(tmpl);
     return NULL;
   }
-  close(fd);
+  (void)flock(fd, LOCK_EX); /* held until the process ends: see remove_stale */
+  temp_register(tmpl, fd);
   return tmpl;
+}
+
+void util_temp_discard(const char *tmp)
+{
+  int fd = temp_fd(tmp, true);
+  if (!g_str_has_prefix(tmp, "/proc/self/fd/"))
+    unlink(tmp);
+  if (fd >= 0)
+    close(fd);
 }
 
 /* Copy the finished temporary file into out (standard output or a special
@@ -64,10 +178,45 @@ static bool copy_out(const char *tmp, FILE *out, const char *shown, GError **err
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write %s: %s", shown,
                 g_strerror(errno));
     ok = false;
+    if (out == stdout)
+      util_stdout_drop();
   }
   g_free(data);
-  unlink(tmp);
+  util_temp_discard(tmp);
   return ok;
+}
+
+void util_stdout_drop(void)
+{
+  __fpurge(stdout);
+  clearerr(stdout);
+}
+
+/* Give the unnamed temporary file tmp the name path: linked under a new
+ * temporary name beside path (linkat cannot replace), then renamed over
+ * it. */
+static int link_into_place(const char *tmp, const char *path)
+{
+  char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+  int e = 0;
+  for (int tries = 0; tries < 100; tries++) {
+    char *name = g_strdup_printf("%s/.%s.tmp-%08x%08x", dir, base, g_random_int(), g_random_int());
+    if (linkat(AT_FDCWD, tmp, AT_FDCWD, name, AT_SYMLINK_FOLLOW) != 0) {
+      e = errno;
+      g_free(name);
+      if (e == EEXIST)
+        continue;
+      break;
+    }
+    e = rename(name, path) == 0 ? 0 : errno;
+    if (e)
+      unlink(name);
+    g_free(name);
+    break;
+  }
+  g_free(dir);
+  g_free(base);
+  return e;
 }
 
 bool util_commit(const char *tmp, const char *path, GError **err)
@@ -80,7 +229,7 @@ bool util_commit(const char *tmp, const char *path, GError **err)
       int e = errno;
       g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write %s: %s", path,
                   g_strerror(e));
-      unlink(tmp);
+      util_temp_discard(tmp);
       return false;
     }
     bool ok = copy_out(tmp, f, path, err);
@@ -91,11 +240,13 @@ bool util_commit(const char *tmp, const char *path, GError **err)
     }
     return ok;
   }
-  if (rename(tmp, path) != 0) {
-    int e = errno;
+  int e = g_str_has_prefix(tmp, "/proc/self/fd/") ? link_into_place(tmp, path)
+          : rename(tmp, path) == 0                 ? 0
+                                                   : errno;
+  util_temp_discard(tmp);
+  if (e) {
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write %s: %s", path,
                 g_strerror(e));
-    unlink(tmp);
     return false;
   }
   return true;
@@ -116,7 +267,7 @@ bool util_write_atomic(const char *path, const void *data, gsize len, GError **e
     int e = errno;
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write %s: %s",
                 strcmp(path, "-") == 0 ? "standard output" : path, g_strerror(e));
-    unlink(tmp);
+    util_temp_discard(tmp);
     g_free(tmp);
     return false;
   }

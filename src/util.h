@@ -6,15 +6,29 @@
 #include <glib.h>
 #include <stdbool.h>
 
-/* A new temporary file beside `path` (in its directory; for "-" in the
- * system temporary directory), created empty and closed. Returns the
- * temporary file's name (caller frees), or NULL with *err set. */
+/* A new temporary file for the output `path`, created empty and locked
+ * (for "-" or a device: in the system temporary directory). Where the
+ * file system allows, it has no name (O_TMPFILE): the name returned is
+ * /proc/self/fd/N, which fopen, cairo and GMappedFile open like any other;
+ * else it is .NAME.tmp-XXXXXX beside the output. First removes the
+ * .NAME.tmp-* files beside the output that no living process holds (left
+ * by a killed build) and that are 10 s old or more. Returns the name to
+ * write to (caller frees; util_commit or util_temp_discard ends it), or
+ * NULL with *err set. Thread-safe. */
 char *util_temp_beside(const char *path, GError **err);
 
-/* Move a finished temporary file into place: rename it to `path`, or for
- * "-" copy it to standard output and remove it. On failure the temporary
- * file is removed, `path` is untouched, and *err is set. */
+/* Move a finished temporary file into place: rename (or link) it to
+ * `path`, or for "-" copy it to standard output. Either way the temporary
+ * file is then gone; on failure `path` is untouched and *err is set. */
 bool util_commit(const char *tmp, const char *path, GError **err);
+
+/* Remove a temporary file of util_temp_beside that will not be committed. */
+void util_temp_discard(const char *tmp);
+
+/* After a write error to standard output that was reported: what is
+ * still buffered is dropped and the error cleared, so that the check at
+ * exit (main.c) does not report it again. */
+void util_stdout_drop(void);
 
 /* Write data to path atomically (temporary file, then util_commit). */
 bool util_write_atomic(const char *path, const void *data, gsize len, GError **err);

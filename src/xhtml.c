@@ -161,7 +161,18 @@ static void enter_heading(XhtmlWriter *x, BookNode *n)
   g_snprintf(tag, sizeof tag, "h%d", level);
   start(x, tag);
   attr(x, "id", n->as.heading.id);
+  for (char **a = n->as.heading.attrs; a && a[0] && a[1]; a += 2)
+    attr(x, a[0], a[1]); /* class, data-*: from the source's {.class key=value} */
   xw_marks_at_start(x, n);
+}
+
+/* A definition list's term or definition: <dt>, <dd>. */
+static void enter_def(XhtmlWriter *x, BookNode *n, const char *tag)
+{
+  start(x, tag);
+  xw_marks_at_start(x, n);
+  if (n->type == BOOK_DEFDESC)
+    nl(x);
 }
 
 static void enter_paragraph(XhtmlWriter *x, BookNode *n)
@@ -322,6 +333,9 @@ static void enter(XhtmlWriter *x, BookIter *it)
   case BOOK_LIST: enter_list(x, n); break;
   case BOOK_ITEM: enter_item(x, n); break;
   case BOOK_BLOCKQUOTE: enter_container(x, n, "blockquote"); break;
+  case BOOK_DEFLIST: enter_container(x, n, "dl"); break;
+  case BOOK_DEFTERM: enter_def(x, n, "dt"); break;
+  case BOOK_DEFDESC: enter_def(x, n, "dd"); break;
   case BOOK_CODE_BLOCK: write_code_block(x, n); break;
   case BOOK_THEMATIC_BREAK: write_thematic_break(x, n); break;
   case BOOK_TABLE: enter_container(x, n, "table"); break;
@@ -391,6 +405,9 @@ static void leave(XhtmlWriter *x, BookNode *n)
   case BOOK_BLOCKQUOTE:
   case BOOK_ITEM:
   case BOOK_TABLE_CELL:
+  case BOOK_DEFLIST:
+  case BOOK_DEFTERM:
+  case BOOK_DEFDESC:
     end(x);
     nl(x);
     break;

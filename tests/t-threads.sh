@@ -11,8 +11,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMPROOT" || exit 1
 export SOURCE_DATE_EPOCH=1700000000
 
-# A book that warns: the EPUB's writer of a cover that is not there, the
-# parser of a GIF whose frame cannot be decoded (its header gives a size).
+# A book that warns: the EPUB's writer of a date it cannot use (-M date=soon),
+# the parser of a GIF whose frame cannot be decoded (its header gives a size)
+# and of a cover that is not there.
 mkdir warn
 python3 -c "
 import struct
@@ -39,13 +40,14 @@ check() { # name inputs...
 }
 check seed "$TOP/content/lsfmm-bpf-2023.md"
 check multi "$M/01-intro.md" "$M/02-features.md" "$M/03-long.md"
-check warn -M cover=nothere.png warn/w.md
-grep -q "cover .* not found" warn-2.err || fail "warn: the EPUB's warning is missing: $(cat warn-2.err)"
+check warn -M cover=nothere.png -M date=soon warn/w.md
+grep -q "date 'soon' is not" warn-2.err || fail "warn: the EPUB's warning is missing: $(cat warn-2.err)"
+grep -q "cover nothere.png not found" warn-2.err || fail "warn: the parser's cover warning is missing: $(cat warn-2.err)"
 grep -q "bad.gif cannot be decoded" warn-2.err || fail "warn: the parser's warning is missing: $(cat warn-2.err)"
 # the parser's diagnostics come before the writers', whatever the threads and the outputs' order
-"$OCTAVO" -j2 -M cover=nothere.png warn/w.md -o r.pdf -o r.epub 2>r.err || fail "reversed outputs"
-[ "$(head -n 1 r.err | grep -c 'cannot be decoded')" = 1 ] || fail "-j2: the parser's warning is not first: $(cat r.err)"
-[ "$(wc -l < r.err)" = 2 ] || fail "-j2: not exactly two warnings: $(cat r.err)"
+"$OCTAVO" -j2 -M cover=nothere.png -M date=soon warn/w.md -o r.pdf -o r.epub 2>r.err || fail "reversed outputs"
+[ "$(tail -n 1 r.err | grep -c "date 'soon' is not")" = 1 ] || fail "-j2: the writer's warning is not last: $(cat r.err)"
+[ "$(wc -l < r.err)" = 3 ] || fail "-j2: not exactly three warnings: $(cat r.err)"
 
 # The PDF alone: with two threads or more its pages are drawn on a thread of
 # their own while the next are laid out (src/pagepipe.c); the bytes and the
@@ -75,7 +77,7 @@ pdfs multi-2col-a4 --paper a4 --columns 2 --link-notes end "$M/01-intro.md" "$M/
 pdfs inline --resource-path "$TOP/tests/books/inline" "$I"
 pdfs fonts "$F/scripts.md" "$F/rtl-mixed.md" "$F/rtl-overflow.md"
 pdfs xref "$X/one.md" "$X/two.md"
-pdfs warn -M cover=nothere.png warn/w.md
+pdfs warn -M cover=nothere.png -M date=soon warn/w.md
 # shellcheck disable=SC2046
 pdfs embedded --toc-depth 1 --resource-path "$E/src" $(sed "s|^|$E/|" "$E/book.list")
 

@@ -73,7 +73,10 @@ static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
   double leading = c->note_mode ? c->st->note_leading_pt : c->st->leading_pt;
   PangoFontDescription *d = text_desc(c->st, c->note_mode);
   ParaStyle ps = para_style(c, d, leading);
-  bool in_item = n->parent && n->parent->type == BOOK_ITEM;
+  /* a definition's first paragraph sits right under its term, as an item's
+   * under its label */
+  bool in_item = n->parent && (n->parent->type == BOOK_ITEM ||
+                               (n->parent->type == BOOK_DEFDESC && !n->prev));
   if (c->after_par && c->st->indent_pt > 0 && !in_item && c->quote_x->len == 0 &&
       c->pending->len == 0 && !c->note_mode)
     ps.indent_pt = c->st->indent_pt;
@@ -95,6 +98,28 @@ static void paragraph_of(Build *c, BookNode *n, const char *tag, bool run)
 void do_paragraph(Build *c, BookNode *n, const char *tag)
 {
   paragraph_of(c, n, tag, false);
+}
+
+/* A definition list's term: bold, ragged, on a line of its own, kept with
+ * the first lines of what follows (its definition, or the next term). */
+static void do_defterm(Build *c, BookNode *n)
+{
+  Para p;
+  para_init(&p);
+  para_inlines(c, &p, n);
+  PangoFontDescription *d = text_desc(c->st, c->note_mode);
+  pango_font_description_set_weight(d, PANGO_WEIGHT_BOLD);
+  ParaStyle ps = para_style(c, d, c->note_mode ? c->st->note_leading_pt : c->st->leading_pt);
+  ps.justify = false;
+  ps.hyphenate = false;
+  if (!c->first_block && !(n->prev && n->prev->type == BOOK_DEFTERM))
+    want_space(c, c->st->block_space_pt * 0.6);
+  c->keep = c->keep > 0 ? 1 : 0;
+  set_para(c, &p, &ps, true, "Lbl", n, NULL);
+  c->keep = 2;
+  c->after_par = false;
+  pango_font_description_free(d);
+  para_clear(&p);
 }
 
 /* A code block's text: tabs to 4-column stops, control characters to
@@ -670,6 +695,22 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     c->after_par = false;
     break;
   }
+  case BOOK_DEFLIST: /* L > LI > (Lbl terms, LBody definitions) */
+    want_space(c, c->st->block_space_pt);
+    open_tag(c, "L");
+    c->after_par = false;
+    break;
+  case BOOK_DEFTERM:
+    if (!n->prev || n->prev->type != BOOK_DEFTERM)
+      open_tag(c, "LI");
+    do_defterm(c, n);
+    book_iter_skip_children(it);
+    break;
+  case BOOK_DEFDESC:
+    open_tag(c, "LBody");
+    c->left += c->st->list_indent_pt;
+    c->after_par = false;
+    break;
   case BOOK_BLOCKQUOTE: {
     want_space(c, c->st->block_space_pt);
     open_tag(c, "BlockQuote");
@@ -724,6 +765,18 @@ static void block_exit(Build *c, Walk *w, BookNode *n)
     c->after_par = false;
     break;
   case BOOK_HTML_BLOCK: dir_exit(c, w, n); break;
+  case BOOK_DEFDESC:
+    c->left -= c->st->list_indent_pt;
+    close_tag(c, "LBody");
+    if (!n->next || n->next->type != BOOK_DEFDESC)
+      close_tag(c, "LI");
+    c->after_par = false;
+    break;
+  case BOOK_DEFLIST:
+    close_tag(c, "L");
+    want_space(c, c->st->block_space_pt);
+    c->after_par = false;
+    break;
   default: break;
   }
 }

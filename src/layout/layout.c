@@ -65,7 +65,7 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
   env->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
   env->mode = opts->linebreak == OCTAVO_BREAK_GREEDY ? LB_GREEDY : LB_OPTIMAL;
   env->url_end = opts->link_notes == OCTAVO_NOTES_END;
-  env->chapter_level = opts->split_level;
+  env->chapter_level = book->chapter_level;
   env->text_w = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;
   env->text_h = st->paper_h_pt - st->margin_top_pt - st->margin_bottom_pt;
   env->cols.n = opts->columns == 2 ? 2 : 1;

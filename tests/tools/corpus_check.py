@@ -99,6 +99,7 @@ class SourceHTML(HTMLParser):
         self.skip = 0
         self.heading = None
         self.sections = []    # [heading text, words before the next heading]
+        self.h1_spans = []    # (start, end, text) of each <h1> in self.text
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -109,6 +110,7 @@ class SourceHTML(HTMLParser):
         m = re.fullmatch(r"h([1-6])", tag)
         if m:
             self.heading = (int(m.group(1)), [])
+            self.heading_at = len(self.text)
         self.text.append(" ")
 
     def handle_endtag(self, tag):
@@ -116,6 +118,8 @@ class SourceHTML(HTMLParser):
             self.skip = max(0, self.skip - 1)
         if re.fullmatch(r"h[1-6]", tag) and self.heading:
             self.headings.append((self.heading[0], " ".join("".join(self.heading[1]).split())))
+            if self.heading[0] == 1:
+                self.h1_spans.append((self.heading_at, len(self.text), self.headings[-1][1]))
             self.sections.append([self.headings[-1][1], 0])
             self.heading = None
         self.text.append(" ")
@@ -135,10 +139,12 @@ def book_files(bookdir):
 
 
 def strip_front_matter(md):
+    """The text after YAML front matter (closed by --- or, as YAML allows,
+    by ...)."""
     if md.startswith("---\n"):
-        end = md.find("\n---\n", 4)
-        if end > 0:
-            return md[end + 5:]
+        m = re.search(r"\n(---|\.\.\.)[ \t]*\n", md[3:])
+        if m:
+            return md[3 + m.end():]
     return md
 
 
@@ -315,11 +321,36 @@ def pdf_plain(pdf):
 pdf_check_text = pdf_check.pdf_text
 
 
+def book_title(book):
+    """The title a book names in its metadata (the OPF's dc:title, the PDF's
+    /Title)."""
+    if book.endswith(".epub"):
+        with zipfile.ZipFile(book) as z:
+            opf = z.read("EPUB/package.opf").decode("utf-8")
+        m = re.search(r"<dc:title[^>]*>([^<]*)<", opf)
+        return html.unescape(m.group(1)) if m else ""
+    out = subprocess.run(["pdfinfo", book], capture_output=True, text=True).stdout
+    m = re.search(r"^Title:\s*(.*)$", out, re.M)
+    return m.group(1).strip() if m else ""
+
+
 def check_words(bookdir, book):
     src = parse_source(bookdir)
     words = []
+    # The book's title is metadata, shown first (cover, title page): a # line
+    # taken as the title (the one # after a row of links, a series line that
+    # opens every file) is not in the chapters' text (issue 27).
+    title = " ".join(book_title(book).split())
+    taken = False
     for f, p in src:
-        words += [squeeze(w) for w in words_of("".join(p.text))]
+        text = list(p.text)
+        for a, b, t in p.h1_spans:
+            if t == title:
+                text[a:b] = [" "] * (b - a)
+                taken = True
+        words += [squeeze(w) for w in words_of("".join(text))]
+    if taken:
+        words = [squeeze(w) for w in words_of(title)] + words
     if book.endswith(".epub"):
         # the alt text of an image is not the chapter's text: leave it out
         z_text = epub_plain_no_alt(book)
@@ -1149,7 +1180,9 @@ def pdf_contents(pdf, objs):
                 x0 = pending[0] if pending else x
                 page_entries.append((x0, " ".join(title.split())))
                 pending = None
-            elif page_entries or pending:
+            elif entries or page_entries or pending:
+                # (lines before the first entry of all: the contents' heading; a
+                # later page may open with the first line of a wrapped title)
                 pending = (pending[0], pending[1] + " " + text) if pending else (x, text)
         if page_entries:
             entries += page_entries

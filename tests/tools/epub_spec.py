@@ -271,7 +271,12 @@ def classify(octavo, ex):
         return "metadata", got, "a leading --- block is read as YAML front matter"
     h1 = re.match(r"(.*?)<h1>.*?</h1>(.*)", pe, re.S)
     if h1 and g == (h1.group(1) + h1.group(2)).strip():
-        return "metadata", got, "the first level-1 heading is the book's title (title page)"
+        return "metadata", got, "the one level-1 heading is the book's title (title page)"
+    # the book's shape (issue 27): no heading level skipped below a chapter's
+    # (a ##### alone under the title is set as a section, ###)
+    flat = lambda t: re.sub(r"<(/?)h[1-6]>", r"<\1h>", t)
+    if flat(g) == flat(pe) or (h1 and flat(g) == flat((h1.group(1) + h1.group(2)).strip())):
+        return "metadata", got, "the book's shape: the title taken, a skipped heading level closed"
     if section == "Autolinks" and normalise(strip_links(got)) == normalise(strip_links(expected)):
         return "autolink", got, "the autolink extension is on (cmark-gfm with extensions differs the same way)"
     return "fail", got, err.strip()[:200]

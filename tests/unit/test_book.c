@@ -320,6 +320,33 @@ static void test_dump(void **state)
   book_free(b);
 }
 
+/* Noncharacters become U+FFFD in place; other characters (U+FFFD itself,
+ * U+FDCF, U+FDF0, U+EFFFD, the last of the planes' characters) stay. */
+static void test_nonchars(void **state)
+{
+  (void)state;
+  char s[] = "a\xEF\xBF\xBE" "b\xEF\xB7\x90" "c\xEF\xB7\xAF" "d\xF0\x9F\xBF\xBF"
+             "e\xF4\x8F\xBF\xBE" "f\xEF\xBF\xBD" "g\xEF\xB7\x8F" "h\xEF\xB7\xB0" "i"
+             "\xF3\xAF\xBF\xBD";
+  gunichar first = 0;
+  gsize len = 0;
+  assert_int_equal(book_utf8_fix_nonchars(s, -1, &len, &first), 5);
+  assert_int_equal(first, 0xFFFE);
+  assert_string_equal(s, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD" "d\xEF\xBF\xBD"
+                         "e\xEF\xBF\xBD" "f\xEF\xBF\xBD" "g\xEF\xB7\x8F" "h\xEF\xB7\xB0" "i"
+                         "\xF3\xAF\xBF\xBD");
+  assert_int_equal(len, strlen(s));
+  assert_true(g_utf8_validate(s, -1, NULL));
+  char plain[] = "plain text";
+  assert_int_equal(book_utf8_fix_nonchars(plain, -1, NULL, NULL), 0);
+  assert_string_equal(plain, "plain text");
+  /* a length: nothing past it is read or written */
+  char part[] = "\xEF\xBF\xBFxy\xEF\xBF\xBF";
+  assert_int_equal(book_utf8_fix_nonchars(part, 5, &len, NULL), 1);
+  assert_int_equal(len, 5);
+  assert_memory_equal(part, "\xEF\xBF\xBDxy\xEF\xBF\xBF", 8);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -327,7 +354,7 @@ int main(void)
       cmocka_unit_test(test_deep_tree),     cmocka_unit_test(test_iter_order_and_skip),
       cmocka_unit_test(test_unwrap),        cmocka_unit_test(test_number_headings),
       cmocka_unit_test(test_outline_level), cmocka_unit_test(test_diag),
-      cmocka_unit_test(test_dump),
+      cmocka_unit_test(test_dump),          cmocka_unit_test(test_nonchars),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);
 }

@@ -85,6 +85,7 @@ static const char every_type[] =
     "![alone](y.png)\n\n"
     "<figure>\n<img src=\"z.png\" alt=\"fig\">\n<figcaption>Cap</figcaption>\n</figure>\n\n"
     "<div class=\"box\">block html</div>\n\n"
+    "Term\n: Definition\n\n"
     "[^1]: The note.\n";
 
 static void test_every_node_type(void **state)
@@ -197,13 +198,27 @@ static void test_chapters_and_ids(void **state)
   assert_true(g_hash_table_contains(b->ids, "ch01"));
   book_free(b);
 
-  /* --split-level 1: only # starts chapters, and the first # stays. */
+  /* --split-level 1: only # starts chapters, and the first # stays; with
+   * several # none is the title (pandoc's books: the first is a chapter). */
   OctavoOptions o;
   octavo_options_init(&o);
   o.split_level = 1;
   b = parse_opts("# One\n\n## a\n\n# Two\n\n## b\n", &o);
   assert_int_equal(b->chapters->len, 2);
   assert_string_equal(((BookChapter *)b->chapters->pdata[0])->title, "One");
+  assert_string_equal(b->meta.title, "t");
+  assert_diag_at(b, BOOK_WARNING, "no title: its 2 # headings start chapters", 0, 0);
+  book_free(b);
+  /* The same by default (--split-level auto): several # make # the level. */
+  octavo_options_init(&o);
+  b = parse_opts("# One\n\n## a\n\n# Two\n\n## b\n", &o);
+  assert_int_equal(b->chapter_level, 1);
+  assert_int_equal(b->chapters->len, 2);
+  book_free(b);
+  /* With one # only: it is the title and ## are chapters. */
+  b = parse_opts("# One\n\n## a\n\n## b\n", &o);
+  assert_int_equal(b->chapter_level, 2);
+  assert_int_equal(b->chapters->len, 2);
   assert_string_equal(b->meta.title, "One");
   book_free(b);
 
@@ -414,13 +429,13 @@ static void test_no_title(void **state)
   assert_int_equal(b->chapters->len, 1); /* writers get at least one chapter */
   book_free(b);
 
-  /* A # heading after text (a README's badges, then "# INSTALLATION") is
-   * not the title: it stays a chapter heading where it stands. */
-  b = parse("Badges and a contents list.\n\n# Installation\n\nSteps.\n");
-  assert_string_equal(b->meta.title, "t");
-  assert_int_equal(b->chapters->len, 2);
-  BookChapter *second = g_ptr_array_index(b->chapters, 1);
-  assert_string_equal(second->title, "Installation");
+  /* The one # heading is the title even after text (a README's badges or
+   * row of links, then "# Title"), with a warning that says so. */
+  b = parse("Badges and a row of links.\n\n# Installation\n\nSteps.\n");
+  assert_string_equal(b->meta.title, "Installation");
+  assert_int_equal(b->chapters->len, 1);
+  assert_diag_at(b, BOOK_WARNING,
+                 "the book's title is 'Installation', its one # heading, after 1 block", 3, 1);
   book_free(b);
 }
 
@@ -894,7 +909,8 @@ static void test_heading_shift(void **state)
   /* "# One" became ##: a chapter heading, no longer the book's title. */
   assert_int_equal(nth_node(b, BOOK_HEADING, 0)->as.heading.level, 2);
   assert_int_equal(nth_node(b, BOOK_HEADING, 1)->as.heading.level, 3);
-  assert_int_equal(nth_node(b, BOOK_HEADING, 2)->as.heading.level, 6);
+  /* ###### + 1 is past 6, and below a ### no level is skipped: #### */
+  assert_int_equal(nth_node(b, BOOK_HEADING, 2)->as.heading.level, 4);
   assert_int_equal(b->chapters->len, 1);
   book_free(b);
 }

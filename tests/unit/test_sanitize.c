@@ -324,13 +324,56 @@ static void test_image_sizes(void **state)
   }
 }
 
+/* san_svg_clean: what an SVG copied into the EPUB keeps and loses. */
+static void test_svg_clean(void **state)
+{
+  (void)state;
+  const char *svg =
+      "<svg xmlns='http://www.w3.org/2000/svg' xmlns:xlink='http://www.w3.org/1999/xlink' "
+      "onload='x()'>"
+      "<style>@import 'http://e/a.css'; .a{fill:url(http://e/g#g);stroke:url(#g)}</style>"
+      "<style>@\\69mport 'x';</style>"
+      "<rect style='fill:red;background:url(\"http://e/b.png\")' fill='url(#g)'/>"
+      "<rect fill='url(http://e/f.svg#x)' mask='url( #m )'/>"
+      "<use xlink:href='#g'/><use xlink:href='http://e/u.svg#x'/><image href='pic.png'/>"
+      "<image href='data:image/png;base64,AAAA'/><image href=' JaVa\tScRiPt:x()'/>"
+      "<a xlink:href='https://example.org/'><text>web</text></a><a href='javascript:y()'>js</a>"
+      "<animate attributeName='xlink:href' to='https://e/'/>"
+      "<set attributeName='fill' to='javascript:z'/><animate attributeName='fill' to='url(#g)'/>"
+      "<foreignObject><div xmlns='http://www.w3.org/1999/xhtml'>kept<iframe src='http://e/'/>"
+      "<img src='http://e/i.png'/><img src='data:image/png;base64,AAAA' alt=''/>"
+      "<object data='x'/></div></foreignObject>"
+      "<script>s()</script><handler>h()</handler><iframe xmlns='' src='x'/></svg>";
+  GBytes *b = san_svg_clean(svg, strlen(svg));
+  assert_non_null(b);
+  gsize n;
+  char *out = g_strndup(g_bytes_get_data(b, &n), g_bytes_get_size(b));
+  static const char *const gone[] = {"onload",  "http://e/", "@import", "pic.png", "JaVa",
+                                     "javascript", "<iframe", "<object", "<script", "<handler",
+                                     "attributeName=\"xlink:href\"", "\\69"};
+  for (size_t i = 0; i < G_N_ELEMENTS(gone); i++)
+    if (strstr(out, gone[i]))
+      fail_msg("%s is still in %s", gone[i], out);
+  static const char *const kept[] = {"stroke:url(#g)", "fill=\"url(#g)\"", "mask=\"url( #m )\"",
+                                     "xlink:href=\"#g\"", "data:image/png;base64,AAAA",
+                                     "https://example.org/", "xlink:title=\"web\"", "kept",
+                                     "<animate attributeName=\"fill\" to=\"url(#g)\"/>"};
+  for (size_t i = 0; i < G_N_ELEMENTS(kept); i++)
+    if (!strstr(out, kept[i]))
+      fail_msg("%s is not in %s", kept[i], out);
+  g_free(out);
+  g_bytes_unref(b);
+  assert_null(san_svg_clean("<html/>", 7));
+  assert_null(san_svg_clean("<svg", 4));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raw_html),       cmocka_unit_test(test_html_containers),
       cmocka_unit_test(test_content_models), cmocka_unit_test(test_url_allowed),
       cmocka_unit_test(test_element_table),  cmocka_unit_test(test_fragments),
-      cmocka_unit_test(test_image_sizes),
+      cmocka_unit_test(test_image_sizes),    cmocka_unit_test(test_svg_clean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
