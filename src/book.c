@@ -164,8 +164,10 @@ void book_free(Book *b)
   for (guint i = 0; i < b->chapters->len; i++) {
     BookChapter *c = b->chapters->pdata[i];
     book_node_free(c->root);
+    book_node_free(c->toc);
     g_free(c->id);
     g_free(c->title);
+    g_free(c->number);
     g_free(c);
   }
   for (guint i = 0; i < b->footnotes->len; i++) {
@@ -738,8 +740,19 @@ static void dump_book(const Book *b, GString *out, GChecksum *sum)
       g_string_append(out, " source=");
       dump_str(out, c->source);
     }
+    if (c->nest)
+      g_string_append_printf(out, " nest=%d", c->nest);
+    if (c->number) {
+      g_string_append(out, " number=");
+      dump_str(out, c->number);
+    }
     g_string_append_c(out, '\n');
     dump_flush(out, sum, false);
+    if (c->toc) {
+      g_string_append(out, "  contents title\n");
+      dump_flush(out, sum, false);
+      dump_tree(out, c->toc, 2, sum);
+    }
     dump_tree(out, c->root, 1, sum);
   }
   for (guint i = 0; i < b->footnotes->len; i++) {
@@ -774,8 +787,63 @@ void book_digest(const Book *b, GChecksum *sum)
   g_string_free(scratch, TRUE);
 }
 
-void book_number_headings(Book *book, int chapter_level)
+/* NUM before n's inlines: <span class="secno">NUM</span> and an en space. */
+static void put_number(Book *book, BookNode *n, const char *num)
 {
+  BookNode *span = book_node_new(book, BOOK_HTML_INLINE, &n->pos);
+  span->as.html.tag = g_strdup("span");
+  span->as.html.attrs = g_new0(char *, 3);
+  span->as.html.attrs[0] = g_strdup("class");
+  span->as.html.attrs[1] = g_strdup("secno");
+  BookNode *t = book_node_new(book, BOOK_TEXT, &n->pos);
+  t->text = g_strdup(num);
+  book_node_append(span, t);
+  if (n->first_child) {
+    BookNode *sp = book_node_new(book, BOOK_TEXT, &n->pos);
+    sp->text = g_strdup("\u2002"); /* an en space, as LaTeX sets a gap after the number */
+    book_node_insert_before(n->first_child, sp);
+    book_node_insert_before(sp, span);
+  } else {
+    book_node_append(n, span);
+  }
+}
+
+static void number_title(BookChapter *ch, const char *num)
+{
+  if (!ch->title)
+    return;
+  char *title = g_strconcat(num, "\u2002", ch->title, NULL);
+  g_free(ch->title);
+  ch->title = title;
+}
+
+/* A chapter with a number of its own (a book project's): the number on
+ * its heading, its contents title and its title. */
+static void number_own(Book *book, BookChapter *ch)
+{
+  put_number(book, ch->heading, ch->number);
+  if (ch->toc)
+    put_number(book, ch->toc, ch->number);
+  number_title(ch, ch->number);
+}
+
+void book_number_headings(Book *book, int chapter_level, bool sections)
+{
+  bool own = false; /* the chapters have numbers of their own: only those are numbered */
+  for (guint i = 0; i < book->chapters->len && !own; i++) {
+    BookChapter *ch = book->chapters->pdata[i];
+    own = ch->number && ch->heading;
+  }
+  if (own) {
+    for (guint i = 0; i < book->chapters->len; i++) {
+      BookChapter *ch = book->chapters->pdata[i];
+      if (ch->number && ch->heading)
+        number_own(book, ch);
+    }
+    return;
+  }
+  if (!sections)
+    return;
   int count[6] = {0};
   bool in_chapter = false; /* a numbered chapter heading came after the last part heading */
   for (guint i = 0; i < book->chapters->len; i++) {
@@ -814,27 +882,9 @@ void book_number_headings(Book *book, int chapter_level)
       GString *num = g_string_new(NULL);
       for (int k = 0; k <= depth; k++)
         g_string_append_printf(num, k ? ".%d" : "%d", count[k]);
-      BookNode *span = book_node_new(book, BOOK_HTML_INLINE, &n->pos);
-      span->as.html.tag = g_strdup("span");
-      span->as.html.attrs = g_new0(char *, 3);
-      span->as.html.attrs[0] = g_strdup("class");
-      span->as.html.attrs[1] = g_strdup("secno");
-      BookNode *t = book_node_new(book, BOOK_TEXT, &n->pos);
-      t->text = g_strdup(num->str);
-      book_node_append(span, t);
-      if (n->first_child) {
-        BookNode *sp = book_node_new(book, BOOK_TEXT, &n->pos);
-        sp->text = g_strdup("\u2002"); /* an en space, as LaTeX sets a gap after the number */
-        book_node_insert_before(n->first_child, sp);
-        book_node_insert_before(sp, span);
-      } else {
-        book_node_append(n, span);
-      }
-      if (n == ch->heading && ch->title) {
-        char *title = g_strconcat(num->str, "\u2002", ch->title, NULL);
-        g_free(ch->title);
-        ch->title = title;
-      }
+      put_number(book, n, num->str);
+      if (n == ch->heading)
+        number_title(ch, num->str);
       g_string_free(num, TRUE);
     }
   }

@@ -204,6 +204,21 @@ struct BookChapter {
   BookNode *heading;  /* the chapter's heading inside root, or NULL */
   BookNode *root;     /* BOOK_ROOT; owns the chapter's blocks */
   const char *source; /* the input file it came from (interned) */
+  /* A book project's chapter (SUMMARY.md's entries); 0 and NULL for
+   * chapters that headings make:
+   * - nest: where it stands in the contents, in levels below (above, when
+   *   negative) where its headings' levels put it: SUMMARY.md's list depth,
+   *   so that a nested chapter, whose heading is a chapter heading
+   *   (split_level) like any other's, nests under its parent chapter;
+   *   -1 for a prefix or suffix chapter beside a book's parts.
+   * - number: its own number ("1.", "2.3.", as mdBook numbers SUMMARY.md's
+   *   numbered chapters), shown by book_number_headings.
+   * - toc: its title in the contents (SUMMARY.md's link text): inline
+   *   children of a BOOK_PARAGRAPH in no tree (owned); NULL: its heading's.
+   * Such a chapter always has a heading, the first block of its root. */
+  int nest;
+  char *number;
+  BookNode *toc;
 };
 
 struct BookFootnote {
@@ -398,19 +413,25 @@ BookIterEvent book_iter_next(BookIter *it);
 /* Skip the children of the node just entered: the next event is its EXIT. */
 void book_iter_skip_children(BookIter *it);
 
-/* Number the sections (pandoc's --number-sections): every top-level
- * heading (not in a quote or a list) at or below chapter_level that has an
- * id (a heading of the contents) gets
+/* Show the book's numbers, the one place that writes them: a chapter
+ * with a number of its own (BookChapter.number, a book project's) gets it
+ * as a first child <span class="secno">1.2.</span> and an en space of its
+ * heading and of its contents title, and as a prefix of its title, so that
+ * every writer, the contents and the running heads show the same number;
+ * in such a book only those chapters are numbered, sections apart even
+ * with sections: a section "1.1" of chapter "1." would be the number of
+ * its first nested chapter (mdBook numbers nested chapters so).
+ * Otherwise, only with sections (pandoc's --number-sections): every
+ * top-level heading (not in a quote or a list) at or below chapter_level
+ * that has an id (a heading of the contents) gets
  * "N", "N.M", ... by level below the chapter level (a skipped level counts
- * 0), as a first child <span class="secno">N.M</span> and an en space, so that
- * every writer and the contents show the same number; a chapter's title
- * gets the same prefix. Headings above chapter_level (parts: chapters
+ * 0), the same way. Headings above chapter_level (parts: chapters
  * count on across them) and the opening chapter (no heading) stay
  * unnumbered, and so do sections before the first chapter heading after
  * either; so are headings marked unnumbered ({-}), which count nothing,
  * and a chapter's sections when its heading is one. Call once, after
  * parsing. */
-void book_number_headings(Book *book, int chapter_level);
+void book_number_headings(Book *book, int chapter_level, bool sections);
 
 /* Heading levels for an outline that never skips one (the e-book's h1..h6,
  * the PDF's H1..H6 tags; Ace's and PDF/UA's heading order): a heading goes

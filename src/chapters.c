@@ -224,7 +224,7 @@ void md_decide_shape(Ctx *c)
   int files = 0, h1 = 0;
   for (int i = 0; i < c->n; i++) {
     Src *s = &c->srcs[i];
-    project |= s->heading_shift > 0;
+    project |= s->heading_shift > 0 || s->chapter;
     files += s->root && s->root->first_child;
     h1 += count_h1(s->root);
   }
@@ -353,10 +353,90 @@ static void normalize_levels(BookChapter *ch, int split)
   }
 }
 
+/* The heading levels in a book project's chapter below its opening
+ * heading (already taken out of root): shifted as that heading is, from
+ * src_level to level (without one, as if `#` were the chapter's), and
+ * always below it. */
+static void chapter_levels(BookNode *root, int src_level, int level)
+{
+  int shift = level - src_level;
+  BookIter it;
+  book_iter_init(&it, root);
+  while (book_iter_next(&it) != BOOK_ITER_DONE) {
+    BookNode *n = it.cur;
+    if (it.ev != BOOK_ITER_ENTER)
+      continue;
+    if (book_node_is_inline(n->type)) {
+      book_iter_skip_children(&it);
+      continue;
+    }
+    if (n->type != BOOK_HEADING)
+      continue;
+    n->as.heading.level = CLAMP(n->as.heading.level + shift, MIN(level + 1, 6), 6);
+    book_iter_skip_children(&it);
+  }
+}
+
+/* A book project's chapter (Src.chapter, a SUMMARY.md entry): the whole
+ * source is one chapter. Its heading is the heading that opens it (blocks
+ * that show nothing may come first: they follow it), else one made of its
+ * contents title; it stands at the chapter level whatever its depth in
+ * SUMMARY.md (the chapter's nest places it in the contents). */
+static void whole_chapter(Ctx *c, Src *s)
+{
+  int level = c->split;
+  BookNode *open = NULL;
+  for (BookNode *b = s->root->first_child; b && !open; b = b->next) {
+    if (b->type == BOOK_HEADING)
+      open = b;
+    else if (has_content(b))
+      break;
+  }
+  BookPos pos = s->root->first_child ? s->root->first_child->pos : s->root->pos;
+  int src_level = 1;
+  if (open) {
+    src_level = open->as.heading.level;
+    book_node_unlink(open);
+  } else {
+    open = md_parse_inlines(c, s->title ? s->title : "", &pos);
+    open->type = BOOK_HEADING;
+  }
+  chapter_levels(s->root, src_level, level);
+  open->as.heading.level = level;
+  BookChapter *ch = new_chapter(c, s, open, open);
+  book_node_append(ch->root, open);
+  for (BookNode *b; (b = s->root->first_child);) {
+    book_node_unlink(b);
+    book_node_append(ch->root, b);
+  }
+  ch->nest = s->nest;
+  ch->number = g_strdup(s->number);
+  if (s->title)
+    ch->toc = md_parse_inlines(c, s->title, &pos);
+  /* the file's {#id}s first, so that no slug of an earlier heading takes one */
+  explicit_ids(c, s, ch->root, ch);
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      explicit_ids(c, s, f->def, NULL);
+  }
+  normalize_levels(ch, level);
+  assign_ids(c, s, ch->root, ch);
+  for (guint i = 0; i < s->notes->len; i++) {
+    BookFootnote *f = s->notes->pdata[i];
+    if (f && f->def)
+      assign_ids(c, s, f->def, NULL);
+  }
+}
+
 void md_split_chapters(Ctx *c, Src *s, bool first_src)
 {
   (void)first_src;
   int split = c->split;
+  if (s->chapter) {
+    whole_chapter(c, s);
+    return;
+  }
   BookChapter *ch = NULL;
   guint first_index = c->book->chapters->len;
   /* Blocks with nothing to show before the first chapter heading join

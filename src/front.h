@@ -52,6 +52,10 @@ typedef struct {
   BookChapter *first; /* the file's first chapter, or NULL when it has none */
   GArray *lines;      /* gsize offset of each line's start in text */
   int heading_shift;  /* MdSource.heading_shift */
+  bool chapter;       /* MdSource.chapter, nest, number, title, mdbook */
+  int nest;
+  const char *number, *title;
+  bool mdbook;
 } Src;
 
 typedef struct {
@@ -101,13 +105,23 @@ bool md_options_give_title(const OctavoOptions *o);
  * language always. */
 void md_finish_meta(Ctx *c);
 
+/* ---- markdown.c ---- */
+
+/* text (one line: line breaks read as spaces) parsed as Markdown inlines,
+ * as a BOOK_PARAGRAPH in no tree (the caller's), every node at pos: a
+ * caption or a title written in Markdown. Text that would make another
+ * block ("# x", "- x") stays as it is. */
+BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos);
+
 /* ---- tidy.c ---- */
 
-/* Make one input's converted tree regular before its chapters are split:
- * raw-HTML images, <figure>/<figcaption> and mdBook's <Listing> become the
- * model's figures (book.h), and anchor-only raw HTML (<a id="x"></a> alone
- * in a paragraph) moves to the start of the next block that holds text. */
-void md_tidy(Ctx *c, BookNode *tree);
+/* Make one input's converted tree (s->root) regular before its chapters
+ * are split: raw-HTML images, <figure>/<figcaption> and mdBook's <Listing>
+ * become the model's figures (book.h), anchor-only raw HTML (<a
+ * id="x"></a> alone in a paragraph) moves to the start of the next block
+ * that holds text, and in an mdBook's source (s->mdbook) the lines mdBook
+ * hides in Rust code blocks go. */
+void md_tidy(Ctx *c, Src *s);
 
 /* ---- chapters.c ---- */
 

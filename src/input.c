@@ -109,6 +109,11 @@ void md_src_init(Ctx *c, Src *s, const MdSource *in)
   g_free(cwd);
   sandbox_add_root(c->book->sandbox, s->dir); /* its images and links may come from there */
   s->heading_shift = in->heading_shift;
+  s->chapter = in->chapter;
+  s->nest = in->nest;
+  s->number = in->number;
+  s->title = in->title;
+  s->mdbook = in->mdbook;
   s->notes = g_ptr_array_new();
   s->slugs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   s->text =

@@ -419,8 +419,15 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts)
     srcs[k++] = (MdSource){.name = fm_name, .text = fm, .len = strlen(fm)};
   for (guint i = 0; i < p->sources->len; i++) {
     const ProjectSource *ps = &g_array_index(p->sources, ProjectSource, i);
-    srcs[k++] = (MdSource){
-        .name = ps->name, .text = ps->text, .len = ps->len, .heading_shift = ps->heading_shift};
+    srcs[k++] = (MdSource){.name = ps->name,
+                           .text = ps->text,
+                           .len = ps->len,
+                           .heading_shift = ps->heading_shift,
+                           .chapter = ps->chapter,
+                           .nest = ps->nest,
+                           .number = ps->number,
+                           .title = ps->title,
+                           .mdbook = ps->mdbook};
   }
   if (!opts->resource_path)
     opts->resource_path = p->root;

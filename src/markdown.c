@@ -737,6 +737,42 @@ static void parse_one(Ctx *c, Src *s)
   ext_set_free(own);
 }
 
+BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos)
+{
+  BookPos at = pos ? *pos : (BookPos){NULL, 0, 0};
+  Src t = {.file = at.file ? at.file : book_intern(c->book, "")};
+  t.text = g_strdup(text ? text : "");
+  for (char *p = t.text; *p; p++) /* one line: no block, no footnote definition */
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  t.len = strlen(t.text);
+  t.lines = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(t.lines, zero);
+  t.notes = g_ptr_array_new();
+  parse_one(c, &t);
+  BookNode *para = t.root->first_child;
+  if (para && para->type == BOOK_FIGURE && !para->as.figure.listing)
+    para->type = BOOK_PARAGRAPH; /* a lone image: inline here */
+  if (!para || para->type != BOOK_PARAGRAPH) { /* "# x", "- x", "1. x": the text as it is */
+    para = book_node_new(c->book, BOOK_PARAGRAPH, &at);
+    BookNode *k = book_node_new(c->book, BOOK_TEXT, &at);
+    k->text = g_strdup(g_strstrip(t.text));
+    book_node_append(para, k);
+  } else {
+    book_node_unlink(para);
+  }
+  BookIter it;
+  book_iter_init(&it, para);
+  while (book_iter_next(&it) != BOOK_ITER_DONE)
+    it.cur->pos = at;
+  book_node_free(t.root);
+  g_array_free(t.lines, TRUE);
+  g_ptr_array_free(t.notes, TRUE);
+  g_free(t.text);
+  return para;
+}
+
 /* ---- the driver ---- */
 
 /* One string of node n without noncharacters; warns at n's position. */
@@ -850,7 +886,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
     fix_nonchars(&c, &c.srcs[i]);
-    md_tidy(&c, c.srcs[i].root);
+    md_tidy(&c, &c.srcs[i]);
   }
   md_decide_shape(&c);
   for (int i = 0; i < n; i++) {
@@ -880,8 +916,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_finish_meta(&c);
     md_resolve_cover(&c);
   }
-  if (opts && opts->number_sections)
-    book_number_headings(book, book->chapter_level);
+  book_number_headings(book, book->chapter_level, opts->number_sections);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);

@@ -40,6 +40,16 @@ typedef struct {
    * --shift-heading-level-by; a book project's nested chapters), clamped
    * to 1..6, before titles and chapters are decided.  0: as written. */
   int heading_shift;
+  /* A book project's chapter (project.h: ProjectSource): the whole source
+   * is one chapter, its opening heading (or, without one, its title's) the
+   * chapter's heading at the chapter level and every other heading below
+   * it; the chapter's nest, number and contents title (Markdown) as
+   * BookChapter's. */
+  bool chapter;
+  int nest;
+  const char *number; /* or NULL */
+  const char *title;  /* or NULL */
+  bool mdbook;        /* an mdBook's source: lines mdBook hides in Rust code are hidden */
 } MdSource;
 
 /* Parse sources, in order, into `book`: metadata, chapters, footnotes,

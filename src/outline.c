@@ -64,7 +64,9 @@ typedef struct {
   GArray *open; /* int: indices of the open entries, source levels strictly increasing */
 } Build;
 
-static void add(Build *b, OutlineEntry *e)
+/* always: a chapter of a book project (SUMMARY.md is the author's
+ * contents: all its entries are shown, whatever the depth). */
+static void add(Build *b, OutlineEntry *e, bool always)
 {
   GArray *open = b->open;
   /* e nests under the nearest open entry of a smaller level; one of a
@@ -76,7 +78,7 @@ static void add(Build *b, OutlineEntry *e)
     g_array_set_size(open, open->len - 1);
   e->parent = open->len ? g_array_index(open, int, open->len - 1) : -1;
   e->depth = (int)open->len + 1;
-  e->in_toc = e->depth <= b->o->toc_depth;
+  e->in_toc = always || e->depth <= b->o->toc_depth;
   if (!e->code)
     e->code = g_array_new(FALSE, FALSE, sizeof(OutlineSpan));
   g_array_append_val(b->o->entries, *e);
@@ -97,31 +99,34 @@ Outline *outline_new(const Book *book, int chapter_level, int toc_depth, const c
     if (!first || first->type != BOOK_HEADING || !first->as.heading.id) {
       /* a chapter without a heading of its own (the opening) stands at
        * the level of the chapters */
-      OutlineEntry e = {.level = o->chapter_level,
+      OutlineEntry e = {.level = o->chapter_level + c->nest,
                         .title = g_strdup(c->title && *c->title ? c->title : book->meta.title),
                         .id = c->id,
                         .chapter = c,
                         .chapter_start = true};
-      add(&b, &e);
+      add(&b, &e, c->toc != NULL);
     }
     for (const BookNode *n = first; n; n = n->next) {
       if (n->type != BOOK_HEADING || !n->as.heading.id)
         continue;
       if (n->as.heading.unlisted && n != first)
         continue; /* {.unlisted}: a section the contents leave out (a chapter stays) */
-      OutlineEntry e = {.level = CLAMP(n->as.heading.level, 1, 6),
+      /* a book project's chapter is titled in the contents as its entry
+       * in SUMMARY.md is */
+      const BookNode *title = n == first && c->toc ? c->toc : n;
+      OutlineEntry e = {.level = CLAMP(n->as.heading.level, 1, 6) + c->nest,
                         .code = g_array_new(FALSE, FALSE, sizeof(OutlineSpan)),
-                        .number = heading_number(n),
+                        .number = heading_number(title),
                         .id = n->as.heading.id,
                         .chapter = c,
                         .heading = n,
                         .chapter_start = n == first};
-      e.title = heading_text(n, e.code);
+      e.title = heading_text(title, e.code);
       if (!*e.title) {
         g_free(e.title);
         e.title = g_strdup(untitled);
       }
-      add(&b, &e);
+      add(&b, &e, n == first && c->toc);
     }
   }
   g_array_free(b.open, TRUE);

@@ -9,6 +9,12 @@
  * that is a block of the chapter's root (not inside a quote, a list or a
  * raw HTML block) is a section.
  *
+ * A book project's chapter (BookChapter.toc set: an entry of SUMMARY.md)
+ * is titled by its entry in SUMMARY.md, and its entries stand
+ * BookChapter.nest levels below their headings' levels, so that a nested
+ * chapter nests under its parent chapter; its own entry is always in the
+ * contents (SUMMARY.md is the author's contents), its sections by depth.
+ *
  * Depth (the one definition of --toc-depth). An entry nests under the
  * nearest entry before it of a smaller source level; its depth is the
  * number of entries it nests in, plus one. So depth counts levels of the
@@ -35,8 +41,8 @@ typedef struct {
 typedef struct {
   int depth;      /* 1.. (see above) */
   int parent;     /* index of the entry it nests in, or -1 */
-  int level;      /* the heading's source level 1..6; the chapter level for a
-                              * chapter without a heading */
+  int level;      /* the heading's source level 1..6 (plus its chapter's nest); the
+                              * chapter level for a chapter without a heading */
   char *title;    /* plain text, trimmed, with the number under -N ("2.1\u2002Title");
                               * owned */
   GArray *code;   /* OutlineSpan: the code spans in title, in order (never NULL) */

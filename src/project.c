@@ -17,6 +17,8 @@ static void source_clear(gpointer p)
   ProjectSource *s = p;
   g_free(s->name);
   g_free(s->text);
+  g_free(s->number);
+  g_free(s->title);
 }
 
 static void diag_clear(gpointer d)
@@ -100,6 +102,8 @@ static bool toml_value(Toml *t, GPtrArray *out, int depth)
   case G_TOKEN_INT:
   case G_TOKEN_FLOAT:
   case G_TOKEN_IDENTIFIER: /* true, false, bare dates */
+    if (out && tok == G_TOKEN_IDENTIFIER) /* a flag such as no-section-label */
+      g_ptr_array_add(out, g_strdup(t->sc->value.v_identifier));
     for (;;) {             /* 1.5, 1979-05-27T07:32:00 and the like: several tokens */
       GTokenType n = g_scanner_peek_next_token(t->sc);
       if (n != ':' && n != '.' && n != '-' && n != '+' && n != G_TOKEN_INT && n != G_TOKEN_FLOAT)
@@ -141,7 +145,8 @@ static void toml_key_append(GString *key, GScanner *sc, GTokenType tok)
 }
 
 /* The string values of the [book] table as "KEY=VALUE" (a key once per
- * element of an array of strings). */
+ * element of an array of strings), and [output.html]'s no-section-label
+ * as "output.html.no-section-label=VALUE". */
 static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs, GError **err,
                             int *line, int *col)
 {
@@ -209,10 +214,13 @@ static bool toml_book_table(const char *text, const char *name, GPtrArray *pairs
       goto done;
     }
     bool book = strcmp(table->str, "book") == 0;
+    char *full = table->len ? g_strdup_printf("%s.%s", table->str, key->str) : g_strdup(key->str);
+    bool label = strcmp(full, "output.html.no-section-label") == 0;
     GPtrArray *vals = g_ptr_array_new_with_free_func(g_free);
-    ok = toml_value(&t, book ? vals : NULL, 0);
+    ok = toml_value(&t, book || label ? vals : NULL, 0);
     for (guint i = 0; ok && i < vals->len; i++)
-      g_ptr_array_add(pairs, g_strdup_printf("%s=%s", key->str, (char *)vals->pdata[i]));
+      g_ptr_array_add(pairs, g_strdup_printf("%s=%s", book ? key->str : full, (char *)vals->pdata[i]));
+    g_free(full);
     g_ptr_array_free(vals, TRUE);
     if (!ok)
       goto done;
@@ -228,8 +236,10 @@ done:
   return ok;
 }
 
-static bool book_toml_meta(const char *text, const char *name, GPtrArray *metadata, GError **err,
-                           int *line, int *col)
+/* book.toml's [book] keys as octavo's metadata; *no_labels (when not
+ * NULL) set when [output.html] no-section-label is true. */
+static bool book_toml_meta(const char *text, const char *name, GPtrArray *metadata, bool *no_labels,
+                           GError **err, int *line, int *col)
 {
   static const struct {
     const char *toml, *meta;
@@ -241,6 +251,8 @@ static bool book_toml_meta(const char *text, const char *name, GPtrArray *metada
   bool ok = toml_book_table(text, name, pairs, err, line, col);
   for (guint i = 0; ok && i < pairs->len; i++) {
     const char *kv = pairs->pdata[i];
+    if (no_labels && strcmp(kv, "output.html.no-section-label=true") == 0)
+      *no_labels = true;
     for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
       if (g_str_has_prefix(kv, keys[k].toml) && kv[strlen(keys[k].toml)])
         g_ptr_array_add(metadata,
@@ -254,7 +266,7 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
 {
   int line = 0, col = 0;
   GError *e = NULL;
-  if (book_toml_meta(text, name, metadata, &e, &line, &col))
+  if (book_toml_meta(text, name, metadata, NULL, &e, &line, &col))
     return true;
   g_set_error(err, e->domain, e->code, "%s:%d:%d: %s", name, line, col, e->message);
   g_error_free(e);
@@ -505,6 +517,8 @@ typedef struct {
   GArray *diags;
   char *title; /* the summary's own title heading, if any */
   bool parts;  /* it has part titles: prefix and suffix chapters stand beside them */
+  bool no_labels; /* book.toml: [output.html] no-section-label = true */
+  GArray *count;  /* int: mdBook's section number of the last numbered chapter, by depth */
 } Summary;
 
 static char *node_text(cmark_node *n)
@@ -526,7 +540,7 @@ static char *node_text(cmark_node *n)
 
 static void add_source(Project *p, char *name, char *text, int shift, int line)
 {
-  ProjectSource s = {name, text, strlen(text), shift, line};
+  ProjectSource s = {.name = name, .text = text, .len = strlen(text), .heading_shift = shift, .line = line};
   g_array_append_val(p->sources, s);
 }
 
@@ -563,17 +577,52 @@ static bool read_chapter(Project *p, const char *path, const char *shown, const 
   return *out != NULL;
 }
 
-static bool add_chapter(Summary *s, cmark_node *link, int depth)
+/* A link's text as Markdown (its inlines rendered back by cmark-gfm; the
+ * link loses them). */
+static char *link_markdown(cmark_node *link)
+{
+  cmark_node *para = cmark_node_new(CMARK_NODE_PARAGRAPH);
+  for (cmark_node *k; (k = cmark_node_first_child(link));)
+    cmark_node_append_child(para, k);
+  char *md = cmark_render_commonmark(para, CMARK_OPT_DEFAULT, 0);
+  cmark_node_free(para);
+  char *out = g_strstrip(g_strdup(md ? md : ""));
+  cmark_get_default_mem_allocator()->free(md);
+  return out;
+}
+
+/* mdBook's number of the chapter at depth (0 for the top level) of the
+ * numbered list: "1.", "2.3." (drafts take their numbers too). */
+static char *next_number(Summary *s, int depth)
+{
+  if (s->count->len < (guint)depth + 1)
+    g_array_set_size(s->count, depth + 1);
+  g_array_index(s->count, int, depth)++;
+  for (guint k = depth + 1; k < s->count->len; k++)
+    g_array_index(s->count, int, k) = 0;
+  GString *n = g_string_new(NULL);
+  for (int k = 0; k <= depth; k++)
+    g_string_append_printf(n, "%d.", g_array_index(s->count, int, k));
+  return g_string_free(n, FALSE);
+}
+
+/* A chapter of SUMMARY.md: nest as ProjectSource.nest, numbered when a
+ * list item's. */
+static bool add_chapter(Summary *s, cmark_node *link, int nest, bool numbered)
 {
   const char *url = cmark_node_get_url(link);
   char *title = node_text(link);
   int line = cmark_node_get_start_line(link), col = cmark_node_get_start_column(link);
+  char *number = numbered ? next_number(s, nest) : NULL;
   if (!url || !*url) {
     diag(s->diags, false, s->summary, line, col, "draft chapter '%s' has no file; left out", title);
     g_free(title);
+    g_free(number);
     return true;
   }
   g_free(title);
+  if (s->no_labels)
+    g_clear_pointer(&number, g_free);
   char *unesc = g_uri_unescape_string(url, NULL);
   char *file = g_strdup(unesc ? unesc : url);
   char *hash = strchr(file, '#');
@@ -583,8 +632,13 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth)
   char *text = NULL;
   bool ok =
       read_chapter(s->p, path, file, s->summary, line, col, s->expand_includes, s->diags, &text);
-  if (ok)
-    add_source(s->p, g_strdup(path), text, 1 + depth, 0);
+  if (ok) {
+    ProjectSource src = {g_strdup(path), text, strlen(text), 0, 0, true, true, nest, number,
+                         link_markdown(link)};
+    g_array_append_val(s->p->sources, src);
+    number = NULL;
+  }
+  g_free(number);
   g_free(path);
   g_free(file);
   g_free(unesc);
@@ -596,10 +650,11 @@ static bool add_chapter(Summary *s, cmark_node *link, int depth)
  * or a list item's chapter. */
 static bool add_links(Summary *s, cmark_node *para, int depth)
 {
+  bool numbered = depth >= 0;
   if (depth < 0)
     depth = s->parts ? -1 : 0;
   for (cmark_node *c = cmark_node_first_child(para); c; c = cmark_node_next(c))
-    if (cmark_node_get_type(c) == CMARK_NODE_LINK && !add_chapter(s, c, depth))
+    if (cmark_node_get_type(c) == CMARK_NODE_LINK && !add_chapter(s, c, depth, numbered))
       return false;
   return true;
 }
@@ -632,6 +687,7 @@ static bool read_summary(Summary *s, const char *text, gsize len)
         char *title = node_text(b);
         char *src = g_strdup_printf("# %s\n", title);
         add_source(s->p, g_strdup(s->summary), src, 0, cmark_node_get_start_line(b));
+        g_array_index(s->p->sources, ProjectSource, s->p->sources->len - 1).mdbook = true;
         g_free(title);
       }
       break;
@@ -786,14 +842,14 @@ static Project *load_summary(Sandbox *sb, const char *summary, GArray *diags)
     return NULL;
   }
   Project *p = project_new(root, sb);
-  Summary s = {p, summary, dir, true, diags, NULL, false};
+  Summary s = {p, summary, dir, true, diags, NULL, false, false, g_array_new(FALSE, TRUE, sizeof(int))};
   bool ok = true;
   if (toml) {
     char *t = NULL;
     GError *e = NULL;
     ok = read_small(sb, toml, &t, NULL, diags);
     int line = 0, col = 0;
-    if (ok && !(ok = book_toml_meta(t, toml, p->metadata, &e, &line, &col))) {
+    if (ok && !(ok = book_toml_meta(t, toml, p->metadata, &s.no_labels, &e, &line, &col))) {
       diag(diags, true, toml, line, col, "%s", e->message);
       g_error_free(e);
     }
@@ -820,6 +876,7 @@ static Project *load_summary(Sandbox *sb, const char *summary, GArray *diags)
     g_free(base);
   }
   g_free(s.title);
+  g_array_free(s.count, TRUE);
   g_free(root);
   g_free(toml);
   g_free(dir);

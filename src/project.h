@@ -14,11 +14,9 @@
  *   present, is the book's metadata file.
  *
  * The result is a list of sources for the front end: part titles become
- * one-line `# Title` sources and every chapter file's headings are shifted
- * down by one plus its nesting depth, so that parts are level 1, chapters
- * level 2 (the default split level) and nested chapters sections below them;
- * in a book with parts, prefix and suffix chapters keep level 1, beside the
- * parts.
+ * one-line `# Title` sources (level 1); every chapter file of SUMMARY.md is
+ * one chapter of the book (ProjectSource.chapter), nested in the contents
+ * as SUMMARY.md nests it, numbered as mdBook numbers it.
  * Parsing SUMMARY.md uses cmark-gfm; no Markdown is read by hand. */
 #ifndef OCTAVO_PROJECT_H
 #define OCTAVO_PROJECT_H
@@ -34,6 +32,20 @@ typedef struct {
   gsize len;
   int heading_shift; /* add to every heading level of this source (0: none) */
   int line;          /* for a part title: its line in SUMMARY.md; else 0 */
+  /* A chapter of SUMMARY.md (chapter true): the whole file is one chapter
+   * of the book whatever its headings say (heading_shift 0; the front end
+   * sets its levels), titled in the contents by its SUMMARY.md entry. */
+  bool chapter;
+  bool mdbook; /* from an mdBook (SUMMARY.md): mdBook's rules apply (hidden Rust lines) */
+  int nest;    /* where the chapter stands in the contents, in levels below a
+                * top-level chapter: SUMMARY.md's list depth (0, 1, ...), or -1
+                * for a prefix or suffix chapter beside the parts of a book
+                * that has parts */
+  char *number; /* mdBook's number of a numbered chapter ("1.", "2.3."),
+                 * drafts counted as mdBook counts them; NULL for prefix and
+                 * suffix chapters and when book.toml's [output.html]
+                 * no-section-label is true (owned) */
+  char *title;  /* the SUMMARY.md entry's link text, as Markdown (owned) */
 } ProjectSource;
 
 /* A message about a project, with its position (line and col 0: the whole

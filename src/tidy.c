@@ -3,9 +3,11 @@
  *
  * What it does: turns the ways raw HTML places images into the model's own
  * figures (a paragraph, <p> or HTML block holding only an image; a
- * <figure> with one image and an optional <figcaption>), turns mdBook's
+ * <figure> with one image and an optional <figcaption>, either alone in a
+ * <p> or not, stray <br> and empty <p> around them), turns mdBook's
  * <Listing number file-name caption> around a code block into a captioned
- * listing figure, and moves anchor-only raw HTML (<a id="x"></a>, <a
+ * listing figure (the caption read as Markdown), drops the lines mdBook
+ * hides in an mdBook's Rust code blocks, and moves anchor-only raw HTML (<a id="x"></a>, <a
  * name="x"></a>, alone in its paragraph) into the next block that holds
  * text, so that links to #x land on that block and the anchor makes no
  * block (or chapter) of its own.  What it does not do: resolve the images
@@ -120,6 +122,36 @@ static void image_block(Book *b, BookNode *n)
   }
 }
 
+/* Nothing a figure shows: blank text, a stray <br>, a <p> or paragraph
+ * of those. */
+static bool stray(const BookNode *n)
+{
+  if (blank_inline(n) || n->type == BOOK_LINEBREAK)
+    return true;
+  if (n->type != BOOK_PARAGRAPH && !(is_html(n, "p") && !html_attr(n, "id")))
+    return false;
+  for (const BookNode *k = n->first_child; k; k = k->next)
+    if (!stray(k))
+      return false;
+  return true;
+}
+
+/* The one child of n (a <p> or paragraph) that is not stray, or NULL. */
+static BookNode *only_child(const BookNode *n)
+{
+  if (n->type != BOOK_PARAGRAPH && !(is_html(n, "p") && !html_attr(n, "id")))
+    return NULL;
+  BookNode *one = NULL;
+  for (BookNode *k = n->first_child; k; k = k->next) {
+    if (stray(k))
+      continue;
+    if (one)
+      return NULL;
+    one = k;
+  }
+  return one;
+}
+
 /* Move the content of a raw <figcaption> (inlines, or paragraphs of
  * them) into a new BOOK_FIGCAPTION; NULL, and nothing moved, when it holds
  * anything else. */
@@ -145,13 +177,13 @@ static BookNode *caption_from(Book *b, BookNode *fc)
       book_node_append(cap, k);
     }
   }
-  /* blank text at either end is the HTML source's layout */
-  while (cap->first_child && blank_inline(cap->first_child)) {
+  /* blank text (and a stray <br>) at either end is the HTML source's layout */
+  while (cap->first_child && stray(cap->first_child)) {
     BookNode *f = cap->first_child;
     book_node_unlink(f);
     book_node_free(f);
   }
-  while (cap->last_child && blank_inline(cap->last_child)) {
+  while (cap->last_child && stray(cap->last_child)) {
     BookNode *l = cap->last_child;
     book_node_unlink(l);
     book_node_free(l);
@@ -159,24 +191,28 @@ static BookNode *caption_from(Book *b, BookNode *fc)
   return cap;
 }
 
-/* <figure> holding one image (bare or as a figure already) and at most
- * one <figcaption>, blank text apart: the model's figure with a caption.
- * Anything else stays raw HTML. */
+/* <figure> holding one image (bare, as a figure already, or alone in a
+ * <p>) and at most one <figcaption> (bare or alone in a <p>), before or
+ * after it, stray <br> and empty <p> apart (HTML authors' spacing, which
+ * HTML's content model does not allow there): the model's figure with a
+ * caption. Anything else stays raw HTML. */
 static void html_figure(Book *b, BookNode *n)
 {
   BookNode *img = NULL, *fc = NULL;
   if (html_attr(n, "id"))
     return;
   for (BookNode *k = n->first_child; k; k = k->next) {
-    if (blank_inline(k))
+    if (stray(k))
       continue;
-    if (!img && k->type == BOOK_IMAGE)
-      img = k;
-    else if (!img && k->type == BOOK_FIGURE && !k->as.figure.listing &&
-             k->first_child == k->last_child)
-      img = k->first_child;
-    else if (!fc && is_html(k, "figcaption") && !html_attr(k, "id"))
-      fc = k;
+    BookNode *in = only_child(k);
+    BookNode *c = in ? in : k;
+    if (!img && c->type == BOOK_IMAGE)
+      img = c;
+    else if (!img && c->type == BOOK_FIGURE && !c->as.figure.listing &&
+             c->first_child == c->last_child)
+      img = c->first_child;
+    else if (!fc && is_html(c, "figcaption") && !html_attr(c, "id"))
+      fc = c;
     else
       return;
   }
@@ -195,35 +231,12 @@ static void html_figure(Book *b, BookNode *n)
   book_node_free(n);
 }
 
-/* text with `code spans` as BOOK_CODE, appended to parent. */
-static void append_with_code(Book *b, BookNode *parent, const char *text, const BookPos *pos)
-{
-  const char *p = text;
-  while (*p) {
-    const char *tick = strchr(p, '`');
-    const char *close = tick ? strchr(tick + 1, '`') : NULL;
-    const char *end = close ? tick : p + strlen(p);
-    if (end > p) {
-      BookNode *t = book_node_new(b, BOOK_TEXT, pos);
-      t->text = g_strndup(p, (gsize)(end - p));
-      book_node_append(parent, t);
-    }
-    if (!close)
-      break;
-    if (close > tick + 1) {
-      BookNode *c = book_node_new(b, BOOK_CODE, pos);
-      c->text = g_strndup(tick + 1, (gsize)(close - tick - 1));
-      book_node_append(parent, c);
-    }
-    p = close + 1;
-  }
-}
-
 /* mdBook's <Listing number="N" file-name="F" caption="C">: a listing
  * figure of its blocks with the caption "Listing N: C" (inlines at its top
  * level become a paragraph). */
-static void listing(Book *b, BookNode *n)
+static void listing(Ctx *c, BookNode *n)
 {
+  Book *b = c->book;
   const char *number = html_attr(n, "number"), *file = html_attr(n, "file-name"),
              *caption = html_attr(n, "caption");
   char *num = number ? g_strstrip(g_strdup(number)) : NULL;
@@ -250,11 +263,19 @@ static void listing(Book *b, BookNode *n)
   }
   if ((num && *num) || (cap && *cap)) {
     BookNode *fc = book_node_new(b, BOOK_FIGCAPTION, &fig->pos);
-    char *text = num && *num ? g_strdup_printf("Listing %s%s%s", num, cap && *cap ? ": " : "",
-                                               cap ? cap : "")
-                             : g_strdup(cap);
-    append_with_code(b, fc, text, &fig->pos);
-    g_free(text);
+    if (num && *num) {
+      BookNode *t = book_node_new(b, BOOK_TEXT, &fig->pos);
+      t->text = g_strdup_printf("Listing %s%s", num, cap && *cap ? ": " : "");
+      book_node_append(fc, t);
+    }
+    if (cap && *cap) { /* mdBook reads the caption as Markdown */
+      BookNode *p = md_parse_inlines(c, cap, &fig->pos);
+      for (BookNode *k; (k = p->first_child);) {
+        book_node_unlink(k);
+        book_node_append(fc, k);
+      }
+      book_node_free(p);
+    }
     if (fig->first_child) {
       book_node_append(fig, fc);
     } else { /* no code: the caption alone, as a paragraph */
@@ -352,9 +373,55 @@ static void move_anchors(BookNode *p)
   book_node_free(p);
 }
 
-void md_tidy(Ctx *c, BookNode *tree)
+/* ---- mdBook's hidden lines ---- */
+
+/* A code block mdBook reads as Rust: its info string's language (before a
+ * comma: "rust,ignore", "rust,no_run", "rust,edition2021") is rust. A block
+ * without a language is not Rust to mdBook (it hides nothing there). */
+static bool rust_block(const BookNode *n)
+{
+  const char *info = n->as.code.info;
+  if (!info)
+    return false;
+  size_t len = strcspn(info, ", \t");
+  return len == 4 && strncmp(info, "rust", 4) == 0;
+}
+
+/* The lines of a Rust code block as mdBook shows them (rustdoc's rule):
+ * a line whose first non-blank character is '#' followed by a space or by
+ * nothing is hidden; "##" shows as "#" (the first '#' goes); any other '#'
+ * line ("#[derive]", "#![allow]") shows as it is. */
+static void hide_rust_lines(BookNode *n)
+{
+  const char *p = n->text;
+  GString *out = g_string_sized_new(strlen(p));
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    const char *end = nl ? nl : p + strlen(p);
+    const char *q = p;
+    while (q < end && (*q == ' ' || *q == '\t'))
+      q++;
+    const char *next = nl ? nl + 1 : end;
+    if (q < end && *q == '#' && (q + 1 == end || q[1] == ' ' || q[1] == '\r')) {
+      p = next; /* hidden */
+      continue;
+    }
+    if (q < end && *q == '#' && q + 1 < end && q[1] == '#') {
+      g_string_append_len(out, p, q - p); /* "##": one '#' goes */
+      g_string_append_len(out, q + 1, next - q - 1);
+    } else {
+      g_string_append_len(out, p, next - p);
+    }
+    p = next;
+  }
+  g_free(n->text);
+  n->text = g_string_free(out, FALSE);
+}
+
+void md_tidy(Ctx *c, Src *s)
 {
   Book *b = c->book;
+  BookNode *tree = s->root;
   GPtrArray *todo = g_ptr_array_new();
   BookIter it;
   book_iter_init(&it, tree);
@@ -365,13 +432,15 @@ void md_tidy(Ctx *c, BookNode *tree)
     BookNode *n = it.cur;
     if (it.ev == BOOK_ITER_ENTER && book_node_is_inline(n->type))
       book_iter_skip_children(&it);
+    else if (it.ev == BOOK_ITER_ENTER && n->type == BOOK_CODE_BLOCK && s->mdbook && rust_block(n))
+      hide_rust_lines(n);
     else if (it.ev == BOOK_ITER_EXIT && (n->type == BOOK_PARAGRAPH || n->type == BOOK_HTML_BLOCK))
       g_ptr_array_add(todo, n);
   }
   for (guint i = 0; i < todo->len; i++) {
     BookNode *n = todo->pdata[i];
     if (is_html(n, "listing"))
-      listing(b, n);
+      listing(c, n);
     else if (is_html(n, "figure"))
       html_figure(b, n);
     else

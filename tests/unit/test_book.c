@@ -222,7 +222,7 @@ static void test_number_headings(void **state)
   BookNode *noid = heading(b, c2->root, 3, "No id");
   g_free(noid->as.heading.id);
   noid->as.heading.id = NULL;
-  book_number_headings(b, 2);
+  book_number_headings(b, 2, true);
   struct {
     BookNode *h;
     const char *want;

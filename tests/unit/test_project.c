@@ -182,14 +182,26 @@ static void test_summary(void **state)
   Project *p = project_load(dir, sb, dg); /* the folder: finds src/SUMMARY.md */
   assert_non_null(p);
   assert_int_equal(p->sources->len, 7);
-  /* with parts, prefix and suffix chapters stand beside them (level 1) */
-  const char *want[][2] = {{"foreword.md", "0"},  {"SUMMARY.md", "0"}, {"first.md", "1"},
-                           {"nested.md", "2"},    {"SUMMARY.md", "0"}, {"two.md", "1"},
-                           {"after word.md", "0"}};
+  /* with parts, prefix and suffix chapters stand beside them (nest -1);
+   * mdBook's numbers count the draft and go on across parts */
+  const char *want[][4] = {{"foreword.md", "-1", "", "Foreword"},
+                           {"SUMMARY.md", "0", "", ""},
+                           {"first.md", "0", "1.", "First"},
+                           {"nested.md", "1", "1.1.", "Nested"},
+                           {"SUMMARY.md", "0", "", ""},
+                           {"two.md", "0", "3.", "Second"},
+                           {"after word.md", "-1", "", "Afterword"}};
   for (guint i = 0; i < p->sources->len; i++) {
     ProjectSource *s = &g_array_index(p->sources, ProjectSource, i);
     assert_true(g_str_has_suffix(s->name, want[i][0]));
-    assert_int_equal(s->heading_shift, atoi(want[i][1]));
+    assert_int_equal(s->heading_shift, 0);
+    assert_int_equal(s->chapter, *want[i][3] != 0);
+    assert_true(s->mdbook);
+    if (s->chapter) {
+      assert_int_equal(s->nest, atoi(want[i][1]));
+      assert_string_equal(s->number ? s->number : "", want[i][2]);
+      assert_string_equal(s->title, want[i][3]);
+    }
   }
   assert_string_equal(g_array_index(p->sources, ProjectSource, 1).text, "# Part One\n");
   assert_int_equal(g_array_index(p->sources, ProjectSource, 1).line, 5);
@@ -208,10 +220,19 @@ static void test_summary(void **state)
   g_array_set_size(dg, 0);
   project_free(p);
   /* Without parts, prefix chapters are chapters like the numbered ones. */
-  put("src/SUMMARY.md", "[Foreword](foreword.md)\n\n- [Second](two.md)\n");
+  put("src/SUMMARY.md", "[Foreword](foreword.md)\n\n- [Second *two*](two.md)\n");
   p = project_load(dir, sb, dg);
   assert_non_null(p);
-  assert_int_equal(g_array_index(p->sources, ProjectSource, 0).heading_shift, 1);
+  assert_int_equal(g_array_index(p->sources, ProjectSource, 0).nest, 0);
+  assert_null(g_array_index(p->sources, ProjectSource, 0).number);
+  assert_string_equal(g_array_index(p->sources, ProjectSource, 1).number, "1.");
+  assert_string_equal(g_array_index(p->sources, ProjectSource, 1).title, "Second *two*");
+  project_free(p);
+  /* book.toml's [output.html] no-section-label turns mdBook's numbers off */
+  put("book.toml", "[book]\ntitle = \"A Project\"\n[output.html]\nno-section-label = true\n");
+  p = project_load(dir, sb, dg);
+  assert_non_null(p);
+  assert_null(g_array_index(p->sources, ProjectSource, 1).number);
   project_free(p);
   /* A missing chapter file is an error naming the summary's line. */
   put("src/SUMMARY.md", "- [Gone](gone.md)\n");
