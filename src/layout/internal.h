@@ -76,6 +76,9 @@ typedef struct {
   GHashTable *notes;     /* BookFootnote * or UrlNote * -> GArray * vertical list (owned) */
   GHashTable *note_h;    /* the same keys -> double * height */
   GHashTable *kids;      /* BookFootnote * -> GPtrArray * of the notes it first references */
+  GHashTable *once;      /* the footnotes (keys of notes) not placed yet: a footnote is
+                          * placed once (where it is first referenced), so its items are
+                          * moved to the page and its list freed, not copied and kept */
   GPtrArray *url_notes;  /* UrlNote, owned, in order */
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */

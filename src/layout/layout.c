@@ -87,6 +87,7 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
+  r->store.once = g_hash_table_new(NULL, NULL);
   r->store.dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   r->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
@@ -115,6 +116,7 @@ void run_clear(Run *r)
   g_hash_table_destroy(r->store.notes);
   g_hash_table_destroy(r->store.note_h);
   g_hash_table_destroy(r->store.kids);
+  g_hash_table_destroy(r->store.once);
   g_hash_table_destroy(r->store.dests);
   g_hash_table_destroy(r->store.url_index);
   g_ptr_array_free(r->store.url_notes, TRUE);
