@@ -619,7 +619,7 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
   x_grow(w, (guint)id + 1);
   gsize at = w->o.at;
   w->x[id] = (XEntry){1, 0, at};
-  guint64 most = at;
+  guint64 most = MAX(at, (guint64)id); /* offsets and object streams' numbers */
   int w2 = 1;
   while (w2 < 8 && most >> (8 * w2))
     w2++;
@@ -696,7 +696,7 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
     w.body = g_string_new(NULL);
     w.ids = g_new(int, OBJSTM_MAX);
     /* cairo's header: the version line and the binary comment */
-    const char *first = strstr(u->base, " 0 obj");
+    const char *first = memmem(u->base, MIN(u->base_len, 1024), " 0 obj", 6);
     gsize hlen = 0;
     if (first) {
       while (first > u->base && first[-1] != '\n' && first[-1] != '\r')
