@@ -391,7 +391,7 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
 enum {
   OBJSTM_MAX = 200,           /* objects in one object stream */
   OBJSTM_BYTES = 256 << 10,   /* or this much text */
-  DROP_EVERY = 32 << 20,      /* cairo's bytes read before their pages are dropped */
+  DROP_EVERY = 4 << 20,       /* cairo's bytes read before their pages are dropped (they count in RSS) */
 };
 
 typedef struct {
