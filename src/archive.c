@@ -19,11 +19,13 @@
  * their pages are moved after the title page in /Pages, and their
  * structure elements after the title page's under Document (the page
  * labels were drawn in the book's order already). With --pdf-standard
- * none that move is the whole update.
- * cairo's bytes stay too: the changes are an incremental update appended
- * to them (pdfupdate.c), which costs in proportion to the objects changed
- * (the 3,400 pages and 25,000 annotations of the 10 MB benchmark book),
- * not to the file. qpdf reads the file from memory and lazily: the
+ * none that move and the compact writing are the whole pass.
+ * The file is then written anew, compact (pdfupdate_write): each object
+ * once, the changed ones as changed, every object but the streams in
+ * compressed object streams, so that a link or a note costs a few hundred
+ * bytes rather than cairo's 1-2 KB of plain text (issue 26); cairo's
+ * bytes are read once through, not held. This runs for every PDF, with
+ * --pdf-standard none too. qpdf reads the file from memory and lazily: the
  * catalog, Info, the page tree and pages, the parent tree's entries for
  * pages with figures (archive_fig.c); the annotations are read as direct
  * copies (pdfupdate_read_direct), which qpdf does not keep. */
@@ -701,8 +703,9 @@ static gint64 cpu_us(void)
 }
 
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
-                 const char *pdf, const char *name)
+                 char **pdf, const char *name)
 {
+  char *fresh = NULL; /* the file written anew (pdfupdate_write), to replace *pdf */
   ArchiveStandard std;
   if (!archive_standard_parse(opts->pdf_standard, &std)) {
     book_diag(book, BOOK_ERROR, NULL, "unknown --pdf-standard '%s' (a-3u, ua-1, none)",
@@ -710,8 +713,6 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
     return false;
   }
   bool moving = move && move->pages > 0;
-  if (!std.pdfa3u && !std.pdfua1 && !moving)
-    return true;
   GBytes *icc = NULL;
   if (std.pdfa3u && !(icc = read_icc(book)))
     return false;
@@ -736,7 +737,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   qpdf_silence_errors(q);
   qpdf_set_suppress_warnings(q, QPDF_TRUE);
   /* from memory: qpdf reading a file seeks for every token it reads */
-  GMappedFile *map = g_mapped_file_new(pdf, FALSE, &err);
+  GMappedFile *map = g_mapped_file_new(*pdf, FALSE, &err);
   if (!map) {
     book_diag(book, BOOK_ERROR, NULL, "%s: archival PDF: %s", name, err->message);
     g_error_free(err);
@@ -776,7 +777,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
 append:
   if (qpdf_failed(q, book, name, "cannot edit the PDF"))
     goto done;
-  if (!pdfupdate_append(u, pdf, &err)) {
+  if (!pdfupdate_write(u, *pdf, name, &fresh, &err)) {
     book_diag(book, BOOK_ERROR, NULL, "cannot write %s: %s", name, err->message);
     g_error_free(err);
     goto done;
@@ -793,5 +794,10 @@ done:
     g_mapped_file_unref(map);
   if (icc)
     g_bytes_unref(icc);
+  if (fresh) { /* written anew: cairo's file goes, the new one is the output */
+    util_temp_discard(*pdf);
+    g_free(*pdf);
+    *pdf = fresh;
+  }
   return ok;
 }

@@ -35,7 +35,7 @@ typedef struct {
   int moved_elements;
 } PdfMove;
 
-/* Rewrite the PDF at `pdf` (cairo's finished output, a temporary file) as
+/* Rewrite the PDF at *pdf (cairo's finished output, a temporary file) as
  * an archival PDF for opts->pdf_standard, attaching the book's Markdown
  * sources when opts->attach_source. `name` is the path the user asked
  * for, for messages. For "none" it only moves (move; nothing to move:
@@ -43,8 +43,11 @@ typedef struct {
  * depends only on the input bytes, the book and SOURCE_DATE_EPOCH (the
  * trailer /ID is a hash of the content). Returns false with a diagnostic in
  * book when the PDF cannot be read or written or the ICC profile is
- * missing; `pdf` is then unchanged or removed by the caller. */
+ * missing; *pdf is then unchanged or removed by the caller. When the file
+ * is written anew (pdfupdate_write), cairo's temporary file is discarded
+ * and *pdf names the new one (util_temp_beside beside `name`), which the
+ * caller commits. */
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
-                 const char *pdf, const char *name);
+                 char **pdf, const char *name);
 
 #endif

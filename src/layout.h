@@ -27,23 +27,32 @@ typedef enum {
   LAY_TAG_END,   /* structure tag `tag` closes */
 } LayKind;
 
+/* 104 bytes (168 before issue 26: a note's line of 8 items took a 2 KB
+ * array, now 1 KB): what only some kinds use shares one union, which
+ * lay_item_clear and lay_item_copy read by kind. */
 typedef struct {
   LayKind kind;
+  bool rgb_set;             /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
+  bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
+                              * cairo's 1/256), without the PDF viewers' width
+                              * correction (paint.c): the cover's runs */
   double x_pt, y_pt, w_pt, h_pt;
   double gray;              /* RULE, FRAME, GLYPHS: 0 black .. 1 white */
   PangoFont *font;          /* GLYPHS: a reference the item owns */
   PangoGlyphString *glyphs; /* GLYPHS: owned; log_clusters are byte offsets into text */
   char *text;               /* GLYPHS: the UTF-8 the glyphs show (for extraction); owned */
-  const BookResource *res;  /* IMAGE */
-  BookPos pos;              /* IMAGE: the image in the source (for warnings) */
-  char *dest;               /* LINK (internal) and DEST: the destination name; owned */
-  char *uri;                /* LINK (external): owned */
   const char *tag;          /* TAG_*: "Document", "P", "H1", ... (static) */
-  bool rgb_set;             /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
-  double rgb[3];            /* 0 .. 1 */
-  bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
-                              * cairo's 1/256), without the PDF viewers' width
-                              * correction (paint.c): the cover's runs */
+  union {
+    double rgb[3]; /* RULE, FRAME, GLYPHS with rgb_set: 0 .. 1 */
+    struct {
+      const BookResource *res; /* IMAGE */
+      BookPos pos;             /* IMAGE: the image in the source (for warnings) */
+    };
+    struct {
+      char *dest; /* LINK (internal) and DEST: the destination name; owned */
+      char *uri;  /* LINK (external): owned */
+    };
+  };
 } LayItem;
 
 typedef struct {

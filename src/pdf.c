@@ -293,7 +293,7 @@ static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
     return false;
   }
   /* XMP, /Lang, /Alt, sources..., the contents' pages moved: archive.c */
-  if (!archive_pdf(book, lay, opts, move, tmp, path)) {
+  if (!archive_pdf(book, lay, opts, move, &tmp, path)) {
     util_temp_discard(tmp);
     g_free(tmp);
     return false;

@@ -24,6 +24,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
+
+#include "util.h"
 
 struct PdfUpdate {
   qpdf_data q;
@@ -31,6 +34,7 @@ struct PdfUpdate {
   gsize base_len;
   guint64 prev_xref; /* the file's last startxref */
   int next_id;       /* the next free object number */
+  int size;          /* the file's own /Size */
   GHashTable *objs;  /* object number -> generation + 1, to write */
   GHashTable *data;  /* object number -> GBytes: the new streams' data */
   GHashTable *texts; /* object number -> its serialised text (pdfupdate_replace) */
@@ -100,6 +104,7 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
                    base,
                    len,
                    prev,
+                   next,
                    next,
                    g_hash_table_new(NULL, NULL),
                    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
@@ -366,4 +371,394 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
   if (ids)
     g_array_free(ids, TRUE);
   return !o.err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The compact rewrite                                                      */
+/*
+ * cairo 1.16 writes every object as plain text: a link costs an annotation
+ * (~270 bytes), a Link structure element (~135), its ParentTree and name
+ * tree entries and 20 bytes of cross-reference each, and the update above
+ * writes every annotation a second time (/F, /Contents). A book of 100,000
+ * links or footnotes came to 70-110 KB a page, ten times an ordinary
+ * page. pdfupdate_write writes the file anew instead: each object once
+ * (the update's version where there is one), the streams as they are, every
+ * other object in a compressed object stream (§7.5.7) and the
+ * cross-reference table as a compressed stream (§7.5.8), both PDF 1.5 (as
+ * cairo's header says), both allowed by PDF/A-3 and PDF/UA-1. It reads
+ * cairo's bytes once through, in object order, keeping 16 bytes an object. */
+
+enum {
+  OBJSTM_MAX = 200,           /* objects in one object stream */
+  OBJSTM_BYTES = 256 << 10,   /* or this much text */
+  DROP_EVERY = 4 << 20,       /* cairo's bytes read before their pages are dropped (they count in RSS) */
+};
+
+typedef struct {
+  guint8 type; /* 0 free, 1 at an offset, 2 in an object stream */
+  guint16 f3;  /* 1: generation; 2: index in its stream */
+  guint64 f2;  /* 1: offset; 2: the stream's object number */
+} XEntry;
+
+/* What the rewrite has written so far and the object stream being filled. */
+typedef struct {
+  PdfUpdate *u;
+  Out o;
+  XEntry *x;       /* next_id + streams + 1 entries, grown as streams are added */
+  guint nx;        /* entries allocated */
+  int next_stm;    /* the number the next object stream gets */
+  GString *head;   /* the stream's "id offset" pairs */
+  GString *body;   /* its objects' text */
+  int *ids;        /* its objects, OBJSTM_MAX */
+  int n;           /* in it */
+  gsize unread;    /* cairo's bytes read since their pages were dropped last */
+} Rewrite;
+
+static void x_grow(Rewrite *w, guint need)
+{
+  if (need <= w->nx)
+    return;
+  guint n = MAX(need, w->nx + w->nx / 4 + 16);
+  w->x = g_renew(XEntry, w->x, n);
+  memset(w->x + w->nx, 0, (n - w->nx) * sizeof(XEntry));
+  w->nx = n;
+}
+
+/* data deflated (zlib's format, as /FlateDecode reads it) */
+static GBytes *deflated(const char *data, gsize len)
+{
+  uLongf n = compressBound((uLong)len);
+  Bytef *z = g_malloc(n);
+  if (compress2(z, &n, (const Bytef *)data, (uLong)len, Z_DEFAULT_COMPRESSION) != Z_OK)
+    g_error("zlib could not deflate %" G_GSIZE_FORMAT " bytes", len); /* only on no memory */
+  return g_bytes_new_take(g_realloc(z, n ? n : 1), n);
+}
+
+/* The object stream filled so far, written as the next object. */
+static void stm_flush(Rewrite *w)
+{
+  if (!w->n)
+    return;
+  int id = w->next_stm++;
+  x_grow(w, (guint)id + 1);
+  w->x[id] = (XEntry){1, 0, w->o.at};
+  g_string_append_c(w->head, '\n'); /* the last offset ends before the first object */
+  gsize first = w->head->len;
+  g_string_append_len(w->head, w->body->str, (gssize)w->body->len);
+  GBytes *z = deflated(w->head->str, w->head->len);
+  gsize zn = 0;
+  const char *zd = g_bytes_get_data(z, &zn);
+  char dict[160];
+  g_snprintf(dict, sizeof dict,
+             "%d 0 obj\n<< /Type /ObjStm /N %d /First %" G_GSIZE_FORMAT
+             " /Filter /FlateDecode /Length %" G_GSIZE_FORMAT " >>\nstream\n",
+             id, w->n, first, zn);
+  out_str(&w->o, dict);
+  out_put(&w->o, zd, zn);
+  out_str(&w->o, "\nendstream\nendobj\n");
+  g_bytes_unref(z);
+  for (int i = 0; i < w->n; i++)
+    w->x[w->ids[i]] = (XEntry){2, (guint16)i, (guint64)id};
+  g_string_truncate(w->head, 0);
+  g_string_truncate(w->body, 0);
+  w->n = 0;
+}
+
+/* Object id (generation 0, not a stream) with the value text[0..len) into
+ * the object stream being filled. Its entry is set when the stream is
+ * written. */
+static void stm_add(Rewrite *w, int id, const char *text, gsize len)
+{
+  g_string_append_printf(w->head, "%s%d %" G_GSIZE_FORMAT, w->n ? " " : "", id, w->body->len);
+  g_string_append_len(w->body, text, (gssize)len);
+  g_string_append_c(w->body, '\n');
+  w->ids[w->n++] = id;
+  if (w->n == OBJSTM_MAX || w->body->len >= OBJSTM_BYTES)
+    stm_flush(w);
+}
+
+/* An object written as itself at the current offset: "id gen obj", text,
+ * the stream's data if any, "endobj". */
+static void obj_put(Rewrite *w, int id, int gen, const char *text, gsize len, GBytes *data)
+{
+  w->x[id] = (XEntry){1, (guint16)gen, w->o.at};
+  char head[48];
+  g_snprintf(head, sizeof head, "%d %d obj\n", id, gen);
+  out_str(&w->o, head);
+  out_put(&w->o, text, len);
+  out_str(&w->o, "\n");
+  if (data) {
+    gsize n = 0;
+    const char *d = g_bytes_get_data(data, &n);
+    out_str(&w->o, "stream\n");
+    out_put(&w->o, d, n);
+    out_str(&w->o, "\nendstream\n");
+  }
+  out_str(&w->o, "endobj\n");
+}
+
+typedef struct {
+  guint64 off;
+  int id;
+} BaseObj;
+
+static int base_obj_cmp(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const BaseObj *)a)->off, y = ((const BaseObj *)b)->off;
+  return (x > y) - (x < y);
+}
+
+/* Where each of cairo's objects ends: ends[id] is the offset of the next
+ * object in the file (or of the cross-reference table), 0 for a free one.
+ * The objects follow one another in cairo's file, so an object's
+ * "endobj" is the last one before the next object. */
+static guint64 *base_ends(PdfUpdate *u)
+{
+  guint64 *ends = g_new0(guint64, (gsize)u->xref_count);
+  GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
+  for (int i = 0; i < u->xref_count; i++) {
+    const char *e = u->xref_entries + 20 * (gsize)i;
+    if (e[17] != 'n')
+      continue;
+    BaseObj b = {g_ascii_strtoull(e, NULL, 10), i};
+    if (b.off < u->prev_xref)
+      g_array_append_val(objs, b);
+  }
+  g_array_sort(objs, base_obj_cmp);
+  for (guint i = 0; i < objs->len; i++) {
+    const BaseObj *b = &g_array_index(objs, BaseObj, i);
+    ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
+  }
+  g_array_free(objs, TRUE);
+  return ends;
+}
+
+/* The last "endobj" in [s, end) (binary: a stream's data may hold NULs). */
+static const char *last_endobj(const char *s, const char *end)
+{
+  for (const char *p = end - 6; p >= s; p--)
+    if (*p == 'e' && !memcmp(p, "endobj", 6))
+      return p;
+  return NULL;
+}
+
+static bool pdf_space(char c)
+{
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
+}
+
+/* cairo's object id as it is in the file; left out when its entry is
+ * free, not generation 0, or not where the table says (a reference to it
+ * reads as null, as before). */
+static void base_put(Rewrite *w, int id, const guint64 *ends)
+{
+  PdfUpdate *u = w->u;
+  const char *e = u->xref_entries + 20 * (gsize)id;
+  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || !ends[id])
+    return;
+  guint64 off = g_ascii_strtoull(e, NULL, 10), end = ends[id];
+  char head[32];
+  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
+  if (end > u->base_len || end < off + (guint64)hn || memcmp(u->base + off, head, (size_t)hn))
+    return;
+  const char *s = u->base + off + hn, *t = last_endobj(s, u->base + end);
+  if (!t)
+    return;
+  const char *v = s, *ve = t;
+  while (v < ve && pdf_space(*v))
+    v++;
+  while (ve > v && pdf_space(ve[-1]))
+    ve--;
+  /* a stream: a dictionary, "stream", the data, "endstream" */
+  bool stream = ve - v >= 11 && !memcmp(v, "<<", 2) && !memcmp(ve - 9, "endstream", 9);
+  if (stream)
+    obj_put(w, id, 0, v, (gsize)(ve - v), NULL);
+  else
+    stm_add(w, id, v, (gsize)(ve - v));
+  w->unread += (gsize)(end - off);
+  if (w->unread > DROP_EVERY) {
+    pdfupdate_drop_pages(u);
+    w->unread = 0;
+  }
+}
+
+/* Object id, which the update holds (changed or new). */
+static void update_put(Rewrite *w, int id, int gen)
+{
+  PdfUpdate *u = w->u;
+  GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
+  const char *text = g_hash_table_lookup(u->texts, GINT_TO_POINTER(id));
+  qpdf_oh oh = 0;
+  if (!text) {
+    oh = qpdf_get_object_by_id(u->q, id, gen);
+    text = qpdf_oh_unparse_resolved(u->q, oh);
+  }
+  if (data || gen != 0)
+    obj_put(w, id, gen, text, strlen(text), data);
+  else
+    stm_add(w, id, text, strlen(text));
+  if (oh)
+    qpdf_oh_release(u->q, oh);
+  g_hash_table_remove(u->texts, GINT_TO_POINTER(id));
+  g_hash_table_remove(u->data, GINT_TO_POINTER(id));
+}
+
+/* An indirect reference's "id gen R", or "null". */
+static char *ref_text(qpdf_data q, qpdf_oh oh)
+{
+  if (!qpdf_oh_is_indirect(q, oh))
+    return g_strdup("null");
+  return g_strdup_printf("%d %d R", qpdf_oh_get_object_id(q, oh), qpdf_oh_get_generation(q, oh));
+}
+
+/* The cross-reference stream (the trailer's keys in its dictionary), ending
+ * the file. */
+static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
+{
+  int id = w->next_stm++;
+  x_grow(w, (guint)id + 1);
+  gsize at = w->o.at;
+  w->x[id] = (XEntry){1, 0, at};
+  guint64 most = MAX(at, (guint64)id); /* offsets and object streams' numbers */
+  int w2 = 1;
+  while (w2 < 8 && most >> (8 * w2))
+    w2++;
+  gsize row = 1 + (gsize)w2 + 2, size = (gsize)id + 1;
+  guint8 *rows = g_malloc0(row * size);
+  for (gsize i = 0; i < size; i++) {
+    guint8 *r = rows + i * row;
+    const XEntry *x = &w->x[i];
+    XEntry free0 = {0, i == 0 ? 65535 : 0, 0};
+    if (!x->type)
+      x = &free0;
+    r[0] = x->type;
+    for (int b = 0; b < w2; b++)
+      r[1 + b] = (guint8)(x->f2 >> (8 * (w2 - 1 - b)));
+    r[1 + w2] = (guint8)(x->f3 >> 8);
+    r[2 + w2] = (guint8)x->f3;
+  }
+  GBytes *z = deflated((const char *)rows, row * size);
+  g_free(rows);
+  gsize zn = 0;
+  const char *zd = g_bytes_get_data(z, &zn);
+  qpdf_data q = w->u->q;
+  qpdf_oh trailer = qpdf_get_trailer(q), root = qpdf_get_root(q),
+          info = qpdf_oh_get_key(q, trailer, "/Info");
+  char *rt = ref_text(q, root), *it = ref_text(q, info);
+  GString *d = g_string_new(NULL);
+  g_string_append_printf(d, "%d 0 obj\n<< /Type /XRef /Size %" G_GSIZE_FORMAT " /W [ 1 %d 2 ] /Root %s",
+                         id, size, w2, rt);
+  if (strcmp(it, "null"))
+    g_string_append_printf(d, " /Info %s", it);
+  g_string_append(d, " /ID [ <");
+  for (int i = 0; i < 16; i++)
+    g_string_append_printf(d, "%02x", id0[i]);
+  g_string_append(d, "> <");
+  for (int i = 0; i < 16; i++)
+    g_string_append_printf(d, "%02x", id1[i]);
+  g_string_append_printf(d, "> ] /Filter /FlateDecode /Length %" G_GSIZE_FORMAT " >>\nstream\n", zn);
+  out_put(&w->o, d->str, d->len);
+  out_put(&w->o, zd, zn);
+  g_string_printf(d, "\nendstream\nendobj\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n", at);
+  out_put(&w->o, d->str, d->len);
+  g_string_free(d, TRUE);
+  g_free(rt);
+  g_free(it);
+  g_bytes_unref(z);
+  qpdf_oh_release(q, info);
+  qpdf_oh_release(q, root);
+  qpdf_oh_release(q, trailer);
+}
+
+/* Whether the base is a file pdfupdate_write can rewrite: one classic
+ * table from object 0 that covers every object (cairo's). */
+static bool rewritable(const PdfUpdate *u)
+{
+  return u->xref_entries && u->xref_first == 0 && u->xref_count == u->size;
+}
+
+static bool write_compact(PdfUpdate *u, const char *path, GError **err)
+{
+  guint8 id0[16], id1[16];
+  gsize n = sizeof id0;
+  GChecksum *sum = base_sum(u);
+  g_checksum_get_digest(sum, id0, &n);
+  g_checksum_free(sum);
+  Rewrite w = {0};
+  w.u = u;
+  w.o = (Out){fopen(path, "wb"), 0, g_checksum_new(G_CHECKSUM_MD5), 0};
+  if (!w.o.f)
+    w.o.err = errno ? errno : EIO;
+  else {
+    w.next_stm = u->next_id;
+    x_grow(&w, (guint)u->next_id + 64);
+    w.head = g_string_new(NULL);
+    w.body = g_string_new(NULL);
+    w.ids = g_new(int, OBJSTM_MAX);
+    /* cairo's header: the version line and the binary comment */
+    const char *first = memmem(u->base, MIN(u->base_len, 1024), " 0 obj", 6);
+    gsize hlen = 0;
+    if (first) {
+      while (first > u->base && first[-1] != '\n' && first[-1] != '\r')
+        first--;
+      hlen = (gsize)(first - u->base);
+    }
+    if (hlen == 0 || hlen > 64 || memcmp(u->base, "%PDF-1.", 7)) {
+      out_str(&w.o, "%PDF-1.5\n%\xb5\xed\xae\xfb\n");
+    } else
+      out_put(&w.o, u->base, hlen);
+    guint64 *ends = base_ends(u);
+    for (int id = 1; id < u->next_id; id++) {
+      gpointer g;
+      if (g_hash_table_lookup_extended(u->objs, GINT_TO_POINTER(id), NULL, &g))
+        update_put(&w, id, GPOINTER_TO_INT(g) - 1);
+      else if (id < u->xref_count)
+        base_put(&w, id, ends);
+      if (id % 4096 == 4095 && w.o.err)
+        break;
+    }
+    g_free(ends);
+    stm_flush(&w);
+    pdfupdate_drop_pages(u);
+  }
+  GChecksum *out_sum = g_checksum_copy(w.o.sum);
+  n = sizeof id1;
+  g_checksum_get_digest(out_sum, id1, &n);
+  g_checksum_free(out_sum);
+  if (w.o.f) {
+    xref_stream(&w, id0, id1);
+    if (fclose(w.o.f) != 0 && !w.o.err)
+      w.o.err = errno ? errno : EIO;
+  }
+  g_checksum_free(w.o.sum);
+  if (w.head)
+    g_string_free(w.head, TRUE);
+  if (w.body)
+    g_string_free(w.body, TRUE);
+  g_free(w.ids);
+  g_free(w.x);
+  if (w.o.err)
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(w.o.err), "%s",
+                g_strerror(w.o.err)); /* the caller names the output */
+  return !w.o.err;
+}
+
+bool pdfupdate_write(PdfUpdate *u, const char *path, const char *beside, char **fresh,
+                     GError **err)
+{
+  *fresh = NULL;
+  if (!rewritable(u))
+    return pdfupdate_append(u, path, err);
+  /* path may be an unnamed temporary file (/proc/self/fd/N): the new one
+   * goes beside the output it will become */
+  char *tmp = util_temp_beside(beside, err);
+  if (!tmp)
+    return false;
+  if (!write_compact(u, tmp, err)) {
+    util_temp_discard(tmp);
+    g_free(tmp);
+    return false;
+  }
+  *fresh = tmp;
+  return true;
 }

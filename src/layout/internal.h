@@ -76,6 +76,9 @@ typedef struct {
   GHashTable *notes;     /* BookFootnote * or UrlNote * -> GArray * vertical list (owned) */
   GHashTable *note_h;    /* the same keys -> double * height */
   GHashTable *kids;      /* BookFootnote * -> GPtrArray * of the notes it first references */
+  GHashTable *once;      /* the footnotes (keys of notes) not placed yet: a footnote is
+                          * placed once (where it is first referenced), so its items are
+                          * moved to the page and its list freed, not copied and kept */
   GPtrArray *url_notes;  /* UrlNote, owned, in order */
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */
@@ -409,6 +412,12 @@ double block_x(const Style *st, int folio);
 void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);
+/* paginate, handing each page to placed(ud, from, frame) as soon as it is
+ * placed (see PageFeed), so that its caller can draw and empty it before
+ * the next: a chapter of thousands of pages is not held whole. */
+void paginate_each(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
+                   BookChapter *ch, guint span_end,
+                   void (*placed)(void *ud, guint from, guint frame), void *ud);
 
 /* Pagination of a vertical list that grows as it is built (the handout,
  * chapter by chapter): what paginate does, each page placed as soon as
@@ -426,6 +435,10 @@ typedef struct {
   guint next;             /* where the next frame is looked for (an index into the list) */
   guint placed;           /* frames placed so far */
   GPtrArray *pnotes;      /* scratch: the notes of a frame */
+  /* called as each page is placed (its frames all filled): the pages
+   * from `from` on, their first frame `frame`; NULL: none */
+  void (*placed_page)(void *ud, guint from, guint frame);
+  void *ud;
 } PageFeed;
 
 void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,

@@ -87,6 +87,7 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
+  r->store.once = g_hash_table_new(NULL, NULL);
   r->store.dests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   r->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
@@ -115,6 +116,7 @@ void run_clear(Run *r)
   g_hash_table_destroy(r->store.notes);
   g_hash_table_destroy(r->store.note_h);
   g_hash_table_destroy(r->store.kids);
+  g_hash_table_destroy(r->store.once);
   g_hash_table_destroy(r->store.dests);
   g_hash_table_destroy(r->store.url_index);
   g_ptr_array_free(r->store.url_notes, TRUE);
@@ -200,26 +202,32 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
  * paginated, where each destination landed noted first: only their
  * folios and page marks are wanted, and a chapter's last page is final
  * (the next starts a new one), so memory does not grow with the pages. */
+static void count_page(void *ud, guint from, guint frame)
+{
+  (void)frame;
+  Run *r = ud;
+  note_dest_folios(r, from);
+  for (guint i = from; i < r->body.pages->len; i++) {
+    LayPage *p = r->body.pages->pdata[i];
+    items_free(p->items);
+    p->items = items_new();
+  }
+}
+
 static void lay_chapters(Run *r, bool keep)
 {
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end, from = r->body.pages->len;
+    guint span_end;
     GArray *vl = chapter_take(r, ci, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
-    paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
+    /* without keep, each page emptied as soon as it is placed */
+    paginate_each(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end,
+                  keep ? NULL : count_page, r);
     vlist_free(vl);
-    if (keep)
-      continue;
-    note_dest_folios(r, from);
-    for (guint i = from; i < r->body.pages->len; i++) {
-      LayPage *p = r->body.pages->pdata[i];
-      items_free(p->items);
-      p->items = items_new();
-    }
   }
 }
 
@@ -455,29 +463,43 @@ static void hand_over(Stream *s, LayPage *p, bool all_placed)
   s->sink->page(s->sink->ud, items, at->label); /* the sink's to free */
 }
 
-/* Each chapter from a new page, as lay_chapters does; its pages, final
- * once it is paginated (the next starts a new one), get their running
- * heads, folios and page marks, their destinations are noted, and they
- * are handed over. */
+/* A page of a chapter placed (paginate_each: final, as nothing placed
+ * later changes it): its running head, folio and page mark, where its
+ * destinations landed; then it is handed over, so that a chapter's pages
+ * are drawn and emptied as they are placed, never held all at once (a
+ * chapter of 2,700 pages of footnotes held 430 MB of them). A link to a
+ * destination later in the chapter is checked at the end (`forward`). */
+static void stream_page(void *ud, guint from, guint frame)
+{
+  Stream *s = ud;
+  Run *r = s->r;
+  /* the page's first frame (a previous page's last may be padded first) */
+  while (frame < r->body.frames->len &&
+         g_array_index(r->body.frames, Frame, frame).page != r->body.pages->pdata[from])
+    frame++;
+  running_heads(&r->env, &r->shp, &r->body, frame, r->outline, s->lay->title, 0);
+  note_dest_folios(r, from);
+  for (guint i = from; i < r->body.pages->len; i++)
+    add_body_page(r, s->lay, i);
+  for (guint i = from; i < r->body.pages->len; i++)
+    hand_over(s, r->body.pages->pdata[i], false);
+}
+
+/* Each chapter from a new page, as lay_chapters does; each of its pages
+ * handed over as it is placed (stream_page). */
 static void stream_chapters(Stream *s)
 {
   Run *r = s->r;
   const Book *book = r->env.book;
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end, from = r->body.pages->len, frame_from = r->body.frames->len;
+    guint span_end;
     GArray *vl = chapter_take(r, ci, &span_end);
     if (!r->env.url_end)
       url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
     r->store.url_first = r->store.url_notes->len;
-    paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
+    paginate_each(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end, stream_page, s);
     vlist_free(vl);
-    running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title, 0);
-    note_dest_folios(r, from);
-    for (guint i = from; i < r->body.pages->len; i++)
-      add_body_page(r, s->lay, i);
-    for (guint i = from; i < r->body.pages->len; i++)
-      hand_over(s, r->body.pages->pdata[i], false);
   }
 }
 

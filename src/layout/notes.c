@@ -62,6 +62,7 @@ void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store)
     build_init(&c, env, shp, store, env->cols.w_pt);
     c.heads = heads;
     store_note(store, fn, note_vlist(&c, fn, d, base));
+    g_hash_table_add(store->once, fn);
     heads = c.heads;
     build_clear(&c);
   }
@@ -229,13 +230,22 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes)
   y += 10;
   for (guint i = 0; i < notes->len; i++) {
     GArray *vl = g_hash_table_lookup(store->notes, notes->pdata[i]);
+    /* a footnote comes once: its items moved, its list emptied (a book of
+     * 100,000 footnotes kept them all, 3.6 KB each, to its end) */
+    bool once = g_hash_table_remove(store->once, notes->pdata[i]);
     for (guint k = 0; k < vl->len; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
-      if (v->kind == V_LINE)
+      if (v->kind == V_LINE && once)
+        items_move(f->page->items, v->items, f->x, y);
+      else if (v->kind == V_LINE)
         note_copy(store, f->page->items, v->items, f->x, y); /* a URL note may come again */
       if (v->kind != V_PENALTY)
         y += v->h_pt;
     }
     y += 2;
+    if (once) {
+      vlist_free(vl);
+      g_hash_table_insert(store->notes, notes->pdata[i], g_array_new(FALSE, TRUE, sizeof(VItem)));
+    }
   }
 }

@@ -420,8 +420,11 @@ guint feed_pages(PageFeed *f, GArray *vl, bool done)
    * vl's (to which the builder may still add closing tags) */
   guint r = 0, len = f->ranges->len;
   while (done ? r < len : len - r > n || (len - r == n && next_line(vl, f->next) < vl->len)) {
+    guint page = f->b->pages->len, frame = f->b->frames->len;
     for (guint end = MIN(r + n, len); r < end; r++)
       feed_place(c, f, vl, &g_array_index(f->ranges, Range, r));
+    if (f->placed_page && f->b->pages->len > page)
+      f->placed_page(f->ud, page, frame);
   }
   g_array_remove_range(f->ranges, 0, r);
   return f->b->pages->len - before;
@@ -462,8 +465,17 @@ void feed_trim(PageFeed *f, GArray *vl)
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end)
 {
+  paginate_each(env, store, cols, b, vl, ch, span_end, NULL, NULL);
+}
+
+void paginate_each(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
+                   BookChapter *ch, guint span_end,
+                   void (*placed)(void *ud, guint from, guint frame), void *ud)
+{
   PageFeed f;
   feed_init(&f, env, store, cols, b, ch, span_end);
+  f.placed_page = placed;
+  f.ud = ud;
   feed_pages(&f, vl, true);
   feed_clear(&f);
 }

@@ -12,8 +12,10 @@ void lay_item_clear(LayItem *it)
   if (it->glyphs)
     pango_glyph_string_free(it->glyphs);
   g_free(it->text);
-  g_free(it->dest);
-  g_free(it->uri);
+  if (it->kind == LAY_LINK || it->kind == LAY_DEST) {
+    g_free(it->dest);
+    g_free(it->uri);
+  }
   memset(it, 0, sizeof *it);
 }
 
@@ -25,8 +27,10 @@ void lay_item_copy(LayItem *dst, const LayItem *src)
   if (src->glyphs)
     dst->glyphs = pango_glyph_string_copy(src->glyphs);
   dst->text = g_strdup(src->text);
-  dst->dest = g_strdup(src->dest);
-  dst->uri = g_strdup(src->uri);
+  if (src->kind == LAY_LINK || src->kind == LAY_DEST) {
+    dst->dest = g_strdup(src->dest);
+    dst->uri = g_strdup(src->uri);
+  }
 }
 
 void items_free(GArray *items)
