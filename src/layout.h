@@ -41,6 +41,8 @@ typedef struct {
   const char *tag;          /* TAG_*: "Document", "P", "H1", ... (static) */
   bool rgb_set;             /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
   double rgb[3];            /* 0 .. 1 */
+  bool outline;             /* GLYPHS: drawn as outlines, not as text: nothing to copy
+                              * or search (a code line's continuation mark) */
   bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
                               * cairo's 1/256), without the PDF viewers' width
                               * correction (paint.c): the cover's runs */
