@@ -316,6 +316,8 @@ typedef struct {
   guint next_serial;
   Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
   BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
+  bool code_tokens;    /* some code block has tokens (hl_book): the e-book embeds the
+                        * code face's bold and oblique too */
 } Book;
 
 /* Invariants of a parsed book, which every writer may rely on:

@@ -227,6 +227,7 @@ typedef struct {
   GArray *ranges; /* TSRange */
   GByteArray *paint;
   GArray *toks; /* BookToken */
+  bool any;     /* a block has tokens */
 } Hl;
 
 static Query *query_for(Hl *h, int li)
@@ -575,6 +576,7 @@ static void tokens_of(Hl *h, BookNode *n, size_t len)
     i = j;
   }
   n->as.code.ntokens = h->toks->len;
+  h->any |= h->toks->len > 0;
   n->as.code.tokens =
       h->toks->len ? g_memdup2(h->toks->data, h->toks->len * sizeof(BookToken)) : NULL;
 }
@@ -632,6 +634,7 @@ void hl_book(Book *book)
     highlight_tree(&h, ((BookChapter *)book->chapters->pdata[i])->root);
   for (guint i = 0; i < book->footnotes->len; i++)
     highlight_tree(&h, ((BookFootnote *)book->footnotes->pdata[i])->def);
+  book->code_tokens = h.any;
   for (int i = 0; i < L_COUNT; i++) {
     Query *Q = &h.q[i];
     for (guint k = 0; k < Q->nstrings; k++)
