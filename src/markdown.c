@@ -729,7 +729,8 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   }
   if (opts && opts->number_sections)
     book_number_headings(book, opts->split_level > 0 ? opts->split_level : 2);
-  hl_book(book); /* the code's tokens, once the code is final */
+  if (opts->highlight)
+    hl_book(book); /* the code's tokens, once the code is final */
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);
