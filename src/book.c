@@ -550,8 +550,10 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
     }
     g_string_append_c(out, ' ');
     dump_str(out, n->text);
-    if (n->as.code.lang) {
-      /* the tokens: CLASS@START+LEN, bytes of the text */
+    if (n->as.code.lang && pos) {
+      /* the tokens: CLASS@START+LEN, bytes of the text; not in the digest
+       * (book_digest: the book's identifier is of its text, not of what a
+       * grammar's version makes of it) */
       g_string_append_printf(out, " lang=%s tokens=", n->as.code.lang);
       for (guint i = 0; i < n->as.code.ntokens; i++) {
         const BookToken *t = &n->as.code.tokens[i];
