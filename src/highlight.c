@@ -356,6 +356,32 @@ static bool predicates_hold(Query *Q, const char *src, const TSQueryMatch *m)
   return true;
 }
 
+/* Whether the tree is deeper than HL_MAX_DEPTH: matching a query over a
+ * chain of 100,000 Python additions (as deep) took minutes. */
+static bool tree_too_deep(TSTree *tree)
+{
+  TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
+  int depth = 0;
+  bool deep = false;
+  for (;;) {
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      if (++depth > HL_MAX_DEPTH) {
+        deep = true;
+        break;
+      }
+      continue;
+    }
+    while (!ts_tree_cursor_goto_next_sibling(&c)) {
+      if (!ts_tree_cursor_goto_parent(&c))
+        goto done;
+      depth--;
+    }
+  }
+done:
+  ts_tree_cursor_delete(&c);
+  return deep;
+}
+
 /* Parse src[0..len) with language li (only the ranges in h->ranges when
  * there are any) and add its captures to h->recs, their pattern numbers
  * from `base` on. Returns the tree (the caller deletes it), or NULL. */
@@ -373,6 +399,10 @@ static TSTree *run_query(Hl *h, int li, const char *src, size_t len, guint32 bas
   ts_parser_set_included_ranges(h->parser, NULL, 0);
   if (!tree)
     return NULL;
+  if (tree_too_deep(tree)) {
+    ts_tree_delete(tree);
+    return NULL;
+  }
   ts_query_cursor_exec(h->cursor, Q->q, ts_tree_root_node(tree));
   TSQueryMatch m;
   while (ts_query_cursor_next_match(h->cursor, &m)) {
@@ -583,12 +613,42 @@ static void tokens_of(Hl *h, BookNode *n, size_t len)
       h->toks->len ? g_memdup2(h->toks->data, h->toks->len * sizeof(BookToken)) : NULL;
 }
 
+/* Whether src[0..len) nests deeper than the grammars are safe with: more
+ * than HL_MAX_DEPTH open brackets (tree-sitter took 76 s on 100,000 nested
+ * parentheses of Rust); for Markdown, a line whose run of container marks
+ * (quotes, list markers, indentation) passes 128 bytes (tree-sitter-markdown's
+ * scanner aborts on 500 nested quotes or lists). Such a block stays plain:
+ * decided from the text alone, so the books stay the same from run to run. */
+static bool too_deep(const char *src, size_t len, bool markdown)
+{
+  long depth = 0, max = 0;
+  size_t prefix = 0;
+  bool at_start = true;
+  for (size_t i = 0; i < len; i++) {
+    char ch = src[i];
+    if (ch == '(' || ch == '[' || ch == '{')
+      max = MAX(max, ++depth);
+    else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0)
+      depth--;
+    if (ch == '\n') {
+      at_start = true;
+      prefix = 0;
+    } else if (at_start && strchr(" \t>-*+.)0123456789", ch)) {
+      if (markdown && ++prefix > 128)
+        return true;
+    } else {
+      at_start = false;
+    }
+  }
+  return max > HL_MAX_DEPTH;
+}
+
 static void highlight_block(Hl *h, BookNode *n)
 {
   const char *name = hl_language(n->as.code.info);
   const char *src = n->text ? n->text : "";
   size_t len = strlen(src);
-  if (!name || len > HL_MAX_BYTES)
+  if (!name || len > HL_MAX_BYTES || too_deep(src, len, strcmp(name, "markdown") == 0))
     return;
   int li = 0;
   while (strcmp(langs[li].name, name) != 0)

@@ -19,11 +19,18 @@ const char *hl_language(const char *info);
 /* Set as.code.lang and as.code.tokens of every code block of the book (its
  * chapters and its footnotes) from as.code.info. A block whose language no
  * grammar knows, or that names none, keeps lang NULL and no tokens; so
- * does one over HL_MAX_BYTES. Never changes a block's text: what a grammar
- * cannot classify (a parse error included) is plain. */
+ * does one over HL_MAX_BYTES or nested deeper than HL_MAX_DEPTH (brackets,
+ * or the syntax tree; in Markdown, 128 bytes of quote and list marks on a
+ * line): limits decided from the text, never from a clock, so that two
+ * runs give the same books. Never
+ * changes a block's text: what a grammar cannot classify (a parse error
+ * included) is plain. */
 void hl_book(Book *book);
 
 /* The largest code block highlighted, in bytes. */
 #define HL_MAX_BYTES (1024 * 1024)
+/* The deepest nesting highlighted: of brackets in the text, of nodes in
+ * its syntax tree. */
+#define HL_MAX_DEPTH 1024
 
 #endif

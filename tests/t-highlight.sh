@@ -33,6 +33,23 @@ build() { # name dir args...
   mkdir -p "$T/$name.x" && (cd "$T/$name.x" && unzip -qo "$T/$name.epub") || fail "$name: unzip"
 }
 
+# Pathological listings (deep nesting, long chains, deep Markdown quotes and
+# lists) in linear time, and plain past the limits (highlight.h): before
+# the limits, 100,000 nested Rust parentheses took 76 s, a chain of 100,000
+# Python additions 3 minutes, 500 nested Markdown quotes crashed tree-sitter.
+python3 - >"$T/deep.md" <<'PY'
+print("```rust\nfn f() { " + "(" * 100000 + ")" * 100000 + " }\n```\n")
+print("```python\nx = " + '"a" + ' * 100000 + "1\n```\n")
+print("```c\nint x = " + "{" * 50000 + "}" * 50000 + ";\n```\n")
+print("```markdown\n" + "> " * 5000 + "*a*\n```\n")
+print("```markdown\n" + "".join("  " * i + "- a\n" for i in range(600)) + "```\n")
+print("```rust\nfn ok() {}\n```")
+PY
+start=$(date +%s)
+timeout 60 "$OCTAVO" -q --dump-model "$T/deep.md" >"$T/deep.model" || fail "deep listings: exit $?"
+[ $(($(date +%s) - start)) -le 20 ] || fail "deep listings took $(($(date +%s) - start)) s"
+[ "$(grep -c 'tokens=keyword' "$T/deep.model")" = 1 ] || fail "deep listings: not plain, or the last one not highlighted"
+
 H="$TOP/tests/books/highlight"
 build langs "$H" langs.md
 java -jar /usr/share/java/epubcheck.jar -q "$T/langs.epub" >"$T/epubcheck.log" 2>&1 ||
