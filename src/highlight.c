@@ -9,7 +9,8 @@
  * disagree on which wins (C's opens with `(identifier) @variable` and names
  * calls later, as if the last won; Rust's puts all-caps constants before
  * capitalised constructors, as if the first won), so the most specific
- * wins: a class over plain (@variable), then the longer pattern (a call's
+ * wins: a class over plain (@variable), then the longer pattern, comments
+ * and white space aside (a call's
  * `(call_expression function: (identifier) @function)` over a bare
  * `(identifier)`), then the first. Predicates (#match?,
  * #eq?, #any-of? and their negations) are evaluated here: the library
@@ -206,7 +207,7 @@ typedef struct {
   TSQuery *q;      /* NULL until first used, or when it did not compile */
   bool tried;      /* compiled (or failed) already */
   guint8 *cls;     /* per capture id: its class, or IGNORED */
-  guint32 *plen;   /* per pattern: the length of its source text (its specificity) */
+  guint32 *plen;   /* per pattern: its specificity (pattern_weight) */
   GRegex **re;     /* per string id: the regex of a #match?, compiled on first use */
   bool *re_failed; /* per string id: the regex did not compile */
   guint nstrings;
@@ -215,7 +216,7 @@ typedef struct {
 /* One capture that passed its predicates: bytes [start, end). */
 typedef struct {
   guint32 start, end, pattern;
-  guint32 plen; /* its pattern's length */
+  guint32 plen; /* its pattern's specificity */
   guint8 cls;
 } Rec;
 
@@ -229,6 +230,30 @@ typedef struct {
   GArray *toks; /* BookToken */
   bool any;     /* a block has tokens */
 } Hl;
+
+/* A pattern's specificity: the characters of its text [a, b) other than
+ * white space and comments (the comments and blank lines before the next
+ * pattern are not its own). */
+static guint32 pattern_weight(const char *a, const char *b)
+{
+  guint32 n = 0;
+  bool comment = false, in_string = false;
+  for (const char *p = a; p < b; p++) {
+    if (comment) {
+      comment = *p != '\n';
+      continue;
+    }
+    if (*p == '"' && (p == a || p[-1] != '\\'))
+      in_string = !in_string;
+    if (*p == ';' && !in_string) {
+      comment = true;
+      continue;
+    }
+    if (!g_ascii_isspace(*p))
+      n++;
+  }
+  return n;
+}
 
 static Query *query_for(Hl *h, int li)
 {
@@ -260,7 +285,7 @@ static Query *query_for(Hl *h, int li)
   Q->plen = g_new(guint32, np ? np : 1);
   for (uint32_t i = 0; i < np; i++) {
     uint32_t end = i + 1 < np ? ts_query_start_byte_for_pattern(Q->q, i + 1) : (uint32_t)strlen(src);
-    Q->plen[i] = end - ts_query_start_byte_for_pattern(Q->q, i);
+    Q->plen[i] = pattern_weight(src + ts_query_start_byte_for_pattern(Q->q, i), src + end);
   }
   Q->nstrings = ts_query_string_count(Q->q);
   Q->re = g_new0(GRegex *, Q->nstrings ? Q->nstrings : 1);
