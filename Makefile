@@ -20,12 +20,14 @@ BOOK_SOURCE := https://lwn.net/Articles/lsfmmbpf2023/
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
-              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola
-TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
+              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola \
+              libtree-sitter-dev npm
+TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
+              mupdf-tools
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
-              fontconfig yaml-0.1 libqpdf zlib librsvg-2.0 gdk-pixbuf-2.0 libpng
+              fontconfig yaml-0.1 libqpdf zlib librsvg-2.0 gdk-pixbuf-2.0 libpng tree-sitter
 
 CC       ?= cc
 CSTD     := -std=gnu11
@@ -50,7 +52,26 @@ CPPFLAGS += $(if $(QPDF_SONAME),-DOCTAVO_QPDF_SONAME='"$(QPDF_SONAME)"')
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(SAN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 
 SRCS     := $(wildcard src/*.c src/layout/*.c)
-OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+# The tree-sitter grammars of src/highlight.c (grammars/): fetched once by
+# grammars/fetch.sh with npm, compiled here, in one place for every build
+# (the sanitizer and fuzz builds link the same objects: third-party C,
+# compiled once, warnings off).
+TS_DIR   := build/grammars
+TS_SRCS  := $(addprefix $(TS_DIR)/, rust/src/parser.c rust/src/scanner.c c/src/parser.c \
+              cpp/src/parser.c cpp/src/scanner.c python/src/parser.c python/src/scanner.c \
+              javascript/src/parser.c javascript/src/scanner.c \
+              typescript/typescript/src/parser.c typescript/typescript/src/scanner.c \
+              go/src/parser.c java/src/parser.c bash/src/parser.c bash/src/scanner.c \
+              toml/src/parser.c toml/src/scanner.c json/src/parser.c yaml/src/parser.c \
+              yaml/src/scanner.c html/src/parser.c html/src/scanner.c xml/xml/src/parser.c \
+              xml/xml/src/scanner.c css/src/parser.c css/src/scanner.c sql/src/parser.c \
+              sql/src/scanner.c markdown/tree-sitter-markdown/src/parser.c \
+              markdown/tree-sitter-markdown/src/scanner.c \
+              markdown/tree-sitter-markdown-inline/src/parser.c \
+              markdown/tree-sitter-markdown-inline/src/scanner.c queries.c)
+TS_OBJS  := $(TS_SRCS:.c=.o)
+C_OBJS   := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+OBJS     := $(C_OBJS) $(TS_OBJS)
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -88,9 +109,10 @@ BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.
                test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
                test -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc && \
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
-               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
+               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf && command -v npm
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
-               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
+               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip && \
+               command -v mutool
 
 deps:
 	$(call ensure_pkgs,$(BUILD_PKGS),$(BUILD_PROBE))
@@ -116,7 +138,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 $(BUILD)/obj $(BUILD)/obj/layout $(BUILD)/tests out:
 	mkdir -p $@
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+$(TS_DIR)/.fetched: grammars/grammars.lock grammars/queries.list grammars/fetch.sh
+	@echo "  NPM grammars/grammars.lock"
+	$(Q)sh grammars/fetch.sh $(TS_DIR) && touch $@
+
+$(TS_SRCS): $(TS_DIR)/.fetched
+	@test -f $@
+
+$(TS_DIR)/%.o: $(TS_DIR)/%.c $(TS_DIR)/.fetched
+	@echo "  CC  $<"
+	$(Q)$(CC) -std=gnu11 -O2 -w -c -o $@ $<
+
+-include $(C_OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # --- the default book ---------------------------------------------------------
 BOOK_DEPS := content/$(BOOK).md $(wildcard styles/*) $(wildcard fonts/*)

@@ -33,6 +33,9 @@
 #   BENCH_CALLGRIND=1    also count instructions (valgrind callgrind) of octavo and the floor:
 #                        repeatable where times are not. Slow (about 50 times the CPU time).
 #   BENCH_CALLGRIND_MB=  size of the book callgrind runs on (default: the big book itself)
+#   BENCH_HIGHLIGHT=1    the cost of highlighting code (issue 29): the corpus's largest mdBook
+#                        (tests/corpus/f3discovery, 241 listings), both books, against
+#                        --no-highlight, runs interleaved; a ratio of medians (0: leave out)
 #   BENCH_KEEP=1         keep the scratch directory (its path is printed)
 # Results also go to $BUILD/bench/results.txt.
 set -eu
@@ -232,8 +235,39 @@ if [ -n "${BENCH_CALLGRIND:-}" ]; then
   fi
 fi
 
+# bench_highlight: the code-heavy book with and without highlighting, interleaved (the same
+# load for both), both books each run; prints the medians and their ratio.
+bench_highlight() {
+  d=$TOP/tests/corpus/f3discovery
+  [ -f "$d/book.list" ] || return 0
+  : >"$SCRATCH/hl.times"
+  : >"$SCRATCH/plain.times"
+  i=0
+  while [ "$i" -lt "$RUNS" ]; do
+    echo "bench: f3discovery: highlighted and plain, run $((i + 1))/$RUNS" >&2
+    # shellcheck disable=SC2046 # the lists are word lists
+    (cd "$d" && timed "$SCRATCH/hl.times" "$OCTAVO" -q $(cat book.args) $(cat book.list) \
+      -o "$SCRATCH/hl.epub" -o "$SCRATCH/hl.pdf") || exit 1
+    # shellcheck disable=SC2046
+    (cd "$d" && timed "$SCRATCH/plain.times" "$OCTAVO" -q --no-highlight $(cat book.args) \
+      $(cat book.list) -o "$SCRATCH/plain.epub" -o "$SCRATCH/plain.pdf") || exit 1
+    i=$((i + 1))
+  done
+  python3 - "$SCRATCH/hl.times" "$SCRATCH/plain.times" <<'PY'
+import statistics, sys
+def med(f, k):
+    return statistics.median(float(l.split()[k]) for l in open(f) if l.strip())
+hw, hc, pw, pc = med(sys.argv[1], 0), med(sys.argv[1], 1), med(sys.argv[2], 0), med(sys.argv[2], 1)
+print(f"highlighting, f3discovery EPUB+PDF: wall {hw:.2f} s / {pw:.2f} s plain = {hw / pw:.3f}x, "
+      f"CPU {hc:.2f} s / {pc:.2f} s = {hc / pc:.3f}x  (target <= 1.10x)")
+PY
+}
+
 mkdir -p "$(dirname "$RESULTS")"
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
 git diff --quiet HEAD -- src bench 2>/dev/null || COMMIT="$COMMIT+changes"
 python3 bench/report.py "$SCRATCH" "$RUNS" "$COMMIT" \
   "$(nproc 2>/dev/null || echo '?')" "$LOAD0" | tee "$RESULTS"
+if [ "${BENCH_HIGHLIGHT:-1}" != 0 ]; then
+  bench_highlight | tee -a "$RESULTS"
+fi

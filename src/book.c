@@ -43,6 +43,25 @@ const char *book_node_type_name(BookNodeType type)
   return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
 }
 
+const char *book_tok_name(BookTokClass c)
+{
+  static const char *const names[BOOK_TOK_COUNT] = {
+      [BOOK_TOK_PLAIN] = "plain",         [BOOK_TOK_KEYWORD] = "keyword",
+      [BOOK_TOK_TYPE] = "type",           [BOOK_TOK_FUNCTION] = "function",
+      [BOOK_TOK_MACRO] = "macro",         [BOOK_TOK_STRING] = "string",
+      [BOOK_TOK_ESCAPE] = "escape",       [BOOK_TOK_NUMBER] = "number",
+      [BOOK_TOK_CONSTANT] = "constant",   [BOOK_TOK_COMMENT] = "comment",
+      [BOOK_TOK_OPERATOR] = "operator",   [BOOK_TOK_PUNCTUATION] = "punctuation",
+      [BOOK_TOK_ATTRIBUTE] = "attribute", [BOOK_TOK_PROPERTY] = "property",
+      [BOOK_TOK_TAG] = "tag",             [BOOK_TOK_HEADING] = "heading",
+      [BOOK_TOK_EMPHASIS] = "emphasis",   [BOOK_TOK_STRONG] = "strong",
+      [BOOK_TOK_LINK] = "link",           [BOOK_TOK_PROMPT] = "prompt",
+      [BOOK_TOK_OUTPUT] = "output",       [BOOK_TOK_INSERTED] = "inserted",
+      [BOOK_TOK_DELETED] = "deleted",     [BOOK_TOK_META] = "meta",
+  };
+  return (unsigned)c < BOOK_TOK_COUNT ? names[c] : "?";
+}
+
 int book_node_depth(const BookNode *n)
 {
   int d = 0;
@@ -95,7 +114,11 @@ static void node_free_one(BookNode *n)
     g_free(n->as.heading.id);
     g_strfreev(n->as.heading.attrs);
     break;
-  case BOOK_CODE_BLOCK: g_free(n->as.code.info); break;
+  case BOOK_CODE_BLOCK:
+    g_free(n->as.code.info);
+    g_free(n->as.code.lang);
+    g_free(n->as.code.tokens);
+    break;
   case BOOK_TABLE: g_free(n->as.table.align); break;
   case BOOK_LINK:
     g_free(n->as.link.href);
@@ -596,6 +619,17 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
     }
     g_string_append_c(out, ' ');
     dump_str(out, n->text);
+    if (n->as.code.lang && pos) {
+      /* the tokens: CLASS@START+LEN, bytes of the text; not in the digest
+       * (book_digest: the book's identifier is of its text, not of what a
+       * grammar's version makes of it) */
+      g_string_append_printf(out, " lang=%s tokens=", n->as.code.lang);
+      for (guint i = 0; i < n->as.code.ntokens; i++) {
+        const BookToken *t = &n->as.code.tokens[i];
+        g_string_append_printf(out, "%s%s@%u+%u", i ? "," : "", book_tok_name(t->cls), t->start,
+                               t->len);
+      }
+    }
     break;
   case BOOK_TABLE:
     g_string_append_printf(out, " cols=%d align=", n->as.table.ncols);

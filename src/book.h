@@ -95,6 +95,45 @@ typedef struct {
   int col;  /* 1-based; 0 when unknown */
 } BookPos;
 
+/* The classes of a code block's tokens (src/highlight.c makes them): the
+ * EPUB's <span class="tok-NAME"> (styles/book.css), the PDF's [code.NAME]
+ * (styles/print.ini). BOOK_TOK_PLAIN is never stored: bytes no token
+ * covers are plain. */
+typedef enum {
+  BOOK_TOK_PLAIN,
+  BOOK_TOK_KEYWORD,
+  BOOK_TOK_TYPE,
+  BOOK_TOK_FUNCTION,
+  BOOK_TOK_MACRO,
+  BOOK_TOK_STRING,
+  BOOK_TOK_ESCAPE,
+  BOOK_TOK_NUMBER,
+  BOOK_TOK_CONSTANT,
+  BOOK_TOK_COMMENT,
+  BOOK_TOK_OPERATOR,
+  BOOK_TOK_PUNCTUATION,
+  BOOK_TOK_ATTRIBUTE,
+  BOOK_TOK_PROPERTY,
+  BOOK_TOK_TAG,
+  BOOK_TOK_HEADING,  /* Markdown */
+  BOOK_TOK_EMPHASIS, /* Markdown */
+  BOOK_TOK_STRONG,   /* Markdown */
+  BOOK_TOK_LINK,     /* Markdown */
+  BOOK_TOK_PROMPT,   /* console: "$ ", "# ", "> " */
+  BOOK_TOK_OUTPUT,   /* console: what a command printed */
+  BOOK_TOK_INSERTED, /* diff: + lines */
+  BOOK_TOK_DELETED,  /* diff: - lines */
+  BOOK_TOK_META,     /* diff: file and hunk headers */
+  BOOK_TOK_COUNT
+} BookTokClass;
+
+/* One token of a code block: bytes [start, start + len) of its text, at
+ * character boundaries. */
+typedef struct {
+  guint32 start, len;
+  guint8 cls; /* BookTokClass, never PLAIN */
+} BookToken;
+
 typedef struct BookNode BookNode;
 typedef struct BookChapter BookChapter;
 typedef struct BookFootnote BookFootnote;
@@ -135,6 +174,13 @@ struct BookNode {
     } item;
     struct {
       char *info; /* the info string's first word (language), or NULL */
+      /* Set by hl_book (highlight.c) after parsing: the language info
+       * names, canonical ("rust", "console"), or NULL (none, or one no
+       * grammar knows: the code is plain); its tokens, sorted, not
+       * overlapping, owned (NULL when ntokens is 0). */
+      char *lang;
+      BookToken *tokens;
+      guint ntokens;
     } code;
     struct {
       int ncols;
@@ -308,6 +354,8 @@ typedef struct {
   int chapter_level;   /* headings at or above it start chapters (1..6; 2 until parsed) */
   char *shape_note;    /* why the front end chose that level and title (-v), or NULL */
   BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
+  bool code_tokens;    /* some code block has tokens (hl_book): the e-book embeds the
+                        * code face's bold and oblique too */
 } Book;
 
 /* Invariants of a parsed book, which every writer may rely on:
@@ -348,6 +396,9 @@ int book_node_depth(const BookNode *n);
 bool book_node_is_inline(BookNodeType type);
 /* A stable lower-case name for the node type ("paragraph", "text", ...). */
 const char *book_node_type_name(BookNodeType type);
+/* The name of a token class ("keyword"; "plain" for BOOK_TOK_PLAIN): the
+ * EPUB's class tok-NAME, the print style's group [code.NAME]. */
+const char *book_tok_name(BookTokClass c);
 /* The plain text of node and its descendants (text, code, alt text; breaks as
  * spaces), appended to out. */
 void book_node_text(const BookNode *node, GString *out);

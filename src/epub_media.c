@@ -91,7 +91,8 @@ static void book_families(const GArray *all, const char **text_family, const cha
 }
 
 /* Subset and add every face of the text, and the upright regular face of
- * the code (code is set in it alone), each with its @font-face rule in
+ * the code (code is set in it alone; in a book with highlighted code, the
+ * code face's bold and oblique too), each with its @font-face rule in
  * faces; n counts the font items. False with a diagnostic when a face
  * cannot be subset. */
 static bool add_book_faces(Epub *e, const GArray *all, const GArray *text_cps,
@@ -100,8 +101,8 @@ static bool add_book_faces(Epub *e, const GArray *all, const GArray *text_cps,
   bool ok = true;
   for (guint i = 0; i < all->len && ok; i++) {
     const FontsFace *f = &g_array_index(all, FontsFace, i);
-    if (f->mono && (f->italic || f->weight != 400))
-      continue;
+    if (f->mono && (f->italic || f->weight != 400) && !e->book->code_tokens)
+      continue; /* only highlighted code is set in the code face's bold or oblique */
     GError *err = NULL;
     GBytes *font = subset_font_file(f->path, f->mono ? mono_cps : text_cps, &err);
     if (!font) {

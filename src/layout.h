@@ -36,6 +36,8 @@ typedef struct {
   bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
                               * cairo's 1/256), without the PDF viewers' width
                               * correction (paint.c): the cover's runs */
+  bool outline;             /* GLYPHS: drawn as outlines, not as text: nothing to copy
+                              * or search (a code line's continuation mark) */
   double x_pt, y_pt, w_pt, h_pt;
   double gray;              /* RULE, FRAME, GLYPHS: 0 black .. 1 white */
   PangoFont *font;          /* GLYPHS: a reference the item owns */

@@ -79,7 +79,7 @@ typedef struct {
   int toc_depth, columns, max_text_mb;
   char *split_level; /* "auto" or 1..6 */
   gboolean number_sections, smart, toc;
-  gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list;
+  gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list, no_highlight;
   int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
   GArray *outs; /* Output */
 } Args;
@@ -317,6 +317,8 @@ static GOptionContext *option_context(Args *a)
        NULL},
       {"no-page-list", 0, 0, G_OPTION_ARG_NONE, &a->no_page_list,
        "EPUB: leave out the print page list", NULL},
+      {"no-highlight", 0, 0, G_OPTION_ARG_NONE, &a->no_highlight,
+       "Set every code listing plain, whatever its language", NULL},
       {"resource-path", 0, 0, G_OPTION_ARG_FILENAME, &a->resource_path,
        "Also allow images and links from DIR", "DIR"},
       {"style", 0, 0, G_OPTION_ARG_FILENAME, &a->style,
@@ -501,6 +503,7 @@ static void options_from_args(OctavoOptions *opts, const Args *a)
   opts->toc = a->toc;
   opts->embed_fonts = !a->no_fonts;
   opts->page_list = !a->no_page_list;
+  opts->highlight = !a->no_highlight;
   opts->resource_path = a->resource_path;
   opts->style = a->style;
   opts->css = a->css;

@@ -13,6 +13,7 @@
  * file.
  */
 #include "front.h"
+#include "highlight.h"
 
 #include "ext.h"
 #include "sanitize.h"
@@ -917,6 +918,8 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_resolve_cover(&c);
   }
   book_number_headings(book, book->chapter_level, opts->number_sections);
+  if (opts->highlight)
+    hl_book(book); /* the code's tokens, once the code is final */
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);

@@ -13,6 +13,7 @@ void octavo_options_init(OctavoOptions *o)
   o->toc_depth = 2;
   o->embed_fonts = true;
   o->page_list = true;
+  o->highlight = true;
   o->paper = OCTAVO_PAPER_STYLE;
   o->columns = 1;
   o->threads = 1;

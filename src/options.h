@@ -63,6 +63,7 @@ typedef struct {
   bool number_sections;       /* number chapters and sections (false): book_number_headings */
   bool embed_fonts;           /* EPUB: embed subset fonts (true) */
   bool page_list;             /* EPUB: print page numbers from the layout (true) */
+  bool highlight;             /* code's tokens from its language (true): highlight.h */
   OctavoPaper paper;          /* OCTAVO_PAPER_STYLE: the style file's, else a4 */
   int columns;                /* 1 or 2 */
   OctavoLinebreak linebreak;  /* optimal */

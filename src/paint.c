@@ -29,6 +29,8 @@
 typedef struct {
   bool in_text;         /* a text object is open and its position known */
   double y, gray;       /* of the last glyphs shown */
+  bool rgb_set;         /* and their colour, when not a gray (a code token's) */
+  double rgb[3];
   cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
   double next_x;        /* where cairo expects the next glyph (points) */
   double err;           /* the viewer is this many points left of cairo */
@@ -127,6 +129,7 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
   bool same_scale =
       m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx && m.yy == d->scale.yy;
   if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
+      it->rgb_set != d->rgb_set || (it->rgb_set && memcmp(it->rgb, d->rgb, sizeof d->rgb) != 0) ||
       fabs(it->x_pt - d->next_x) > 10 * size)
     d->err = 0; /* cairo sets this position exactly */
   double x = it->x_pt;
@@ -151,6 +154,8 @@ static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
   d->scale = m;
   d->y = it->y_pt;
   d->gray = it->gray;
+  d->rgb_set = it->rgb_set;
+  memcpy(d->rgb, it->rgb, sizeof d->rgb);
 }
 
 static void set_colour(cairo_t *cr, const LayItem *it)
@@ -224,10 +229,43 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
   return true;
 }
 
+/* Glyphs as filled outlines, not text: on the page, not in its text. */
+static void draw_outline(Painter *p, const LayItem *it)
+{
+  cairo_scaled_font_t *sf = fontlock_draw_font(it->font);
+  if (!sf)
+    return;
+  const PangoGlyphString *gs = it->glyphs;
+  g_array_set_size(p->cglyphs, (guint)gs->num_glyphs);
+  cairo_glyph_t *cg = (cairo_glyph_t *)(void *)p->cglyphs->data;
+  int count = 0;
+  double x = it->x_pt;
+  for (int i = 0; i < gs->num_glyphs; i++) {
+    const PangoGlyphInfo *gi = &gs->glyphs[i];
+    if (gi->glyph != PANGO_GLYPH_EMPTY && !(gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG))
+      cg[count++] = (cairo_glyph_t){gi->glyph, x + gi->geometry.x_offset / (double)PANGO_SCALE,
+                                    it->y_pt + gi->geometry.y_offset / (double)PANGO_SCALE};
+    x += gi->geometry.width / (double)PANGO_SCALE;
+  }
+  cairo_t *cr = p->cr;
+  cairo_save(cr);
+  set_colour(cr, it);
+  cairo_set_scaled_font(cr, sf);
+  cairo_new_path(cr);
+  cairo_glyph_path(cr, cg, count);
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
 static void draw_glyphs(Painter *p, const LayItem *it)
 {
   if (!it->font || !it->glyphs || !it->text)
     return;
+  if (it->outline) {
+    draw_outline(p, it);
+    p->drift.in_text = false;
+    return;
+  }
   /* a copy in the painter's scratch string: the layout's glyphs are read only */
   PangoGlyphString *gs = p->gs;
   int n = it->glyphs->num_glyphs;

@@ -2,6 +2,8 @@
  * they mean is the layout's business. */
 #include "style.h"
 
+#include "book.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -302,6 +304,45 @@ static void load_names(Style *st, GKeyFile *kf, const Sel *sel)
   flag(kf, "layout", "contents-always", sel, &st->contents_always);
 }
 
+/* [code-tokens]: CLASS = #rrggbb, then "bold" and/or "italic" (book.h's
+ * token classes; "plain" and unknown names are ignored). */
+static bool load_tokens(Style *st, GKeyFile *kf, const Sel *sel, const char *f, GError **err)
+{
+  G_STATIC_ASSERT(BOOK_TOK_COUNT <= STYLE_TOKEN_CLASSES);
+  for (int c = BOOK_TOK_PLAIN + 1; c < BOOK_TOK_COUNT; c++) {
+    const char *name = book_tok_name((BookTokClass)c);
+    char *v = value(kf, "code-tokens", name, sel);
+    if (!v)
+      continue;
+    char **w = g_strsplit_set(v, " \t", -1);
+    unsigned r, g, b;
+    bool ok = w[0] && strlen(w[0]) == 7 && sscanf(w[0], "#%02x%02x%02x", &r, &g, &b) == 3;
+    st->tok[c].bold = st->tok[c].italic = false;
+    for (int i = 1; ok && w[i]; i++) {
+      if (!strcmp(w[i], "bold"))
+        st->tok[c].bold = true;
+      else if (!strcmp(w[i], "italic"))
+        st->tok[c].italic = true;
+      else if (*w[i])
+        ok = false;
+    }
+    if (ok) {
+      st->tok[c].set = true;
+      st->tok[c].rgb[0] = r / 255.0;
+      st->tok[c].rgb[1] = g / 255.0;
+      st->tok[c].rgb[2] = b / 255.0;
+    } else {
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: [code-tokens] %s: not '#rrggbb [bold] [italic]': '%s'", f, name, v);
+    }
+    g_strfreev(w);
+    g_free(v);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 /* Sizes a text can be read at, and a text block left by the margins. */
 static bool check_sizes(const Style *st, const char *f, const char *p, GError **err)
 {
@@ -352,7 +393,7 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
   ok = ok && check_tracking(st, f, err);
   if (ok) {
     load_names(st, kf, &sel);
-    ok = check_sizes(st, f, p, err);
+    ok = check_sizes(st, f, p, err) && load_tokens(st, kf, &sel, f, err);
   }
   g_key_file_free(kf);
   return ok;

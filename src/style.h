@@ -9,6 +9,9 @@
 
 #include "options.h"
 
+/* At least BOOK_TOK_COUNT (book.h; style.c checks). */
+#define STYLE_TOKEN_CLASSES 32
+
 /* The generated cover's colours and face: the [cover] group. */
 typedef struct {
   double background[3], ink[3], accent[3], band[3]; /* RGB 0..1 */
@@ -52,6 +55,14 @@ typedef struct {
   char *code_face;
   double code_size_pt, code_leading_pt, code_pad_pt;
   double code_gray; /* background of code blocks: 0 black .. 1 white */
+  /* How each class of a code block's tokens is drawn ([code-tokens]; the
+   * index is a BookTokClass of book.h): a token whose class is not set is
+   * drawn as plain code. */
+  struct {
+    bool set;
+    double rgb[3]; /* 0..1 */
+    bool bold, italic;
+  } tok[STYLE_TOKEN_CLASSES];
   /* footnotes, tables, running heads, title page */
   double note_size_pt, note_leading_pt;
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */

@@ -223,6 +223,33 @@ static void enter_container(XhtmlWriter *x, BookNode *n, const char *tag)
   nl(x);
 }
 
+void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
+{
+  const char *s = n->text;
+  const BookToken *t = n->as.code.tokens;
+  guint lo = 0, hi = n->as.code.ntokens;
+  while (lo < hi) { /* the first token that ends after a */
+    guint mid = lo + (hi - lo) / 2;
+    if (t[mid].start + t[mid].len <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t at = a;
+  for (guint i = lo; i < n->as.code.ntokens && t[i].start < b; i++) {
+    size_t ts = MAX(t[i].start, at), te = MIN((size_t)t[i].start + t[i].len, b);
+    text_len(x, s + at, ts - at);
+    char cls[32];
+    g_snprintf(cls, sizeof cls, "tok-%s", book_tok_name(t[i].cls));
+    start(x, "span");
+    attr(x, "class", cls);
+    text_len(x, s + ts, te - ts);
+    end(x);
+    at = te;
+  }
+  text_len(x, s + at, b - at);
+}
+
 static void write_code_block(XhtmlWriter *x, BookNode *n)
 {
   start(x, "pre");

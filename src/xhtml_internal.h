@@ -169,8 +169,12 @@ void xw_index_marks(XhtmlWriter *x);
 /* Page breaks at the start of block or inline node n (offset 0). */
 void xw_marks_at_start(XhtmlWriter *x, const BookNode *n);
 
-/* The text of n with its page breaks at their byte offsets. */
+/* The text of n with its page breaks at their byte offsets; a code
+ * block's tokens as spans (xw_code_text). */
 void xw_text_marked(XhtmlWriter *x, const BookNode *n);
+/* Bytes [a, b) of code block n's text, its tokens in them as <span
+ * class="tok-CLASS"> (a token that runs past a or b is cut there). */
+void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b);
 
 /* ---- xhtml_front.c ---- */
 

@@ -78,6 +78,15 @@ void xw_marks_at_start(XhtmlWriter *x, const BookNode *n)
   }
 }
 
+/* Bytes [a, b) of n's text: plain, or a code block's tokens. */
+static void text_piece(XhtmlWriter *x, const BookNode *n, const char *s, size_t a, size_t b)
+{
+  if (n->type == BOOK_CODE_BLOCK && n->as.code.ntokens > 0)
+    xw_code_text(x, n, a, b);
+  else
+    text_len(x, s + a, b - a);
+}
+
 /* The text of n with its page breaks at their byte offsets (moved back to
  * a character boundary). */
 void xw_text_marked(XhtmlWriter *x, const BookNode *n)
@@ -96,11 +105,11 @@ void xw_text_marked(XhtmlWriter *x, const BookNode *n)
       off--;
     if (off < done)
       off = done;
-    text_len(x, s + done, off - done);
+    text_piece(x, n, s, done, off);
     done = off;
     write_pagebreak(x, mi);
   }
-  text_len(x, s + done, len - done);
+  text_piece(x, n, s, done, len);
 }
 
 static gint cmp_mark_offset(gconstpointer a, gconstpointer b, gpointer data)

@@ -239,6 +239,62 @@ typedef struct {
   GArray *slices; /* ShapeSlice scratch */
 } CodeSet;
 
+/* The attributes of code block n's tokens over t, its text as shaped
+ * (orig: the byte of n->text each byte of t comes from): the colour and
+ * face the print style gives each class ([code-tokens]). NULL when there
+ * is none, or when repairing t's encoding lost orig. */
+static PangoAttrList *token_attrs(const Build *c, const BookNode *n, const GArray *orig, size_t tlen)
+{
+  if (n->as.code.ntokens == 0 || orig->len < tlen)
+    return NULL;
+  PangoAttrList *al = NULL;
+  size_t k = 0; /* a byte of t */
+  for (guint i = 0; i < n->as.code.ntokens; i++) {
+    const BookToken *tk = &n->as.code.tokens[i];
+    if (!c->st->tok[tk->cls].set)
+      continue;
+    while (k < tlen && g_array_index(orig, size_t, k) < tk->start)
+      k++;
+    size_t a = k;
+    while (k < tlen && g_array_index(orig, size_t, k) < (size_t)tk->start + tk->len)
+      k++;
+    if (k <= a)
+      continue;
+    if (!al)
+      al = pango_attr_list_new();
+    const double *rgb = c->st->tok[tk->cls].rgb;
+    PangoAttribute *at[3] = {
+        pango_attr_foreground_new((guint16)lround(rgb[0] * 65535), (guint16)lround(rgb[1] * 65535),
+                                  (guint16)lround(rgb[2] * 65535)),
+        c->st->tok[tk->cls].bold ? pango_attr_weight_new(PANGO_WEIGHT_BOLD) : NULL,
+        c->st->tok[tk->cls].italic ? pango_attr_style_new(PANGO_STYLE_ITALIC) : NULL};
+    for (int j = 0; j < 3; j++)
+      if (at[j]) {
+        at[j]->start_index = (guint)a;
+        at[j]->end_index = (guint)k;
+        pango_attr_list_insert(al, at[j]);
+      }
+  }
+  return al;
+}
+
+/* A glyph item's colour: the foreground of the run holding byte `at` of
+ * sh (a token's, token_attrs), else the item stays black. */
+static void token_colour(const Shaped *sh, size_t at, LayItem *it)
+{
+  const ShapeRun *r = shape_run_at(sh, at);
+  for (GSList *l = r ? r->item->analysis.extra_attrs : NULL; l; l = l->next) {
+    const PangoAttribute *a = l->data;
+    if (a->klass->type == PANGO_ATTR_FOREGROUND) {
+      const PangoColor *col = &((const PangoAttrColor *)a)->color;
+      it->rgb_set = true;
+      it->rgb[0] = col->red / 65535.0;
+      it->rgb[1] = col->green / 65535.0;
+      it->rgb[2] = col->blue / 65535.0;
+    }
+  }
+}
+
 /* The items of code line l (the band, the mark of a continuation, the
  * glyphs), its top at `top` below the line's top, h high. */
 static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, double top, double h)
@@ -256,7 +312,8 @@ static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, doub
                   .gray = 0.45,
                   .font = g_object_ref(cs->mark_font),
                   .glyphs = g,
-                  .text = g_strdup("\xE2\x86\xAA")};
+                  .text = g_strdup("\xE2\x86\xAA"),
+                  .outline = true}; /* copying the code gives the code */
     g_array_append_val(items, it);
     x += cs->mark_w;
   }
@@ -271,6 +328,7 @@ static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, doub
                   .font = sl->font,
                   .glyphs = sl->glyphs,
                   .text = g_strndup(cs->sh->text + sl->start, sl->end - sl->start)};
+    token_colour(cs->sh, sl->start, &it);
     g_array_append_val(items, it);
     x += sl->width_pt;
     sl->font = NULL;
@@ -291,7 +349,10 @@ static void do_code(Build *c, BookNode *n)
   PangoFontDescription *d =
       font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   pango_context_set_font_description(c->shp->pctx, d);
-  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, NULL, c->shp->plang);
+  PangoAttrList *attrs = token_attrs(c, n, orig, t->len);
+  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, attrs, c->shp->plang);
+  if (attrs)
+    pango_attr_list_unref(attrs);
   cs.sh = sh;
   cs.pad = c->st->code_pad_pt;
   cs.left = left_of(c);

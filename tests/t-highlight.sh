@@ -1,0 +1,285 @@
+#!/bin/sh
+# t-highlight.sh: code's tokens, one tokenizer for both books (src/highlight.c).
+#
+# On tests/books/highlight (one listing per language octavo highlights) and
+# on the corpus's mdBooks (embedded-book, f3discovery: Rust, C, TOML,
+# console, diff, shell, Python):
+# - every listing whose info string names a known language has tokens (the
+#   model's, --dump-model); in the generated book, of at least three classes
+#   each, and the listings' text is the source's, byte for byte;
+# - the EPUB: each <pre><code>'s text is the model's, byte for byte, and its
+#   <span class="tok-CLASS"> are the model's tokens, exactly;
+# - the PDF: each listing's characters (mutool's stext, in the code face at
+#   the code size) are the model's, in order, and each is drawn in the colour
+#   that styles/print.ini gives its token's class (black where plain);
+#   copying gives no continuation mark;
+# - styles/book.css: every token class at 4.5:1 or more against the
+#   listing's background, light and dark; print.ini's against the band;
+# - EPUBCheck silent on the generated book.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+: "${OCTAVO:?}" "${TOP:?}" "${TMPROOT:?}"
+command -v mutool >/dev/null || { echo "mutool (mupdf-tools) missing"; exit 77; }
+T=$TMPROOT
+
+build() { # name dir args...
+  name=$1; dir=$2; shift 2
+  (cd "$dir" && "$OCTAVO" "$@" -o "$T/$name.epub" -o "$T/$name.pdf") 2>"$T/$name.err" ||
+    { cat "$T/$name.err"; fail "$name: octavo exited $?"; }
+  (cd "$dir" && "$OCTAVO" --dump-model "$@") >"$T/$name.model" 2>/dev/null ||
+    fail "$name: --dump-model failed"
+  mutool draw -F stext -o "$T/$name.stext" "$T/$name.pdf" 2>/dev/null || fail "$name: mutool"
+  pdftotext -layout "$T/$name.pdf" "$T/$name.txt" || fail "$name: pdftotext"
+  mkdir -p "$T/$name.x" && (cd "$T/$name.x" && unzip -qo "$T/$name.epub") || fail "$name: unzip"
+}
+
+# Pathological listings (deep nesting, long chains, deep Markdown quotes and
+# lists) in linear time, and plain past the limits (highlight.h): before
+# the limits, 100,000 nested Rust parentheses took 76 s, a chain of 100,000
+# Python additions 3 minutes, 500 nested Markdown quotes crashed tree-sitter.
+python3 - >"$T/deep.md" <<'PY'
+print("```rust\nfn f() { " + "(" * 100000 + ")" * 100000 + " }\n```\n")
+print("```python\nx = " + '"a" + ' * 100000 + "1\n```\n")
+print("```c\nint x = " + "{" * 50000 + "}" * 50000 + ";\n```\n")
+print("```markdown\n" + "> " * 5000 + "*a*\n```\n")
+print("```markdown\n" + "".join("  " * i + "- a\n" for i in range(600)) + "```\n")
+print("```rust\nfn ok() {}\n```")
+PY
+start=$(date +%s)
+timeout 60 "$OCTAVO" -q --dump-model "$T/deep.md" >"$T/deep.model" || fail "deep listings: exit $?"
+[ $(($(date +%s) - start)) -le 20 ] || fail "deep listings took $(($(date +%s) - start)) s"
+[ "$(grep -c 'tokens=keyword' "$T/deep.model")" = 1 ] || fail "deep listings: not plain, or the last one not highlighted"
+
+H="$TOP/tests/books/highlight"
+build langs "$H" langs.md
+java -jar /usr/share/java/epubcheck.jar -q "$T/langs.epub" >"$T/epubcheck.log" 2>&1 ||
+  { cat "$T/epubcheck.log"; fail "EPUBCheck on the generated book"; }
+[ -s "$T/epubcheck.log" ] && { cat "$T/epubcheck.log"; fail "EPUBCheck says something"; }
+C="$TOP/tests/corpus"
+for b in embedded-book f3discovery; do
+  # shellcheck disable=SC2046
+  build "$b" "$C/$b" $(cat "$C/$b/book.args" 2>/dev/null) $(cat "$C/$b/book.list")
+done
+
+python3 - "$T" "$TOP" <<'PY' || exit 1
+import html, json, os, re, sys
+import xml.etree.ElementTree as ET
+from difflib import SequenceMatcher
+
+T, TOP = sys.argv[1], sys.argv[2]
+bad = []
+KNOWN = {"rust", "c", "cpp", "python", "javascript", "typescript", "go", "java", "bash", "console",
+         "toml", "json", "yaml", "html", "xml", "css", "sql", "diff", "markdown"}
+
+# ---- the print theme, and the contrast of both themes ----
+def hexrgb(h):
+    h = h.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
+
+def lum(rgb):
+    c = [x / 255 for x in rgb]
+    c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+def contrast(a, b):
+    la, lb = sorted((lum(a), lum(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+ini = open(os.path.join(TOP, "styles/print.ini")).read()
+sect = re.search(r"^\[code-tokens\]\n(.*?)(?=^\[)", ini, re.S | re.M).group(1)
+theme = {}
+for k, v in re.findall(r"^([a-z]+) = (#[0-9a-f]{6})", sect, re.M):
+    theme[k] = hexrgb(v)
+band = re.search(r"^\[code\]\n(?:.*\n)*?background = ([0-9.]+)", ini, re.M)
+g = round(float(band.group(1)) * 255)
+for k, rgb in theme.items():
+    if contrast(rgb, (g, g, g)) < 4.5:
+        bad.append(f"print.ini [code-tokens] {k}: {contrast(rgb, (g, g, g)):.2f}:1 on the band")
+
+css = open(os.path.join(TOP, "styles/book.css")).read()
+dark_at = css.index("prefers-color-scheme: dark")
+def rules(text):
+    toks = {m.group(1): hexrgb(m.group(2))
+            for m in re.finditer(r"\.tok-([a-z]+) \{ color: (#[0-9a-f]{6});", text)}
+    pre = re.search(r"pre \{[^}]*background-color: (#[0-9a-f]{6});\s*color: (#[0-9a-f]{6});", text)
+    return toks, hexrgb(pre.group(1)), hexrgb(pre.group(2))
+modes = {"light": rules(css[:dark_at]), "dark": rules(css[dark_at:])}
+for mode, (toks, bg, fg) in modes.items():
+    if contrast(fg, bg) < 4.5:
+        bad.append(f"book.css {mode}: plain code {contrast(fg, bg):.2f}:1")
+    for k in theme:
+        if k not in toks:
+            bad.append(f"book.css {mode}: no colour for tok-{k}")
+        elif contrast(toks[k], bg) < 4.5:
+            bad.append(f"book.css {mode}: tok-{k} {contrast(toks[k], bg):.2f}:1")
+print(f"contrast: {len(theme)} classes, light min "
+      f"{min(contrast(c, modes['light'][1]) for c in modes['light'][0].values()):.2f}:1, dark min "
+      f"{min(contrast(c, modes['dark'][1]) for c in modes['dark'][0].values()):.2f}:1")
+
+# ---- the model's listings ----
+CODE = re.compile(r'^\s*code_block (?:info=("(?:[^"\\]|\\.)*") )?("(?:[^"\\]|\\.)*")'
+                  r'(?: lang=(\S+) tokens=(\S*))?')
+def model(name):
+    blocks, in_note = [], False
+    for line in open(os.path.join(T, name + ".model"), encoding="utf-8"):
+        if line.startswith("chapter "):
+            in_note = False
+        elif line.startswith("footnote "):
+            in_note = True
+        m = CODE.match(line)
+        if not m:
+            continue
+        info = json.loads(m.group(1), strict=False) if m.group(1) else None
+        text = json.loads(m.group(2), strict=False)
+        toks = []
+        for t in (m.group(4) or "").split(","):
+            if t:
+                c, r = t.split("@")
+                s, n = map(int, r.split("+"))
+                toks.append((c, s, n))
+        blocks.append(dict(info=info, text=text, lang=m.group(3), toks=toks, note=in_note))
+    return blocks
+
+# ---- the EPUB's listings: text and spans ----
+XH = "{http://www.w3.org/1999/xhtml}"
+def epub_listings(name):
+    root = os.path.join(T, name + ".x")
+    opf = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".opf")][0]
+    o = ET.parse(opf).getroot()
+    ns = {"o": "http://www.idpf.org/2007/opf"}
+    items = {i.get("id"): i.get("href") for i in o.iterfind(".//o:manifest/o:item", ns)}
+    out = []
+    for ref in o.iterfind(".//o:spine/o:itemref", ns):
+        doc = ET.parse(os.path.join(os.path.dirname(opf), items[ref.get("idref")])).getroot()
+        for pre in doc.iter(XH + "pre"):
+            code = pre.find(XH + "code")
+            if code is None:
+                continue
+            parts, spans = [], []
+            def walk(e):
+                if e.text:
+                    parts.append(e.text.encode())
+                for ch in e:
+                    cls = ch.get("class", "")
+                    if ch.tag == XH + "span" and cls.startswith("tok-"):
+                        start = sum(map(len, parts))
+                        txt = "".join(ch.itertext()).encode()
+                        spans.append((cls[4:], start, len(txt)))
+                        parts.append(txt)
+                    else:
+                        walk(ch)  # a page break: empty
+                    if ch.tail:
+                        parts.append(ch.tail.encode())
+            walk(code)
+            merged = []  # a token cut by a page break is two spans
+            for sp in spans:
+                if merged and merged[-1][0] == sp[0] and merged[-1][1] + merged[-1][2] == sp[1]:
+                    merged[-1] = (sp[0], merged[-1][1], merged[-1][2] + sp[2])
+                else:
+                    merged.append(sp)
+            out.append((b"".join(parts), merged))
+    return out
+
+# ---- the PDF's listings: characters of the code face at the code size ----
+CH = re.compile(r'<font name="([^"]*)" size="([0-9.]+)"|<char [^>]*color="(#[0-9a-f]{6})" c="([^"]*)"')
+def pdf_chars(name):
+    chars, mono = [], False
+    for m in CH.finditer(open(os.path.join(T, name + ".stext"), encoding="utf-8").read()):
+        if m.group(1):
+            mono = "DejaVuSansMono" in m.group(1) and abs(float(m.group(2)) - 8.3) < 0.05
+        elif mono:
+            c = html.unescape(m.group(4))
+            if c.strip():
+                chars.append((c, hexrgb(m.group(3))))
+    return chars
+
+def near(a, b):
+    return all(abs(x - y) <= 3 for x, y in zip(a, b))
+
+def check(name, generated):
+    blocks = model(name)
+    known = [b for b in blocks if b["lang"]]
+    named = [b for b in blocks if b["info"] and b["info"].split(",")[0].strip("{.").lower()
+             not in ("text", "txt", "", "plain", "ignore", "no_run", "console-output")]
+    classes = [len({c for c, _, _ in b["toks"]}) for b in known]
+    few = sum(1 for n in classes if n < 3)
+    print(f"{name}: {len(blocks)} listings, {len(known)} in a known language "
+          f"({', '.join(sorted({b['lang'] for b in known}))}); "
+          f"{few} with fewer than three classes, {sum(1 for n in classes if n == 0)} with none")
+    for b in known:
+        if not b["toks"]:
+            bad.append(f"{name}: a {b['lang']} listing without tokens: {b['text'][:60]!r}")
+        if generated and len({c for c, _, _ in b["toks"]}) < 3:
+            bad.append(f"{name}: a {b['lang']} listing with fewer than three classes")
+    # the EPUB: text and spans, listing by listing (matched by their text:
+    # notes' listings come at the chapter's end there)
+    want = {}
+    for b in blocks:
+        want.setdefault(b["text"].encode(), []).append([(c, s, n) for c, s, n in b["toks"]])
+    for text, spans in epub_listings(name):
+        if text not in want:
+            bad.append(f"{name}: an EPUB listing whose text is no model listing's: {text[:60]!r}")
+        elif spans not in want[text]:
+            bad.append(f"{name}: an EPUB listing whose spans are not its tokens: {text[:60]!r}")
+    # the PDF: the chapters' listings, character by character, in order
+    exp = []
+    for b in blocks:
+        if b["note"]:
+            continue
+        raw = b["text"].encode()
+        cls = bytearray(len(raw))
+        names = [""] + sorted(theme)
+        for c, s, n in b["toks"]:
+            cls[s:s + n] = bytes([names.index(c) if c in names else 0]) * n
+        i = 0
+        for ch in b["text"]:
+            k = len(ch.encode())
+            if ch.strip():
+                tok = names[cls[i]]
+                exp.append((ch, theme.get(tok, (0, 0, 0))))
+            i += k
+    got = pdf_chars(name)
+    sm = SequenceMatcher(None, [c for c, _ in exp], [c for c, _ in got], autojunk=False)
+    same = wrong = 0
+    for a, b2, n in sm.get_matching_blocks():
+        for k in range(n):
+            same += 1
+            if not near(exp[a + k][1], got[b2 + k][1]):
+                wrong += 1
+                if wrong <= 5:
+                    bad.append(f"{name}: PDF character {exp[a + k][0]!r} drawn in "
+                               f"{got[b2 + k][1]}, its token's colour is {exp[a + k][1]}")
+    print(f"{name}: PDF: {same} of {len(exp)} listing characters found in order, "
+          f"{wrong} in another colour than their token's")
+    if wrong:
+        bad.append(f"{name}: {wrong} PDF characters in the wrong colour")
+    if same < len(exp) * (1 if generated else 0.995):
+        bad.append(f"{name}: only {same} of {len(exp)} listing characters in the PDF")
+    return blocks
+
+blocks = check("langs", True)
+# the generated book: one listing per language, its text the source's
+langs = {b["lang"] for b in blocks if b["lang"]}
+missing = KNOWN - langs
+if missing:
+    bad.append(f"langs: no tokens for {sorted(missing)}")
+src = open(os.path.join(TOP, "tests/books/highlight/langs.md"), encoding="utf-8").read()
+fenced = re.findall(r"^```[^\n]*\n(.*?)^```", src, re.S | re.M)
+if [b["text"] for b in blocks] != fenced:
+    bad.append("langs: the model's listings are not the source's, byte for byte")
+plain = [b for b in blocks if b["info"] in (None, "brainfuck")]
+if len(plain) != 2 or any(b["toks"] or b["lang"] for b in plain):
+    bad.append("langs: a listing without a known language is not plain")
+txt = open(os.path.join(T, "langs.txt"), encoding="utf-8").read()
+if "\u21aa" in txt:
+    bad.append("langs: the PDF's text has a continuation mark (copying gives it)")
+if "highlighted_count, total_listing_count" not in txt.replace("\n", " ") and \
+   "highlighted_count," not in txt:
+    bad.append("langs: the wrapped line is not in the PDF's text")
+for b in ("embedded-book", "f3discovery"):
+    check(b, False)
+
+for m in bad:
+    print("FAIL:", m)
+sys.exit(1 if bad else 0)
+PY
