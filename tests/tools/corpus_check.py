@@ -296,10 +296,13 @@ def epub_plain(epub):
 
 
 def logical_order(text):
-    """pdftotext -raw writes a right-to-left run in visual order, between
-    U+202B and U+202C: put each such run back in reading order, cluster by
-    cluster (in visual order a mark comes before its base character: they
-    stay together, the mark after the base)."""
+    """pdftotext -raw reverses every right-to-left "word" it finds (between
+    U+202B and U+202C), taking the drawing for visual order. octavo draws a
+    right-to-left run in reading order (cairo's backward clusters), each
+    glyph a word of its own there: reversing one letter changes nothing,
+    but a glyph of several letters (the lam-alef ligature, لا) comes out
+    reversed (ال). Put each such run back, cluster by cluster (a mark stays
+    after its base character)."""
     def rev(m):
         clusters, marks = [], ""
         for c in m.group(1):
@@ -1112,8 +1115,8 @@ def check_chapters(epub, pdf, bookdir=None):
     for k, (title, p, part) in enumerate(top):
         end = top[k + 1][1] if k + 1 < len(top) else n_pages
         end = max(end, p + 1)
-        # in reading order, as the title is: pdftotext -raw writes a
-        # right-to-left run (a Hebrew chapter's heading) in visual order
+        # in reading order, as the title is: pdftotext -raw reverses a
+        # right-to-left ligature's letters (logical_order)
         text = logical_order(pdf_check.pdf_text(pdf, p + 1, end))
         words = words_of(text)
         tw = words_of(title)
