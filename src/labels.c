@@ -130,6 +130,27 @@ char *labels_date(const char *lang, const char *date)
   return g_strdup(date);
 }
 
+bool labels_rtl(const char *lang)
+{
+  static const char *const rtl[] = {"ar", "arc", "ckb", "dv", "fa", "he", "iw",
+                                    "ks", "ps",  "sd",  "syr", "ug", "ur", "yi"};
+  if (!lang)
+    return false;
+  const char *script = strchr(lang, '-');
+  if (script && strlen(script) >= 5 && g_ascii_isalpha(script[1]) && g_ascii_isalpha(script[4]) &&
+      (script[5] == '\0' || script[5] == '-'))
+    return g_ascii_strncasecmp(script + 1, "Arab", 4) == 0 ||
+           g_ascii_strncasecmp(script + 1, "Hebr", 4) == 0 ||
+           g_ascii_strncasecmp(script + 1, "Syrc", 4) == 0 ||
+           g_ascii_strncasecmp(script + 1, "Thaa", 4) == 0 ||
+           g_ascii_strncasecmp(script + 1, "Nkoo", 4) == 0;
+  size_t n = strcspn(lang, "-_");
+  for (size_t i = 0; i < G_N_ELEMENTS(rtl); i++)
+    if (strlen(rtl[i]) == n && g_ascii_strncasecmp(lang, rtl[i], n) == 0)
+      return true;
+  return false;
+}
+
 char *labels_page_of(const char *lang, int page, int pages)
 {
   /* the table's formats are literals with two %d each */

@@ -6,6 +6,7 @@
 #define OCTAVO_LABELS_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 typedef enum {
   LABEL_CONTENTS, /* the contents' heading */
@@ -47,6 +48,11 @@ char *labels_byline(const char *lang, const GPtrArray *authors);
  * 2023", "11 mai 2023", "11. Mai 2023"); any other form as given. Caller
  * frees; NULL for NULL. */
 char *labels_date(const char *lang, const char *date);
+
+/* Whether the language is written right to left (Arabic, Persian, Urdu,
+ * Hebrew, Yiddish, …; BCP 47, its script subtag deciding where it has one:
+ * "az-Arab" is, "ku-Latn" is not). */
+bool labels_rtl(const char *lang);
 
 /* "page 2 of 3" ("page 2 sur 3") from LABEL_PAGE_OF. Caller frees. */
 char *labels_page_of(const char *lang, int page, int pages);
