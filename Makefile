@@ -91,7 +91,8 @@ BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
                test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
-               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
+               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip && \
+               command -v mutool
 
 deps:
 	$(call ensure_pkgs,$(BUILD_PKGS),$(BUILD_PROBE))
