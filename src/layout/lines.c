@@ -165,13 +165,18 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 static bool too_loose(const GArray *items, size_t s, size_t e, double ratio)
 {
   double nat = 0, str = 0;
+  bool cjk = false;
   for (size_t i = s; i < e; i++) {
     const LbItem *it = &g_array_index(items, LbItem, i);
     if (it->type == LB_GLUE && it->width > 0 && it->stretch > 0 && it->stretch < LB_FIL) {
       nat += it->width; /* word spaces (not CJK's glue between characters) */
       str += it->stretch;
     }
+    cjk |= it->type == LB_GLUE && it->width == 0 && it->stretch > 0 && it->stretch < LB_FIL;
   }
+  /* CJK: at most CJK_MAX_GAP_EM between two characters */
+  if (cjk && ratio * CJK_STRETCH_EM > CJK_MAX_GAP_EM)
+    return true;
   return nat > 0 && nat + ratio * str > MAX_SPACE * nat + 1e-6;
 }
 
