@@ -294,6 +294,35 @@ void book_node_unwrap(BookNode *n)
   book_node_free(n);
 }
 
+int book_text_dir(const char *s, size_t len)
+{
+  for (const char *p = s, *end = s + len; p < end; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char_validated(p, end - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2)
+      return 0;
+    if (!g_unichar_isalpha(c))
+      continue;
+    switch (g_unichar_get_script(c)) {
+    case G_UNICODE_SCRIPT_ARABIC:
+    case G_UNICODE_SCRIPT_HEBREW:
+    case G_UNICODE_SCRIPT_SYRIAC:
+    case G_UNICODE_SCRIPT_THAANA:
+    case G_UNICODE_SCRIPT_NKO:
+    case G_UNICODE_SCRIPT_SAMARITAN:
+    case G_UNICODE_SCRIPT_MANDAIC:
+    case G_UNICODE_SCRIPT_ADLAM:
+    case G_UNICODE_SCRIPT_HANIFI_ROHINGYA:
+    case G_UNICODE_SCRIPT_MENDE_KIKAKUI:
+    case G_UNICODE_SCRIPT_IMPERIAL_ARAMAIC:
+    case G_UNICODE_SCRIPT_PHOENICIAN: return 1;
+    case G_UNICODE_SCRIPT_COMMON:
+    case G_UNICODE_SCRIPT_INHERITED: continue;
+    default: return -1;
+    }
+  }
+  return 0;
+}
+
 void book_node_text(const BookNode *node, GString *out)
 {
   BookIter it;

@@ -402,6 +402,12 @@ const char *book_tok_name(BookTokClass c);
 /* The plain text of node and its descendants (text, code, alt text; breaks as
  * spaces), appended to out. */
 void book_node_text(const BookNode *node, GString *out);
+/* The direction of text s[0, len) by its first strong character, as HTML's
+ * dir="auto" and pango decide a paragraph's: 1 right to left (a letter of
+ * Hebrew, Arabic, Syriac, Thaana, N'Ko and the other right-to-left
+ * scripts), -1 left to right (any other letter), 0 none (digits and
+ * punctuation only). */
+int book_text_dir(const char *s, size_t len);
 
 /* A new chapter appended to the book, with an empty root. */
 BookChapter *book_chapter_add(Book *book, const char *source);

@@ -34,16 +34,32 @@ static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *c
   PangoLayout *lay = pango_layout_new(ctx);
   PangoFontDescription *fd = pango_font_description_new();
   pango_font_description_set_family(fd, cs->face);
-  pango_font_description_set_absolute_size(fd, size_pt * PANGO_SCALE);
   pango_font_description_set_weight(fd, weight);
   pango_font_description_set_style(fd, style);
-  pango_layout_set_font_description(lay, fd);
-  pango_font_description_free(fd);
   pango_layout_set_width(lay, (int)(w * PANGO_SCALE));
   pango_layout_set_wrap(lay, PANGO_WRAP_WORD);
   pango_layout_set_alignment(lay, PANGO_ALIGN_CENTER);
   pango_layout_set_line_spacing(lay, 0.92f);
   pango_layout_set_text(lay, text, -1);
+  /* Broken between words; a word wider than the box (a long compound, a
+   * script pango finds no breaks in: Khmer, Lao, Myanmar, Tibetan) or more
+   * than four lines shrink the text, down to half its size; past that it
+   * also breaks between characters. Nothing runs off the page. */
+  for (double size = size_pt;; size *= 0.9) {
+    pango_font_description_set_absolute_size(fd, size * PANGO_SCALE);
+    pango_layout_set_font_description(lay, fd);
+    int wpu = 0;
+    pango_layout_get_size(lay, &wpu, NULL);
+    bool wide = wpu > (int)(w * PANGO_SCALE);
+    if (!wide && pango_layout_get_line_count(lay) <= 4)
+      break;
+    if (size * 0.9 < size_pt * 0.5) {
+      if (wide)
+        pango_layout_set_wrap(lay, PANGO_WRAP_WORD_CHAR);
+      break;
+    }
+  }
+  pango_font_description_free(fd);
   const char *all = pango_layout_get_text(lay);
   /* pango_cairo_show_layout() started from cairo's current point, which
    * cairo keeps in 24.8 fixed point: the same origin draws the same bytes */

@@ -221,6 +221,8 @@ char *ep_nav_document(Epub *e, const GArray *toc)
   ATTR(w, "xmlns:epub", "http://www.idpf.org/2007/ops");
   ATTR(w, "xml:lang", lang);
   ATTR(w, "lang", lang);
+  if (labels_rtl(lang))
+    ATTR(w, "dir", "rtl");
   nav_head(w, contents);
   START(w, "body");
   ATTR(w, "epub:type", "frontmatter");

@@ -3,6 +3,7 @@
  * page list follows), the manifest and the spine, from what epub.c has
  * gathered in the Epub. */
 #include "epub_internal.h"
+#include "labels.h"
 
 static bool valid_w3cdtf(const char *s)
 {
@@ -196,6 +197,8 @@ static void opf_spine(Epub *e, xmlTextWriterPtr w)
 {
   START(w, "spine");
   ATTR(w, "toc", "ncx");
+  if (labels_rtl(xhtml_book_lang(e->book, e->opts)))
+    ATTR(w, "page-progression-direction", "rtl");
   for (guint i = 0; i < e->spine->len; i++) {
     START(w, "itemref");
     ATTR(w, "idref", e->spine->pdata[i]);

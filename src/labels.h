@@ -6,6 +6,7 @@
 #define OCTAVO_LABELS_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 typedef enum {
   LABEL_CONTENTS, /* the contents' heading */
@@ -44,9 +45,20 @@ char *labels_join(const char *lang, const GPtrArray *names);
 char *labels_byline(const char *lang, const GPtrArray *authors);
 
 /* A date for a title page: YYYY-MM-DD as the language writes it ("11 May
- * 2023", "11 mai 2023", "11. Mai 2023"); any other form as given. Caller
+ * 2023", "11 mai 2023", "11. Mai 2023", "2023年5月11日"), from the table's
+ * month names and order (Gregorian, Western digits; never the machine's
+ * locales); any other form as given. Caller
  * frees; NULL for NULL. */
 char *labels_date(const char *lang, const char *date);
+
+/* Whether the table has the language's words (else labels_get gives
+ * English's). */
+bool labels_known(const char *lang);
+
+/* Whether the language is written right to left (Arabic, Persian, Urdu,
+ * Hebrew, Yiddish, …; BCP 47, its script subtag deciding where it has one:
+ * "az-Arab" is, "ku-Latn" is not). */
+bool labels_rtl(const char *lang);
 
 /* "page 2 of 3" ("page 2 sur 3") from LABEL_PAGE_OF. Caller frees. */
 char *labels_page_of(const char *lang, int page, int pages);

@@ -8,6 +8,7 @@
  * What it does not do: decide which heading is the title (chapters.c).
  */
 #include "front.h"
+#include "labels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,11 @@ void md_finish_meta(Ctx *c)
     g_free(b->meta.lang);
     b->meta.lang = g_strdup("en");
   }
+  if (!labels_known(b->meta.lang))
+    book_diag(b, BOOK_WARNING, NULL,
+              "no labels for language '%s': octavo's own words (contents, colophon, page "
+              "numbers) are in English",
+              b->meta.lang);
   if (!b->meta.title || !*b->meta.title) {
     const Src *s = &c->srcs[0];
     /* a file name is bytes: as UTF-8 (U+FFFD for what is not), and text */

@@ -167,8 +167,8 @@ static void set_colour(cairo_t *cr, const LayItem *it)
 }
 
 /* What pango_cairo_show_glyph_item(cr, text, {item, gs}) does for the
- * painter's item (offset 0, level 0: left to right, as every run is handed
- * over in visual order), without pango's renderer: the same
+ * painter's item (offset 0; its level read from its clusters: decreasing
+ * in a right-to-left run), without pango's renderer: the same
  * cairo_show_text_glyphs call, the glyphs placed from the current point
  * by their advances and offsets, the clusters as pango's cluster iterator
  * cuts them (a cluster runs until a glyph whose log_cluster is greater
@@ -198,13 +198,8 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
   g_array_set_size(p->clusters, (guint)n);
   cairo_glyph_t *cg = (cairo_glyph_t *)(void *)p->cglyphs->data;
   cairo_text_cluster_t *cl = (cairo_text_cluster_t *)(void *)p->clusters->data;
-  int count = 0, x_position = 0, nc = 0, cluster = gs->log_clusters[0], start = 0, shown = 0;
-  for (int i = 0; i < n; i++) {
-    if (gs->log_clusters[i] > cluster) { /* a new cluster starts at glyph i */
-      cl[nc++] = (cairo_text_cluster_t){gs->log_clusters[i] - start, shown};
-      start = cluster = gs->log_clusters[i];
-      shown = 0;
-    }
+  int count = 0, x_position = 0;
+  for (int i = 0; i < n; i++) { /* the glyphs in visual order, left to right */
     const PangoGlyphInfo *gi = &gs->glyphs[i];
     if (gi->glyph != PANGO_GLYPH_EMPTY) {
       cg[count].index = gi->glyph;
@@ -213,15 +208,31 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
                         ? base_y
                         : base_y + (double)gi->geometry.y_offset / PANGO_SCALE;
       count++;
-      shown++;
     }
     x_position += gi->geometry.width;
+  }
+  /* the clusters in logical order: a right-to-left run's glyphs are in
+   * visual order, its clusters decreasing, so they are walked from the last
+   * glyph and handed over BACKWARD (cairo then writes the glyphs in reading
+   * order, each with its text, and pdftotext and mupdf read the words) */
+  bool backward = n > 1 && gs->log_clusters[0] > gs->log_clusters[n - 1];
+  int step = backward ? -1 : 1, first = backward ? n - 1 : 0;
+  int nc = 0, cluster = gs->log_clusters[first], start = 0, shown = 0;
+  for (int k = 0, i = first; k < n; k++, i += step) {
+    if (gs->log_clusters[i] > cluster) { /* a new cluster starts at glyph i */
+      cl[nc++] = (cairo_text_cluster_t){gs->log_clusters[i] - start, shown};
+      start = cluster = gs->log_clusters[i];
+      shown = 0;
+    }
+    if (gs->glyphs[i].glyph != PANGO_GLYPH_EMPTY)
+      shown++;
   }
   cl[nc++] = (cairo_text_cluster_t){len - start, shown};
   cairo_save(cr);
   cairo_set_scaled_font(cr, sf);
   if (cairo_surface_has_show_text_glyphs(cairo_get_target(cr)))
-    cairo_show_text_glyphs(cr, text, len, cg, count, cl, nc, 0);
+    cairo_show_text_glyphs(cr, text, len, cg, count, cl, nc,
+                           backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : 0);
   else
     cairo_show_glyphs(cr, cg, count);
   cairo_restore(cr);

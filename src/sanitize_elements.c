@@ -235,6 +235,19 @@ static bool attr_ok(const ElemInfo *ei, const char *name, const char *value, con
   return true;
 }
 
+/* The book's class for HTML4's align value (align-left, …), or NULL. */
+static const char *align_class(const char *v)
+{
+  static const char *const names[][2] = {{"left", "align-left"},
+                                         {"center", "align-center"},
+                                         {"right", "align-right"},
+                                         {"justify", "align-justify"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    if (g_ascii_strcasecmp(v, names[i][0]) == 0)
+      return names[i][1];
+  return NULL;
+}
+
 /* The allow-listed attributes of el as a NULL-terminated name/value vector
  * (NULL when none), with one warning for everything dropped. */
 static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, const BookPos *pos,
@@ -242,6 +255,7 @@ static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, con
 {
   GPtrArray *out = g_ptr_array_new();
   GString *dropped = NULL;
+  const char *align = NULL;
   for (const xmlAttr *a = el->properties; a; a = a->next) {
     const char *name = (const char *)a->name;
     bool skipped = false;
@@ -253,6 +267,13 @@ static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, con
     xmlChar *v = xmlNodeListGetString(el->doc, a->children, 1);
     const char *value = v ? (const char *)v : "";
     const char *why;
+    if (g_ascii_strcasecmp(name, "align") == 0 && (ei->flags & E_BLOCK) && align_class(value)) {
+      /* HTML4's align (a README's <div align="right">): the book's class */
+      if (!align)
+        align = align_class(value);
+      xmlFree(v);
+      continue;
+    }
     if (attr_ok(ei, name, value, &why)) {
       char *lname = g_ascii_strdown(name, -1);
       if (strcmp(lname, "name") == 0) { /* <a name=x>: an old-style anchor */
@@ -270,6 +291,19 @@ static char **clean_attrs(Book *book, const xmlNode *el, const ElemInfo *ei, con
         g_string_append_c(dropped, ')');
     }
     xmlFree(v);
+  }
+  if (align) { /* into the class, after the source's own classes */
+    guint k = 0;
+    while (k < out->len && strcmp(out->pdata[k], "class") != 0)
+      k += 2;
+    if (k < out->len) {
+      char *c = g_strconcat(out->pdata[k + 1], " ", align, NULL);
+      g_free(out->pdata[k + 1]);
+      out->pdata[k + 1] = c;
+    } else {
+      g_ptr_array_add(out, g_strdup("class"));
+      g_ptr_array_add(out, g_strdup(align));
+    }
   }
   if (dropped) {
     book_diag(book, BOOK_WARNING, pos, "raw HTML: dropped attribute%s %s of <%s>",

@@ -17,6 +17,7 @@
  * resources), or package anything (epub.c). */
 #include "xhtml_internal.h"
 
+#include "labels.h"
 #include "util.h"
 
 /* ---- small helpers ---- */
@@ -151,6 +152,22 @@ static bool box_in_paragraph(const BookNode *n)
 static void write_subtree(XhtmlWriter *x, BookNode *node);
 static void leave(XhtmlWriter *x, BookNode *n);
 
+/* A block whose text reads against the book's direction (its first strong
+ * character, as HTML's dir="auto" decides) gets a dir of its own, so that
+ * a reading system without dir="auto" sets it on the right side. */
+static void block_dir(XhtmlWriter *x, const BookNode *n)
+{
+  GString *t = g_string_new(NULL);
+  book_node_text(n, t);
+  int d = book_text_dir(t->str, t->len);
+  g_string_free(t, TRUE);
+  bool rtl = labels_rtl(xhtml_book_lang(x->book, x->opts));
+  if (d > 0 && !rtl)
+    attr(x, "dir", "rtl");
+  else if (d < 0 && rtl)
+    attr(x, "dir", "ltr");
+}
+
 static void enter_heading(XhtmlWriter *x, BookNode *n)
 {
   /* the e-book's headings never skip a level (Ace's heading order);
@@ -161,8 +178,13 @@ static void enter_heading(XhtmlWriter *x, BookNode *n)
   g_snprintf(tag, sizeof tag, "h%d", level);
   start(x, tag);
   attr(x, "id", n->as.heading.id);
-  for (char **a = n->as.heading.attrs; a && a[0] && a[1]; a += 2)
+  bool dir = false;
+  for (char **a = n->as.heading.attrs; a && a[0] && a[1]; a += 2) {
     attr(x, a[0], a[1]); /* class, data-*: from the source's {.class key=value} */
+    dir |= strcmp(a[0], "dir") == 0;
+  }
+  if (!dir)
+    block_dir(x, n);
   xw_marks_at_start(x, n);
 }
 
@@ -177,8 +199,10 @@ static void enter_def(XhtmlWriter *x, BookNode *n, const char *tag)
 
 static void enter_paragraph(XhtmlWriter *x, BookNode *n)
 {
-  if (!in_tight_list(n))
+  if (!in_tight_list(n)) {
     start(x, "p");
+    block_dir(x, n);
+  }
   xw_marks_at_start(x, n);
   if (box_in_paragraph(n))
     write_task_box(x, n->parent);
@@ -210,6 +234,8 @@ static void enter_item(XhtmlWriter *x, BookNode *n)
   start(x, "li");
   if (n->as.item.task != BOOK_TASK_NONE)
     attr(x, "class", "task-list-item");
+  if (n->first_child && n->first_child->type == BOOK_PARAGRAPH)
+    block_dir(x, n->first_child); /* (a nested list's whole text is not read: linear) */
   xw_marks_at_start(x, n);
   if (n->as.item.task != BOOK_TASK_NONE && !box_in_paragraph(n->first_child))
     write_task_box(x, n);
@@ -253,6 +279,8 @@ void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
 static void write_code_block(XhtmlWriter *x, BookNode *n)
 {
   start(x, "pre");
+  if (labels_rtl(xhtml_book_lang(x->book, x->opts)))
+    attr(x, "dir", "ltr"); /* code reads left to right in any book */
   start(x, "code");
   if (n->as.code.info && *n->as.code.info) {
     char *cls = g_strconcat("language-", n->as.code.info, NULL);
@@ -599,6 +627,8 @@ void xw_doc_begin(XhtmlWriter *x, const char *title, const char *css_href, const
   attr(x, "xmlns:epub", NS_EPUB);
   attr(x, "xml:lang", lang);
   attr(x, "lang", lang);
+  if (labels_rtl(lang))
+    attr(x, "dir", "rtl");
   nl(x);
   start(x, "head");
   nl(x);

@@ -298,6 +298,13 @@ typedef enum { MK_NONE, MK_HYPHEN, MK_CONT } MarkKind;
 
 #define CONT_MARK "\xE2\x86\xAA" /* ↪, as code blocks' continuation lines */
 
+/* The stretch of the glue between two characters of CJK text, in ems
+ * (items.c): a line of 30 characters stretches an em at ratio 0.23. */
+#define CJK_STRETCH_EM 0.15
+/* The widest space between two CJK characters of a justified line, in ems:
+ * a line that needs more is set ragged (lines.c) */
+#define CJK_MAX_GAP_EM 0.3
+
 /* What an item of the line breaker stands for. */
 typedef struct {
   size_t a, b; /* bytes */

@@ -187,6 +187,22 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
   g_array_free(all, TRUE);
 }
 
+/* Is ch set solid in CJK text (an ideograph, kana, bopomofo, CJK or
+ * fullwidth punctuation), where a justified line spreads the space between
+ * characters? (Hangul is not: Korean is set, and justified, by words.) */
+static bool cjk_solid(gunichar ch)
+{
+  if ((ch >= 0x3000 && ch <= 0x303F) || (ch >= 0xFF00 && ch <= 0xFF60))
+    return true;
+  switch (g_unichar_get_script(ch)) {
+  case G_UNICODE_SCRIPT_HAN:
+  case G_UNICODE_SCRIPT_HIRAGANA:
+  case G_UNICODE_SCRIPT_KATAKANA:
+  case G_UNICODE_SCRIPT_BOPOMOFO: return true;
+  default: return false;
+  }
+}
+
 /* The boxes and penalties of one word (characters [i, j), bytes [b0, b1)):
  * its hyphenation points in prose; in a URL its break points (no mark);
  * and, only when the word is wider than the line, last-resort points in
@@ -282,6 +298,16 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
        M_BOX, MK_NONE);
   if (j < sh->nchars && break_before(sh, flags, flen, j) && !sh->log[j].is_white) {
     gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
+    if (ps->justify && !ragged && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL)) &&
+        (cjk_solid(prev) || cjk_solid(g_utf8_get_char(t + b1)))) {
+      /* CJK: a break between characters (pango's UAX 14 keeps 、。」 and
+       * the like off a line's start: kinsoku) is a glue of no width that
+       * a justified line stretches (lines.c spreads it after the
+       * character before); nothing is shrunk */
+      push(items, meta, (LbItem){.type = LB_GLUE, .stretch = CJK_STRETCH_EM * ps->size_pt}, b1,
+           b1, M_GLUE, MK_NONE);
+      return;
+    }
     bool dash = is_dash(prev) && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL));
     push(items, meta,
          (LbItem){.type = LB_PENALTY,

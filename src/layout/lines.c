@@ -165,13 +165,18 @@ static double line_tracking(const Build *c, const ParaStyle *ps, const GArray *i
 static bool too_loose(const GArray *items, size_t s, size_t e, double ratio)
 {
   double nat = 0, str = 0;
+  bool cjk = false;
   for (size_t i = s; i < e; i++) {
     const LbItem *it = &g_array_index(items, LbItem, i);
-    if (it->type == LB_GLUE && it->stretch > 0 && it->stretch < LB_FIL) {
-      nat += it->width;
+    if (it->type == LB_GLUE && it->width > 0 && it->stretch > 0 && it->stretch < LB_FIL) {
+      nat += it->width; /* word spaces (not CJK's glue between characters) */
       str += it->stretch;
     }
+    cjk |= it->type == LB_GLUE && it->width == 0 && it->stretch > 0 && it->stretch < LB_FIL;
   }
+  /* CJK: at most CJK_MAX_GAP_EM between two characters */
+  if (cjk && ratio * CJK_STRETCH_EM > CJK_MAX_GAP_EM)
+    return true;
   return nat > 0 && nat + ratio * str > MAX_SPACE * nat + 1e-6;
 }
 
@@ -245,6 +250,28 @@ static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis)
   return lo_odd != G_MAXUINT8;
 }
 
+/* The stretch of a CJK glue (items.c: no width, between two characters)
+ * of the line [s, e) at byte `at`, or 0. */
+static double cjk_glue_at(const GArray *items, const GArray *meta, size_t s, size_t e, size_t at)
+{
+  size_t lo = s, hi = e; /* the first item ending at or after `at` */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g_array_index(meta, Meta, mid).b < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (; lo < e && g_array_index(meta, Meta, lo).b == at; lo++) {
+    const Meta *m = &g_array_index(meta, Meta, lo);
+    const LbItem *it = &g_array_index(items, LbItem, lo);
+    if (m->kind == M_GLUE && m->a == at && it->width == 0 && it->stretch > 0 &&
+        it->stretch < LB_FIL)
+      return it->stretch;
+  }
+  return 0;
+}
+
 /* The glyphs of slice k of the line [s, e) set from x: its glue stretched or
  * shrunk by ratio, its letters spaced by track; each glyph's position into
  * S->xs. Its item into *it; returns the x after it. */
@@ -289,6 +316,15 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
       w += track;
       g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
       w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+    }
+    if (ratio > 0 && !glue) { /* CJK: the glue after the cluster spread after its last glyph */
+      size_t next = gi + 1 < g->num_glyphs ? sl->start + (size_t)g->log_clusters[gi + 1] : sl->end;
+      double st = next > byte ? cjk_glue_at(S->items, S->meta, s, e, next) : 0;
+      if (st > 0) {
+        w += ratio * st;
+        g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
+        w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
+      }
     }
     xpos[gi] = (XPos){byte, x, w};
     x += w;

@@ -160,6 +160,32 @@ def drawn_images(pdf):
     return out
 
 
+def merge_pieces(blocks):
+    """Blocks of lines, the pieces of one drawn line joined: a right-to-left
+    run is drawn in reading order, a glyph per pdftotext word, and pdftotext
+    may cut its line into pieces, in one block or in blocks of their own.
+    Lines on the same baseline whose boxes touch or overlap horizontally (a
+    gap under 3 pt, as between two words) are one line; a block left empty
+    goes."""
+    lines = [(bi, ln) for bi, b in enumerate(blocks) for ln in b]
+    owner = {}
+    for i, (bi, a) in enumerate(lines):
+        for j in range(i):
+            bj, b = lines[j]
+            if abs(a["box"][1] - b["box"][1]) < 1 and abs(a["box"][3] - b["box"][3]) < 1 and \
+                    a["box"][0] < b["box"][2] + 3 and b["box"][0] < a["box"][2] + 3:
+                owner[i] = owner.get(j, j)
+                break
+    for i, k in sorted(owner.items()):
+        a, b = lines[i][1], lines[k][1]
+        b["words"] = sorted(b["words"] + a["words"], key=lambda w: w[0])
+        b["box"] = [min(a["box"][0], b["box"][0]), min(a["box"][1], b["box"][1]),
+                    max(a["box"][2], b["box"][2]), max(a["box"][3], b["box"][3])]
+        a["gone"] = True
+    out = [[ln for ln in b if not ln.get("gone")] for b in blocks]
+    return [b for b in out if b]
+
+
 def rtl_text(t):
     letters = [c for c in t if unicodedata.category(c).startswith("L")]
     rtl = [c for c in letters if unicodedata.bidirectional(c) in ("R", "AL")]
@@ -185,6 +211,8 @@ def main():
     html = re.sub(r"<(/?)(\w+)", lambda m: "<" + m.group(1) + m.group(2).lower(), html)
     p = Boxes()
     p.feed(html)
+    for page in p.pages:
+        page["blocks"] = merge_pieces(page["blocks"])
     bad, words, rtl_lines = [], 0, 0
     body_n = body_pages(pdf)
     for n, page in enumerate(p.pages, 1):

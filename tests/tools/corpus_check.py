@@ -170,10 +170,17 @@ def is_word_char(c):
 
 def words_of(text):
     """Runs of letters, digits and marks (so that a Devanagari word with its
-    vowel signs is one word)."""
+    vowel signs is one word); an ideograph or kana is a word of its own
+    (Chinese and Japanese put no spaces between words: a clause is not cut
+    at a page's foot, with the notes and folio between its halves)."""
     out, cur = [], []
     for c in text:
-        if is_word_char(c):
+        if "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff":
+            if cur:
+                out.append("".join(cur))
+                cur = []
+            out.append(c)
+        elif is_word_char(c):
             cur.append(c)
         elif cur:
             out.append("".join(cur))
@@ -296,10 +303,13 @@ def epub_plain(epub):
 
 
 def logical_order(text):
-    """pdftotext -raw writes a right-to-left run in visual order, between
-    U+202B and U+202C: put each such run back in reading order, cluster by
-    cluster (in visual order a mark comes before its base character: they
-    stay together, the mark after the base)."""
+    """pdftotext -raw reverses every right-to-left "word" it finds (between
+    U+202B and U+202C), taking the drawing for visual order. octavo draws a
+    right-to-left run in reading order (cairo's backward clusters), each
+    glyph a word of its own there: reversing one letter changes nothing,
+    but a glyph of several letters (the lam-alef ligature, لا) comes out
+    reversed (ال). Put each such run back, cluster by cluster (a mark stays
+    after its base character)."""
     def rev(m):
         clusters, marks = [], ""
         for c in m.group(1):
@@ -924,7 +934,9 @@ def check_images(bookdir, epub, pdf):
     for m in msgs:
         print("  " + m, file=sys.stderr)
     ok = not msgs
-    print(f"source {len(local)} local images ({n_ras} raster, {n_svg} SVG) + {len(remote)} remote; "
+    # a copy of a book without its image files (known.txt) counts them
+    gone = f"{len(missing_files)} missing files of " if missing_files else ""
+    print(f"{gone}source {len(local)} local images ({n_ras} raster, {n_svg} SVG) + {len(remote)} remote; "
           f"EPUB {e_imgs} shown, {len(want) - absent}/{len(want)} raster files, {e_svg} SVG items; "
           f"PDF {ras} raster draws, {figs} Figure tags")
     return ok
@@ -1112,8 +1124,8 @@ def check_chapters(epub, pdf, bookdir=None):
     for k, (title, p, part) in enumerate(top):
         end = top[k + 1][1] if k + 1 < len(top) else n_pages
         end = max(end, p + 1)
-        # in reading order, as the title is: pdftotext -raw writes a
-        # right-to-left run (a Hebrew chapter's heading) in visual order
+        # in reading order, as the title is: pdftotext -raw reverses a
+        # right-to-left ligature's letters (logical_order)
         text = logical_order(pdf_check.pdf_text(pdf, p + 1, end))
         words = words_of(text)
         tw = words_of(title)
@@ -1138,6 +1150,33 @@ def check_chapters(epub, pdf, bookdir=None):
 
 # --- outline ------------------------------------------------------------------
 
+RTL_CHAR = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+def visual_to_logical(words):
+    """A line's words as pdftotext -bbox-layout gives them, left to right,
+    in reading order: a right-to-left run is drawn in reading order, each
+    glyph a word of its own there, so a line holding right-to-left text
+    (its base direction) is read from its right end, a run of left-to-right
+    words (a Latin name, a number) kept in its own order."""
+    if not any(RTL_CHAR.search(w) for w in words):
+        return words
+    n = len(words)  # the leader dots and the number (left to right) stay at the end
+    if n and re.fullmatch(r"[\divxlcdm]+", words[n - 1]) and n > 1 and words[n - 2] == ".":
+        n -= 1
+    while n and words[n - 1] == ".":
+        n -= 1
+    words, dots = words[:n], words[n:]
+    out, ltr = [], []
+    for w in reversed(words):
+        if RTL_CHAR.search(w) or not any(c.isalnum() for c in w):
+            out += ltr[::-1] + [w]
+            ltr = []
+        else:
+            ltr.append(w)
+    return out + ltr[::-1] + dots
+
+
 def pdf_contents(pdf, objs):
     """(depth, title) of the printed contents: the front (roman-numbered)
     pages' lines ending in leader dots and a page number, a title wrapped
@@ -1157,21 +1196,29 @@ def pdf_contents(pdf, objs):
         lines = []
         for lm in re.finditer(r'<line xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="([-\d.]+)"[^>]*>(.*?)</line>',
                               pm.group(1), re.S):
-            words = [html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", lm.group(4))]
+            words = re.findall(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="([-\d.]+)">(.*?)</word>',
+                               lm.group(4))
+            if any(RTL_CHAR.search(w[3]) for w in words):
+                # word by word: a right-to-left title is a word per glyph,
+                # and pdftotext's lines follow the page's main direction
+                for x0, y0, y1, w in words:
+                    lines.append(((float(y0) + float(y1)) / 2, float(x0) - left, html.unescape(w)))
+                continue
             # by the centre of the box: a title in the (smaller) code face sits on the same line
             centre = (float(lm.group(2)) + float(lm.group(3))) / 2
-            lines.append((centre, float(lm.group(1)) - left, " ".join(words)))
+            lines.append((centre, float(lm.group(1)) - left, " ".join(html.unescape(w[3]) for w in words)))
         lines.sort()  # reading order: top to bottom, then left to right
-        merged = []   # pieces of one line (a title in another face, its dots, its number) joined
+        merged = []   # the words of one line (a title in another face, its dots, its number) joined
         for y, x, text in lines:
             if merged and abs(merged[-1][0][0] - y) <= 2.5:
                 merged[-1].append((y, x, text))
             else:
                 merged.append([(y, x, text)])
         lines = []
-        for group in merged:  # left to right within a line
+        for group in merged:  # left to right within a line, then in reading order
             group.sort(key=lambda t: t[1])
-            lines.append((group[0][0], group[0][1], " ".join(t[2] for t in group)))
+            lines.append((group[0][0], group[0][1],
+                          " ".join(visual_to_logical(" ".join(t[2] for t in group).split()))))
         page_entries = []
         for _, x, text in lines:
             m2 = re.match(r"^(.*?)\s*(?:\.\s*){3,}([\divxlcdm]+)?\s*$", text)

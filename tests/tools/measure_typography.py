@@ -514,6 +514,9 @@ def measure(pdf, args):
             space_from = 'all lines (pass --space)'
             gaps = [b['x0'] - a['x1'] for ln in all_lines if ln.kind == 'body' and len(ln.words) >= 3
                     for a, b in zip(ln.words, ln.words[1:])]
+        # a gap of less than half a point is no word space: CJK characters
+        # that a justified line spread apart, which pdftotext cuts into words
+        gaps = [g for g in gaps if g >= 0.5]
         space = statistics.median(gaps) if gaps else body_h * 0.25
 
     ratios, kept, unbreakable = [], [], []

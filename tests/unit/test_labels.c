@@ -27,7 +27,27 @@ static void test_words(void **state)
   assert_string_equal(labels_get("de", LABEL_SOURCE), "Quelle");
   assert_string_equal(labels_get("nl", LABEL_TYPEFACES), "Lettertypen");
   /* every word of every language is there */
-  const char *langs[] = {"en", "fr", "de", "es", "it", "pt", "nl"};
+  const char *langs[] = {"en", "fr", "de", "es", "it", "pt", "nl", "ar", "bn", "el", "fa", "he",
+                         "hi", "ja", "ko", "ru", "th", "tr", "uk", "vi", "zh", "zh-Hant"};
+  for (size_t i = 0; i < G_N_ELEMENTS(langs); i++)
+    assert_true(labels_known(langs[i]));
+  assert_false(labels_known("tlh"));
+  assert_false(labels_known("km"));
+  /* Chinese by script, or by a region that writes traditional characters */
+  assert_string_equal(labels_get("zh", LABEL_CONTENTS), "目录");
+  assert_string_equal(labels_get("zh-Hans-CN", LABEL_CONTENTS), "目录");
+  assert_string_equal(labels_get("zh-Hant", LABEL_CONTENTS), "目錄");
+  assert_string_equal(labels_get("zh-TW", LABEL_CONTENTS), "目錄");
+  assert_string_equal(labels_get("fa-IR", LABEL_CONTENTS), "فهرست مطالب");
+  /* direction */
+  assert_true(labels_rtl("fa"));
+  assert_true(labels_rtl("ar-EG"));
+  assert_true(labels_rtl("he"));
+  assert_true(labels_rtl("az-Arab"));
+  assert_false(labels_rtl("ku-Latn"));
+  assert_false(labels_rtl("en"));
+  assert_false(labels_rtl("fr-CA"));
+  assert_false(labels_rtl(NULL));
   for (size_t i = 0; i < G_N_ELEMENTS(langs); i++)
     for (int l = 0; l < LABEL_COUNT; l++) {
       const char *w = labels_get(langs[i], (LabelId)l);
@@ -58,6 +78,9 @@ static void test_names(void **state)
   s = labels_byline("en", a);
   assert_string_equal(s, "By Ada and Charles");
   g_free(s);
+  s = labels_byline("ja", a);
+  assert_string_equal(s, "Ada と Charles 著");
+  g_free(s);
   g_ptr_array_add(a, "Grace");
   s = labels_join("en", a);
   assert_string_equal(s, "Ada, Charles, and Grace");
@@ -73,6 +96,15 @@ static void test_dates(void **state)
   (void)state;
   char *s = labels_date("en", "2023-05-11");
   assert_string_equal(s, "11 May 2023");
+  g_free(s);
+  s = labels_date("zh", "2023-05-11");
+  assert_string_equal(s, "2023年5月11日");
+  g_free(s);
+  s = labels_date("ko", "2023-05-11");
+  assert_string_equal(s, "2023년 5월 11일");
+  g_free(s);
+  s = labels_date("fa", "2023-05-11");
+  assert_string_equal(s, "11 مه 2023");
   g_free(s);
   s = labels_date("fr", "2024-02-29");
   assert_string_equal(s, "29 février 2024");
