@@ -659,7 +659,11 @@ def measure(pdf, args):
         nxt = next((c for c in content[p + 1:] if c), None)
         if nxt is None:
             continue
-        if last.kind == 'body' and reaches(last):
+        # (a right-to-left paragraph starts and indents at the right: the
+        # left-edge tests below do not read it; since issue 28 poppler also
+        # gives its glyphs one word each)
+        rtl = re.search('[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]', last.text)
+        if last.kind == 'body' and reaches(last) and not rtl:
             first = nxt[0]
             # Is `last` the first line of its paragraph? (A short line
             # before it at the same left end, no list item's, ends no
