@@ -267,6 +267,15 @@ def find_in_order(words, hay, window=6000, near=300, shy=frozenset(), slack=16):
             for h in cont_at[bisect.bisect_left(cont_at, a + j):bisect.bisect_right(cont_at, a + j + 1500)]:
                 if hay.startswith(w[j:], h):
                     return h + len(w) - j - len(w)
+        # the same where the continuation mark is drawn as outlines (issue
+        # 29: no text to copy): the first part right here, at the end of what
+        # was found, the rest within the page's foot and the next head
+        for j in range(len(w) - 2, 2, -1):
+            a = hay.find(w[:j], pos, pos + slack + j)
+            if a >= 0:
+                b = hay.find(w[j:], a + j, a + j + 400)
+                if b >= 0:
+                    return b + len(w[j:]) - len(w)
         return -1
     pos = 0
     lost = 0
