@@ -87,6 +87,8 @@ static void defaults(Style *st)
   st->code_gray = 0.94;
   st->note_size_pt = 8.5;
   st->note_leading_pt = 11;
+  st->caption_size_pt = 9;
+  st->caption_leading_pt = 11.5;
   st->colophon_size_pt = 8.5;
   st->colophon_leading_pt = 11;
   st->table_size_pt = 9;
@@ -224,6 +226,8 @@ static const struct {
     {"code", "background", offsetof(Style, code_gray)},
     {"footnote", "size", offsetof(Style, note_size_pt)},
     {"footnote", "leading", offsetof(Style, note_leading_pt)},
+    {"caption", "size", offsetof(Style, caption_size_pt)},
+    {"caption", "leading", offsetof(Style, caption_leading_pt)},
     {"colophon", "size", offsetof(Style, colophon_size_pt)},
     {"colophon", "leading", offsetof(Style, colophon_leading_pt)},
     {"table", "size", offsetof(Style, table_size_pt)},

@@ -54,6 +54,7 @@ typedef struct {
   double code_gray; /* background of code blocks: 0 black .. 1 white */
   /* footnotes, tables, running heads, title page */
   double note_size_pt, note_leading_pt;
+  double caption_size_pt, caption_leading_pt; /* captions of figures, listings, tables ([caption]) */
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */
   double table_size_pt, table_leading_pt, cell_pad_pt;
   double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */
