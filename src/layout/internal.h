@@ -526,6 +526,10 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
  * opening, which span the columns. */
 GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
                       guint *span_end);
+/* Does chapter ci run on after the one before it rather than start a new
+ * page: a chapter with no heading (a file that opens with none, an
+ * mdBook's nested chapter) or one below the chapter level? Never the first. */
+bool lay_runs_on(const LayEnv *env, guint ci);
 void run_clear(Run *r);
 /* An empty layout of the style's paper, with the book's title as printed. */
 Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);

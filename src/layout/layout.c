@@ -157,6 +157,18 @@ GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint 
   build_init(c, env, shp, store, env->text_w);
   open_tag(c, "Sect");
   emit_dest_pending(c, ch->id);
+  if (lay_runs_on(env, ci)) { /* no drop: it runs on after the one before (chapters_take) */
+    *span_end = 0;
+    c->measure = env->cols.w_pt;
+    walk_blocks(c, ch->root, NULL);
+    if (env->url_end)
+      url_notes_end(c);
+    close_tag(c, "Sect");
+    vl_end(c);
+    GArray *vl = build_take(c);
+    build_clear(c);
+    return vl;
+  }
   VItem *v =
       emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
   v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
@@ -195,6 +207,41 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
   return chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
 }
 
+bool lay_runs_on(const LayEnv *env, guint ci)
+{
+  const BookChapter *ch = env->book->chapters->pdata[ci];
+  return ci > 0 && (!ch->heading || ch->heading->as.heading.level > env->chapter_level);
+}
+
+/* Chapter *ci's vertical list and those of the chapters that run on after
+ * it (lay_runs_on: an mdBook's nested chapters, files that open with no
+ * chapter heading), joined by a heading's space where a page may break,
+ * each one's URL notes laid out; *ci is left at the last one taken. */
+static GArray *chapters_take(Run *r, guint *ci, guint *span_end)
+{
+  GArray *vl = chapter_take(r, *ci, span_end);
+  for (;;) {
+    if (!r->env.url_end)
+      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
+    r->store.url_first = r->store.url_notes->len;
+    if (*ci + 1 >= r->env.book->chapters->len || !lay_runs_on(&r->env, *ci + 1))
+      return vl;
+    guint se;
+    GArray *more = chapter_take(r, ++*ci, &se);
+    if (vl->len && g_array_index(vl, VItem, vl->len - 1).kind == V_LINE) {
+      VItem g = {.kind = V_GLUE, .h_pt = r->env.st->heading_before_pt * 1.5, .header = -1};
+      g_array_append_val(vl, g);
+    }
+    for (guint k = 0; k < more->len; k++) { /* a repeated table header's index moves */
+      VItem *v = &g_array_index(more, VItem, k);
+      if (v->header >= 0)
+        v->header += (int)vl->len;
+    }
+    g_array_append_vals(vl, more->data, more->len);
+    g_array_free(more, TRUE); /* its items moved, not copied */
+  }
+}
+
 /* Each chapter from a new page: set, its URL notes laid out, paginated.
  * Without keep (the page list alone) a chapter's pages are emptied once
  * paginated, where each destination landed noted first: only their
@@ -206,10 +253,7 @@ static void lay_chapters(Run *r, bool keep)
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
     guint span_end, from = r->body.pages->len;
-    GArray *vl = chapter_take(r, ci, &span_end);
-    if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
-    r->store.url_first = r->store.url_notes->len;
+    GArray *vl = chapters_take(r, &ci, &span_end);
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
     if (keep)
@@ -466,10 +510,7 @@ static void stream_chapters(Stream *s)
   for (guint ci = 0; ci < book->chapters->len; ci++) {
     BookChapter *ch = book->chapters->pdata[ci];
     guint span_end, from = r->body.pages->len, frame_from = r->body.frames->len;
-    GArray *vl = chapter_take(r, ci, &span_end);
-    if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
-    r->store.url_first = r->store.url_notes->len;
+    GArray *vl = chapters_take(r, &ci, &span_end);
     paginate(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end);
     vlist_free(vl);
     running_heads(&r->env, &r->shp, &r->body, frame_from, r->outline, s->lay->title, 0);
