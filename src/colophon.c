@@ -46,7 +46,12 @@ Colophon *colophon_new(const Book *book, const char *lang, const char *identifie
   GDateTime *dt = g_date_time_new_from_unix_utc(build_time);
   if (dt) {
     char *ymd = g_date_time_format(dt, "%Y-%m-%d");
-    add_line(c, LABEL_BUILT, labels_date(lang, ymd), false);
+    /* without SOURCE_DATE_EPOCH a build takes the text's date (util_build_time),
+     * which is no build date: say what it is */
+    const char *sde = g_getenv("SOURCE_DATE_EPOCH");
+    const char *date = book->meta.date;
+    bool dated = !(sde && *sde) && date && strncmp(date, ymd, 10) == 0;
+    add_line(c, dated ? LABEL_DATED : LABEL_BUILT, labels_date(lang, ymd), false);
     g_free(ymd);
     g_date_time_unref(dt);
   }

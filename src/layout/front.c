@@ -181,9 +181,11 @@ void title_block(Build *c)
   want_space(c, st->byline_size_pt * 0.4);
   GArray *items = items_new();
   add_rule(items, LAY_RULE, 0, 0, c->measure, 0.6, 0);
-  VItem *v = emit_line(c, items, 0.6, LB_INFINITY);
+  /* the air under the rule is part of its line: the first block after it
+   * adds none (first_block), and c->space would be dropped with it */
+  VItem *v = emit_line(c, items, 0.6 + st->heading_after_pt * 2, LB_INFINITY);
   v->trace = g_strdup("[title rule]");
-  c->space = st->heading_after_pt * 2;
+  c->space = 0;
   c->first_block = true; /* no heading space above the first section */
   c->after_par = false;
   pango_font_description_free(db);
