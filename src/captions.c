@@ -13,8 +13,8 @@
  * The result is the model's own figure (book.h): an image figure with its
  * BOOK_FIGCAPTION last; a code block or table with a caption or a file name
  * becomes a listing figure (listing = true: blocks, captioned above them).
- * The caption paragraph is moved into the figure, so its words stay in the
- * book once.  What it does not do: number captions or change their text. */
+ * The caption paragraph (or the image's title) is moved into the figure,
+ * so its words stay in the book once.  What it does not do: number captions or change their text. */
 #include "front.h"
 
 #include <string.h>
@@ -156,7 +156,7 @@ static void image_caption(Book *b, BookNode *fig)
   } else if (img && img->type == BOOK_IMAGE && img->as.image.title && *img->as.image.title) {
     BookNode *cap = book_node_new(b, BOOK_FIGCAPTION, &img->pos);
     BookNode *t = book_node_new(b, BOOK_TEXT, &img->pos);
-    t->text = g_strdup(img->as.image.title);
+    t->text = g_steal_pointer(&img->as.image.title); /* moved: said once, as the caption */
     book_node_append(cap, t);
     book_node_append(fig, cap);
   }
