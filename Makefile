@@ -21,7 +21,8 @@ BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmar
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
               libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola
-TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind
+TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
+              mupdf-tools
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
@@ -90,7 +91,8 @@ BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
                test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
-               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip
+               command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip && \
+               command -v mutool
 
 deps:
 	$(call ensure_pkgs,$(BUILD_PKGS),$(BUILD_PROBE))
