@@ -81,6 +81,7 @@ static void defaults(Style *st)
   st->heading_before_pt = 14;
   st->heading_after_pt = 7;
   st->chapter_drop_pt = 60;
+  st->last_page_lines = 5;
   st->code_size_pt = 8.5;
   st->code_leading_pt = 11;
   st->code_pad_pt = 4;
@@ -220,6 +221,7 @@ static const struct {
     {"heading", "space-before", offsetof(Style, heading_before_pt)},
     {"heading", "space-after", offsetof(Style, heading_after_pt)},
     {"heading", "chapter-drop", offsetof(Style, chapter_drop_pt)},
+    {"page", "last-page-lines", offsetof(Style, last_page_lines)},
     {"code", "size", offsetof(Style, code_size_pt)},
     {"code", "leading", offsetof(Style, code_leading_pt)},
     {"code", "padding", offsetof(Style, code_pad_pt)},

@@ -48,6 +48,8 @@ typedef struct {
   double heading_size_pt[6];
   double heading_before_pt, heading_after_pt;
   double chapter_drop_pt; /* space above a chapter title on its opening page */
+  double last_page_lines; /* a chapter's last page holds at least this many body lines'
+                           * height ([page] last-page-lines; 0: any) */
   /* code */
   char *code_face;
   double code_size_pt, code_leading_pt, code_pad_pt;

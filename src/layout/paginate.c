@@ -379,6 +379,67 @@ static void feed_place(const Pager *c, PageFeed *f, GArray *vl, const Range *rg)
   place_range(c, f->b, fr, vl, rg, f->pnotes);
 }
 
+/* The height of the items from i to end (glue and lines). */
+static double range_height(const GArray *vl, guint i, guint end)
+{
+  double h = 0;
+  for (guint k = i; k < end && k < vl->len; k++) {
+    const VItem *v = &g_array_index(vl, VItem, k);
+    h += v->kind == V_PENALTY ? 0 : v->h_pt;
+  }
+  return h;
+}
+
+/* One column: a chapter's last page holding less than the style's
+ * last-page-lines: two lines or less go on the page before, made up to
+ * two lines long (LaTeX's \enlargethispage), when they fit there; else the
+ * page before breaks up to four lines higher (a short page, within
+ * PAGE_STRETCH_LINES of ragged bottom) when the last page then holds
+ * enough and the rest still fits it. */
+static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
+                     guint placed, GPtrArray *pnotes)
+{
+  guint len = ranges->len, n = vl->len;
+  double lead = c->st->leading_pt, want = c->st->last_page_lines * lead;
+  if (len < 2 || want <= 0)
+    return;
+  Range *last = &g_array_index(ranges, Range, len - 1), *prev = last - 1;
+  if (last->end < n || range_height(vl, last->start, n) >= want - 0.5)
+    return;
+  double h0 = placed + len - 2 == 0 ? first_h : c->text_h;
+  /* two lines or less: the page before a little long, as LaTeX's
+   * \enlargethispage, when they then fit on it */
+  if (range_height(vl, last->start, n) <= 2 * lead + 0.5) {
+    bool clean = false;
+    if (frame_fill(c, vl, prev->start, h0 + 2 * lead, pnotes, &clean) >= n) {
+      prev->end = n;
+      prev->h = MAX(prev->h, h0 + 2 * lead);
+      g_array_set_size(ranges, len - 1);
+      return;
+    }
+  }
+  for (int k = 1; k <= (int)PAGE_STRETCH_LINES - 1; k++) {
+    bool clean = false;
+    guint e = frame_fill(c, vl, prev->start, h0 - k * lead, pnotes, &clean);
+    if (!clean || e <= prev->start)
+      continue;
+    guint s2 = next_line(vl, e);
+    if (s2 >= n)
+      continue;
+    bool clean2 = false;
+    guint e2 = frame_fill(c, vl, s2, c->text_h, pnotes, &clean2);
+    if (e2 < n)
+      return; /* the rest no longer fits one page */
+    if (range_height(vl, s2, n) >= want - 0.5) {
+      prev->end = e;
+      prev->clean = clean;
+      last->start = s2;
+      last->clean = clean2;
+      return;
+    }
+  }
+}
+
 void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,
                BookChapter *ch, guint span_end)
 {
@@ -415,6 +476,8 @@ guint feed_pages(PageFeed *f, GArray *vl, bool done)
   feed_fill(c, f, vl, done);
   if (done && n == 2 && f->ranges->len)
     balance_last(c, vl, f->ranges, f->placed, f->first_h, f->pnotes);
+  if (done && n == 1 && f->env->st->chapter_new_page)
+    fix_runt(c, vl, f->ranges, f->first_h, f->placed, f->pnotes);
   /* a page is placed once a line follows its frames: then it is not the
    * last page (which balance_last may change) and its last line is not
    * vl's (to which the builder may still add closing tags) */

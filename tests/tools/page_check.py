@@ -323,6 +323,29 @@ def main():
     if ratio < min_heads:
         fails.append("heads")
 
+    # runts: a chapter's last page (the one before an opening page, one with
+    # no running head, or before the colophon) filled less than 5 body lines
+    # deep; and pages less than a third full that end no chapter
+    lead = 14.5
+    opening = [head_line(lines, bsize, top) is None for lines in pages]
+    runts, thin = [], []
+    last_body = max((i for i, o in enumerate(opening) if not o), default=-1)
+    for pi, bl in enumerate(body):
+        if pi == 0 or not bl or pi > last_body:
+            continue
+        depth = max(l[5] for l in bl) - top
+        ends = pi + 1 >= len(pages) or opening[pi + 1] or pi == last_body
+        if opening[pi] and not ends:
+            continue
+        if ends and depth < 5 * lead and not opening[pi]:
+            runts.append(pi + 1)
+        elif not ends and depth < (841.89 - top - 96) / 3:
+            thin.append(pi + 1)
+    print(f"runts: {len(runts)} chapter ends under 5 lines deep {runts[:8]}; "
+          f"{len(thin)} other pages under a third full {thin[:8]}")
+    if "--no-runts" in args and runts:
+        fails.append("runts")
+
     # tables
     if strict_tables:
         lines_text = [norm(l[2]) for p in body for l in p]
