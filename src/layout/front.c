@@ -416,6 +416,18 @@ static const GArray *head_code(const Outline *o, const BookChapter *ch, const ch
   }
   return NULL;
 }
+/* The recto's head of chapter ch: its title as the outline numbers it
+ * ("3\u2002Ownership" under -N), else chapter_title's. */
+static const char *chapter_head(const Outline *o, const BookChapter *ch, const char *book_title)
+{
+  for (guint i = 0; o && i < o->entries->len; i++) {
+    const OutlineEntry *e = outline_entry(o, i);
+    if (e->chapter == ch && e->chapter_start && e->heading == ch->heading)
+      return e->number && e->title && *e->title ? e->title : chapter_title(ch, book_title);
+  }
+  return chapter_title(ch, book_title);
+}
+
 /* A title shortened at a word's end with an ellipsis to fit width w. */
 static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char *title,
                        PangoAttrList *attrs, double w)
@@ -480,7 +492,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
       continue;
     }
     bool recto = p->folio % 2 == 1;
-    const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
+    const char *full = recto && f->chapter ? chapter_head(outline, f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
     gsize from = 0;
     const GArray *code = recto && f->chapter && full != book_title
