@@ -496,8 +496,10 @@ static void set_caption(Build *c, BookNode *fc, BookNode *mark, bool centre)
   ps.justify = false;
   ps.indent_pt = 0;
   if (centre) {
+    /* (measured without its bold label and code: a caption near the
+     * measure's width wraps, set flush left) */
     double cw = label_width(c->shp, d, p.text->str);
-    if (cw < ps.width_pt) {
+    if (cw < ps.width_pt * 0.9) {
       ps.left_pt += (ps.width_pt - cw) / 2;
       ps.rtl_right = false; /* centred, whatever its direction */
     }
