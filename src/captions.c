@@ -1,8 +1,8 @@
 /* captions.c: which text is a figure's, listing's or table's caption,
  * decided once in the model, after md_tidy has made the figures.
  *
- * A caption is the author's: a <figcaption> (tidy.c), an image's title, or
- * the paragraph next to the object that reads as one: "Figure 4-1: ...",
+ * A caption is the author's: a <figcaption> (tidy.c), the paragraph next
+ * to the object that reads as one: "Figure 4-1: ...",
  * "Listing 2-1 ...", "Table 3-1: ..." (a label, a number, then ':' '.' or
  * nothing more), or a paragraph holding only <span class="caption">, the
  * convention of many mdBooks (the Rust book's).  An image's alt text is
@@ -13,8 +13,8 @@
  * The result is the model's own figure (book.h): an image figure with its
  * BOOK_FIGCAPTION last; a code block or table with a caption or a file name
  * becomes a listing figure (listing = true: blocks, captioned above them).
- * The caption paragraph (or the image's title) is moved into the figure,
- * so its words stay in the book once.  What it does not do: number captions or change their text. */
+ * The caption paragraph is moved into the figure, so its words stay in the
+ * book once; a figure without one shows its image's title (book.h).  What it does not do: number captions or change their text. */
 #include "front.h"
 
 #include <string.h>
@@ -151,15 +151,11 @@ static void image_caption(Book *b, BookNode *fig)
     return;
   BookNode *img = fig->first_child;
   BookNode *next = after(fig);
-  if (caption_para(next, fig_labels)) {
+  /* (without one, the writers show the image's title as its caption, when
+   * the image is drawn: book.h) */
+  (void)img;
+  if (caption_para(next, fig_labels))
     book_node_append(fig, take_caption(b, next));
-  } else if (img && img->type == BOOK_IMAGE && img->as.image.title && *img->as.image.title) {
-    BookNode *cap = book_node_new(b, BOOK_FIGCAPTION, &img->pos);
-    BookNode *t = book_node_new(b, BOOK_TEXT, &img->pos);
-    t->text = g_steal_pointer(&img->as.image.title); /* moved: said once, as the caption */
-    book_node_append(cap, t);
-    book_node_append(fig, cap);
-  }
 }
 
 /* A code block or table with a caption or file name next to it: a listing

@@ -473,17 +473,31 @@ static size_t caption_label(const char *t)
   return (size_t)(p - t);
 }
 
-/* A caption (a figure's BOOK_FIGCAPTION) in the caption style: the body
+/* The caption style's size and leading: [caption]'s, at most 0.85 of the
+ * body's size (a small page or two columns set the body smaller), the
+ * leading scaled with it. */
+static void caption_size(const Style *st, double *size, double *lead)
+{
+  *size = MIN(st->caption_size_pt, st->body_size_pt * 0.85);
+  *lead = st->caption_leading_pt * *size / st->caption_size_pt;
+}
+
+/* A caption (a figure's BOOK_FIGCAPTION, or an image's title) in the caption style: the body
  * face at [caption] size, ragged, never hyphenated, its label bold;
  * centred when it fits on one line and `centre`. Tagged Caption; its lines
  * follow c->keep as any others. */
-static void set_caption(Build *c, BookNode *fc, BookNode *mark, bool centre)
+static void set_caption(Build *c, BookNode *fc, const char *title, BookNode *mark, bool centre)
 {
   Para p;
   para_init(&p);
-  para_inlines(c, &p, fc);
-  PangoFontDescription *d = font_desc(c->st->body_face, c->st->caption_size_pt,
-                                      PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  if (fc)
+    para_inlines(c, &p, fc);
+  else
+    para_text(&p, NULL, title, 0);
+  double size, lead;
+  caption_size(c->st, &size, &lead);
+  PangoFontDescription *d =
+      font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   size_t lab = caption_label(p.text->str);
   if (lab) {
     PangoAttribute *a = pango_attr_weight_new(PANGO_WEIGHT_BOLD);
@@ -491,7 +505,7 @@ static void set_caption(Build *c, BookNode *fc, BookNode *mark, bool centre)
     a->end_index = (guint)lab;
     pango_attr_list_insert(p.attrs, a);
   }
-  ParaStyle ps = para_style(c, d, c->st->caption_leading_pt);
+  ParaStyle ps = para_style(c, d, lead);
   ps.hyphenate = false;
   ps.justify = false;
   ps.indent_pt = 0;
@@ -521,11 +535,12 @@ static void listing_head(Build *c, BookNode *n)
     return;
   c->keep = G_MAXINT / 2;
   if (fc)
-    set_caption(c, fc, n, false);
+    set_caption(c, fc, NULL, n, false);
   if (n->as.figure.file_name) {
-    PangoFontDescription *d = font_desc(c->st->code_face, c->st->caption_size_pt * 0.92,
-                                        PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
-    double lead = c->st->caption_leading_pt;
+    double size, lead;
+    caption_size(c->st, &size, &lead);
+    PangoFontDescription *d =
+        font_desc(c->st->code_face, size * 0.92, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
     GArray *items = items_new();
     add_tag(items, LAY_TAG_BEGIN, "Caption");
     double base = baseline(c->shp, d, lead);
@@ -584,10 +599,11 @@ static void do_figure(Build *c, BookNode *n)
   v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
   /* its caption (captions.c decided it: never the alt text), kept with it */
   BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
-  if (fc) {
+  const char *title = img->as.image.title;
+  if (fc || (title && *title)) { /* else none: the alt text is no caption */
     c->space = 5;
     c->keep = G_MAXINT / 2;
-    set_caption(c, fc, n, true);
+    set_caption(c, fc, title, n, true);
     c->keep = 0;
   }
   close_tag(c, "Figure");
