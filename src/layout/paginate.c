@@ -391,11 +391,10 @@ static double range_height(const GArray *vl, guint i, guint end)
 }
 
 /* One column: a chapter's last page holding less than the style's
- * last-page-lines: two lines or less go on the page before, made up to
- * two lines long (LaTeX's \enlargethispage), when they fit there; else the
- * page before breaks up to four lines higher (a short page, within
- * PAGE_STRETCH_LINES of ragged bottom) when the last page then holds
- * enough and the rest still fits it. */
+ * last-page-lines: the page before breaks up to four lines higher (a
+ * short page, within PAGE_STRETCH_LINES of ragged bottom) when the last
+ * page then holds enough and the rest still fits it. (A page made longer,
+ * as LaTeX's \enlargethispage, would set lines below the text block.) */
 static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
                      guint placed, GPtrArray *pnotes)
 {
@@ -407,17 +406,6 @@ static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double fi
   if (last->end < n || range_height(vl, last->start, n) >= want - 0.5)
     return;
   double h0 = placed + len - 2 == 0 ? first_h : c->text_h;
-  /* two lines or less: the page before a little long, as LaTeX's
-   * \enlargethispage, when they then fit on it */
-  if (range_height(vl, last->start, n) <= 2 * lead + 0.5) {
-    bool clean = false;
-    if (frame_fill(c, vl, prev->start, h0 + 2 * lead, pnotes, &clean) >= n) {
-      prev->end = n;
-      prev->h = MAX(prev->h, h0 + 2 * lead);
-      g_array_set_size(ranges, len - 1);
-      return;
-    }
-  }
   for (int k = 1; k <= (int)PAGE_STRETCH_LINES - 1; k++) {
     bool clean = false;
     guint e = frame_fill(c, vl, prev->start, h0 - k * lead, pnotes, &clean);
