@@ -71,7 +71,14 @@ def qpdf(*args):
 def halve_content_length(path):
     """Halve the /Length of page 1's first content stream where the final
     cross-reference table says that object is (and, for an indirect /Length,
-    the length object's own value there), keeping every byte offset."""
+    the length object's own value there), keeping every byte offset. The
+    file is first written with every object plain (octavo's archival pass
+    puts them in object streams since issue 26), streams kept as they are."""
+    plain = path + '.plain'
+    r = subprocess.run(['qpdf', '--object-streams=disable', '--stream-data=preserve', path, plain],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 3), r.stderr
+    os.replace(plain, path)
     with open(path, 'rb') as f:
         pdf = f.read()
     where = {int(m.group(1)): int(m.group(2)) for m in
