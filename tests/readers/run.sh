@@ -34,12 +34,14 @@ mkdir -p "$OUT/books"
 # Each book is built in the background, two at a time; a failed build is
 # marked by NAME.failed.
 names=""
+specs="" # NAME, or NAME:CHECKS for a corpus book whose readers.checks names its checks
 running=0
 book() { # dir name, octavo arguments... (run in dir)
   d=$1 n=$2; shift 2
   (cd "$d" && "$OCTAVO" -q "$@" -o "$TOPDIR/$OUT/books/$n.epub" -o "$TOPDIR/$OUT/books/$n.pdf") \
     >"$OUT/books/$n.log" 2>&1 || : >"$OUT/books/$n.failed" &
   names="$names $n"
+  specs="$specs $n"
   running=$((running + 1))
   if [ $running -ge 2 ]; then wait; running=0; fi
 }
@@ -54,6 +56,11 @@ if [ -d tests/corpus ]; then
     [ -f "$e/book.list" ] || continue
     # shellcheck disable=SC2046 # one word per option and per chapter file
     book "$e" "corpus-$(basename "$e")" $(cat "$e/book.args" 2>/dev/null) $(cat "$e/book.list")
+    # readers.checks: the checks this book is held to (a known failure left
+    # out, its reason in the file's comments and in STATUS.md)
+    if [ -f "$e/readers.checks" ]; then
+      specs="${specs% corpus-$(basename "$e")} corpus-$(basename "$e"):$(grep -v '^#' "$e/readers.checks" | tr -d ' \n')"
+    fi
   done
 fi
 wait
@@ -67,7 +74,7 @@ t2=$(now)
 python3 "$R/selftest.py" make "$OUT/books" "$OUT/selftest"
 rc=0
 # shellcheck disable=SC2086
-node "$R/run.mjs" --selftest "$OUT/selftest" "$OUT/books" "$OUT" $names || rc=1
+node "$R/run.mjs" --selftest "$OUT/selftest" "$OUT/books" "$OUT" $specs || rc=1
 t3=$(now)
 echo "readers: selftest (broken copies of the xref book: each check must fail on its own)"
 python3 "$R/selftest.py" judge "$OUT/report.json" || rc=1
