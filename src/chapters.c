@@ -429,9 +429,8 @@ static void whole_chapter(Ctx *c, Src *s)
   }
 }
 
-void md_split_chapters(Ctx *c, Src *s, bool first_src)
+void md_split_chapters(Ctx *c, Src *s)
 {
-  (void)first_src;
   int split = c->split;
   if (s->chapter) {
     whole_chapter(c, s);

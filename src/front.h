@@ -138,7 +138,7 @@ char *md_plain_text(const BookNode *n);
 void md_decide_shape(Ctx *c);
 /* Move s->root's blocks into chapters (a chapter per heading at the
  * decided level) and give every heading and raw-HTML id a unique id. */
-void md_split_chapters(Ctx *c, Src *s, bool first_src);
+void md_split_chapters(Ctx *c, Src *s);
 /* Number footnotes in order of first reference; free the unreferenced. */
 void md_number_footnotes(Ctx *c);
 

@@ -891,7 +891,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   }
   md_decide_shape(&c);
   for (int i = 0; i < n; i++) {
-    md_split_chapters(&c, &c.srcs[i], i == 0);
+    md_split_chapters(&c, &c.srcs[i]);
     if (!c.srcs[i].first && !c.srcs[i].has_fm) {
       BookPos pos = {c.srcs[i].file, 0, 0};
       book_diag(book, BOOK_WARNING, &pos, "no text in this file");
