@@ -85,6 +85,12 @@ typedef struct {
   guint url_chapter;     /* the book's chapter being set, 1..: its URL notes' ids are
                           * "url <chapter>-<n>"; 0: the handout's, "url <n>" */
   GHashTable *dests;     /* names of emitted destinations */
+  /* footnotes laid out when first asked for (notes.c: note_list), where
+   * no thread shapes them ahead: a book of 100,000 notes held them all
+   * laid out, 2.5 KB each, before its first page */
+  const LayEnv *note_env;       /* NULL: every note laid out at once */
+  LayShaper *note_shp;
+  BookOutlineLevels note_heads; /* the heading levels carried from note to note */
 } LayStore;
 
 /* ------------------------------------------------------------------------ */
@@ -386,8 +392,8 @@ void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store);
  * out as a footnote. */
 void url_notes_foot(const LayEnv *env, LayShaper *shp, LayStore *store, guint from);
 void url_notes_end(Build *c);
-double notes_height(const LayStore *store, GPtrArray *notes);
-double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit);
+double notes_height(LayStore *store, GPtrArray *notes);
+double add_notes(LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit);
 
 /* ------------------------------------------------------------------------ */
 /* Pages (paginate.c)                                                       */

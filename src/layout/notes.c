@@ -46,27 +46,52 @@ static void store_note(LayStore *store, gpointer key, GArray *vl)
   g_hash_table_insert(store->note_h, key, h);
 }
 
-/* Every footnote laid out at the foot measure (a body column), before the
- * chapters. The heading levels of the tags carry from note to note. */
-void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store)
+static void note_lay(LayStore *store, BookFootnote *fn)
 {
+  const LayEnv *env = store->note_env;
   const Style *st = env->st;
   PangoFontDescription *d = text_desc(st, true);
-  double base = baseline(shp, d, st->note_leading_pt);
-  BookOutlineLevels heads = {0};
+  double base = baseline(store->note_shp, d, st->note_leading_pt);
+  Build c;
+  build_init(&c, env, store->note_shp, store, env->cols.w_pt);
+  c.heads = store->note_heads;
+  store_note(store, fn, note_vlist(&c, fn, d, base));
+  store->note_heads = c.heads;
+  build_clear(&c);
+  pango_font_description_free(d);
+}
+
+/* Every footnote at the foot measure (a body column): registered now and
+ * laid out when pagination first asks for it (note_list), so that a note
+ * is held laid out only from its reference's page to its own; where a
+ * thread shapes paragraphs ahead (ahead.c, in this order), all laid out
+ * now. The heading levels of the tags carry from note to note. */
+void layout_notes(const LayEnv *env, LayShaper *shp, LayStore *store)
+{
+  store->note_env = env;
+  store->note_shp = shp;
   for (guint i = 0; i < env->book->footnotes->len; i++) {
     BookFootnote *fn = env->book->footnotes->pdata[i];
     if (!fn->def || fn->nrefs == 0)
       continue;
-    Build c;
-    build_init(&c, env, shp, store, env->cols.w_pt);
-    c.heads = heads;
-    store_note(store, fn, note_vlist(&c, fn, d, base));
+    g_hash_table_insert(store->notes, fn, NULL);
     g_hash_table_add(store->once, fn);
-    heads = c.heads;
-    build_clear(&c);
+    if (shp->ahead)
+      note_lay(store, fn);
   }
-  pango_font_description_free(d);
+}
+
+/* Note key's vertical list, laid out now if it was not yet. */
+static GArray *note_list(LayStore *store, gpointer key)
+{
+  gpointer vl = NULL;
+  if (!g_hash_table_lookup_extended(store->notes, key, NULL, &vl))
+    return NULL;
+  if (!vl) {
+    note_lay(store, key);
+    vl = g_hash_table_lookup(store->notes, key);
+  }
+  return vl;
 }
 
 /* One printed URL: its letter hanging in the margin, the URL (a live link)
@@ -144,12 +169,13 @@ void url_notes_end(Build *c)
               c->st->note_leading_pt + 1);
 }
 
-double notes_height(const LayStore *store, GPtrArray *notes)
+double notes_height(LayStore *store, GPtrArray *notes)
 {
   if (!notes || !notes->len)
     return 0;
   double h = 10; /* the separator */
   for (guint i = 0; i < notes->len; i++) {
+    note_list(store, notes->pdata[i]);
     double *nh = g_hash_table_lookup(store->note_h, notes->pdata[i]);
     h += nh ? *nh + 2 : 0;
   }
@@ -167,7 +193,7 @@ static bool has_note(const GPtrArray *notes, gconstpointer key)
 /* The footnotes of a line not yet on this page, appended to page_notes
  * (a URL note referenced twice on a page is printed once); returns the
  * height they add. */
-double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit)
+double add_notes(LayStore *store, GPtrArray *page_notes, const VItem *v, bool commit)
 {
   if (!v->notes)
     return 0;
@@ -181,6 +207,7 @@ double add_notes(const LayStore *store, GPtrArray *page_notes, const VItem *v, b
    * (a note of a note of a note, ... without recursion; cycles stop at a
    * note already there) */
   for (guint j = n0; j < page_notes->len; j++) {
+    note_list(store, page_notes->pdata[j]); /* its kids known once it is laid out */
     GPtrArray *kids = g_hash_table_lookup(store->kids, page_notes->pdata[j]);
     for (guint k = 0; kids && k < kids->len; k++) {
       gpointer kid = kids->pdata[k];
@@ -219,7 +246,7 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes)
     return;
   double y = f->y + f->h - notes_height(store, notes);
   /* the separator at the side where the first note's lines start */
-  const GArray *first = g_hash_table_lookup(store->notes, notes->pdata[0]);
+  const GArray *first = note_list(store, notes->pdata[0]);
   bool rtl = false;
   for (guint k = 0; k < first->len; k++)
     if (g_array_index(first, VItem, k).kind == V_LINE) {
@@ -229,7 +256,7 @@ void place_notes(LayStore *store, Frame *f, GPtrArray *notes)
   add_rule(f->page->items, LAY_RULE, rtl ? f->x + f->w - 72 : f->x, y + 4, 72, 0.4, 0);
   y += 10;
   for (guint i = 0; i < notes->len; i++) {
-    GArray *vl = g_hash_table_lookup(store->notes, notes->pdata[i]);
+    GArray *vl = note_list(store, notes->pdata[i]);
     /* a footnote comes once: its items moved, its list emptied (a book of
      * 100,000 footnotes kept them all, 3.6 KB each, to its end) */
     bool once = g_hash_table_remove(store->once, notes->pdata[i]);
