@@ -409,8 +409,9 @@ static bool parse_project(Book *book, const char *path, OctavoOptions *opts)
     return false;
   const char *fm_name = NULL;
   char *fm = project_front_matter(p, &fm_name, &err);
-  if (err) {
-    book_diag(book, BOOK_ERROR, NULL, "%s", err->message);
+  if (err) { /* named by its own path, as a chapter's error is */
+    BookPos pos = {book_intern(book, p->metadata_file), 0, 0};
+    book_diag(book, BOOK_ERROR, p->metadata_file ? &pos : NULL, "%s", err->message);
     g_error_free(err);
     project_free(p);
     return false;

@@ -60,7 +60,7 @@ rm folder/b.md
 # 2. metadata.yaml that is a link out of the book.
 ln -s ../outside/meta.yaml folder/metadata.yaml
 run meta-link 60 -q folder -o meta.epub
-expect meta-link 1 'metadata\.yaml is outside the book.s folder'
+expect meta-link 1 '^folder/metadata\.yaml: error: .*metadata\.yaml is outside the book.s folder'
 clean meta.epub
 rm folder/metadata.yaml
 
