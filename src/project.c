@@ -281,7 +281,8 @@ bool project_parse_book_toml(const char *text, const char *name, GPtrArray *meta
 typedef struct {
   Sandbox *sb;
   GArray *diags;
-  GPtrArray *stack;
+  GPtrArray *stack; /* the chapter's real path, then each include open */
+  guint base;       /* the chapter's entries in stack (0 or 1): not an include */
   bool failed;
 } Inc;
 
@@ -389,7 +390,7 @@ static bool include_one(Inc *inc, const char *arg, const char *name, const char 
   GError *e = NULL;
   bool ok = false;
   FILE *f = NULL;
-  if (inc->stack->len >= SANDBOX_INCLUDE_DEPTH) {
+  if (inc->stack->len - inc->base >= SANDBOX_INCLUDE_DEPTH) {
     warn_at(inc->diags, false, name, text, at,
             "include file %s: includes nested deeper than %d; the line is kept as written", file,
             SANDBOX_INCLUDE_DEPTH);
@@ -496,12 +497,13 @@ static char *expand(Inc *inc, const char *text, gsize len, const char *name, con
 char *project_expand_includes(Sandbox *sb, const char *text, gsize len, const char *name,
                               const char *dir, GArray *diags)
 {
-  Inc inc = {sb, diags, g_ptr_array_new_with_free_func(g_free), false};
+  Inc inc = {sb, diags, g_ptr_array_new_with_free_func(g_free), 0, false};
   char *real = realpath(name, NULL); /* the chapter itself: including it is a cycle */
   if (real) {
     g_ptr_array_add(inc.stack, g_strdup(real));
     free(real);
   }
+  inc.base = inc.stack->len;
   char *out = expand(&inc, text, len, name, dir);
   g_ptr_array_free(inc.stack, TRUE);
   return out;

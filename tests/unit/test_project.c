@@ -146,6 +146,28 @@ static void test_includes(void **state)
   assert_true(g_array_index(w, ProjectDiag, 0).error);
   assert_non_null(strstr(g_array_index(w, ProjectDiag, 0).message, "include cycle: "));
   assert_non_null(strstr(g_array_index(w, ProjectDiag, 0).message, "a.md includes "));
+  /* Includes nest 10 deep below the chapter (the chapter itself is on
+   * the include stack, for cycles, but is not an include). */
+  for (int k = 1; k <= 12; k++) {
+    char name[32], body[64];
+    g_snprintf(name, sizeof name, "src/n%d.md", k);
+    g_snprintf(body, sizeof body, "L%d\n{{#include n%d.md}}\n", k, k + 1);
+    put(name, body);
+  }
+  put("src/chap.md", "{{#include n1.md}}\n");
+  char *chap = g_build_filename(src, "chap.md", NULL);
+  g_array_set_size(w, 0);
+  text = "{{#include n1.md}}";
+  out = project_expand_includes(sb, text, strlen(text), chap, src, w);
+  assert_non_null(out);
+  assert_non_null(strstr(out, "L10\n"));
+  assert_null(strstr(out, "L11"));
+  assert_non_null(strstr(out, "{{#include n11.md}}"));
+  assert_int_equal(w->len, 1);
+  assert_false(g_array_index(w, ProjectDiag, 0).error);
+  assert_non_null(strstr(g_array_index(w, ProjectDiag, 0).message, "deeper than 10"));
+  g_free(out);
+  g_free(chap);
   /* Fan-out without a cycle stops at the text budget. */
   put("src/c.md", "{{#include d.md}}{{#include d.md}}{{#include d.md}}{{#include d.md}}\n");
   put("src/d.md", "{{#include e.md}}{{#include e.md}}{{#include e.md}}{{#include e.md}}\n");
