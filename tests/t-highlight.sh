@@ -68,7 +68,7 @@ from difflib import SequenceMatcher
 
 T, TOP = sys.argv[1], sys.argv[2]
 bad = []
-KNOWN = {"rust", "c", "cpp", "python", "javascript", "typescript", "go", "java", "bash", "console",
+KNOWN = {"rust", "c", "cpp", "python", "javascript", "typescript", "tsx", "go", "java", "bash", "console",
          "toml", "json", "yaml", "html", "xml", "css", "sql", "diff", "markdown"}
 
 # ---- the print theme, and the contrast of both themes ----
