@@ -608,7 +608,8 @@ static void code_options(Book *b, BookNode *n, const char *info, const BookPos *
   /* the marks sorted and merged */
   GArray *m = o.marks;
   guint np = m->len / 2;
-  qsort(m->data, np, 2 * sizeof(guint), cmp_range);
+  if (np > 1)
+    qsort(m->data, np, 2 * sizeof(guint), cmp_range);
   guint k = 0;
   for (guint i = 0; i < np; i++) {
     guint a0 = g_array_index(m, guint, 2 * i), z0 = g_array_index(m, guint, 2 * i + 1);
