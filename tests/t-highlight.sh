@@ -16,6 +16,20 @@
 # - styles/book.css: every token class at 4.5:1 or more against the
 #   listing's background, light and dark; print.ini's against the band;
 # - EPUBCheck silent on the generated book.
+# On tests/books/highlight/lines.md (line numbers and marked lines, in the
+# forms README.md lists), with print.ini's default and with [code]
+# line-numbers = true:
+# - the model reads each listing's numbering, first number and marked lines;
+# - the EPUB: a <span class="line"> per line (its text the line's), the
+#   class "marked" on exactly the marked ones, pre.numbered/unnumbered, the
+#   first number as counter-reset; EPUBCheck silent;
+# - the PDF: the numbers in the layout (--dump-layout), one per source
+#   line, none on a continuation, but never in its text (pdftotext gives
+#   each line alone; mutool finds no code character more than the
+#   listings'); a marked line's band in print.ini's colour (mutool trace),
+#   told apart in gray (pdftoppm -gray: its rule, its band); keywords in
+#   the bold face and comments in the oblique, as gray print needs;
+# - contrast also on a marked line's background, and of the numbers.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 : "${OCTAVO:?}" "${TOP:?}" "${TMPROOT:?}"
