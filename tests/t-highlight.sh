@@ -74,7 +74,7 @@ java -jar /usr/share/java/epubcheck.jar -q "$T/langs.epub" >"$T/epubcheck.log" 2
 build lines "$H" lines.md
 sed 's/^line-numbers = false/line-numbers = true/' "$TOP/styles/print.ini" >"$T/numbered.ini"
 grep -q '^line-numbers = true' "$T/numbered.ini" || fail "styles/print.ini: no [code] line-numbers key"
-build linesall "$H" --style "$T/numbered.ini" lines.md
+(cd "$H" && "$OCTAVO" -q --style "$T/numbered.ini" lines.md -o "$T/linesall.pdf") || fail "linesall: octavo"
 (cd "$H" && "$OCTAVO" --dump-layout lines.md) >"$T/lines.trace" 2>/dev/null || fail "lines: --dump-layout"
 (cd "$H" && "$OCTAVO" --dump-layout --style "$T/numbered.ini" lines.md) >"$T/linesall.trace" 2>/dev/null ||
   fail "linesall: --dump-layout"
