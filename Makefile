@@ -61,6 +61,7 @@ TS_SRCS  := $(addprefix $(TS_DIR)/, rust/src/parser.c rust/src/scanner.c c/src/p
               cpp/src/parser.c cpp/src/scanner.c python/src/parser.c python/src/scanner.c \
               javascript/src/parser.c javascript/src/scanner.c \
               typescript/typescript/src/parser.c typescript/typescript/src/scanner.c \
+              typescript/tsx/src/parser.c typescript/tsx/src/scanner.c \
               go/src/parser.c java/src/parser.c bash/src/parser.c bash/src/scanner.c \
               toml/src/parser.c toml/src/scanner.c json/src/parser.c yaml/src/parser.c \
               yaml/src/scanner.c html/src/parser.c html/src/scanner.c xml/xml/src/parser.c \

@@ -43,6 +43,20 @@ const char *book_node_type_name(BookNodeType type)
   return type < BOOK_NODE_TYPE_COUNT ? type_names[type] : "?";
 }
 
+bool book_code_marked(const BookNode *n, guint line, guint *at)
+{
+  const guint *m = n->as.code.marked;
+  while (*at < n->as.code.nmarked && m[2 * *at + 1] < line)
+    ++*at;
+  return *at < n->as.code.nmarked && m[2 * *at] <= line;
+}
+
+bool book_code_numbered(const BookNode *n, bool dflt)
+{
+  return n->as.code.linenos == BOOK_LINENOS_ON ||
+         (n->as.code.linenos == BOOK_LINENOS_DEFAULT && dflt);
+}
+
 const char *book_tok_name(BookTokClass c)
 {
   static const char *const names[BOOK_TOK_COUNT] = {
@@ -118,6 +132,7 @@ static void node_free_one(BookNode *n)
     g_free(n->as.code.info);
     g_free(n->as.code.lang);
     g_free(n->as.code.tokens);
+    g_free(n->as.code.marked);
     break;
   case BOOK_TABLE: g_free(n->as.table.align); break;
   case BOOK_LINK:
@@ -657,6 +672,19 @@ static void dump_node_line(GString *out, const BookNode *n, int depth, bool pos)
         const BookToken *t = &n->as.code.tokens[i];
         g_string_append_printf(out, "%s%s@%u+%u", i ? "," : "", book_tok_name(t->cls), t->start,
                                t->len);
+      }
+    }
+    if (pos && n->as.code.linenos != BOOK_LINENOS_DEFAULT)
+      g_string_append(out, n->as.code.linenos == BOOK_LINENOS_ON ? " linenos=on" : " linenos=off");
+    if (pos && n->as.code.line_offset)
+      g_string_append_printf(out, " from=%d", n->as.code.line_offset + 1);
+    if (pos && n->as.code.nmarked) {
+      g_string_append(out, " marked=");
+      for (guint i = 0; i < n->as.code.nmarked; i++) {
+        guint a = n->as.code.marked[2 * i], z = n->as.code.marked[2 * i + 1];
+        g_string_append_printf(out, "%s%u", i ? "," : "", a);
+        if (z != a)
+          g_string_append_printf(out, "-%u", z);
       }
     }
     break;

@@ -127,6 +127,9 @@ typedef enum {
   BOOK_TOK_COUNT
 } BookTokClass;
 
+/* Whether a code block's lines are numbered (as.code.linenos). */
+typedef enum { BOOK_LINENOS_DEFAULT, BOOK_LINENOS_ON, BOOK_LINENOS_OFF } BookLineNos;
+
 /* One token of a code block: bytes [start, start + len) of its text, at
  * character boundaries. */
 typedef struct {
@@ -181,6 +184,19 @@ struct BookNode {
       char *lang;
       BookToken *tokens;
       guint ntokens;
+      /* From the info string's attributes (markdown.c's code_options;
+       * which forms, README.md's "Code listings"): line numbers asked for
+       * (BOOK_LINENOS_ON), refused (OFF) or left to the style (DEFAULT,
+       * print.ini's [code] line-numbers, book.css's pre.numbered);
+       * line_offset: the first line's number minus 1 (pandoc's startFrom);
+       * marked: the lines to emphasise (hl_lines), as nmarked sorted,
+       * disjoint, non-adjacent ranges of 1-based lines of the text,
+       * marked[2k] to marked[2k + 1] inclusive; owned, NULL when nmarked
+       * is 0 (book_code_marked reads them). */
+      guint8 linenos; /* BookLineNos */
+      int line_offset;
+      guint *marked;
+      guint nmarked;
     } code;
     struct {
       int ncols;
@@ -396,6 +412,14 @@ int book_node_depth(const BookNode *n);
 bool book_node_is_inline(BookNodeType type);
 /* A stable lower-case name for the node type ("paragraph", "text", ...). */
 const char *book_node_type_name(BookNodeType type);
+/* Whether line `line` (1-based, of its text) of code block n is marked
+ * (as.code.marked). *at is a cursor into the ranges, 0 before the first
+ * call: lines asked in increasing order cost O(1) each. */
+bool book_code_marked(const BookNode *n, guint line, guint *at);
+/* Whether code block n's lines are numbered, the style's default being
+ * `dflt` (print.ini's [code] line-numbers, or the EPUB's: see xhtml.c). */
+bool book_code_numbered(const BookNode *n, bool dflt);
+
 /* The name of a token class ("keyword"; "plain" for BOOK_TOK_PLAIN): the
  * EPUB's class tok-NAME, the print style's group [code.NAME]. */
 const char *book_tok_name(BookTokClass c);

@@ -37,6 +37,7 @@ const TSLanguage *tree_sitter_cpp(void);
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
 const TSLanguage *tree_sitter_go(void);
 const TSLanguage *tree_sitter_java(void);
 const TSLanguage *tree_sitter_bash(void);
@@ -50,7 +51,7 @@ const TSLanguage *tree_sitter_sql(void);
 const TSLanguage *tree_sitter_markdown(void);
 const TSLanguage *tree_sitter_markdown_inline(void);
 extern const char hl_query_rust[], hl_query_c[], hl_query_cpp[], hl_query_python[],
-    hl_query_javascript[], hl_query_typescript[], hl_query_go[], hl_query_java[], hl_query_bash[],
+    hl_query_javascript[], hl_query_typescript[], hl_query_tsx[], hl_query_go[], hl_query_java[], hl_query_bash[],
     hl_query_toml[], hl_query_json[], hl_query_yaml[], hl_query_html[], hl_query_xml[],
     hl_query_css[], hl_query_sql[], hl_query_markdown[], hl_query_markdown_inline[];
 
@@ -62,12 +63,12 @@ typedef struct {
 } Lang;
 
 enum {
-  L_BASH = 8,
-  L_MARKDOWN = 16,
-  L_MARKDOWN_INLINE = 17,
-  L_CONSOLE = 18,
-  L_DIFF = 19,
-  L_COUNT = 20
+  L_BASH = 9,
+  L_MARKDOWN = 17,
+  L_MARKDOWN_INLINE = 18,
+  L_CONSOLE = 19,
+  L_DIFF = 20,
+  L_COUNT = 21
 };
 
 static const Lang langs[L_COUNT] = {
@@ -77,6 +78,7 @@ static const Lang langs[L_COUNT] = {
     {"python", "python py python3 py3 gyp", tree_sitter_python, hl_query_python},
     {"javascript", "javascript js jsx mjs cjs node", tree_sitter_javascript, hl_query_javascript},
     {"typescript", "typescript ts mts cts", tree_sitter_typescript, hl_query_typescript},
+    {"tsx", "tsx", tree_sitter_tsx, hl_query_tsx},
     {"go", "go golang", tree_sitter_go, hl_query_go},
     {"java", "java", tree_sitter_java, hl_query_java},
     [L_BASH] = {"bash", "bash sh shell zsh ksh", tree_sitter_bash, hl_query_bash},

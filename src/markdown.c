@@ -374,6 +374,265 @@ static void heading_attrs(BookNode *n, const ExtAttrs *a)
   n->as.heading.attrs = attrs_of(a, false);
 }
 
+/* ---- a listing's options: line numbers, marked lines ----
+ *
+ * Read off the whole info string, in the forms the tools authors come
+ * from write them (README.md, "Code listings"):
+ *   pandoc        {.rust .numberLines startFrom="10" hl_lines="2 4-5"}
+ *   a word, then  rust {.numberLines}   python linenums="1" hl_lines="2 3"
+ *                 js {1,3-5} (Docusaurus, VitePress; also js{1,3-5})
+ *   commas        rust,linenos,linenostart=10,hl_lines=2-3 (Zola; mdBook's
+ *                 own words, ignore, editable, ..., are left to tidy.c)
+ * Marked lines count from the listing's first line, 1, whatever number
+ * it shows (as Pygments' hl_lines do). */
+
+static int cmp_range(const void *x, const void *y)
+{
+  const guint *a = x, *b = y;
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+typedef struct {
+  Book *b;
+  const BookPos *pos;
+  BookNode *n;
+  GArray *marks;  /* guint pairs, unsorted */
+  bool in_marks;  /* the last option was hl_lines: a bare range goes on it */
+} CodeOpts;
+
+static bool numbering_word(const char *k)
+{
+  static const char *const w[] = {"numberLines", "number-lines", "linenos", "line-numbers",
+                                  "linenums"};
+  for (size_t i = 0; i < G_N_ELEMENTS(w); i++)
+    if (g_ascii_strcasecmp(k, w[i]) == 0)
+      return true;
+  return false;
+}
+
+/* A line number of an option: 0 .. 1,000,000; false for anything else. */
+static bool line_number(const char *v, guint *out)
+{
+  guint64 u;
+  if (!g_ascii_string_to_unsigned(v, 10, 0, 1000000, &u, NULL))
+    return false;
+  *out = (guint)u;
+  return true;
+}
+
+/* Add the ranges of v ("1 3-5", "1,3-5") to o->marks. False, adding
+ * nothing, when a word of v is no line or range. */
+static bool add_ranges(CodeOpts *o, const char *v)
+{
+  char **w = g_strsplit_set(v, " ,\t", -1);
+  guint n0 = o->marks->len;
+  bool ok = true, any = false;
+  for (char **p = w; ok && *p; p++) {
+    if (!**p)
+      continue;
+    char *dash = strchr(*p, '-');
+    guint a, z;
+    if (dash) {
+      *dash = '\0';
+      ok = line_number(*p, &a) && line_number(dash + 1, &z) && a >= 1 && z >= a;
+    } else {
+      ok = line_number(*p, &a) && a >= 1;
+      z = a;
+    }
+    if (ok) {
+      g_array_append_val(o->marks, a);
+      g_array_append_val(o->marks, z);
+      any = true;
+    }
+  }
+  g_strfreev(w);
+  if (!ok || !any)
+    g_array_set_size(o->marks, n0);
+  return ok && any;
+}
+
+/* One option: key k (any case) = v, or, v NULL, a bare word or class. */
+static void code_option(CodeOpts *o, const char *k, const char *v)
+{
+  bool marks = false;
+  if (!v && numbering_word(k)) {
+    o->n->as.code.linenos = BOOK_LINENOS_ON;
+  } else if (!v && o->in_marks && add_ranges(o, k)) {
+    marks = true; /* Zola's hl_lines=1 3-5: the ranges after the first */
+  } else if (v && (g_ascii_strcasecmp(k, "linenos") == 0 ||
+                   g_ascii_strcasecmp(k, "numberLines") == 0)) {
+    static const char *const on[] = {"true", "yes", "on", "1", "table", "inline"},
+                             *const off[] = {"false", "no", "off", "0"};
+    guint8 to = BOOK_LINENOS_DEFAULT;
+    for (size_t i = 0; i < G_N_ELEMENTS(on); i++)
+      if (g_ascii_strcasecmp(v, on[i]) == 0)
+        to = BOOK_LINENOS_ON;
+    for (size_t i = 0; i < G_N_ELEMENTS(off); i++)
+      if (g_ascii_strcasecmp(v, off[i]) == 0)
+        to = BOOK_LINENOS_OFF;
+    if (to == BOOK_LINENOS_DEFAULT)
+      book_diag(o->b, BOOK_WARNING, o->pos,
+                "code block: %s=\"%s\" is neither true nor false; the style decides", k, v);
+    else
+      o->n->as.code.linenos = to;
+  } else if (v && (g_ascii_strcasecmp(k, "startFrom") == 0 ||
+                   g_ascii_strcasecmp(k, "start-from") == 0 ||
+                   g_ascii_strcasecmp(k, "linenostart") == 0 ||
+                   g_ascii_strcasecmp(k, "linenums") == 0)) {
+    guint first;
+    if (line_number(v, &first)) {
+      o->n->as.code.line_offset = (int)first - 1;
+      if (g_ascii_strcasecmp(k, "linenums") == 0) /* pymdownx: numbered from v */
+        o->n->as.code.linenos = BOOK_LINENOS_ON;
+    } else {
+      book_diag(o->b, BOOK_WARNING, o->pos,
+                "code block: %s=\"%s\" is no line number (0 to 1000000); the lines count from 1",
+                k, v);
+    }
+  } else if (v && (g_ascii_strcasecmp(k, "hl_lines") == 0 ||
+                   g_ascii_strcasecmp(k, "hl-lines") == 0 ||
+                   g_ascii_strcasecmp(k, "emphasize-lines") == 0)) {
+    marks = add_ranges(o, v);
+    if (!marks)
+      book_diag(o->b, BOOK_WARNING, o->pos,
+                "code block: %s=\"%s\" is no list of lines (\"1 3-5\"); no line is marked", k, v);
+  }
+  o->in_marks = marks;
+}
+
+/* The options of an attribute block a: its classes and keys. Returns the
+ * first class that is no option: pandoc's language. */
+static const char *code_attrs(CodeOpts *o, const ExtAttrs *a)
+{
+  const char *lang = NULL;
+  for (guint i = 0; i < a->classes->len; i++) {
+    const char *k = a->classes->pdata[i];
+    if (numbering_word(k))
+      code_option(o, k, NULL);
+    else if (!lang)
+      lang = k;
+  }
+  for (guint i = 0; i + 1 < a->kv->len; i += 2)
+    code_option(o, a->kv->pdata[i], a->kv->pdata[i + 1]);
+  return lang;
+}
+
+/* Whether s is "{ranges}" (Docusaurus' and VitePress' marked lines):
+ * digits, commas, dashes and spaces only. */
+static bool brace_ranges(const char *s, size_t len)
+{
+  if (len < 3 || s[0] != '{' || s[len - 1] != '}')
+    return false;
+  for (size_t i = 1; i + 1 < len; i++)
+    if (!g_ascii_isdigit(s[i]) && !strchr(", -", s[i]))
+      return false;
+  return true;
+}
+
+/* What follows a listing's language word: an attribute block, marked
+ * ranges in braces, or words (key=value, quoted as a shell quotes). */
+static void code_rest(CodeOpts *o, const char *rest)
+{
+  while (g_ascii_isspace(*rest))
+    rest++;
+  size_t len = strlen(rest);
+  while (len && g_ascii_isspace(rest[len - 1]))
+    len--;
+  if (len == 0)
+    return;
+  if (brace_ranges(rest, len)) {
+    char *in = g_strndup(rest + 1, len - 2);
+    if (!add_ranges(o, in))
+      book_diag(o->b, BOOK_WARNING, o->pos,
+                "code block: \"%s\" is no list of lines (\"{1,3-5}\"); no line is marked", in);
+    g_free(in);
+    return;
+  }
+  if (rest[0] == '{') {
+    ExtAttrs *a = ext_attrs_parse(rest, len);
+    if (a) {
+      code_attrs(o, a);
+      ext_attrs_free(a);
+    } else {
+      book_diag(o->b, BOOK_WARNING, o->pos,
+                "code block: \"%.*s\" is no attribute block octavo reads "
+                "({.class key=value}); ignored",
+                (int)len, rest);
+    }
+    return;
+  }
+  int argc = 0;
+  char **argv = NULL;
+  char *words = g_strndup(rest, len);
+  if (g_shell_parse_argv(words, &argc, &argv, NULL)) {
+    for (int i = 0; i < argc; i++) {
+      char *eq = strchr(argv[i], '=');
+      if (eq)
+        *eq = '\0';
+      code_option(o, argv[i], eq ? eq + 1 : NULL);
+    }
+    g_strfreev(argv);
+  }
+  g_free(words);
+}
+
+/* Set code block n's language word (as.code.info) and its options
+ * (as.code.linenos, line_offset, marked) from its info string. */
+static void code_options(Book *b, BookNode *n, const char *info, const BookPos *pos)
+{
+  CodeOpts o = {b, pos, n, g_array_new(FALSE, FALSE, sizeof(guint)), false};
+  while (*info && g_ascii_isspace(*info))
+    info++;
+  ExtAttrs *a = info[0] == '{' ? ext_attrs_parse(info, strlen(info)) : NULL;
+  if (a) { /* pandoc's {#id .lang .numberLines key=value} */
+    const char *lang = code_attrs(&o, a);
+    n->as.code.info = lang ? g_strdup(lang) : NULL;
+    ext_attrs_free(a);
+  } else {
+    /* the language word, to white space or a brace (VitePress' ts{1,3}) */
+    size_t w = 0;
+    while (info[w] && !g_ascii_isspace(info[w]) && (info[w] != '{' || w == 0))
+      w++;
+    if (w > 0)
+      n->as.code.info = g_strndup(info, w);
+    char **pieces = g_strsplit(n->as.code.info ? n->as.code.info : "", ",", -1);
+    for (char **p = pieces; *p && p[1]; p++) { /* the comma form's options */
+      char *eq = strchr(p[1], '=');
+      if (eq)
+        *eq = '\0';
+      code_option(&o, p[1], eq ? eq + 1 : NULL);
+    }
+    g_strfreev(pieces);
+    code_rest(&o, info + w);
+  }
+  /* the marks sorted and merged */
+  GArray *m = o.marks;
+  guint np = m->len / 2;
+  if (np > 1)
+    qsort(m->data, np, 2 * sizeof(guint), cmp_range);
+  guint k = 0;
+  for (guint i = 0; i < np; i++) {
+    guint a0 = g_array_index(m, guint, 2 * i), z0 = g_array_index(m, guint, 2 * i + 1);
+    if (k > 0 && a0 <= g_array_index(m, guint, 2 * k - 1) + 1) {
+      guint *z = &g_array_index(m, guint, 2 * k - 1);
+      *z = MAX(*z, z0);
+    } else {
+      g_array_index(m, guint, 2 * k) = a0;
+      g_array_index(m, guint, 2 * k + 1) = z0;
+      k++;
+    }
+  }
+  guint lines = 0; /* the listing's lines: a mark past them marks nothing */
+  for (const char *q = n->text ? n->text : ""; *q; q++)
+    lines += *q == '\n' || q[1] == '\0';
+  if (k > 0 && g_array_index(m, guint, 2 * k - 1) > lines)
+    book_diag(b, BOOK_WARNING, pos, "code block: line %u is marked, the listing has %u",
+              g_array_index(m, guint, 2 * k - 1), lines);
+  n->as.code.nmarked = k;
+  n->as.code.marked = k ? g_memdup2(m->data, 2 * k * sizeof(guint)) : NULL;
+  g_array_free(m, TRUE);
+}
+
 static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const char *lit,
                             const BookPos *pos, bool *holds)
 {
@@ -407,13 +666,8 @@ static BookNode *block_node(Conv *v, cmark_node *cn, cmark_node_type t, const ch
     n = book_node_new(b, BOOK_CODE_BLOCK, pos);
     n->text = g_strdup(lit ? lit : "");
     const char *info = cmark_node_get_fence_info(cn);
-    if (info && *info) {
-      const char *e = info;
-      while (*e && !g_ascii_isspace(*e))
-        e++;
-      if (e > info)
-        n->as.code.info = g_strndup(info, (gsize)(e - info));
-    }
+    if (info && *info)
+      code_options(b, n, info, pos);
     break;
   }
   default: /* CMARK_NODE_THEMATIC_BREAK */

@@ -87,6 +87,13 @@ static void defaults(Style *st)
   st->code_leading_pt = 11;
   st->code_pad_pt = 4;
   st->code_gray = 0.94;
+  /* a listing's lines (as styles/print.ini sets them) */
+  static const double numbers[3] = {0x5c / 255.0, 0x5c / 255.0, 0x5c / 255.0},
+                      mark[3] = {0xf3 / 255.0, 0xe4 / 255.0, 0xac / 255.0},
+                      rule[3] = {0x9a / 255.0, 0x74 / 255.0, 0x00 / 255.0};
+  memcpy(st->line_number_rgb, numbers, sizeof numbers);
+  memcpy(st->mark_rgb, mark, sizeof mark);
+  memcpy(st->mark_rule_rgb, rule, sizeof rule);
   st->note_size_pt = 8.5;
   st->note_leading_pt = 11;
   st->colophon_size_pt = 8.5;
@@ -304,6 +311,41 @@ static void load_names(Style *st, GKeyFile *kf, const Sel *sel)
   flag(kf, "layout", "contents-always", sel, &st->contents_always);
 }
 
+/* "#rrggbb" as rgb 0..1; false for anything else. */
+static bool hex_rgb(const char *s, double rgb[3])
+{
+  unsigned r, g, b;
+  if (!s || strlen(s) != 7 || sscanf(s, "#%02x%02x%02x", &r, &g, &b) != 3)
+    return false;
+  rgb[0] = r / 255.0;
+  rgb[1] = g / 255.0;
+  rgb[2] = b / 255.0;
+  return true;
+}
+
+/* [code]'s line numbers and marked lines: the yes/no default, the colours. */
+static bool load_code_lines(Style *st, GKeyFile *kf, const Sel *sel, const char *f, GError **err)
+{
+  flag(kf, "code", "line-numbers", sel, &st->code_line_numbers);
+  static const struct {
+    const char *key;
+    size_t off;
+  } col[] = {{"line-number-color", offsetof(Style, line_number_rgb)},
+             {"mark-background", offsetof(Style, mark_rgb)},
+             {"mark-rule", offsetof(Style, mark_rule_rgb)}};
+  for (size_t i = 0; i < G_N_ELEMENTS(col); i++) {
+    char *v = value(kf, "code", col[i].key, sel);
+    bool ok = !v || hex_rgb(v, (double *)(void *)((char *)st + col[i].off));
+    if (!ok)
+      g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                  "%s: [code] %s: not '#rrggbb': '%s'", f, col[i].key, v);
+    g_free(v);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 /* [code-tokens]: CLASS = #rrggbb, then "bold" and/or "italic" (book.h's
  * token classes; "plain" and unknown names are ignored). */
 static bool load_tokens(Style *st, GKeyFile *kf, const Sel *sel, const char *f, GError **err)
@@ -315,8 +357,8 @@ static bool load_tokens(Style *st, GKeyFile *kf, const Sel *sel, const char *f, 
     if (!v)
       continue;
     char **w = g_strsplit_set(v, " \t", -1);
-    unsigned r, g, b;
-    bool ok = w[0] && strlen(w[0]) == 7 && sscanf(w[0], "#%02x%02x%02x", &r, &g, &b) == 3;
+    double rgb[3];
+    bool ok = hex_rgb(w[0], rgb);
     st->tok[c].bold = st->tok[c].italic = false;
     for (int i = 1; ok && w[i]; i++) {
       if (!strcmp(w[i], "bold"))
@@ -328,9 +370,7 @@ static bool load_tokens(Style *st, GKeyFile *kf, const Sel *sel, const char *f, 
     }
     if (ok) {
       st->tok[c].set = true;
-      st->tok[c].rgb[0] = r / 255.0;
-      st->tok[c].rgb[1] = g / 255.0;
-      st->tok[c].rgb[2] = b / 255.0;
+      memcpy(st->tok[c].rgb, rgb, sizeof rgb);
     } else {
       g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                   "%s: [code-tokens] %s: not '#rrggbb [bold] [italic]': '%s'", f, name, v);
@@ -393,7 +433,8 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
   ok = ok && check_tracking(st, f, err);
   if (ok) {
     load_names(st, kf, &sel);
-    ok = check_sizes(st, f, p, err) && load_tokens(st, kf, &sel, f, err);
+    ok = check_sizes(st, f, p, err) && load_tokens(st, kf, &sel, f, err) &&
+         load_code_lines(st, kf, &sel, f, err);
   }
   g_key_file_free(kf);
   return ok;

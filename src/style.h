@@ -63,6 +63,12 @@ typedef struct {
     double rgb[3]; /* 0..1 */
     bool bold, italic;
   } tok[STYLE_TOKEN_CLASSES];
+  /* A listing's lines ([code]): numbered by default (line-numbers; a
+   * listing's own attributes win, book.h's as.code.linenos), the numbers'
+   * colour (line-number-color), a marked line's band and the rule at its
+   * left edge (mark-background, mark-rule): rgb 0..1. */
+  bool code_line_numbers;
+  double line_number_rgb[3], mark_rgb[3], mark_rule_rgb[3];
   /* footnotes, tables, running heads, title page */
   double note_size_pt, note_leading_pt;
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */

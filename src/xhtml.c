@@ -249,20 +249,16 @@ static void enter_container(XhtmlWriter *x, BookNode *n, const char *tag)
   nl(x);
 }
 
-void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
+/* Bytes [a, b) of code block n's text, its tokens as spans; *lo: the
+ * first token that may reach past a. */
+static void token_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b, guint *lo)
 {
   const char *s = n->text;
   const BookToken *t = n->as.code.tokens;
-  guint lo = 0, hi = n->as.code.ntokens;
-  while (lo < hi) { /* the first token that ends after a */
-    guint mid = lo + (hi - lo) / 2;
-    if (t[mid].start + t[mid].len <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  while (*lo < n->as.code.ntokens && (size_t)t[*lo].start + t[*lo].len <= a)
+    ++*lo;
   size_t at = a;
-  for (guint i = lo; i < n->as.code.ntokens && t[i].start < b; i++) {
+  for (guint i = *lo; i < n->as.code.ntokens && t[i].start < b; i++) {
     size_t ts = MAX(t[i].start, at), te = MIN((size_t)t[i].start + t[i].len, b);
     text_len(x, s + at, ts - at);
     char cls[32];
@@ -276,19 +272,65 @@ void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
   text_len(x, s + at, b - at);
 }
 
+void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
+{
+  const BookToken *t = n->as.code.tokens;
+  guint lo = 0, hi = n->as.code.ntokens;
+  while (lo < hi) { /* the first token that ends after a */
+    guint mid = lo + (hi - lo) / 2;
+    if (t[mid].start + t[mid].len <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  while (a < b) {
+    if (!x->code.open) {
+      if (x->code.line == 0)
+        x->code.line = 1;
+      start(x, "span");
+      attr(x, "class", book_code_marked(n, x->code.line, &x->code.mark_at) ? "line marked" : "line");
+      x->code.open = true;
+    }
+    const char *nl = memchr(n->text + a, '\n', b - a);
+    size_t e = nl ? (size_t)(nl - n->text) + 1 : b;
+    token_text(x, n, a, e, &lo);
+    a = e;
+    if (nl) {
+      end(x);
+      x->code.open = false;
+      x->code.line++;
+    }
+  }
+}
+
+/* <pre class="numbered"> for a listing whose lines the source numbers,
+ * "unnumbered" for one it refuses them, neither for the style's default
+ * (styles/book.css: pre.numbered); the first number as the code's
+ * counter-reset. */
 static void write_code_block(XhtmlWriter *x, BookNode *n)
 {
   start(x, "pre");
   if (labels_rtl(xhtml_book_lang(x->book, x->opts)))
     attr(x, "dir", "ltr"); /* code reads left to right in any book */
+  if (n->as.code.linenos != BOOK_LINENOS_DEFAULT)
+    attr(x, "class", n->as.code.linenos == BOOK_LINENOS_ON ? "numbered" : "unnumbered");
   start(x, "code");
   if (n->as.code.info && *n->as.code.info) {
     char *cls = g_strconcat("language-", n->as.code.info, NULL);
     attr(x, "class", cls);
     g_free(cls);
   }
+  if (n->as.code.line_offset) {
+    char *css = g_strdup_printf("counter-reset: line %d", n->as.code.line_offset);
+    attr(x, "style", css);
+    g_free(css);
+  }
   xw_marks_at_start(x, n);
+  memset(&x->code, 0, sizeof x->code);
   xw_text_marked(x, n);
+  if (x->code.open)
+    end(x);
+  memset(&x->code, 0, sizeof x->code);
   end(x);
   end(x);
   nl(x);

@@ -40,6 +40,13 @@ struct XhtmlWriter {
    * content, or dropped if their node ends first (see close_for_noteref). */
   GPtrArray *closed;
   BookOutlineLevels heads; /* EPUB: the document's headings (book_outline_level) */
+  /* The code block being written (xw_code_text): its line (1-based),
+   * whether that line's <span class="line"> is open, the cursor into its
+   * marked lines (book_code_marked). */
+  struct {
+    guint line, mark_at;
+    bool open;
+  } code;
 };
 
 #define NS_XHTML "http://www.w3.org/1999/xhtml"
@@ -172,8 +179,11 @@ void xw_marks_at_start(XhtmlWriter *x, const BookNode *n);
 /* The text of n with its page breaks at their byte offsets; a code
  * block's tokens as spans (xw_code_text). */
 void xw_text_marked(XhtmlWriter *x, const BookNode *n);
-/* Bytes [a, b) of code block n's text, its tokens in them as <span
- * class="tok-CLASS"> (a token that runs past a or b is cut there). */
+/* Bytes [a, b) of code block n's text, each line of it in a <span
+ * class="line"> (class "line marked" for a marked line; its newline
+ * inside), its tokens in them as <span class="tok-CLASS"> (a token that
+ * runs past a line's end, a or b is cut there). Calls for one block come
+ * in order, from x->code zeroed; write_code_block closes the last line. */
 void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b);
 
 /* ---- xhtml_front.c ---- */

@@ -78,10 +78,10 @@ void xw_marks_at_start(XhtmlWriter *x, const BookNode *n)
   }
 }
 
-/* Bytes [a, b) of n's text: plain, or a code block's tokens. */
+/* Bytes [a, b) of n's text: plain, or a code block's lines and tokens. */
 static void text_piece(XhtmlWriter *x, const BookNode *n, const char *s, size_t a, size_t b)
 {
-  if (n->type == BOOK_CODE_BLOCK && n->as.code.ntokens > 0)
+  if (n->type == BOOK_CODE_BLOCK)
     xw_code_text(x, n, a, b);
   else
     text_len(x, s + a, b - a);

@@ -16,6 +16,20 @@
 # - styles/book.css: every token class at 4.5:1 or more against the
 #   listing's background, light and dark; print.ini's against the band;
 # - EPUBCheck silent on the generated book.
+# On tests/books/highlight/lines.md (line numbers and marked lines, in the
+# forms README.md lists), with print.ini's default and with [code]
+# line-numbers = true:
+# - the model reads each listing's numbering, first number and marked lines;
+# - the EPUB: a <span class="line"> per line (its text the line's), the
+#   class "marked" on exactly the marked ones, pre.numbered/unnumbered, the
+#   first number as counter-reset; EPUBCheck silent;
+# - the PDF: the numbers in the layout (--dump-layout), one per source
+#   line, none on a continuation, but never in its text (pdftotext gives
+#   each line alone; mutool finds no code character more than the
+#   listings'); a marked line's band in print.ini's colour (mutool trace),
+#   told apart in gray (pdftoppm -gray: its rule, its band); keywords in
+#   the bold face and comments in the oblique, as gray print needs;
+# - contrast also on a marked line's background, and of the numbers.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 : "${OCTAVO:?}" "${TOP:?}" "${TMPROOT:?}"
@@ -55,6 +69,22 @@ build langs "$H" langs.md
 java -jar /usr/share/java/epubcheck.jar -q "$T/langs.epub" >"$T/epubcheck.log" 2>&1 ||
   { cat "$T/epubcheck.log"; fail "EPUBCheck on the generated book"; }
 [ -s "$T/epubcheck.log" ] && { cat "$T/epubcheck.log"; fail "EPUBCheck says something"; }
+# Line numbers and marked lines (lines.md): with the style's default (no
+# numbers unless asked), and with print.ini's [code] line-numbers = true.
+build lines "$H" lines.md
+sed 's/^line-numbers = false/line-numbers = true/' "$TOP/styles/print.ini" >"$T/numbered.ini"
+grep -q '^line-numbers = true' "$T/numbered.ini" || fail "styles/print.ini: no [code] line-numbers key"
+(cd "$H" && "$OCTAVO" -q --style "$T/numbered.ini" lines.md -o "$T/linesall.pdf") || fail "linesall: octavo"
+(cd "$H" && "$OCTAVO" --dump-layout lines.md) >"$T/lines.trace" 2>/dev/null || fail "lines: --dump-layout"
+(cd "$H" && "$OCTAVO" --dump-layout --style "$T/numbered.ini" lines.md) >"$T/linesall.trace" 2>/dev/null ||
+  fail "linesall: --dump-layout"
+for b in lines linesall; do
+  mutool trace "$T/$b.pdf" >"$T/$b.fills" 2>/dev/null || fail "$b: mutool trace"
+done
+pdftoppm -r 144 -gray "$T/lines.pdf" "$T/lines-gray" || fail "pdftoppm -gray"
+java -jar /usr/share/java/epubcheck.jar -q "$T/lines.epub" >"$T/epubcheck2.log" 2>&1 ||
+  { cat "$T/epubcheck2.log"; fail "EPUBCheck on the line-numbered book"; }
+[ -s "$T/epubcheck2.log" ] && { cat "$T/epubcheck2.log"; fail "EPUBCheck says something (lines)"; }
 C="$TOP/tests/corpus"
 for b in embedded-book f3discovery; do
   # shellcheck disable=SC2046
@@ -68,7 +98,7 @@ from difflib import SequenceMatcher
 
 T, TOP = sys.argv[1], sys.argv[2]
 bad = []
-KNOWN = {"rust", "c", "cpp", "python", "javascript", "typescript", "go", "java", "bash", "console",
+KNOWN = {"rust", "c", "cpp", "python", "javascript", "typescript", "tsx", "go", "java", "bash", "console",
          "toml", "json", "yaml", "html", "xml", "css", "sql", "diff", "markdown"}
 
 # ---- the print theme, and the contrast of both themes ----
@@ -102,19 +132,49 @@ def rules(text):
     toks = {m.group(1): hexrgb(m.group(2))
             for m in re.finditer(r"\.tok-([a-z]+) \{ color: (#[0-9a-f]{6});", text)}
     pre = re.search(r"pre \{[^}]*background-color: (#[0-9a-f]{6});\s*color: (#[0-9a-f]{6});", text)
-    return toks, hexrgb(pre.group(1)), hexrgb(pre.group(2))
+    num = re.search(r"\.line::before \{[^}]*?[^-]color: (#[0-9a-f]{6});", text)
+    mark = re.search(r"\.line\.marked \{[^}]*background-color: (#[0-9a-f]{6});", text)
+    if not num or not mark:
+        bad.append("book.css: no colour for the line numbers or the marked lines' background")
+        return toks, hexrgb(pre.group(1)), hexrgb(pre.group(2)), (0, 0, 0), hexrgb(pre.group(1))
+    return (toks, hexrgb(pre.group(1)), hexrgb(pre.group(2)), hexrgb(num.group(1)),
+            hexrgb(mark.group(1)))
 modes = {"light": rules(css[:dark_at]), "dark": rules(css[dark_at:])}
-for mode, (toks, bg, fg) in modes.items():
-    if contrast(fg, bg) < 4.5:
-        bad.append(f"book.css {mode}: plain code {contrast(fg, bg):.2f}:1")
-    for k in theme:
-        if k not in toks:
-            bad.append(f"book.css {mode}: no colour for tok-{k}")
-        elif contrast(toks[k], bg) < 4.5:
-            bad.append(f"book.css {mode}: tok-{k} {contrast(toks[k], bg):.2f}:1")
+for mode, (toks, bg, fg, num, mark) in modes.items():
+    # every class, plain code and the line numbers on the listing's
+    # background and on a marked line's
+    for where, b in (("", bg), (" on a marked line", mark)):
+        if contrast(fg, b) < 4.5:
+            bad.append(f"book.css {mode}: plain code{where} {contrast(fg, b):.2f}:1")
+        if contrast(num, b) < 4.5:
+            bad.append(f"book.css {mode}: line numbers{where} {contrast(num, b):.2f}:1")
+        for k in theme:
+            if k not in toks:
+                bad.append(f"book.css {mode}: no colour for tok-{k}")
+            elif contrast(toks[k], b) < 4.5:
+                bad.append(f"book.css {mode}: tok-{k}{where} {contrast(toks[k], b):.2f}:1")
+    if contrast(mark, bg) < 1.08:
+        bad.append(f"book.css {mode}: a marked line's background is not told from the listing's")
+def ini_rgb(key):
+    m = re.search(r"^\[code\]\n(?:.*\n)*?" + key + r" = (#[0-9a-f]{6})", ini, re.M)
+    if not m:
+        bad.append(f"print.ini [code]: no {key}")
+        return (0, 0, 0)
+    return hexrgb(m.group(1))
+pmark, pnum = ini_rgb("mark-background"), ini_rgb("line-number-color")
+for k, rgb in list(theme.items()) + [("plain", (0, 0, 0))]:
+    if contrast(rgb, pmark) < 4.5:
+        bad.append(f"print.ini [code-tokens] {k}: {contrast(rgb, pmark):.2f}:1 on a marked line")
+for where, b in (("the band", (g, g, g)), ("a marked line", pmark)):
+    if contrast(pnum, b) < 4.5:
+        bad.append(f"print.ini [code] line-number-color: {contrast(pnum, b):.2f}:1 on {where}")
 print(f"contrast: {len(theme)} classes, light min "
       f"{min(contrast(c, modes['light'][1]) for c in modes['light'][0].values()):.2f}:1, dark min "
-      f"{min(contrast(c, modes['dark'][1]) for c in modes['dark'][0].values()):.2f}:1")
+      f"{min(contrast(c, modes['dark'][1]) for c in modes['dark'][0].values()):.2f}:1; "
+      f"on a marked line, light min "
+      f"{min(contrast(c, modes['light'][4]) for c in modes['light'][0].values()):.2f}:1, dark min "
+      f"{min(contrast(c, modes['dark'][4]) for c in modes['dark'][0].values()):.2f}:1, "
+      f"print min {min(contrast(c, pmark) for c in theme.values()):.2f}:1")
 
 # ---- the model's listings ----
 CODE = re.compile(r'^\s*code_block (?:info=("(?:[^"\\]|\\.)*") )?("(?:[^"\\]|\\.)*")'
@@ -137,7 +197,17 @@ def model(name):
                 c, r = t.split("@")
                 s, n = map(int, r.split("+"))
                 toks.append((c, s, n))
-        blocks.append(dict(info=info, text=text, lang=m.group(3), toks=toks, note=in_note))
+        rest = line[m.end():]
+        num = re.search(r" linenos=(on|off)", rest)
+        start = re.search(r" from=(-?[0-9]+)", rest)
+        marked = set()
+        mk = re.search(r" marked=([0-9,-]+)", rest)
+        for r in (mk.group(1).split(",") if mk else []):
+            a, _, z = r.partition("-")
+            marked.update(range(int(a), int(z or a) + 1))
+        blocks.append(dict(info=info, text=text, lang=m.group(3), toks=toks, note=in_note,
+                           linenos=num.group(1) if num else None,
+                           first=int(start.group(1)) if start else 1, marked=marked))
     return blocks
 
 # ---- the EPUB's listings: text and spans ----
@@ -278,6 +348,144 @@ if "highlighted_count, total_listing_count" not in txt.replace("\n", " ") and \
     bad.append("langs: the wrapped line is not in the PDF's text")
 for b in ("embedded-book", "f3discovery"):
     check(b, False)
+
+# ---- line numbers and marked lines (lines.md) ----
+# What the source asks, as the model must read it: numbered (None: the
+# style decides), the first number, the marked lines.
+WANT = [("on", 10, {2, 4, 5}), ("on", 1, {2}), (None, 1, {3}), ("off", 1, set()),
+        (None, 1, set()), (None, 1, {1, 3}), ("on", 1, {1, 3}), ("on", 0, set())]
+blocks = check("lines", True)
+got = [(b["linenos"], b["first"], b["marked"]) for b in blocks]
+if got != WANT:
+    bad.append(f"lines: the model's line options {got}, expected {WANT}")
+src = open(os.path.join(TOP, "tests/books/highlight/lines.md"), encoding="utf-8").read()
+if [b["text"] for b in blocks] != re.findall(r"^```[^\n]*\n(.*?)^```", src, re.S | re.M):
+    bad.append("lines: the model's listings are not the source's, byte for byte")
+
+def numbered(b, default):
+    return b["linenos"] == "on" or (b["linenos"] is None and default)
+
+# the EPUB: a pre's class, a line span per line (its newline in it), the
+# marked lines' class, the first number as the counter-reset; numbers are
+# CSS's generated content, so none is in the text
+root = os.path.join(T, "lines.x")
+for f in sorted(os.listdir(os.path.join(root, "EPUB"))):
+    if f.startswith("ch") and f.endswith(".xhtml"):
+        doc = ET.parse(os.path.join(root, "EPUB", f)).getroot()
+pres = list(doc.iter(XH + "pre"))
+if len(pres) != len(blocks):
+    bad.append(f"lines: {len(pres)} listings in the EPUB, {len(blocks)} in the model")
+for b, pre in zip(blocks, pres):
+    code = pre.find(XH + "code")
+    want_cls = {"on": "numbered", "off": "unnumbered", None: None}[b["linenos"]]
+    if pre.get("class") != want_cls:
+        bad.append(f"lines: <pre class={pre.get('class')!r}>, expected {want_cls!r}: {b['text'][:30]!r}")
+    lines = [sp for sp in code if sp.tag == XH + "span" and sp.get("class", "").startswith("line")]
+    texts = ["".join(sp.itertext()) for sp in lines]
+    if texts != b["text"].splitlines(keepends=True):
+        bad.append(f"lines: the EPUB's line spans are not the listing's lines: {b['text'][:30]!r}")
+    marked = {i + 1 for i, sp in enumerate(lines) if sp.get("class") == "line marked"}
+    if marked != b["marked"]:
+        bad.append(f"lines: EPUB lines {sorted(marked)} marked, expected {sorted(b['marked'])}")
+    reset = re.search(r"counter-reset: line (-?[0-9]+)", code.get("style") or "")
+    if (int(reset.group(1)) + 1 if reset else 1) != b["first"]:
+        bad.append(f"lines: the EPUB numbers {b['text'][:20]!r} from {code.get('style')!r}, "
+                   f"expected {b['first']}")
+
+# the PDF: the layout's lines (--dump-layout, outlines included) carry the
+# numbers, one per source line, none on a continuation; a marked line's
+# band is in print.ini's colour (mutool trace), its rule shows in gray
+def trace_lines(name):
+    return [m.group(1) for m in re.finditer(r"^  y=[0-9.]+ x=[0-9.]+ \|(.*)\|$",
+            open(os.path.join(T, name + ".trace"), encoding="utf-8").read(), re.M)]
+for name, default in (("lines", False), ("linesall", True)):
+    tr, at = trace_lines(name), 0
+    for b in blocks:
+        for i, line in enumerate(b["text"].splitlines()):
+            want = (str(b["first"] + i) if numbered(b, default) else "") + line
+            j = at
+            while j < len(tr) and not (tr[j] == want or (want.startswith(tr[j]) and
+                                       j + 1 < len(tr) and tr[j + 1].startswith("\u21aa"))):
+                j += 1
+            if j == len(tr):
+                bad.append(f"{name}: no layout line {want!r} after line {at} of the trace")
+                break
+            at = j + 1
+    fills = open(os.path.join(T, name + ".fills"), encoding="utf-8").read()
+    cols = [tuple(float(x) for x in c.split()) for c in re.findall(
+        r'<fill_path [^>]*colorspace="DeviceRGB" color="([0-9. ]+)"', fills)]
+    nmark = sum(1 for c in cols if near(tuple(round(x * 255) for x in c), pmark))
+    want_marks = sum(len(b["marked"]) for b in blocks)
+    if nmark != want_marks:
+        bad.append(f"{name}: {nmark} bands in the marked lines' colour, expected {want_marks}")
+    print(f"{name}: {sum(1 for b in blocks if numbered(b, default))} listings numbered, "
+          f"{nmark} marked bands")
+# copying from the PDF gives the code: no number, no mark
+txt = open(os.path.join(T, "lines.txt"), encoding="utf-8").read()
+if "\u21aa" in txt:
+    bad.append("lines: the PDF's text has a continuation mark")
+squash = lambda t: " ".join(t.split())  # pdftotext -layout pads with spaces
+copied = {squash(t) for t in txt.splitlines()}
+for b in blocks:
+    for i, line in enumerate(b["text"].splitlines()):
+        if not line.strip() or len(line) > 60:
+            continue
+        if squash(line) not in copied:
+            bad.append(f"lines: copying the PDF does not give the line {line!r} alone")
+# grayscale: a marked line's rule stands out, its band differs from the
+# listing's; keywords bold and comments oblique, by their faces
+import glob
+pages = {}
+for f in glob.glob(os.path.join(T, "lines-gray-*.pgm")):
+    data = open(f, "rb").read()
+    hdr = data.split(maxsplit=4)
+    w, h = int(hdr[1]), int(hdr[2])
+    pages[int(re.search(r"-([0-9]+)\.pgm$", f).group(1))] = (w, data[len(data) - w * h:])
+page, checked = 0, 0
+for line in open(os.path.join(T, "lines.trace"), encoding="utf-8"):
+    m = re.match(r"page ([0-9]+)", line)
+    if m:
+        page = int(m.group(1))
+    m = re.match(r"  rule x=([0-9.]+) y=([0-9.]+)\.\.([0-9.]+)", line)
+    if not m or page not in pages:
+        continue
+    x, y0, y1 = map(float, m.groups())
+    w, px = pages[page]
+    at = lambda xp, yp: px[int(yp * 2) * w + int(xp * 2)]
+    rule, band, plain = at(x + 0.7, (y0 + y1) / 2), at(x + 2.5, (y0 + y1) / 2), at(x + 2.5, y1 + 2)
+    checked += 1
+    if rule > 150 or band > plain - 8:
+        bad.append(f"lines: in gray, page {page} y={y0}: rule {rule}, marked band {band}, "
+                   f"band {plain}: the marked line is not told apart")
+if checked != sum(1 for b in blocks for k in b["marked"] if k - 1 not in b["marked"]):
+    bad.append(f"lines: {checked} marked runs found in gray")
+faces = re.findall(r'<font name="([^"]*)" size="([0-9.]+)"|<char [^>]*c="([^"]*)"',
+                   open(os.path.join(T, "lines.stext"), encoding="utf-8").read())
+font, seq = "", []
+for fn, size, ch in faces:
+    if fn:
+        font = fn if abs(float(size) - 8.3) < 0.05 else ""
+    elif font.startswith("DejaVuSansMono") and html.unescape(ch).strip():
+        seq.append(font)
+exp_cls = []
+for b in blocks:
+    raw = b["text"].encode()
+    cls = [""] * len(raw)
+    for c, s0, n in b["toks"]:
+        cls[s0:s0 + n] = [c] * n
+    i = 0
+    for ch in b["text"]:
+        if ch.strip():
+            exp_cls.append(cls[i])
+        i += len(ch.encode())
+if len(seq) != len(exp_cls):
+    bad.append(f"lines: {len(seq)} code characters in the PDF, {len(exp_cls)} in the listings "
+               "(a number or a mark copied as text?)")
+else:
+    for want_cls, face in (("keyword", "-Bold"), ("comment", "-Oblique")):
+        miss = sum(1 for c, f in zip(exp_cls, seq) if c == want_cls and not f.endswith(face))
+        if miss or not any(c == want_cls for c in exp_cls):
+            bad.append(f"lines: {miss} {want_cls} characters not in the {face[1:]} face")
 
 for m in bad:
     print("FAIL:", m)

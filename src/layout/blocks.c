@@ -237,6 +237,11 @@ typedef struct {
   PangoGlyphString *mark;
   double mark_w;
   GArray *slices; /* ShapeSlice scratch */
+  /* line numbers: the plain digits they are shaped from (NULL when the
+   * listing has none), the gutter's width left of the code (0 without),
+   * the width of one digit */
+  Shaped *digits;
+  double gutter, digit_w;
 } CodeSet;
 
 /* The attributes of code block n's tokens over t, its text as shaped
@@ -295,26 +300,60 @@ static void token_colour(const Shaped *sh, size_t at, LayItem *it)
   }
 }
 
-/* The items of code line l (the band, the mark of a continuation, the
- * glyphs), its top at `top` below the line's top, h high. */
-static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, double top, double h)
+/* Glyphs in rgb drawn as outlines, not text: on the page, never copied,
+ * searched or read out (a line's number, a continuation mark). */
+static void add_outline(GArray *items, double x, double y, PangoFont *font, PangoGlyphString *g,
+                        const char *text, const double rgb[3])
+{
+  for (int gi = 0; gi < g->num_glyphs; gi++)
+    g->log_clusters[gi] = 0;
+  LayItem it = {.kind = LAY_GLYPHS,
+                .x_pt = x,
+                .y_pt = y,
+                .rgb_set = true,
+                .font = font,
+                .glyphs = g,
+                .text = g_strdup(text),
+                .outline = true};
+  memcpy(it.rgb, rgb, sizeof it.rgb);
+  g_array_append_val(items, it);
+}
+
+/* The items of code line l (the band, tinted with a rule at its left edge
+ * when `marked`; its number `lineno` in the gutter, -1 for none; the mark
+ * of a continuation; the glyphs), its top at `top` below the line's top,
+ * h high. */
+static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, double top, double h,
+                               int lineno, bool marked)
 {
   GArray *items = items_new();
   add_rule(items, LAY_RULE, cs->left, 0, cs->width, h, c->st->code_gray);
-  double x = cs->left + cs->pad;
+  if (marked) {
+    LayItem *band = &g_array_index(items, LayItem, items->len - 1);
+    band->rgb_set = true;
+    memcpy(band->rgb, c->st->mark_rgb, sizeof band->rgb);
+    add_rule(items, LAY_RULE, cs->left, 0, 1.5, h, 0);
+    LayItem *rule = &g_array_index(items, LayItem, items->len - 1);
+    rule->rgb_set = true;
+    memcpy(rule->rgb, c->st->mark_rule_rgb, sizeof rule->rgb);
+  }
+  if (lineno >= 0 && cs->digits) {
+    char num[16];
+    g_snprintf(num, sizeof num, "%d", lineno);
+    PangoFont *f = NULL;
+    PangoGlyphString *g = shape_extra(cs->digits, 0, num, &f);
+    double w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
+    if (f)
+      add_outline(items, cs->left + cs->pad + cs->gutter - cs->digit_w - w, top + cs->base, f, g,
+                  num, c->st->line_number_rgb);
+    else
+      pango_glyph_string_free(g);
+  }
+  double x = cs->left + cs->pad + cs->gutter;
   if (l->cont && cs->mark_font) {
-    PangoGlyphString *g = pango_glyph_string_copy(cs->mark);
-    for (int gi = 0; gi < g->num_glyphs; gi++)
-      g->log_clusters[gi] = 0;
-    LayItem it = {.kind = LAY_GLYPHS,
-                  .x_pt = x,
-                  .y_pt = top + cs->base,
-                  .gray = 0.45,
-                  .font = g_object_ref(cs->mark_font),
-                  .glyphs = g,
-                  .text = g_strdup("\xE2\x86\xAA"),
-                  .outline = true}; /* copying the code gives the code */
-    g_array_append_val(items, it);
+    static const double gray[3] = {0.45, 0.45, 0.45};
+    add_outline(items, x, top + cs->base, g_object_ref(cs->mark_font),
+                pango_glyph_string_copy(cs->mark), "\xE2\x86\xAA", gray);
     x += cs->mark_w;
   }
   GArray *slices = cs->slices;
@@ -337,8 +376,19 @@ static GArray *code_line_items(const Build *c, CodeSet *cs, const CLine *l, doub
   return items;
 }
 
+/* The lines of code text t (its newlines and one). */
+static int code_line_count(const GString *t)
+{
+  int k = 1;
+  for (size_t i = 0; i < t->len; i++)
+    k += t->str[i] == '\n';
+  return k;
+}
+
 /* A code block: monospace, ragged, shaped once; a line longer than the
- * measure wraps with a continuation mark; a tinted band behind it. */
+ * measure wraps with a continuation mark; a tinted band behind it; its
+ * lines numbered in a gutter where the source or the style asks
+ * (book_code_numbered), a marked line's band tinted. */
 static void do_code(Build *c, BookNode *n)
 {
   GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
@@ -360,16 +410,35 @@ static void do_code(Build *c, BookNode *n)
   cs.base = baseline(c->shp, d, cs.leading);
   cs.mark = shape_extra(sh, 0, "\xE2\x86\xAA", &cs.mark_font); /* ↪ */
   cs.mark_w = pango_glyph_string_get_width(cs.mark) / (double)PANGO_SCALE + 2;
+  if (book_code_numbered(n, c->st->code_line_numbers)) {
+    /* the gutter: the widest number and one digit's space */
+    cs.digits = shape_text(c->shp->pctx, "0123456789", 10, NULL, c->shp->plang);
+    PangoFont *f = NULL;
+    char widest[16];
+    int nd = g_snprintf(widest, sizeof widest, "%d", n->as.code.line_offset + code_line_count(t));
+    memset(widest, '0', (size_t)nd);
+    PangoGlyphString *g = shape_extra(cs.digits, 0, widest, &f);
+    double w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
+    cs.digit_w = w / MAX(nd, 1);
+    cs.gutter = w + cs.digit_w;
+    pango_glyph_string_free(g);
+    if (f)
+      g_object_unref(f);
+  }
   want_space(c, c->st->block_space_pt);
   c->after_par = false;
   open_tag(c, "Code");
-  GArray *cl = code_lines(sh, t, cs.width - 2 * cs.pad, cs.mark_w);
+  GArray *cl = code_lines(sh, t, cs.width - 2 * cs.pad - cs.gutter, cs.mark_w);
   cs.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  guint line = 0, mark_at = 0; /* the source line, 1-based; the cursor of book_code_marked */
   for (guint i = 0; i < cl->len; i++) {
     CLine *l = &g_array_index(cl, CLine, i);
     bool first = i == 0, lastl = i + 1 == cl->len;
     double top = first ? cs.pad : 0, h = cs.leading + top + (lastl ? cs.pad : 0);
-    GArray *items = code_line_items(c, &cs, l, top, h);
+    line += !l->cont;
+    GArray *items =
+        code_line_items(c, &cs, l, top, h, l->cont ? -1 : n->as.code.line_offset + (int)line,
+                        book_code_marked(n, line, &mark_at));
     if (lastl)
       add_tag(items, LAY_TAG_END, "Code");
     double pen = (i == 1 || (i > 0 && i + 1 == cl->len)) ? LB_INFINITY : 0;
@@ -384,6 +453,8 @@ static void do_code(Build *c, BookNode *n)
   pango_glyph_string_free(cs.mark);
   if (cs.mark_font)
     g_object_unref(cs.mark_font);
+  if (cs.digits)
+    shape_free(cs.digits);
   shape_free(sh);
   pango_font_description_free(d);
   g_string_free(t, TRUE);

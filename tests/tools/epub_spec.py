@@ -107,6 +107,8 @@ class Normaliser(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag == "pre":
             self.in_pre = True
+        if tag == "span" and self.in_pre:
+            return  # a listing's line and token spans (octavo's presentation; its text is kept)
         if tag in BLOCK_TAGS:
             self.out = self.out.rstrip()
         self.out += "<" + tag
@@ -126,6 +128,8 @@ class Normaliser(HTMLParser):
         self.last = "endtag"
 
     def handle_endtag(self, tag):
+        if tag == "span" and self.in_pre:
+            return
         if tag == "pre":
             self.in_pre = False
         elif tag in BLOCK_TAGS:
