@@ -114,9 +114,9 @@ bool hyphen_unhyphenated(const char *lang)
 {
   /* Arabic-script, Hebrew, the CJK languages, Thai, Lao, Khmer, Burmese,
    * Tibetan and Vietnamese (one syllable a word) */
-  static const char *const none[] = {"ar", "fa", "ur", "ps", "ckb", "sd", "ug", "ks", "he",
-                                     "iw", "yi", "ja", "zh", "ko", "th", "lo", "km", "my",
-                                     "bo", "vi", "dv", "syr"};
+  static const char *const none[] = {"ar", "fa", "ur", "ps", "ckb", "sd", "ug", "ks",
+                                     "he", "iw", "yi", "ja", "zh",  "ko", "th", "lo",
+                                     "km", "my", "bo", "vi", "dv",  "syr"};
   if (!lang)
     return true;
   size_t n = strcspn(lang, "-_");

@@ -273,7 +273,7 @@ static GOptionContext *option_context(Args *a)
       {"metadata", 'M', 0, G_OPTION_ARG_STRING_ARRAY, &a->metadata,
        "Set metadata (title, subtitle, author, date, lang, publisher, description, subject, "
        "rights, "
-       "identifier, source, cover)",
+       "identifier, source, cover, dir: ltr or rtl)",
        "KEY=VALUE"},
       {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)",
        "LANG"},

@@ -15,8 +15,8 @@
 #include <yaml.h>
 
 static const char *const scalar_keys[K_NSCALAR] = {
-    "title",     "subtitle",    "date",   "lang",   "identifier",
-    "publisher", "description", "rights", "source", "cover",      "dir"};
+    "title",       "subtitle", "date",   "lang",  "identifier", "publisher",
+    "description", "rights",   "source", "cover", "dir"};
 
 void md_layer_clear(MetaLayer *l)
 {

@@ -381,7 +381,8 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, G
     Frame *f = &g_array_index(fb.frames, Frame, i);
     /* front page parity follows the physical page */
     bool rtl = env->book->meta.rtl;
-    double dx = block_x(st, rtl, (int)lay->pages->len + 1 + (int)i) - block_x(st, rtl, f->page->folio);
+    double dx =
+        block_x(st, rtl, (int)lay->pages->len + 1 + (int)i) - block_x(st, rtl, f->page->folio);
     for (guint q = 0; q < f->page->items->len; q++)
       g_array_index(f->page->items, LayItem, q).x_pt += dx;
   }
