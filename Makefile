@@ -14,12 +14,19 @@ BOOK      := lsfmm-bpf-2023
 # content names no address of its own): the colophon's source and dc:source of both books.
 BOOK_SOURCE := https://lwn.net/Articles/lsfmmbpf2023/
 
+# libhyphen's patterns for the languages octavo has labels for (labels.c) that Debian has
+# them for; Thai's (hyphen-th) are left out: Thai breaks between words without a hyphen
+# (hyphen.c's languages set without hyphens).
+HYPHEN_PKGS := hyphen-en-us hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-pt-pt hyphen-pt-br \
+               hyphen-nl hyphen-ru hyphen-uk hyphen-el hyphen-hi hyphen-bn
+# the files they hold, one each (the probe when dpkg does not list them)
+HYPHEN_DICS := en_US de_DE fr es_ES it_IT pt_PT pt_BR nl_NL ru_RU uk_UA el_GR hi_IN bn_IN
 # The one list of Debian packages: what the build needs, and what only the tests need.
 # The fonts-* packages hold the fallback faces of fonts/fallback.conf (the scripts and
 # symbols Charis SIL and DejaVu Sans Mono lack).
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
-              libyaml-dev libhyphen-dev hyphen-en-us libqpdf-dev icc-profiles-free librsvg2-dev \
+              libyaml-dev libhyphen-dev $(HYPHEN_PKGS) libqpdf-dev icc-profiles-free librsvg2-dev \
               libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola \
               libtree-sitter-dev npm
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
@@ -107,7 +114,8 @@ define ensure_pkgs
 endef
 
 BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.h && \
-               test -f /usr/share/hyphen/hyph_en_US.dic && test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
+               $(foreach d,$(HYPHEN_DICS),test -f /usr/share/hyphen/hyph_$(d).dic &&) \
+               test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
                test -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc && \
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
                test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf && command -v npm

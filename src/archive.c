@@ -687,6 +687,11 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
     set_key(q, vp, "/DisplayDocTitle", qpdf_oh_new_bool(q, QPDF_TRUE));
     qpdf_oh_release(q, vp);
   }
+  if (book->meta.rtl) { /* bound on the right: a viewer shows spreads right to left */
+    qpdf_oh vp = sub_dict(q, u, root, "/ViewerPreferences");
+    set_key(q, vp, "/Direction", qpdf_oh_new_name(q, "/R2L"));
+    qpdf_oh_release(q, vp);
+  }
   /* PDF/A-3 and PDF/UA-1 are on ISO 32000-1 (PDF 1.7); cairo's header says
    * 1.5 and stays: the catalog's /Version overrides it (§7.7.2) */
   const char *v = qpdf_get_pdf_version(q);

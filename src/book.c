@@ -233,6 +233,7 @@ void book_free(Book *b)
   g_free(m->rights);
   g_free(m->source);
   g_free(m->cover);
+  g_free(m->dir);
   g_ptr_array_free(m->authors, TRUE);
   g_ptr_array_free(m->subjects, TRUE);
   g_ptr_array_free(b->chapters, TRUE);

@@ -335,6 +335,12 @@ typedef struct {
   GPtrArray *subjects; /* char *, owned */
   char *rights, *source;
   char *cover; /* path of a cover image, or NULL */
+  char *dir;   /* "ltr" or "rtl", never NULL after parsing: the book's direction */
+  /* dir is "rtl": the book reads right to left (md_finish_meta decides it
+   * once, from dir metadata, else from the language: labels_rtl). Every
+   * writer reads this: the EPUB's dir and page-progression-direction, the
+   * PDF's mirrored pages, front matter and furniture. */
+  bool rtl;
 } BookMeta;
 
 typedef enum { BOOK_WARNING, BOOK_ERROR } BookDiagLevel;

@@ -221,8 +221,10 @@ char *ep_nav_document(Epub *e, const GArray *toc)
   ATTR(w, "xmlns:epub", "http://www.idpf.org/2007/ops");
   ATTR(w, "xml:lang", lang);
   ATTR(w, "lang", lang);
-  if (labels_rtl(lang))
+  if (e->book->meta.rtl)
     ATTR(w, "dir", "rtl");
+  else if (labels_rtl(lang)) /* dir metadata against the language's */
+    ATTR(w, "dir", "ltr");
   nav_head(w, contents);
   START(w, "body");
   ATTR(w, "epub:type", "frontmatter");

@@ -197,7 +197,7 @@ static void opf_spine(Epub *e, xmlTextWriterPtr w)
 {
   START(w, "spine");
   ATTR(w, "toc", "ncx");
-  if (labels_rtl(xhtml_book_lang(e->book, e->opts)))
+  if (e->book->meta.rtl)
     ATTR(w, "page-progression-direction", "rtl");
   for (guint i = 0; i < e->spine->len; i++) {
     START(w, "itemref");

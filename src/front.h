@@ -25,6 +25,7 @@ enum {
   K_RIGHTS,
   K_SOURCE,
   K_COVER,
+  K_DIR, /* the book's direction, as pandoc's dir: ltr or rtl */
   K_NSCALAR
 };
 

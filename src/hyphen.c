@@ -93,11 +93,12 @@ static HyphenDict *dict_for(const char *lang)
     d = try_load(name);
     g_free(name);
   }
-  if (!d && (!cc[0] || strcmp(ll, "de") == 0 || strcmp(ll, "fr") == 0 || strcmp(ll, "en") == 0)) {
-    /* The language's main country: en -> en_US, de -> de_DE, fr -> fr_FR. */
-    static const char *const main_cc[][2] = {{"en", "US"}, {"de", "DE"}, {"fr", "FR"},
-                                             {"it", "IT"}, {"es", "ES"}, {"nl", "NL"},
-                                             {"pt", "PT"}, {"ru", "RU"}};
+  if (!d) {
+    /* The language's main country: en -> en_US, de -> de_DE, es-419 -> es_ES
+     * (the patterns are the language's, the country's spelling aside). */
+    static const char *const main_cc[][2] = {
+        {"en", "US"}, {"de", "DE"}, {"fr", "FR"}, {"it", "IT"}, {"es", "ES"}, {"nl", "NL"},
+        {"pt", "PT"}, {"ru", "RU"}, {"uk", "UA"}, {"el", "GR"}, {"hi", "IN"}, {"bn", "IN"}};
     for (size_t i = 0; i < G_N_ELEMENTS(main_cc) && !d; i++)
       if (strcmp(ll, main_cc[i][0]) == 0) {
         name = g_strdup_printf("hyph_%s_%s.dic", ll, main_cc[i][1]);
@@ -109,8 +110,36 @@ static HyphenDict *dict_for(const char *lang)
   return d;
 }
 
+bool hyphen_unhyphenated(const char *lang)
+{
+  /* Arabic-script, Hebrew, the CJK languages, Thai, Lao, Khmer, Burmese,
+   * Tibetan and Vietnamese (one syllable a word) */
+  static const char *const none[] = {"ar", "fa", "ur", "ps", "ckb", "sd", "ug", "ks",
+                                     "he", "iw", "yi", "ja", "zh",  "ko", "th", "lo",
+                                     "km", "my", "bo", "vi", "dv",  "syr"};
+  if (!lang)
+    return true;
+  size_t n = strcspn(lang, "-_");
+  for (size_t i = 0; i < G_N_ELEMENTS(none); i++)
+    if (strlen(none[i]) == n && g_ascii_strncasecmp(lang, none[i], n) == 0)
+      return true;
+  return false;
+}
+
+char *hyphen_missing(const char *lang)
+{
+  if (!lang || !*lang || hyphen_unhyphenated(lang) || hyphen_has_language(lang))
+    return NULL;
+  return g_strdup_printf("no hyphenation patterns for language '%s': its lines break between "
+                         "words only (libhyphen's hyph_*.dic in /usr/share/hyphen or "
+                         "$OCTAVO_HYPHENDIR)",
+                         lang);
+}
+
 bool hyphen_has_language(const char *lang)
 {
+  if (hyphen_unhyphenated(lang))
+    return false;
   g_mutex_lock(&lock);
   bool ok = dict_for(lang) != NULL;
   g_mutex_unlock(&lock);
@@ -165,6 +194,32 @@ static bool wrapper(gunichar c)
   return g_unichar_ispunct(c) || g_unichar_isspace(c);
 }
 
+/* A dictionary in a single-byte character set (Debian's German, Dutch and
+ * Portuguese patterns are ISO-8859-1, Greek ISO-8859-7, Russian KOI8-R;
+ * the first line of the .dic names it): the lower-cased UTF-8 run `low`
+ * converted in place to it (GLib's iconv), `orig` (a source offset per
+ * byte, and one past the end) made one per character. False when a
+ * character has no byte there, or the set is not one byte a character. */
+static bool to_dict_charset(const HyphenDict *d, GString *low, GArray *orig)
+{
+  gsize written = 0;
+  char *enc = g_convert(low->str, (gssize)low->len, d->cset, "UTF-8", NULL, &written, NULL);
+  glong nchars = g_utf8_strlen(low->str, (gssize)low->len);
+  if (!enc || (glong)written != nchars) {
+    g_free(enc);
+    return false;
+  }
+  guint k = 0; /* orig's entry for each character's first byte */
+  for (const char *p = low->str; p < low->str + low->len; p = g_utf8_next_char(p))
+    g_array_index(orig, size_t, k++) = g_array_index(orig, size_t, (guint)(p - low->str));
+  g_array_index(orig, size_t, k++) = g_array_index(orig, size_t, orig->len - 1);
+  g_array_set_size(orig, k);
+  g_string_truncate(low, 0);
+  g_string_append_len(low, enc, (gssize)written);
+  g_free(enc);
+  return true;
+}
+
 /* Hyphenate one letter run word[a,b) with the dictionary; append points. */
 static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, GArray *out)
 {
@@ -193,6 +248,11 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
   }
   size_t end = b;
   g_array_append_val(orig, end);
+  if (!d->utf8 && !to_dict_charset(d, low, orig)) { /* a letter the patterns cannot hold */
+    g_array_free(orig, TRUE);
+    g_string_free(low, TRUE);
+    return;
+  }
 
   if (low->len < 1000) { /* libhyphen's own word limit is far lower in practice */
     char *hy = g_malloc0(low->len + 5);
@@ -202,7 +262,7 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
       /* hy[i] odd: a break after byte i. Count letters on each side. */
       size_t left = 0;
       for (size_t i = 0; i + 1 < low->len; i++) {
-        bool char_end = ((unsigned char)low->str[i + 1] & 0xC0) != 0x80;
+        bool char_end = !d->utf8 || ((unsigned char)low->str[i + 1] & 0xC0) != 0x80;
         if (!char_end)
           continue;
         left++;

@@ -18,6 +18,17 @@
  * "de-DE"; NULL or "" is no language). "en" falls back to en_US. */
 bool hyphen_has_language(const char *lang);
 
+/* Whether `lang` is set without hyphens at line ends whatever patterns
+ * exist (Arabic-script languages, Hebrew, Chinese, Japanese, Korean, Thai,
+ * Lao, Khmer, Burmese, Tibetan, Vietnamese): hyphen_has_language is false
+ * for it, and no warning says so. Debian's Thai patterns are not used. */
+bool hyphen_unhyphenated(const char *lang);
+
+/* A warning's text when `lang` is hyphenated in print but has no patterns
+ * here (its lines then break between words only); NULL when it has them
+ * or is set without hyphens. Caller frees. */
+char *hyphen_missing(const char *lang);
+
 /* Starts loading the dictionary for `lang` on a thread of its own, so that
  * libhyphen parses its patterns (en_US: 38 M instructions) while the
  * caller loads fonts; the first hyphen_has_language() or hyphen_points()

@@ -273,7 +273,7 @@ static GOptionContext *option_context(Args *a)
       {"metadata", 'M', 0, G_OPTION_ARG_STRING_ARRAY, &a->metadata,
        "Set metadata (title, subtitle, author, date, lang, publisher, description, subject, "
        "rights, "
-       "identifier, source, cover)",
+       "identifier, source, cover, dir: ltr or rtl)",
        "KEY=VALUE"},
       {"lang", 0, 0, G_OPTION_ARG_STRING, &a->lang, "The book's language (BCP 47; default en)",
        "LANG"},
@@ -649,6 +649,10 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     epub_cover_prefetch(book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
+    char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(book->meta.lang) : NULL;
+    if (nohyph)
+      book_diag(book, BOOK_WARNING, NULL, "%s", nohyph);
+    g_free(nohyph);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
      * handout's colophon runs on after the text: it is set for it too) */
     bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;

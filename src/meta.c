@@ -15,8 +15,8 @@
 #include <yaml.h>
 
 static const char *const scalar_keys[K_NSCALAR] = {
-    "title",     "subtitle",    "date",   "lang",   "identifier",
-    "publisher", "description", "rights", "source", "cover"};
+    "title",       "subtitle", "date",   "lang",  "identifier", "publisher",
+    "description", "rights",   "source", "cover", "dir"};
 
 void md_layer_clear(MetaLayer *l)
 {
@@ -55,6 +55,7 @@ static char **meta_field(BookMeta *m, int k)
   case K_DESCRIPTION: return &m->description;
   case K_RIGHTS: return &m->rights;
   case K_SOURCE: return &m->source;
+  case K_DIR: return &m->dir;
   default: return &m->cover;
   }
 }
@@ -447,6 +448,25 @@ bool md_options_give_title(const OctavoOptions *o)
   return false;
 }
 
+/* The book's direction, decided here once for every writer (BookMeta.rtl):
+ * `dir` metadata as pandoc reads it (front matter, metadata.yaml, -M
+ * dir=rtl), else the language's (labels_rtl). A value that is neither
+ * ltr nor rtl is ignored, with a warning ("auto" included: a book has one
+ * direction; its blocks take their own from their text). */
+static void decide_dir(Book *b)
+{
+  const char *d = b->meta.dir;
+  bool given = d && (g_ascii_strcasecmp(d, "rtl") == 0 || g_ascii_strcasecmp(d, "ltr") == 0);
+  if (d && !given)
+    book_diag(b, BOOK_WARNING, NULL,
+              "dir '%s' is neither ltr nor rtl: ignored, the book reads %s as its language "
+              "'%s' does",
+              d, labels_rtl(b->meta.lang) ? "right to left" : "left to right", b->meta.lang);
+  b->meta.rtl = given ? g_ascii_strcasecmp(d, "rtl") == 0 : labels_rtl(b->meta.lang);
+  g_free(b->meta.dir);
+  b->meta.dir = g_strdup(b->meta.rtl ? "rtl" : "ltr");
+}
+
 void md_finish_meta(Ctx *c)
 {
   Book *b = c->book;
@@ -464,6 +484,7 @@ void md_finish_meta(Ctx *c)
               "no labels for language '%s': octavo's own words (contents, colophon, page "
               "numbers) are in English",
               b->meta.lang);
+  decide_dir(b);
   if (!b->meta.title || !*b->meta.title) {
     const Src *s = &c->srcs[0];
     /* a file name is bytes: as UTF-8 (U+FFFD for what is not), and text */

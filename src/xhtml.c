@@ -161,7 +161,7 @@ static void block_dir(XhtmlWriter *x, const BookNode *n)
   book_node_text(n, t);
   int d = book_text_dir(t->str, t->len);
   g_string_free(t, TRUE);
-  bool rtl = labels_rtl(xhtml_book_lang(x->book, x->opts));
+  bool rtl = x->book->meta.rtl;
   if (d > 0 && !rtl)
     attr(x, "dir", "rtl");
   else if (d < 0 && rtl)
@@ -310,7 +310,7 @@ void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
 static void write_code_block(XhtmlWriter *x, BookNode *n)
 {
   start(x, "pre");
-  if (labels_rtl(xhtml_book_lang(x->book, x->opts)))
+  if (x->book->meta.rtl)
     attr(x, "dir", "ltr"); /* code reads left to right in any book */
   if (n->as.code.linenos != BOOK_LINENOS_DEFAULT)
     attr(x, "class", n->as.code.linenos == BOOK_LINENOS_ON ? "numbered" : "unnumbered");
@@ -669,8 +669,10 @@ void xw_doc_begin(XhtmlWriter *x, const char *title, const char *css_href, const
   attr(x, "xmlns:epub", NS_EPUB);
   attr(x, "xml:lang", lang);
   attr(x, "lang", lang);
-  if (labels_rtl(lang))
+  if (x->book->meta.rtl)
     attr(x, "dir", "rtl");
+  else if (labels_rtl(lang)) /* dir metadata against the language's */
+    attr(x, "dir", "ltr");
   nl(x);
   start(x, "head");
   nl(x);

@@ -97,6 +97,154 @@ for name, cmd in tools.items():
 sys.exit(1 if bad else 0)
 EOF
 
+# the PDF mirrored: the contents (numbers at the left, titles at the right,
+# the heading at the right) and the running heads (a recto's folio at the
+# left, a verso's at the right: bound on the right); the same book with
+# -M dir=ltr is set as an English book is (dir metadata overrides --lang)
+(cd "$FA" && "$OCTAVO" -q $(cat book.args) -M dir=ltr $(cat book.list) -o "$T/fa-ltr.pdf") ||
+  bad "the Persian book with -M dir=ltr does not build"
+for v in fa:rtl fa-ltr:ltr; do
+  python3 - "$T/${v%%:*}.pdf" "${v#*:}" <<'EOF2' || fails=$((fails + 1))
+import re, subprocess, sys
+pdf, want = sys.argv[1], sys.argv[2]
+rtl = want == "rtl"
+out = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True, check=True).stdout
+RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+fails = 0
+def rows(page):
+    # words by their boxes' vertical centres (faces differ in height), a
+    # row within 5 pt of its first word's
+    ws = sorted((float(m.group(2)) + float(m.group(4)), float(m.group(1)), float(m.group(3)), m.group(5))
+                for m in re.finditer(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', page))
+    out = []
+    for c2, x0, x1, t in ws:
+        if not out or c2 - out[-1][0] > 10:
+            out.append((c2, []))
+        out[-1][1].append((x0, x1, t))
+    return [r for _, r in out]
+pages = out.split("<page ")[1:]
+W = float(re.search(r'width="([\d.]+)"', pages[0]).group(1))
+# the contents: the first pages where most rows are entries (a page
+# number, leaders, a title), up to the first page where they are not
+entries = right = wrong = 0
+started = False
+for pg in pages[:8]:
+    rs = rows(pg)
+    n = r_ok = 0
+    for r in rs:
+        nums = [w for w in r if re.fullmatch("[0-9]+", w[2])]
+        titles = [w for w in r if RTL.search(w[2])]
+        if not nums or not titles or sum(w[2] == "." for w in r) < 5:
+            continue
+        n += 1
+        r_ok += (max(w[1] for w in nums) < min(w[0] for w in titles)) == rtl
+    if n < len(rs) / 2:
+        if started:
+            break
+        continue
+    started = True
+    entries += n
+    right += r_ok
+    wrong += n - r_ok
+side = "left" if rtl else "right"
+if entries >= 20 and wrong == 0:
+    print(f"ok: {want}: contents, {right} of {entries} entries with the page number at the {side} of the title")
+else:
+    print(f"FAIL: {want}: contents, {wrong} of {entries} entries with the page number not at the {side}")
+    fails += 1
+# the running heads: the first row of a page whose first word is a folio
+heads = {}
+for pg in pages:
+    rs = rows(pg)
+    if not rs:
+        continue
+    nums = [w for w in rs[0] if w[2].isdigit()]
+    if len(nums) == 1 and len(rs[0]) > 1 and float(re.search(r'yMax="([\d.]+)"', pg).group(1)) < 70:
+        heads[int(nums[0][2])] = nums[0]
+odd = [f for f in heads if f % 2]
+even = [f for f in heads if not f % 2]
+# a recto's (odd) folio at the left in a book bound on the right
+bad_side = [f for f in heads if ((heads[f][1] < W / 2) == bool(f % 2)) != rtl]
+if len(odd) >= 3 and len(even) >= 3 and not bad_side:
+    o, e = heads[odd[0]], heads[even[0]]
+    outer_o = o[0] if rtl else W - o[1]
+    outer_e = W - e[1] if rtl else e[0]
+    msg = (f"{want}: running heads, {len(odd)} recto folios at the {'left' if rtl else 'right'}, "
+           f"{len(even)} verso at the {'right' if rtl else 'left'}, outer margins {outer_o:.1f}/{outer_e:.1f} pt")
+    if abs(outer_o - outer_e) < 0.5:
+        print("ok: " + msg)
+    else:
+        print("FAIL: " + msg + " (not alike)")
+        fails += 1
+else:
+    print(f"FAIL: {want}: running heads, {len(odd)} recto and {len(even)} verso heads, folios on the wrong side: {sorted(bad_side)[:10]}")
+    fails += 1
+sys.exit(1 if fails else 0)
+EOF2
+done
+qpdf --qdf --object-streams=disable "$T/fa.pdf" - 2>/dev/null | grep -aq '/Direction /R2L' &&
+  ok "PDF: /ViewerPreferences /Direction /R2L" || bad "PDF: no /Direction /R2L in the Persian book"
+
+# --- dir in metadata, as pandoc reads it -----------------------------------
+printf -- '# A title\n\nSome text.\n\n## A section\n\nMore text.\n' >"$T/en.md"
+printf -- '---\ndir: rtl\n---\n\n# A title\n\nSome text.\n' >"$T/en-fm.md"
+mkdir -p "$T/proj"
+printf -- 'title: A project\ndir: rtl\n' >"$T/proj/metadata.yaml"
+printf -- '# One\n\nText.\n' >"$T/proj/01.md"
+"$OCTAVO" -q -M dir=rtl "$T/en.md" -o "$T/en-m.epub" || bad "-M dir=rtl does not build"
+"$OCTAVO" -q "$T/en-fm.md" -o "$T/en-fm.epub" || bad "front matter dir: rtl does not build"
+"$OCTAVO" -q "$T/proj" -o "$T/en-proj.epub" || bad "metadata.yaml dir: rtl does not build"
+"$OCTAVO" -q --lang fa -M dir=ltr "$T/en.md" -o "$T/fa-ltr.epub" || bad "--lang fa -M dir=ltr does not build"
+for e in en-m en-fm en-proj; do
+  unzip -p "$T/$e.epub" EPUB/package.opf | grep -q '<spine[^>]* page-progression-direction="rtl"' &&
+    unzip -p "$T/$e.epub" EPUB/nav.xhtml | grep -q '<html[^>]* dir="rtl"' &&
+    unzip -p "$T/$e.epub" $(unzip -Z1 "$T/$e.epub" | grep -m1 'EPUB/.*ch.*\.xhtml') | grep -q '<html[^>]* dir="rtl"' &&
+    ok "$e: dir=rtl honoured (html dir, page-progression-direction)" ||
+    bad "$e: dir=rtl not honoured in the EPUB"
+done
+! unzip -p "$T/fa-ltr.epub" EPUB/package.opf | grep -q 'page-progression-direction' &&
+  unzip -p "$T/fa-ltr.epub" EPUB/nav.xhtml | grep -q '<html[^>]* dir="ltr"' &&
+  ok "--lang fa -M dir=ltr: left to right" || bad "--lang fa -M dir=ltr: not left to right"
+"$OCTAVO" -M dir=sideways "$T/en.md" -o "$T/en-x.epub" 2>"$T/dir.err"
+grep -q "dir 'sideways' is neither ltr nor rtl" "$T/dir.err" && ok "a bad dir: a warning" ||
+  bad "no warning for dir=sideways: $(cat "$T/dir.err")"
+
+# --- hyphenation by --lang -------------------------------------------------
+cat >"$T/de.md" <<'EOF2'
+# Kapitel
+
+Die Donaudampfschifffahrtsgesellschaftskapitänsmütze liegt auf dem Tisch. Wissenschaftliche Untersuchungen über Verantwortungsbewusstsein und Rechtsschutzversicherungsgesellschaften zeigen regelmäßig überraschende Ergebnisse. Bundesverfassungsgerichtsentscheidungen und Überwachungsmaßnahmen beschäftigen Juristen außerordentlich häufig. Gemeinschaftsunterkünfte, Geschwindigkeitsbegrenzungen und Kraftfahrzeughaftpflichtversicherungen gehören zum täglichen Leben vieler Menschen in Deutschland.
+EOF2
+cat >"$T/fr.md" <<'EOF2'
+# Chapitre
+
+Les établissements d'enseignement supérieur développent continuellement des programmes interdisciplinaires particulièrement ambitieux. L'anticonstitutionnalité manifeste de certaines dispositions réglementaires préoccupe considérablement les administrateurs départementaux. Les infrastructures hospitalières nécessitent impérativement des investissements extraordinairement importants pour fonctionner convenablement.
+EOF2
+for l in de fr; do
+  "$OCTAVO" --lang $l "$T/$l.md" -o "$T/hy-$l.pdf" 2>"$T/hy-$l.err" || bad "$l.md does not build"
+  # a line ending in a hyphen (U+00AD, pango's) whose two halves make a word of the source
+  n=$(pdftotext "$T/hy-$l.pdf" - | python3 -c '
+import sys
+src = open(sys.argv[1], encoding="utf-8").read()
+lines = [l.rstrip() for l in sys.stdin.read().split("\n")]
+n = 0
+for a, b in zip(lines, lines[1:]):
+    if a.endswith("\u00ad") and b:
+        w = a.split()[-1].rstrip("\u00ad") + b.split()[0]
+        n += w.strip(".,") in src
+print(n)' "$T/$l.md")
+  [ "${n:-0}" -ge 1 ] && ! grep -q hyphenation "$T/hy-$l.err" && ok "$l: $n words hyphenated at line ends, no warning" ||
+    bad "$l: ${n:-0} words hyphenated ($(cat "$T/hy-$l.err"))"
+done
+# a language with labels but no patterns: one warning naming it, once for two PDFs
+"$OCTAVO" --lang tr "$T/de.md" -o "$T/tr.pdf" -o "$T/tr2.pdf" 2>"$T/tr.err"
+[ "$(grep -c "no hyphenation patterns for language 'tr'" "$T/tr.err")" = 1 ] &&
+  ok "tr: one warning, no patterns" || bad "tr: not one hyphenation warning: $(cat "$T/tr.err")"
+# a language set without hyphens: no warning
+"$OCTAVO" --lang fa "$T/en.md" -o "$T/en-fa.pdf" 2>"$T/fa-h.err"
+! grep -q "hyphenation" "$T/fa-h.err" && ok "fa: no hyphenation warning (set without hyphens)" ||
+  bad "fa: a hyphenation warning: $(cat "$T/fa-h.err")"
+
 # --- a mixed paragraph, raw HTML's dir and align -------------------------
 cat > "$T/mix.md" <<'EOF'
 # عنوان

@@ -72,6 +72,7 @@ static void col_para(Build *c, const ColLook *k, const PangoFontDescription *d, 
   ps.width_pt = c->measure - x;
   ps.hyphenate = false;
   ps.indent_pt = 0;
+  ps.mirror = c->env->book->meta.rtl; /* the labels at the right */
   open_tag(c, "P");
   if (label) /* in the paragraph, before the text: the pending items open its line */
     shape_label(c->shp, c->pending, k->label, label, 0, ps.base_pt, 0);
@@ -115,7 +116,7 @@ void colophon_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *l
   /* labelled by its name, as it prints no folio: viewers show "Colophon",
    * and the pages numbered in figures stay the running text */
   p->label = g_strdup(labels_get(env->book->meta.lang, LABEL_COLOPHON));
-  double x = block_x(st, p->folio);
+  double x = block_x(st, env->book->meta.rtl, p->folio);
   double y = st->margin_top_pt + env->text_h - vl_height(c->vl);
   for (guint i = 0; i < c->vl->len; i++) {
     VItem *v = &g_array_index(c->vl, VItem, i);
@@ -176,6 +177,7 @@ static void colophon_runin(Build *c, const Colophon *col)
   ParaStyle ps = para_style(c, d, c->st->colophon_leading_pt);
   ps.hyphenate = false;
   ps.indent_pt = 0;
+  ps.mirror = c->env->book->meta.rtl;
   c->keep = G_MAXINT / 2;
   open_tag(c, "Sect");
   set_para(c, &p, &ps, true, "P", NULL, NULL);
@@ -190,7 +192,8 @@ void colophon_block(Build *c)
   const Style *st = c->st;
   want_space(c, st->colophon_leading_pt * 0.5);
   GArray *items = items_new();
-  add_rule(items, LAY_RULE, 0, 0, MIN(c->measure, 120), 0.4, 0.3);
+  double w = MIN(c->measure, 120);
+  add_rule(items, LAY_RULE, c->env->book->meta.rtl ? c->measure - w : 0, 0, w, 0.4, 0.3);
   VItem *v = emit_line(c, items, 0.4, 0);
   v->trace = g_strdup("[colophon rule]");
   c->space = st->colophon_leading_pt * 0.25;

@@ -24,10 +24,11 @@ char *roman(int n)
   return g_string_free(s, FALSE);
 }
 
-/* Lines of text broken ragged to the text width and centred on it, the
- * first baseline at y; returns the baseline after the last line. */
+/* Lines of text broken ragged to the text width and centred on it (the
+ * text block's left edge at x0), the first baseline at y; returns the
+ * baseline after the last line. */
 static double centered(Build *c, GArray *items, const PangoFontDescription *d, const char *text,
-                       double y, double leading)
+                       double x0, double y, double leading)
 {
   Para p;
   para_init(&p);
@@ -42,7 +43,7 @@ static double centered(Build *c, GArray *items, const PangoFontDescription *d, c
   for (guint i = 0; i < lines->len; i++) {
     GArray *ln = lines->pdata[i];
     double lw = items_right(ln, 0);
-    items_append(items, ln, c->st->margin_inner_pt + (c->env->text_w - lw) / 2, y, false);
+    items_append(items, ln, x0 + (c->env->text_w - lw) / 2, y, false);
     items_free(ln);
     y += leading;
   }
@@ -74,24 +75,25 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   p->cover = false;
   const BookMeta *m = &c->env->book->meta;
   GArray *it = p->items;
+  double x0 = block_x(c->st, m->rtl, (int)lay->pages->len + 1); /* front pages: physical parity */
   add_tag(it, LAY_TAG_BEGIN, "Sect");
   add_dest(it, "title-page", 0, 0);
   double y = c->st->margin_top_pt + c->env->text_h * 0.22;
   PangoFontDescription *dt =
       font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
   add_tag(it, LAY_TAG_BEGIN, "H1");
-  y = centered(c, it, dt, title, y, c->st->title_size_pt * 1.2);
+  y = centered(c, it, dt, title, x0, y, c->st->title_size_pt * 1.2);
   add_tag(it, LAY_TAG_END, "H1");
   if (m->subtitle) {
     PangoFontDescription *ds = font_desc(c->st->heading_face, c->st->subtitle_size_pt,
                                          PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, ds, m->subtitle, y + 4, c->st->subtitle_size_pt * 1.3);
+    y = centered(c, it, ds, m->subtitle, x0, y + 4, c->st->subtitle_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
     pango_font_description_free(ds);
   }
   y += 6;
-  add_rule(it, LAY_RULE, c->st->margin_inner_pt + c->env->text_w / 2 - 30, y, 60, 0.6, 0);
+  add_rule(it, LAY_RULE, x0 + c->env->text_w / 2 - 30, y, 60, 0.6, 0);
   y += 36;
   PangoFontDescription *db =
       font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
@@ -99,7 +101,7 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   if (m->authors && m->authors->len) {
     char *a = labels_byline(lang, m->authors); /* as the e-book's title page */
     add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, db, a, y, c->st->byline_size_pt * 1.4);
+    y = centered(c, it, db, a, x0, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
     y += c->st->byline_size_pt * 0.4;
     g_free(a);
@@ -107,7 +109,7 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   if (m->date) {
     char *date = labels_date(lang, m->date);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, date, y, c->st->byline_size_pt * 1.4);
+    centered(c, it, db, date, x0, y, c->st->byline_size_pt * 1.4);
     add_tag(it, LAY_TAG_END, "P");
     g_free(date);
   }
@@ -116,7 +118,7 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
     PangoFontDescription *dp =
         font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
     add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, dp, pub, c->st->margin_top_pt + c->env->text_h - c->st->body_size_pt,
+    centered(c, it, dp, pub, x0, c->st->margin_top_pt + c->env->text_h - c->st->body_size_pt,
              c->st->body_size_pt * 1.3);
     add_tag(it, LAY_TAG_END, "P");
     pango_font_description_free(dp);
@@ -128,7 +130,8 @@ void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay,
   build_clear(c);
 }
 
-/* Lines of text set ragged to c's measure, left-aligned, tagged. */
+/* Lines of text set ragged to c's measure, at the side the book starts
+ * its lines (left, right in a book read right to left), tagged. */
 static void block_text(Build *c, const char *text, const PangoFontDescription *d, double leading,
                        const char *tag)
 {
@@ -137,6 +140,7 @@ static void block_text(Build *c, const char *text, const PangoFontDescription *d
   para_text(&p, NULL, text, 0);
   ParaStyle ps = para_style(c, d, leading);
   ps.hyphenate = false;
+  ps.mirror = c->env->book->meta.rtl;
   set_para(c, &p, &ps, true, tag, NULL, NULL);
   para_clear(&p);
 }
@@ -202,8 +206,9 @@ static void contents_head(Build *c)
   add_dest(items, "contents", 0, 0);
   add_tag(items, LAY_TAG_BEGIN, "H1");
   double lh = c->st->heading_size_pt[0] * 1.25;
-  shape_label(c->shp, items, dh, labels_get(c->env->book->meta.lang, LABEL_CONTENTS), 0,
-              baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
+  const char *head = labels_get(c->env->book->meta.lang, LABEL_CONTENTS);
+  double x = c->env->book->meta.rtl ? c->measure - label_width(c->shp, dh, head) : 0;
+  shape_label(c->shp, items, dh, head, x, baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
   add_tag(items, LAY_TAG_END, "H1");
   VItem *v = emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
   v->trace = g_strdup("Contents");
@@ -215,18 +220,21 @@ typedef struct {
   PangoFontDescription *d1, *d2; /* chapters, sections */
   double numw;                   /* room for a page number */
   double pitch;                  /* of the dot leaders */
+  bool rtl; /* the book reads right to left: titles at the right, numbers at the left */
 } TocLook;
 
-/* The last line of an entry: dot leaders from lw, the page number num at the right. */
+/* The last line of an entry: dot leaders from lw, the page number num at
+ * the right; mirrored (k->rtl): the number at the left, the leaders up to
+ * the title's left edge lw. */
 static void toc_number(Build *c, const TocLook *k, GArray *all, const PangoFontDescription *d,
                        const char *num, double lw, double base)
 {
   if (c->env->marks_only) /* the page list counts the lines, never sees them */
     return;
   double nw = label_width(c->shp, d, num);
-  double nx = c->measure - nw;
+  double nx = k->rtl ? 0 : c->measure - nw;
   /* leaders at a fixed pitch so that they align down the page */
-  double x0 = ceil((lw + 6) / k->pitch) * k->pitch, x1 = nx - 6;
+  double x0 = ceil(((k->rtl ? nw : lw) + 6) / k->pitch) * k->pitch, x1 = (k->rtl ? lw : nx) - 6;
   int ndots = x1 > x0 ? (int)((x1 - x0) / k->pitch) : 0;
   if (ndots > 0) {
     GString *dots = g_string_new(NULL);
@@ -299,11 +307,17 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio, 
     if (li == 0)
       add_tag(all, LAY_TAG_BEGIN, "TOCI");
     double lw = items_right(items, indent);
+    if (k->rtl) { /* the line flush right, its indent at the right: lw its left edge */
+      double dx = c->measure - indent - lw;
+      for (guint q = 0; q < items->len; q++)
+        g_array_index(items, LayItem, q).x_pt += dx;
+      lw = indent + dx;
+    }
     g_array_append_vals(all, items->data, items->len);
     g_array_free(items, TRUE);
     if (lastl)
       toc_number(c, k, all, d, num, lw, ps.base_pt);
-    add_link(all, indent, 0, c->measure - indent, leading, e->dest, NULL);
+    add_link(all, k->rtl ? 0 : indent, 0, c->measure - indent, leading, e->dest, NULL);
     if (lastl)
       add_tag(all, LAY_TAG_END, "TOCI");
     VItem *v = emit_line(c, all, leading, li > 0 ? LB_INFINITY : 0);
@@ -323,6 +337,7 @@ static void toc_entries(Build *c, GArray *entries, GHashTable *dest_folio)
   k.d2 = font_desc(st->body_face, st->toc_size_pt * 0.95, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   k.numw = label_width(c->shp, k.d1, "0000");
   k.pitch = label_width(c->shp, k.d1, ". ");
+  k.rtl = c->env->book->meta.rtl;
   for (guint i = 0; i < entries->len; i++) {
     TocEntry *e = &g_array_index(entries, TocEntry, i);
     int *folio = dest_folio ? g_hash_table_lookup(dest_folio, e->dest) : NULL;
@@ -365,7 +380,9 @@ void contents(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, G
   for (guint i = 0; i < fb.frames->len; i++) {
     Frame *f = &g_array_index(fb.frames, Frame, i);
     /* front page parity follows the physical page */
-    double dx = block_x(st, (int)lay->pages->len + 1 + (int)i) - block_x(st, f->page->folio);
+    bool rtl = env->book->meta.rtl;
+    double dx =
+        block_x(st, rtl, (int)lay->pages->len + 1 + (int)i) - block_x(st, rtl, f->page->folio);
     for (guint q = 0; q < f->page->items->len; q++)
       g_array_index(f->page->items, LayItem, q).x_pt += dx;
   }
@@ -435,17 +452,20 @@ static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char
 }
 
 /* The handout's head (pages printed one-sided, alike): the title at the
- * left, "page N of M" at the right, a rule below. */
+ * left, "page N of M" at the right (the other way round in a book read
+ * right to left), a rule below. */
 static void handout_head(const LayEnv *env, LayShaper *shp, LayPage *p,
                          const PangoFontDescription *d, const PangoFontDescription *dn,
                          const char *title, int pages, double y)
 {
   const Style *st = env->st;
   char *num = labels_page_of(env->book->meta.lang, p->folio, pages);
-  double x0 = block_x(st, p->folio), nw = label_width(shp, dn, num);
+  bool rtl = env->book->meta.rtl;
+  double x0 = block_x(st, rtl, p->folio), nw = label_width(shp, dn, num);
   char *text = fit_title(shp, d, title, NULL, env->text_w - nw - 24);
-  shape_label(shp, p->items, d, text, x0, y, 0.2);
-  shape_label(shp, p->items, dn, num, x0 + env->text_w - nw, y, 0);
+  double tw = rtl ? label_width(shp, d, text) : 0;
+  shape_label(shp, p->items, d, text, rtl ? x0 + env->text_w - tw : x0, y, 0.2);
+  shape_label(shp, p->items, dn, num, rtl ? x0 : x0 + env->text_w - nw, y, 0);
   add_rule(p->items, LAY_RULE, x0, y + 5, env->text_w, 0.3, 0.4);
   g_free(text);
   g_free(num);
@@ -464,7 +484,8 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
     LayPage *p = f->page;
     char num[24];
     g_snprintf(num, sizeof num, "%d", p->folio);
-    double x0 = block_x(st, p->folio), x1 = x0 + env->text_w;
+    bool rtl = env->book->meta.rtl;
+    double x0 = block_x(st, rtl, p->folio), x1 = x0 + env->text_w;
     if (f->opening) {
       /* a chapter's first page: the folio centred at the foot */
       double w = label_width(shp, dn, num);
@@ -489,7 +510,9 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
     char *text = fit_title(shp, d, full, attrs, env->text_w - nw - 24);
     double tw =
         attrs ? shape_label_attrs(shp, NULL, d, text, attrs, 0, 0, 0) : label_width(shp, d, text);
-    if (recto) {
+    /* the folio on the outer side: a recto's right, a verso's left; a
+     * book read right to left is bound on the right, so the other way */
+    if (recto != rtl) {
       shape_label(shp, p->items, dn, num, x1 - nw, y, 0);
       shape_label_attrs(shp, p->items, d, text, attrs, MAX(x0, x1 - nw - 18 - tw), y, 0.2);
     } else {

@@ -219,6 +219,8 @@ typedef struct {
   bool hyphenate;
   bool rtl_right; /* a right-to-left paragraph's lines flush right, its indent at the right
                    * (set_para, lines of a vertical list); false: the caller places them */
+  bool mirror;    /* flush right, the indent at the right, whatever the text's direction:
+                   * octavo's own lines (colophon, title block) in a book read right to left */
 } ParaStyle;
 
 /* SPAN_URL: a URL as text (a link's own address, a printed URL note): breaks
@@ -421,7 +423,7 @@ LayPage *page_new(void);
 void page_free(LayPage *p);
 void body_init(Body *b);
 void body_clear(Body *b);
-double block_x(const Style *st, int folio);
+double block_x(const Style *st, bool rtl, int folio);
 void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);

@@ -690,7 +690,7 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   bool ahead = p->shaped && p->ahead;
   p->shaped = NULL;
   pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
-  S.rtl = ps->rtl_right && !out && rtl_paragraph(S.sh);
+  S.rtl = !out && (ps->mirror || (ps->rtl_right && rtl_paragraph(S.sh)));
   /* about a box and a glue a word, and a penalty a hyphenation point:
    * sized once from the text rather than grown by doubling */
   guint guess = (guint)S.sh->nchars / 2 + 8;

@@ -14,6 +14,7 @@ typedef struct {
   double text_h;
   const Columns *cols;
   LayStore *store;
+  bool rtl; /* the book reads right to left: BookMeta.rtl */
 } Pager;
 
 void body_init(Body *b)
@@ -47,10 +48,20 @@ void page_free(LayPage *p)
   g_free(p);
 }
 
-/* Left edge of the text block of body page `folio` (odd = recto). */
-double block_x(const Style *st, int folio)
+/* Left edge of the text block of body page `folio` (odd = recto). A book
+ * read right to left is bound on the right: its rectos are left-hand
+ * pages, their inner margin at the right. */
+double block_x(const Style *st, bool rtl, int folio)
 {
-  return folio % 2 ? st->margin_inner_pt : st->margin_outer_pt;
+  return (folio % 2 == 1) != rtl ? st->margin_inner_pt : st->margin_outer_pt;
+}
+
+/* Left edge of column col (0 first in reading order: the rightmost in a
+ * book read right to left) of body page `folio`. */
+static double column_x(const Pager *c, int folio, int col)
+{
+  int slot = c->rtl ? c->cols->n - 1 - col : col;
+  return block_x(c->st, c->rtl, folio) + slot * (c->cols->w_pt + c->cols->gap_pt);
 }
 
 static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch)
@@ -66,7 +77,7 @@ static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch
     /* pad the frames of a page left incomplete */
     while (b->frames->len % (guint)c->cols->n) {
       Frame f = *last;
-      f.x += c->cols->w_pt + c->cols->gap_pt;
+      f.x = column_x(c, f.page->folio, (int)(b->frames->len % (guint)c->cols->n));
       g_array_append_val(b->frames, f);
       last = &g_array_index(b->frames, Frame, b->frames->len - 1);
     }
@@ -78,7 +89,7 @@ static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch
   }
   Frame f = {0};
   f.page = b->pages->pdata[b->pages->len - 1];
-  f.x = block_x(c->st, f.page->folio) + col * (c->cols->w_pt + c->cols->gap_pt);
+  f.x = column_x(c, f.page->folio, col);
   f.y = c->st->margin_top_pt;
   f.w = c->cols->w_pt;
   f.h = c->text_h;
@@ -362,12 +373,12 @@ static void feed_place(const Pager *c, PageFeed *f, GArray *vl, const Range *rg)
   Frame *fr = frame_next(c, f->b, r == 0, f->ch);
   fr->opening = r == 0;
   if (r == 0 && f->span_end > 0) {
-    /* the title across the columns */
-    double ty = fr->y;
+    /* the title across the columns (from the text block's left edge) */
+    double ty = fr->y, tx = block_x(c->st, c->rtl, fr->page->folio);
     for (guint k = 0; k < f->span_end; k++) {
       VItem *v = &g_array_index(vl, VItem, k);
       if (v->kind == V_LINE) {
-        items_move(fr->page->items, v->items, fr->x, ty);
+        items_move(fr->page->items, v->items, tx, ty);
         frame_mark(f->b, fr, v);
       }
       ty += v->kind == V_PENALTY ? 0 : v->h_pt;
@@ -401,7 +412,8 @@ void feed_clear(PageFeed *f)
 
 guint feed_pages(PageFeed *f, GArray *vl, bool done)
 {
-  const Pager pg = {f->env->st, f->env->text_h, f->cols, f->store}, *c = &pg;
+  const Pager pg = {f->env->st, f->env->text_h, f->cols, f->store, f->env->book->meta.rtl},
+              *c = &pg;
   guint n = (guint)f->cols->n, before = f->b->pages->len;
   if (!f->started) {
     /* span_of reads the glue after the span, up to the next line */

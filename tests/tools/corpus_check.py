@@ -1054,22 +1054,32 @@ def check_blank(pdf):
     return not unplanned
 
 
+def bound_right(objs):
+    """Whether the PDF is bound on the right (a book read right to left:
+    /ViewerPreferences /Direction /R2L), its rectos' inner margin at the
+    right."""
+    vp = pdf_check.val(objs, pdf_check.catalog(objs).get("/ViewerPreferences"))
+    return isinstance(vp, dict) and vp.get("/Direction") == "/R2L"
+
+
 def check_bbox(pdf):
     """Every word box within the text block: horizontally between the
-    margins (inner margin on the left of odd pages, page 1 being a recto),
+    margins (inner margin on the left of odd pages, page 1 being a recto;
+    on the right in a book bound on the right),
     vertically inside the block, or in the running-head band (the upper
     margin's lower three quarters) or the folio band (the lower margin's
     upper three quarters). Tolerance 1 pt. Page 1, the title page or
     cover, is a design of its own (its title is set across the page)."""
     m = style_margins()
     pages = bbox_pages(pdf)
+    rtl = bound_right(pdf_check.qpdf_objects(pdf))
     bad = []
     n = 0
     tol = 1.0
     for i, (w, h, words) in enumerate(pages):
         if i == 0:
             continue
-        odd = (i + 1) % 2 == 1
+        odd = ((i + 1) % 2 == 1) != rtl
         left = m["margin-inner"] if odd else m["margin-outer"]
         right = w - (m["margin-outer"] if odd else m["margin-inner"])
         top, bottom = m["margin-top"], h - m["margin-bottom"]
@@ -1189,7 +1199,8 @@ def visual_to_logical(words):
 def pdf_contents(pdf, objs):
     """(depth, title) of the printed contents: the front (roman-numbered)
     pages' lines ending in leader dots and a page number, a title wrapped
-    over several lines joined; depth from the first line's left edge."""
+    over several lines joined; depth from the first line's left edge (its
+    right edge in a book bound on the right, its titles set at the right)."""
     n = len(pdf_pages(objs))
     labels = pdf_check.page_labels(objs, n)
     front = [i for i, l in enumerate(labels) if re.fullmatch(r"[ivxlcdm]+", l)]
@@ -1199,34 +1210,39 @@ def pdf_contents(pdf, objs):
     entries = []
     pending = None
     m = style_margins()
+    rtl = bound_right(objs)
     for k, pm in enumerate(all_pages[front[0]:front[-1] + 1]):
         physical = front[0] + k + 1
-        left = m["margin-inner"] if physical % 2 else m["margin-outer"]
+        left = m["margin-inner"] if (physical % 2 == 1) != rtl else m["margin-outer"]
         lines = []
         for lm in re.finditer(r'<line xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="([-\d.]+)"[^>]*>(.*?)</line>',
                               pm.group(1), re.S):
-            words = re.findall(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="([-\d.]+)">(.*?)</word>',
+            words = re.findall(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">(.*?)</word>',
                                lm.group(4))
-            if any(RTL_CHAR.search(w[3]) for w in words):
+            if any(RTL_CHAR.search(w[4]) for w in words):
                 # word by word: a right-to-left title is a word per glyph,
                 # and pdftotext's lines follow the page's main direction
-                for x0, y0, y1, w in words:
-                    lines.append(((float(y0) + float(y1)) / 2, float(x0) - left, html.unescape(w)))
+                for x0, y0, x1, y1, w in words:
+                    lines.append(((float(y0) + float(y1)) / 2, float(x0) - left, html.unescape(w),
+                                  float(x1) - left))
                 continue
             # by the centre of the box: a title in the (smaller) code face sits on the same line
             centre = (float(lm.group(2)) + float(lm.group(3))) / 2
-            lines.append((centre, float(lm.group(1)) - left, " ".join(html.unescape(w[3]) for w in words)))
+            lines.append((centre, float(lm.group(1)) - left, " ".join(html.unescape(w[4]) for w in words),
+                          max(float(w[2]) for w in words) - left))
         lines.sort()  # reading order: top to bottom, then left to right
         merged = []   # the words of one line (a title in another face, its dots, its number) joined
-        for y, x, text in lines:
+        for y, x, text, x1 in lines:
             if merged and abs(merged[-1][0][0] - y) <= 2.5:
-                merged[-1].append((y, x, text))
+                merged[-1].append((y, x, text, x1))
             else:
-                merged.append([(y, x, text)])
+                merged.append([(y, x, text, x1)])
         lines = []
         for group in merged:  # left to right within a line, then in reading order
             group.sort(key=lambda t: t[1])
-            lines.append((group[0][0], group[0][1],
+            # the indent: from the left edge, or (titles at the right) the right edge
+            x = -max(t[3] for t in group) if rtl else group[0][1]
+            lines.append((group[0][0], x,
                           " ".join(visual_to_logical(" ".join(t[2] for t in group).split()))))
         page_entries = []
         for _, x, text in lines:

@@ -138,12 +138,40 @@ static void test_languages(void **state)
   EXPECT("en", "hyphenation", "hy-phen-ation");
 }
 
+/* The label languages' patterns (Makefile: HYPHEN_PKGS), those in a
+ * single-byte character set included (de ISO-8859-1, el ISO-8859-7, ru
+ * KOI8-R): letters outside ASCII hyphenated where the patterns say. */
+static void test_other_languages(void **state)
+{
+  (void)state;
+  EXPECT("de", "Überwachungsmaßnahmen", "Über-wa-chungs-maß-nah-men");
+  EXPECT("ru", "Человеконенавистничество", "Че-лове-коне-на-вист-ни-че-ство");
+  EXPECT("el", "ηλεκτρομαγνητική", "ηλε-κτρο-μα-γνη-τική");
+  EXPECT("fr", "anticonstitutionnellement", "an-ti-cons-ti-tu-tion-nel-le-ment");
+  EXPECT("nl", "verantwoordelijkheid", "ver-ant-woor-de-lijk-heid");
+  EXPECT("es-MX", "electrodoméstico", "elec-tro-do-mé-st-ico"); /* es_ES's patterns */
+  /* a letter the patterns' character set has not: that run stays whole */
+  EXPECT("de", "Überwachungsmaßnahmenǅ", "Überwachungsmaßnahmenǅ");
+  /* set without hyphens whatever is installed, and no warning */
+  assert_true(hyphen_unhyphenated("fa"));
+  assert_true(hyphen_unhyphenated("zh-Hant"));
+  assert_false(hyphen_unhyphenated("de-AT"));
+  assert_false(hyphen_has_language("th"));
+  assert_null(hyphen_missing("fa"));
+  assert_null(hyphen_missing("de"));
+  char *w = hyphen_missing("zz");
+  assert_non_null(w);
+  assert_non_null(strstr(w, "'zz'"));
+  g_free(w);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_words),       cmocka_unit_test(test_case_and_punctuation),
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
       cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
+      cmocka_unit_test(test_other_languages),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   hyphen_cleanup();
