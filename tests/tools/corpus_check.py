@@ -773,8 +773,10 @@ def check_glyphs(pdf):
     """Two kinds of missing glyph. (1) .notdef: a shown code that selects
     glyph 0 of the embedded subset. cairo writes a subset either as a Type0
     font with Identity-H (2-byte codes = CIDs, CID 0 is .notdef) or as a
-    simple TrueType/Type1/Type3 subset whose code 0 is reserved for
-    .notdef; so code 0 in either is a .notdef drawn. (2) pango's hex box,
+    simple TrueType/Type1 subset whose code 0 is reserved for .notdef; so
+    code 0 in either is a .notdef drawn. A Type 3 font (cairo's user fonts:
+    octavo's carrier of colour emoji's text) has no .notdef: its code 0 is
+    an ordinary glyph, named by its /Encoding. (2) pango's hex box,
     which pango draws instead of .notdef when no face has a character: a
     stroked rectangle ('re S') followed by a text object that shows only
     hexadecimal digits (the code point, in two rows). Both are counted per
@@ -819,6 +821,7 @@ def check_glyphs(pdf):
                 if op in ("Tj", "'", '"', "TJ"):
                     strs = shown_strings(args)
                     two = bool(font) and font.get("/Subtype") == "/Type0"
+                    type3 = bool(font) and font.get("/Subtype") == "/Type3"
                     fid = id(font)
                     if font is not None and fid not in cmaps:
                         cmaps[fid] = tounicode_map(objs, font)
@@ -827,7 +830,7 @@ def check_glyphs(pdf):
                         codes = ([int.from_bytes(s[k:k + 2], "big") for k in range(0, len(s) - 1, 2)]
                                  if two else list(s))
                         for c in codes:
-                            if c == 0:
+                            if c == 0 and not type3:
                                 notdef += 1
                                 if len(where_n) < 10:
                                     where_n.append(f"p{pno}")
