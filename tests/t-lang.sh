@@ -18,6 +18,8 @@
 #   ja        the Japanese book (tests/corpus/js-primer-ja, --lang ja): labels
 #             in Japanese in both books (目次), dc:language ja; its justified
 #             lines and kinsoku as the Chinese book's
+#   ko        a Korean paragraph: broken between words only (no line begins or
+#             ends inside one); the contents labelled 목차
 #   titles    a long Khmer and a long Arabic title: no word box of the cover
 #             (the PDF's first page) outside the page
 #   labels    an unknown language: one warning naming it
@@ -218,6 +220,24 @@ unzip -p "$T/ja.epub" EPUB/package.opf | grep -q '<dc:language>ja</dc:language>'
 pdftotext -l 4 "$T/ja.pdf" - | grep -q '目次' && ok "PDF: the contents in Japanese" ||
   bad "PDF: no 目次 on the contents page"
 cjk_lines "$T/ja.pdf"
+
+# --- Korean: broken by words ---------------------------------------------
+python3 -c '
+s = "대한민국의 수도는 서울특별시이며, 한국어는 한글로 표기하는 언어입니다. 띄어쓰기 단위로 줄을 바꾸는 것이 원칙입니다."
+print("# 한국어\n\n" + " ".join([s] * 8))' >"$T/ko.md"
+"$OCTAVO" -q --lang ko "$T/ko.md" -o "$T/ko.pdf" -o "$T/ko.epub" || bad "ko.md does not build"
+unzip -p "$T/ko.epub" EPUB/nav.xhtml | grep -q '<h1 id="toc-title">목차' && ok "EPUB: the contents in Korean" ||
+  bad "EPUB: the nav's heading is not 목차"
+pdftotext "$T/ko.pdf" - | python3 -c '
+import sys
+words = set("대한민국의 수도는 서울특별시이며, 한국어는 한글로 표기하는 언어입니다. 띄어쓰기 단위로 줄을 바꾸는 것이 원칙입니다.".split())
+lines = [l.split() for l in sys.stdin.read().split("\n") if "다" in l or "는" in l]
+body = [l for l in lines if len(l) > 3]
+cut = [" ".join(l) for l in body if l[0] not in words or l[-1] not in words]
+print(("ok" if body and not cut else "FAIL") + f": {len(body)} Korean lines, {len(cut)} begin or end inside a word")
+for c in cut[:3]:
+    print("    " + c)
+sys.exit(1 if cut or not body else 0)' || fails=$((fails + 1))
 
 # --- long titles on the cover --------------------------------------------
 printf -- '---\ntitle: "ព្រះរាជាណាចក្រកម្ពុជាជាប្រទេសមួយនៅអាស៊ីអាគ្នេយ៍ដែលមានប្រវត្តិសាស្ត្រយូរលង់ណាស់មកហើយ"\n---\n\n# ជំពូក\n\nអត្ថបទ\n' >"$T/km.md"
