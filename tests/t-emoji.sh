@@ -11,7 +11,8 @@
 #            bitmaps are drawn as RGB images, none with /Interpolate true
 #   text     pdftotext gives every sequence's codepoints, in its line
 #   pdf      qpdf --check clean; no .notdef; fonts embedded with ToUnicode
-#            and nothing forbidden (the PDF/A-3u pass: pdfa_check.py)
+#            and nothing forbidden (the PDF/A-3u pass: pdfa_check.py); the
+#            same bytes with -j1
 #   epub     EPUBCheck silent; the sequences in the XHTML as in the source;
 #            Noto Color Emoji named in the font stack, not embedded
 set -u
@@ -93,6 +94,11 @@ python3 "$TOP/tests/tools/corpus_check.py" glyphs "$T/e.pdf" >/dev/null 2>&1 && 
 for c in fonts forbidden; do
   python3 "$TOP/tests/tools/pdfa_check.py" $c "$T/e.pdf" >/dev/null && ok "pdfa_check $c" || bad "pdfa_check $c"
 done
+
+# the same bytes on one thread as on several (the colour glyphs are made
+# per painter, the PDF's drawing thread's and the layout's)
+"$OCTAVO" -q -j1 "$src" -o "$T/e1.pdf" && cmp -s "$T/e.pdf" "$T/e1.pdf" && ok "-j1 gives the same PDF" ||
+  bad "-j1 gives another PDF"
 
 # --- the EPUB ------------------------------------------------------------
 unzip -p "$T/e.epub" EPUB/ch01.xhtml 'EPUB/*.xhtml' 2>/dev/null | grep -q '👨‍👩‍👧 here' &&
