@@ -204,10 +204,10 @@ cairo_scaled_font_t *fontlock_draw_font(PangoFont *font)
  * strike, under faces_mutex. */
 typedef struct {
   FT_Face ft;
-  double ppem;                 /* the strike's pixels per em */
-  double upem;                 /* font units per em (a bitmap-only face's FT_Face has none) */
-  double max_advance;          /* the widest glyph's advance, font units */
-  cairo_font_face_t *carrier;  /* the user font of fontlock_carrier_font */
+  double ppem;                /* the strike's pixels per em */
+  double upem;                /* font units per em (a bitmap-only face's FT_Face has none) */
+  double max_advance;         /* the widest glyph's advance, font units */
+  cairo_font_face_t *carrier; /* the user font of fontlock_carrier_font */
 } ColorFace;
 
 static GHashTable *color_faces; /* "file\x1findex" -> ColorFace * (NULL: not a colour face) */
@@ -217,8 +217,8 @@ static const cairo_user_data_key_t color_face_key;
 static cairo_status_t carrier_glyph(cairo_scaled_font_t *sf, unsigned long glyph, cairo_t *cr,
                                     cairo_text_extents_t *extents)
 {
-  ColorFace *cf = cairo_font_face_get_user_data(cairo_scaled_font_get_font_face(sf),
-                                                &color_face_key);
+  ColorFace *cf =
+      cairo_font_face_get_user_data(cairo_scaled_font_get_font_face(sf), &color_face_key);
   FT_Fixed adv = 0;
   pthread_mutex_lock(&faces_mutex);
   if (FT_Get_Advance(cf->ft, (FT_UInt)glyph, FT_LOAD_NO_SCALE, &adv) != 0)
@@ -290,8 +290,8 @@ bool fontlock_is_color(PangoFont *font)
   return font && color_face(font) != NULL;
 }
 
-cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em,
-                                      double *y_em, double *px_em)
+cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em, double *y_em,
+                                      double *px_em)
 {
   ColorFace *cf = font ? color_face(font) : NULL;
   if (!cf)
@@ -299,9 +299,9 @@ cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double 
   cairo_surface_t *s = NULL;
   pthread_mutex_lock(&faces_mutex);
   FT_GlyphSlot slot = cf->ft->glyph;
-  if (FT_Load_Glyph(cf->ft, glyph, FT_LOAD_COLOR) == 0 &&
-      slot->format == FT_GLYPH_FORMAT_BITMAP && slot->bitmap.pixel_mode == FT_PIXEL_MODE_BGRA &&
-      slot->bitmap.width > 0 && slot->bitmap.rows > 0) {
+  if (FT_Load_Glyph(cf->ft, glyph, FT_LOAD_COLOR) == 0 && slot->format == FT_GLYPH_FORMAT_BITMAP &&
+      slot->bitmap.pixel_mode == FT_PIXEL_MODE_BGRA && slot->bitmap.width > 0 &&
+      slot->bitmap.rows > 0) {
     /* FreeType's BGRA is premultiplied, cairo's ARGB32 in native order:
      * the same bytes on a little-endian machine, the same words on any */
     int w = (int)slot->bitmap.width, h = (int)slot->bitmap.rows;

@@ -56,8 +56,8 @@ double fontlock_color_size(PangoFont *font);
  * the glyph's origin on the baseline: left edge x_em, top edge y_em (up
  * is negative), pixel size px_em. NULL when the glyph has no colour
  * bitmap. Any thread. */
-cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em,
-                                      double *y_em, double *px_em);
+cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em, double *y_em,
+                                      double *px_em);
 
 /* A font whose glyphs draw nothing, the advances of font's colour face,
  * at size user units per em (caller destroys): cairo_show_text_glyphs with it writes

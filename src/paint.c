@@ -318,8 +318,8 @@ static bool show_colour(Painter *p, const char *text, int len, PangoFont *font,
       /* a PDF's images carry no /Interpolate true (PDF/A forbids it; the
        * bitmap has some 700 pixels per inch at text sizes); a raster is
        * resampled smoothly */
-      cairo_pattern_set_filter(cairo_get_source(cr), p->target == PAINT_RASTER ? CAIRO_FILTER_GOOD
-                                                                               : CAIRO_FILTER_FAST);
+      cairo_pattern_set_filter(cairo_get_source(cr),
+                               p->target == PAINT_RASTER ? CAIRO_FILTER_GOOD : CAIRO_FILTER_FAST);
       cairo_rectangle(cr, 0, 0, w, h); /* not cairo_paint: see draw_image */
       cairo_fill(cr);
       cairo_restore(cr);
@@ -618,8 +618,8 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->target = target;
   p->book = book;
   p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
-  p->colour = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                    (GDestroyNotify)cairo_surface_destroy);
+  p->colour =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cairo_surface_destroy);
   p->on_page = g_hash_table_new(NULL, NULL);
   p->drift.units =
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
