@@ -239,8 +239,8 @@ static cairo_status_t carrier_glyph(cairo_scaled_font_t *sf, unsigned long glyph
   return CAIRO_STATUS_SUCCESS;
 }
 
-/* The colour face of font, opened once (NULL: none). */
-static ColorFace *color_face(PangoFont *font)
+/* The colour face of font's file, opened once (NULL: none). */
+static ColorFace *color_face_of_file(PangoFont *font)
 {
   if (!PANGO_IS_FC_FONT(font))
     return NULL;
@@ -283,6 +283,21 @@ static ColorFace *color_face(PangoFont *font)
   g_hash_table_insert(color_faces, key, cf);
   pthread_mutex_unlock(&faces_mutex);
   return cf;
+}
+
+/* color_face_of_file, remembered on the font (every glyph run asks). */
+static ColorFace *color_face(PangoFont *font)
+{
+  static gsize quark;
+  static ColorFace none;
+  if (g_once_init_enter(&quark))
+    g_once_init_leave(&quark, g_quark_from_static_string("octavo-color-face"));
+  ColorFace *cf = g_object_get_qdata(G_OBJECT(font), quark);
+  if (!cf) {
+    cf = color_face_of_file(font);
+    g_object_set_qdata(G_OBJECT(font), quark, cf ? cf : &none);
+  }
+  return cf == &none ? NULL : cf;
 }
 
 bool fontlock_is_color(PangoFont *font)
