@@ -27,7 +27,7 @@ HYPHEN_DICS := en_US de_DE fr es_ES it_IT pt_PT pt_BR nl_NL ru_RU uk_UA el_GR hi
 BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev $(HYPHEN_PKGS) libqpdf-dev icc-profiles-free librsvg2-dev \
-              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola \
+              libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola fonts-noto-color-emoji \
               libtree-sitter-dev npm
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
               mupdf-tools
@@ -118,7 +118,8 @@ BUILD_PROBE := pkg-config --exists $(PC_MODULES) && test -f /usr/include/hyphen.
                test -f /usr/share/color/icc/sRGB.icc && command -v cc && \
                test -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc && \
                test -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf && \
-               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf && command -v npm
+               test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf && \
+               test -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf && command -v npm
 TEST_PROBE  := pkg-config --exists cmocka && test -f /usr/share/java/epubcheck.jar && command -v java && \
                command -v pdftotext && command -v qpdf && command -v python3 && command -v unzip && command -v zip && \
                command -v mutool

@@ -35,4 +35,35 @@ bool fontlock_held(void);
  * falls back to pango). Borrowed. */
 cairo_scaled_font_t *fontlock_draw_font(PangoFont *font);
 
+/* ---- colour glyphs (Noto Color Emoji: PNG bitmaps in CBDT) ----
+ * cairo 1.16 draws a colour font's glyphs on a PDF surface as images at
+ * the bitmap's own size (136 pt for 10 pt type), away from their place,
+ * and drops their text; so octavo draws them itself (paint.c): each glyph
+ * an image placed and scaled here, its text carried by an empty glyph of
+ * a font of its own (fontlock_carrier_font). */
+
+/* Whether font's face has colour glyphs (then fontlock_color_glyph draws
+ * them). Any thread. */
+bool fontlock_is_color(PangoFont *font);
+
+/* The size font's colour glyphs are drawn at, in user units per em (the
+ * size pango laid them out at: its scaled font of a bitmap face is at the
+ * bitmap's size); 0 when unknown. */
+double fontlock_color_size(PangoFont *font);
+
+/* Glyph glyph of font's colour face as an ARGB32 image of its bitmap
+ * (caller destroys), and where it goes, in ems of the font's size, from
+ * the glyph's origin on the baseline: left edge x_em, top edge y_em (up
+ * is negative), pixel size px_em. NULL when the glyph has no colour
+ * bitmap. Any thread. */
+cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em, double *y_em,
+                                      double *px_em);
+
+/* A font whose glyphs draw nothing, the advances of font's colour face,
+ * at size user units per em (caller destroys): cairo_show_text_glyphs with it writes
+ * a colour glyph's text into a PDF's text layer (a Type 3 font with its
+ * ToUnicode map) where the image is drawn. NULL when font is not a colour
+ * font. Any thread. */
+cairo_scaled_font_t *fontlock_carrier_font(PangoFont *font, double size);
+
 #endif

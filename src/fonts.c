@@ -77,7 +77,8 @@ static void read_faces(Fonts *f, FcFontSet *set)
                         (int)FcWeightToOpenTypeDouble(weight),
                         slant != FC_SLANT_ROMAN,
                         spacing == FC_MONO,
-                        0};
+                        0,
+                        false};
       g_array_append_val(f->faces, face);
       break;
     }
@@ -202,6 +203,8 @@ static Chain *chain_for(const Fonts *cf, const char *family, const char *lang)
     FcPattern *p = c->sorted->fonts[i];
     FcChar8 *file = NULL, *fam = NULL;
     int index = 0, spacing = FC_PROPORTIONAL;
+    FcBool color = FcFalse;
+    FcPatternGetBool(p, FC_COLOR, 0, &color);
     FcPatternGetString(p, FC_FILE, 0, &file);
     FcPatternGetString(p, FC_FAMILY, 0, &fam);
     FcPatternGetInteger(p, FC_INDEX, 0, &index);
@@ -211,7 +214,8 @@ static Chain *chain_for(const Fonts *cf, const char *family, const char *lang)
                       400,
                       false,
                       spacing == FC_MONO,
-                      index};
+                      index,
+                      color != FcFalse};
     g_array_append_val(c->faces, face);
   }
   FcPatternDestroy(pat);

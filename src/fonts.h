@@ -45,6 +45,7 @@ typedef struct {
   bool italic;        /* italic or oblique */
   bool mono;          /* a monospace face */
   int index;          /* the face's index in its file (a .ttc collection holds several) */
+  bool color;         /* colour glyphs (Noto Color Emoji's bitmaps) */
 } FontsFace;
 
 /* The faces loaded (FontsFace; owned by fonts), in the order proportional

@@ -51,6 +51,13 @@ static void collect(GArray *used, GArray *uses, bool mono)
 /* Subset and describe one face; false on a subset error. */
 static bool embed(Book *book, const Used *u, GArray *files, GString *faces, bool *embedded)
 {
+  *embedded = false;
+  /* A colour face (Noto Color Emoji: PNG bitmaps, CBDT) is left to the
+   * reader's own emoji font, which every reading system has: Apple's
+   * (CoreText) and others draw no CBDT glyph, and each emoji would add
+   * a few kilobytes. Named in the stack, for a reader that has it. */
+  if (u->face->color)
+    return true;
   GError *err = NULL;
   GBytes *data = subset_font_face(u->face->path, u->face->index, u->cps, &err);
   *embedded = false;

@@ -26,7 +26,8 @@ typedef struct {
  * subsets to embed (FontstackFile; free with fontstack_file_clear), to
  * faces their @font-face rules, and to stacks the rules that put the used
  * fallback families after the book's in the font stacks of html and of
- * code. A face over FONTSTACK_MAX_BYTES gets a warning on book. False with
+ * code. A face over FONTSTACK_MAX_BYTES gets a warning on book; a colour
+ * face (emoji) is named only, left to the reader's emoji font. False with
  * an error on book when a subset fails. */
 bool fontstack_build(Book *book, const Fonts *fonts, const char *text_family,
                      const char *mono_family, const GArray *text_cps, const GArray *mono_cps,

@@ -58,6 +58,7 @@ struct Painter {
   PangoItem *item;      /* scratch: their item (font borrowed) */
   GArray *cglyphs;      /* scratch: cairo_glyph_t, for show_text */
   GArray *clusters;     /* scratch: cairo_text_cluster_t, for show_text */
+  GHashTable *colour;   /* "hb_face/glyph" -> cairo_surface_t * (NULL: no bitmap): colour glyphs */
 };
 
 void paint_attr_str(GString *out, const char *s)
@@ -176,22 +177,13 @@ static void set_colour(cairo_t *cr, const LayItem *it)
  * the text's end; empty glyphs not counted), inside cairo_save/restore
  * with the font's drawing font (fontlock_draw_font: pango's scaled font on
  * a face of octavo's own, so any thread draws it); on a surface without
- * text (a raster), cairo_show_glyphs, as pango does there. Returns false,
- * drawing nothing, where pango would do something else: an unknown glyph
- * (a hex box), a font without a scaled font, no glyphs or no text. */
-static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
-                      const PangoGlyphString *gs)
+ * text (a raster), cairo_show_glyphs, as pango does there. Here with the
+ * scaled font sf. */
+static void show_glyphs_with(Painter *p, const char *text, int len, cairo_scaled_font_t *sf,
+                             const PangoGlyphString *gs)
 {
   cairo_t *cr = p->cr;
   int n = gs->num_glyphs;
-  if (n == 0 || len == 0)
-    return false;
-  for (int i = 0; i < n; i++)
-    if (gs->glyphs[i].glyph & PANGO_GLYPH_UNKNOWN_FLAG)
-      return false;
-  cairo_scaled_font_t *sf = fontlock_draw_font(font);
-  if (!sf)
-    return false;
   double base_x, base_y;
   cairo_get_current_point(cr, &base_x, &base_y);
   g_array_set_size(p->cglyphs, (guint)n);
@@ -237,6 +229,114 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
     cairo_show_glyphs(cr, cg, count);
   cairo_restore(cr);
   cairo_move_to(cr, base_x, base_y); /* as pango leaves it */
+}
+
+/* show_glyphs_with font's drawing font. Returns false, drawing nothing,
+ * where pango would do something else: an unknown glyph (a hex box), a
+ * font without a scaled font, no glyphs or no text. */
+static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
+                      const PangoGlyphString *gs)
+{
+  int n = gs->num_glyphs;
+  if (n == 0 || len == 0)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (gs->glyphs[i].glyph & PANGO_GLYPH_UNKNOWN_FLAG)
+      return false;
+  cairo_scaled_font_t *sf = fontlock_draw_font(font);
+  if (!sf)
+    return false;
+  show_glyphs_with(p, text, len, sf, gs);
+  return true;
+}
+
+static cairo_surface_t *surface_copy(cairo_surface_t *s);
+
+/* Glyph glyph of a colour font as an image, made once per painter (a
+ * surface is never shared between threads); NULL: it has none. */
+static cairo_surface_t *colour_glyph(Painter *p, PangoFont *font, PangoGlyph glyph, double *x_em,
+                                     double *y_em, double *px_em)
+{
+  hb_font_t *hf = pango_font_get_hb_font(font);
+  char key[64];
+  g_snprintf(key, sizeof key, "%p/%u", (void *)(hf ? hb_font_get_face(hf) : NULL), glyph);
+  double *where = NULL;
+  cairo_surface_t *s = NULL;
+  static const cairo_user_data_key_t where_key;
+  gpointer v;
+  if (g_hash_table_lookup_extended(p->colour, key, NULL, &v)) {
+    s = v;
+  } else {
+    double w[3];
+    s = fontlock_color_glyph(font, glyph, &w[0], &w[1], &w[2]);
+    if (s)
+      cairo_surface_set_user_data(s, &where_key, g_memdup2(w, sizeof w), g_free);
+    g_hash_table_insert(p->colour, g_strdup(key), s);
+  }
+  if (!s)
+    return NULL;
+  where = cairo_surface_get_user_data(s, &where_key);
+  *x_em = where[0];
+  *y_em = where[1];
+  *px_em = where[2];
+  return s;
+}
+
+/* A run of a colour font (emoji, fontlock.h): each glyph's bitmap scaled
+ * to the type's size in its place; on a PDF, then the run's text and
+ * clusters as show_text writes them, in a font of empty glyphs with the
+ * same advances (fontlock_carrier_font), so that the emoji are found,
+ * copied and read aloud as their characters. False, drawing nothing, when
+ * font is not a colour font. */
+static bool show_colour(Painter *p, const char *text, int len, PangoFont *font,
+                        const PangoGlyphString *gs)
+{
+  double size = fontlock_is_color(font) ? fontlock_color_size(font) : 0;
+  if (size <= 0)
+    return false;
+  cairo_t *cr = p->cr;
+  double base_x, base_y;
+  cairo_get_current_point(cr, &base_x, &base_y);
+  int x_position = 0;
+  for (int i = 0; i < gs->num_glyphs; i++) {
+    const PangoGlyphInfo *gi = &gs->glyphs[i];
+    double x_em, y_em, px_em;
+    cairo_surface_t *s = gi->glyph == PANGO_GLYPH_EMPTY || (gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG)
+                             ? NULL
+                             : colour_glyph(p, font, gi->glyph, &x_em, &y_em, &px_em);
+    if (s) {
+      double gx = base_x + (double)(x_position + gi->geometry.x_offset) / PANGO_SCALE,
+             gy = base_y + (double)gi->geometry.y_offset / PANGO_SCALE;
+      int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+      cairo_surface_t *copy = NULL;
+      if (p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, s))
+        s = copy = surface_copy(s); /* drawn on this page already: see surface_copy */
+      cairo_save(cr);
+      cairo_translate(cr, gx + x_em * size, gy + y_em * size);
+      cairo_scale(cr, px_em * size, px_em * size);
+      cairo_set_source_surface(cr, s, 0, 0);
+      /* a PDF's images carry no /Interpolate true (PDF/A forbids it; the
+       * bitmap has some 700 pixels per inch at text sizes); a raster is
+       * resampled smoothly */
+      cairo_pattern_set_filter(cairo_get_source(cr),
+                               p->target == PAINT_RASTER ? CAIRO_FILTER_GOOD : CAIRO_FILTER_FAST);
+      cairo_rectangle(cr, 0, 0, w, h); /* not cairo_paint: see draw_image */
+      cairo_fill(cr);
+      cairo_restore(cr);
+      if (copy)
+        cairo_surface_destroy(copy);
+    }
+    x_position += gi->geometry.width;
+  }
+  cairo_move_to(cr, base_x, base_y);
+  cairo_scaled_font_t *carrier = cairo_surface_has_show_text_glyphs(cairo_get_target(cr))
+                                     ? fontlock_carrier_font(font, size)
+                                     : NULL;
+  if (carrier) {
+    show_glyphs_with(p, text, len, carrier, gs);
+    cairo_scaled_font_destroy(carrier);
+  }
+  p->drift.in_text = false;
   return true;
 }
 
@@ -301,7 +401,7 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   }
   cairo_move_to(p->cr, x, y);
   int len = (int)strlen(it->text);
-  if (show_text(p, it->text, len, it->font, gs))
+  if (show_colour(p, it->text, len, it->font, gs) || show_text(p, it->text, len, it->font, gs))
     return;
   PangoItem *item = p->item;
   item->offset = 0;
@@ -518,6 +618,8 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->target = target;
   p->book = book;
   p->images = g_hash_table_new_full(NULL, NULL, NULL, image_free);
+  p->colour =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cairo_surface_destroy);
   p->on_page = g_hash_table_new(NULL, NULL);
   p->drift.units =
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
@@ -580,6 +682,7 @@ void paint_free(Painter *p)
   if (!p)
     return;
   g_hash_table_destroy(p->images);
+  g_hash_table_destroy(p->colour);
   g_hash_table_destroy(p->on_page);
   g_hash_table_destroy(p->drift.units);
   pango_glyph_string_free(p->gs);

@@ -61,6 +61,23 @@ PangoContext *shape_thread_context(const Fonts *fonts)
   return ctx;
 }
 
+/* Korean is broken between words, at its spaces, never inside one (CSS's
+ * word-break: keep-all): pango's UAX 14 allows a break between any two
+ * Hangul syllables, as between ideographs. Off here between two Hangul
+ * characters; Korean then justifies by its word spaces (layout/items.c
+ * spreads no glue in Hangul). */
+static void keep_hangul(const char *text, PangoLogAttr *log, int nchars)
+{
+  bool prev = false;
+  int i = 0;
+  for (const char *p = text; i < nchars; p = g_utf8_next_char(p), i++) {
+    bool hangul = g_unichar_get_script(g_utf8_get_char(p)) == G_UNICODE_SCRIPT_HANGUL;
+    if (hangul && prev)
+      log[i].is_line_break = FALSE;
+    prev = hangul;
+  }
+}
+
 static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrList *attrs,
                      PangoLanguage *lang, bool breaks)
 {
@@ -84,6 +101,7 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
                         s->nchars + 1);
     if (attrs && len > 0) /* ranges whose breaks are off (pango_attr_allow_breaks_new) */
       pango_attr_break(s->text, (int)len, attrs, 0, s->log, s->nchars + 1);
+    keep_hangul(s->text, s->log, s->nchars);
   }
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {

@@ -6,7 +6,8 @@
 # box (corpus_check.py glyphs); its text is in pdftotext in order (the
 # missing character kept in the text layer); exactly one warning, with its
 # position, for the missing character; pdffonts lists the fallback faces,
-# embedded; Greek comes from one face (Noto Serif, never Charis SIL or
+# embedded (the emoji: Noto Color Emoji's images, their text in a Type 3
+# font); Greek comes from one face (Noto Serif, never Charis SIL or
 # DejaVu Sans Mono); the EPUB embeds the fallback subsets, names them in its
 # font stack and passes EPUBCheck silently.
 set -u
@@ -46,9 +47,12 @@ PY
 
 fonts=$(pdffonts "$pdf")
 for f in NotoSerifCJKsc NotoSerifDevanagari NotoSerifThai NotoSerifMalayalam NotoSerif-Regular \
-         NotoSansMath Symbola NotoSansMonoCJKsc; do
+         NotoSansMath NotoSansMonoCJKsc; do
   echo "$fonts" | grep -q "+$f" || bad "pdffonts lists no $f"
 done
+# the emoji: Noto Color Emoji's bitmaps as images, their text in a Type 3
+# font of empty glyphs (t-emoji.sh checks them further)
+echo "$fonts" | grep -q "Type 3" || bad "pdffonts lists no Type 3 font (the emoji's text)"
 echo "$fonts" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }' || bad "a font not embedded"
 
 # Greek from one face: Charis SIL has only some Greek letters (alpha, pi...),
@@ -64,9 +68,13 @@ if echo "$g" | grep -q "DejaVu\|CharisSIL.*CID"; then bad "Greek from more than 
 
 # the EPUB: fallback subsets embedded and named in the font stack
 unzip -l "$epub" > "$TMPROOT/fonts.list"
-for f in NotoSerifCJKSC.otf NotoSerifDevanagari.ttf NotoSansMath.ttf Symbola.ttf NotoSerif.ttf; do
+for f in NotoSerifCJKSC.otf NotoSerifDevanagari.ttf NotoSansMath.ttf NotoSerif.ttf; do
   grep -q "EPUB/fonts/$f" "$TMPROOT/fonts.list" || bad "EPUB has no fonts/$f"
 done
+# the colour emoji face is left to the reader's emoji font: named, not embedded
+! grep -q "EPUB/fonts/NotoColorEmoji" "$TMPROOT/fonts.list" || bad "EPUB embeds Noto Color Emoji"
+unzip -p "$epub" EPUB/styles/book.css | grep -q 'font-family: "Charis SIL", .*"Noto Color Emoji"' ||
+  bad "EPUB font stack does not name Noto Color Emoji"
 unzip -p "$epub" EPUB/styles/book.css | grep -q 'font-family: "Charis SIL", "Noto Serif", .*"Noto Serif CJK SC"' ||
   bad "EPUB font stack"
 jar=/usr/share/java/epubcheck.jar

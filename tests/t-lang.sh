@@ -15,6 +15,11 @@
 #             followed by a line of its paragraph ends within TOL pt of the
 #             text block's right edge (the page's widest line); no line starts
 #             with 、。，」） (kinsoku)
+#   ja        the Japanese book (tests/corpus/js-primer-ja, --lang ja): labels
+#             in Japanese in both books (目次), dc:language ja; its justified
+#             lines and kinsoku as the Chinese book's
+#   ko        a Korean paragraph: broken between words only (no line begins or
+#             ends inside one); the contents labelled 목차
 #   titles    a long Khmer and a long Arabic title: no word box of the cover
 #             (the PDF's first page) outside the page
 #   labels    an unknown language: one warning naming it
@@ -291,13 +296,14 @@ unzip -p "$T/zh.epub" EPUB/nav.xhtml | grep -q '目录' && ok "EPUB: the content
   bad "EPUB: the nav's heading is not 目录"
 pdftotext -l 4 "$T/zh.pdf" - | grep -q '目录' && ok "PDF: the contents in Chinese" ||
   bad "PDF: no 目录 on the contents page"
-python3 - "$T/zh.pdf" "$TOL" <<'EOF' || fails=$((fails + 1))
+cjk_lines() { # PDF: justified CJK lines at the margin, kinsoku
+python3 - "$1" "$TOL" <<'EOF' || fails=$((fails + 1))
 import re, subprocess, sys
 pdf, tol = sys.argv[1], float(sys.argv[2])
 out = subprocess.run(["pdftotext", "-bbox-layout", pdf, "-"], capture_output=True, text=True,
                      check=True).stdout
 CJK = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uff60]")
-n, short, starts = 0, [], []
+n, short, starts, over = 0, [], [], []
 for pi, pg in enumerate(out.split("<page ")[1:]):
     lines = []
     for l in re.finditer(r'<line xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</line>', pg, re.S):
@@ -307,7 +313,14 @@ for pi, pg in enumerate(out.split("<page ")[1:]):
             lines.append((float(l.group(1)), float(words[0][0]), float(l.group(2)), t))
     if len(lines) < 3:
         continue
-    right = max(l[2] for l in lines)
+    # the text block's right edge: where most lines end (a few lines of
+    # the Japanese book end past it, see below)
+    ends = {}
+    for l in lines:
+        ends[round(l[2], 1)] = ends.get(round(l[2], 1), 0) + 1
+    right = max(ends.items(), key=lambda e: (e[1], e[0]))[0] if max(ends.values()) >= 3 else max(l[2] for l in lines)
+    over += [(pi + 1, round(l[2] - right, 2), l[3][-12:]) for l in lines
+             if right + tol < l[2] < right + 2 and CJK.match(l[3][-1])]
     lines.sort(key=lambda l: (l[1], l[0]))
     for a, b in zip(lines, lines[1:]):
         # b continues a's paragraph: the next baseline, starting no further right
@@ -330,11 +343,49 @@ print(f"{'ok' if len(short) <= n // 100 else 'FAIL'}: {n} justified CJK lines, {
       f"{tol} pt (and less than a character) short of the margin (at most {n // 100} set ragged)")
 for s in short[:10]:
     print("    page", *s)
+# (known, the layout's: a few justified lines with word spaces, or ending
+# in a full stop, end up to 1.6 pt past the margin; reported, not failed)
+print(f"note: {len(over)} lines ending in CJK end {tol} to 2 pt past the margin")
+for s in over[:5]:
+    print("    page", *s)
 print(f"{'ok' if not starts else 'FAIL'}: {len(starts)} lines start with closing punctuation")
 for s in starts[:10]:
     print("    page", *s)
 sys.exit(1 if len(short) > n // 100 or starts else 0)
 EOF
+}
+cjk_lines "$T/zh.pdf"
+
+# --- the Japanese book ---------------------------------------------------
+JA=$TOP/tests/corpus/js-primer-ja
+# shellcheck disable=SC2046
+(cd "$JA" && "$OCTAVO" -q $(cat book.args) $(cat book.list) -o "$T/ja.epub" -o "$T/ja.pdf") ||
+  bad "the Japanese book does not build"
+unzip -p "$T/ja.epub" EPUB/nav.xhtml | grep -q '<h1 id="toc-title">目次' && ok "EPUB: the contents in Japanese" ||
+  bad "EPUB: the nav's heading is not 目次"
+unzip -p "$T/ja.epub" EPUB/package.opf | grep -q '<dc:language>ja</dc:language>' && ok "EPUB: dc:language ja" ||
+  bad "EPUB: dc:language is not ja"
+pdftotext -l 4 "$T/ja.pdf" - | grep -q '目次' && ok "PDF: the contents in Japanese" ||
+  bad "PDF: no 目次 on the contents page"
+cjk_lines "$T/ja.pdf"
+
+# --- Korean: broken by words ---------------------------------------------
+python3 -c '
+s = "대한민국의 수도는 서울특별시이며, 한국어는 한글로 표기하는 언어입니다. 띄어쓰기 단위로 줄을 바꾸는 것이 원칙입니다."
+print("# 한국어\n\n" + " ".join([s] * 8))' >"$T/ko.md"
+"$OCTAVO" -q --lang ko "$T/ko.md" -o "$T/ko.pdf" -o "$T/ko.epub" || bad "ko.md does not build"
+unzip -p "$T/ko.epub" EPUB/nav.xhtml | grep -q '<h1 id="toc-title">목차' && ok "EPUB: the contents in Korean" ||
+  bad "EPUB: the nav's heading is not 목차"
+pdftotext "$T/ko.pdf" - | python3 -c '
+import sys
+words = set("대한민국의 수도는 서울특별시이며, 한국어는 한글로 표기하는 언어입니다. 띄어쓰기 단위로 줄을 바꾸는 것이 원칙입니다.".split())
+lines = [l.split() for l in sys.stdin.read().split("\n") if "다" in l or "는" in l]
+body = [l for l in lines if len(l) > 3]
+cut = [" ".join(l) for l in body if l[0] not in words or l[-1] not in words]
+print(("ok" if body and not cut else "FAIL") + f": {len(body)} Korean lines, {len(cut)} begin or end inside a word")
+for c in cut[:3]:
+    print("    " + c)
+sys.exit(1 if cut or not body else 0)' || fails=$((fails + 1))
 
 # --- long titles on the cover --------------------------------------------
 printf -- '---\ntitle: "ព្រះរាជាណាចក្រកម្ពុជាជាប្រទេសមួយនៅអាស៊ីអាគ្នេយ៍ដែលមានប្រវត្តិសាស្ត្រយូរលង់ណាស់មកហើយ"\n---\n\n# ជំពូក\n\nអត្ថបទ\n' >"$T/km.md"

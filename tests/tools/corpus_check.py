@@ -100,6 +100,8 @@ class SourceHTML(HTMLParser):
         self.heading = None
         self.sections = []    # [heading text, words before the next heading]
         self.h1_spans = []    # (start, end, text) of each <h1> in self.text
+        self.notes_spans = [] # (start, end) of the footnotes' section in self.text
+        self.notes_depth = 0  # <section>s open inside the footnotes' section
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -111,11 +113,19 @@ class SourceHTML(HTMLParser):
         if m:
             self.heading = (int(m.group(1)), [])
             self.heading_at = len(self.text)
+        if tag == "section" and (self.notes_depth or "footnotes" in (a.get("class") or "").split()):
+            if not self.notes_depth:
+                self.notes_at = len(self.text)
+            self.notes_depth += 1
         self.text.append(" ")
 
     def handle_endtag(self, tag):
         if tag in ("script", "style", "head", "title"):
             self.skip = max(0, self.skip - 1)
+        if tag == "section" and self.notes_depth:
+            self.notes_depth -= 1
+            if not self.notes_depth:
+                self.notes_spans.append((self.notes_at, len(self.text)))
         if re.fullmatch(r"h[1-6]", tag) and self.heading:
             self.headings.append((self.heading[0], " ".join("".join(self.heading[1]).split())))
             if self.heading[0] == 1:
@@ -148,12 +158,31 @@ def strip_front_matter(md):
     return md
 
 
+HEADING_ATTRS = re.compile(r"^( {0,3}#{1,6}[ \t].*?)[ \t]+\{[ \t]*[#.][^{}]*\}[ \t]*$")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def strip_heading_attrs(md):
+    """An ATX heading's attributes (pandoc's `# Title {#id .class}`, which
+    octavo reads by default: --syntax heading-attributes) taken off, outside
+    fenced code, so that they are not counted as the heading's words."""
+    out, fence = [], None
+    for line in md.split("\n"):
+        m = FENCE.match(line)
+        if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
+            fence = None if fence else m.group(1)
+        elif fence is None:
+            line = HEADING_ATTRS.sub(r"\1", line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def parse_source(bookdir):
     """[(file, SourceHTML)] for the book's files."""
     out = []
     for f in book_files(bookdir):
         with open(f, encoding="utf-8") as fh:
-            md = strip_front_matter(fh.read())
+            md = strip_heading_attrs(strip_front_matter(fh.read()))
         p = SourceHTML()
         p.feed(cmark_html(md))
         p.close()
@@ -361,12 +390,22 @@ def check_words(bookdir, book):
     # opens every file) is not in the chapters' text (issue 27).
     title = " ".join(book_title(book).split())
     taken = False
+    # The PDF sets a footnote at the foot of the page that refers to it,
+    # where the source (cmark-gfm) has it at the file's end: the PDF's
+    # notes are looked for apart, each file's in order, anywhere in the
+    # text (in the main order, a note's common words found far ahead,
+    # "と呼ばれる仕組み", pulled the search past whole chapters).
+    pdf = not book.endswith(".epub")
+    notes = []
     for f, p in src:
         text = list(p.text)
         for a, b, t in p.h1_spans:
             if t == title:
                 text[a:b] = [" "] * (b - a)
                 taken = True
+        for a, b in p.notes_spans if pdf else []:
+            notes.append([squeeze(w) for w in words_of("".join(text[a:b]))])
+            text[a:b] = [" "] * (b - a)
         words += [squeeze(w) for w in words_of("".join(text))]
     if taken:
         words = [squeeze(w) for w in words_of(title)] + words
@@ -377,6 +416,10 @@ def check_words(bookdir, book):
         z_text = pdf_plain(book)
     hay, shy = squeeze_shy(z_text)
     missing = find_in_order(words, hay, shy=shy)
+    for nw in notes:
+        base = len(words)
+        words += nw
+        missing += [(base + i, w) for i, w in find_in_order(nw, hay, window=len(hay), shy=shy)]
     for i, w in missing[:15]:
         ctx = " ".join(words[max(0, i - 6):i + 6])
         print(f"  word {i + 1} {w!r} missing; source: {ctx}", file=sys.stderr)
@@ -773,8 +816,10 @@ def check_glyphs(pdf):
     """Two kinds of missing glyph. (1) .notdef: a shown code that selects
     glyph 0 of the embedded subset. cairo writes a subset either as a Type0
     font with Identity-H (2-byte codes = CIDs, CID 0 is .notdef) or as a
-    simple TrueType/Type1/Type3 subset whose code 0 is reserved for
-    .notdef; so code 0 in either is a .notdef drawn. (2) pango's hex box,
+    simple TrueType/Type1 subset whose code 0 is reserved for .notdef; so
+    code 0 in either is a .notdef drawn. A Type 3 font (cairo's user fonts:
+    octavo's carrier of colour emoji's text) has no .notdef: its code 0 is
+    an ordinary glyph, named by its /Encoding. (2) pango's hex box,
     which pango draws instead of .notdef when no face has a character: a
     stroked rectangle ('re S') followed by a text object that shows only
     hexadecimal digits (the code point, in two rows). Both are counted per
@@ -819,6 +864,7 @@ def check_glyphs(pdf):
                 if op in ("Tj", "'", '"', "TJ"):
                     strs = shown_strings(args)
                     two = bool(font) and font.get("/Subtype") == "/Type0"
+                    type3 = bool(font) and font.get("/Subtype") == "/Type3"
                     fid = id(font)
                     if font is not None and fid not in cmaps:
                         cmaps[fid] = tounicode_map(objs, font)
@@ -827,7 +873,7 @@ def check_glyphs(pdf):
                         codes = ([int.from_bytes(s[k:k + 2], "big") for k in range(0, len(s) - 1, 2)]
                                  if two else list(s))
                         for c in codes:
-                            if c == 0:
+                            if c == 0 and not type3:
                                 notdef += 1
                                 if len(where_n) < 10:
                                     where_n.append(f"p{pno}")
