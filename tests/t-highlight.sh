@@ -51,17 +51,42 @@ build() { # name dir args...
 # lists) in linear time, and plain past the limits (highlight.h): before
 # the limits, 100,000 nested Rust parentheses took 76 s, a chain of 100,000
 # Python additions 3 minutes, 500 nested Markdown quotes crashed tree-sitter.
-python3 - >"$T/deep.md" <<'PY'
-print("```rust\nfn f() { " + "(" * 100000 + ")" * 100000 + " }\n```\n")
-print("```python\nx = " + '"a" + ' * 100000 + "1\n```\n")
-print("```c\nint x = " + "{" * 50000 + "}" * 50000 + ";\n```\n")
-print("```markdown\n" + "> " * 5000 + "*a*\n```\n")
-print("```markdown\n" + "".join("  " * i + "- a\n" for i in range(600)) + "```\n")
+# Timed as a ratio in one run, never against a clock (a sanitizer build or a
+# busy machine breaks a clock bound): the same listings twice as deep or as
+# long take at most 3 times as long (linear: 2; before the limits the time
+# grew with the square and worse).
+deep() {
+  python3 - "$1" <<'PY'
+import sys
+k = int(sys.argv[1])
+print("```rust\nfn f() { " + "(" * 100000 * k + ")" * 100000 * k + " }\n```\n")
+print("```python\nx = " + '"a" + ' * 100000 * k + "1\n```\n")
+print("```c\nint x = " + "{" * 50000 * k + "}" * 50000 * k + ";\n```\n")
+print("```markdown\n" + "> " * 5000 * k + "*a*\n```\n")
+print("```markdown\n" + "".join("  " * i + "- a\n" for i in range(600 * k)) + "```\n")
 print("```rust\nfn ok() {}\n```")
 PY
-start=$(date +%s)
-timeout 60 "$OCTAVO" -q --dump-model "$T/deep.md" >"$T/deep.model" || fail "deep listings: exit $?"
-[ $(($(date +%s) - start)) -le 20 ] || fail "deep listings took $(($(date +%s) - start)) s"
+}
+deep 1 >"$T/deep.md"
+deep 2 >"$T/deep2.md"
+ratio=$(python3 - "$OCTAVO" "$T/deep.md" "$T/deep2.md" "$T/deep.model" <<'PY'
+import subprocess, sys, time
+octavo, one, two, model = sys.argv[1:]
+def run(src, out=subprocess.DEVNULL):
+    t = time.perf_counter()
+    r = subprocess.run([octavo, '-q', '--dump-model', src], stdout=out, timeout=600)
+    if r.returncode:
+        sys.exit('exit %d' % r.returncode)
+    return time.perf_counter() - t
+with open(model, 'w') as f:
+    run(one, f)
+t1 = min(run(one) for _ in range(3))
+t2 = min(run(two) for _ in range(3))
+print('%.2f (%.2f s, %.2f s)' % (t2 / t1, t1, t2))
+PY
+) || fail "deep listings: $ratio"
+echo "deep listings twice as deep: ${ratio}"
+python3 -c "import sys; sys.exit(float(sys.argv[1]) > 3)" "${ratio%% *}" || fail "deep listings: twice as deep took ${ratio}"
 [ "$(grep -c 'tokens=keyword' "$T/deep.model")" = 1 ] || fail "deep listings: not plain, or the last one not highlighted"
 
 H="$TOP/tests/books/highlight"
