@@ -419,15 +419,9 @@ double block_x(const Style *st, int folio);
 void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);
-/* paginate, handing each page to placed(ud, from, frame) as soon as it is
- * placed (see PageFeed), so that its caller can draw and empty it before
- * the next: a chapter of thousands of pages is not held whole. */
-void paginate_each(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
-                   BookChapter *ch, guint span_end,
-                   void (*placed)(void *ud, guint from, guint frame), void *ud);
 
 /* Pagination of a vertical list that grows as it is built (the handout,
- * chapter by chapter): what paginate does, each page placed as soon as
+ * a chapter and those that run on after it: layout.c's flow_chapters): what paginate does, each page placed as soon as
  * no item still to come can change it. */
 typedef struct {
   const LayEnv *env;
@@ -546,6 +540,10 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
  * opening, which span the columns. */
 GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
                       guint *span_end);
+/* Does chapter ci run on after the one before it rather than start a new
+ * page: a chapter with no heading (a file that opens with none, an
+ * mdBook's nested chapter) or one below the chapter level? Never the first. */
+bool lay_runs_on(const LayEnv *env, guint ci);
 void run_clear(Run *r);
 /* An empty layout of the style's paper, with the book's title as printed. */
 Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);

@@ -34,14 +34,20 @@ static void measured_free(gpointer v)
   g_free(m);
 }
 
-/* Column widths from the content: the natural width of each cell and its
- * widest word; natural widths when they fit, else the minimum plus a share
- * of the rest. */
+/* Column widths from the content, as browsers' automatic table layout
+ * sets them: each column's preferred width (its widest cell unbroken) and
+ * minimum (its widest word or identifier, where the text allows no
+ * break); preferred widths when they fit, else each column its minimum
+ * plus a share of the rest in proportion to what it lacks of its
+ * preferred width, so that no word is broken while another column has
+ * room. Only when the minimums alone do not fit are long words (URLs,
+ * long identifiers) counted at most a share of the measure, and broken. */
 static void column_widths(Build *c, Tab *t)
 {
   int ncols = t->ncols;
   double pad = t->pad;
-  double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols);
+  double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols),
+         *word = g_new0(double, ncols);
   c->measuring = true;
   for (BookNode *r = t->node->first_child; r; r = r->next) {
     int k = 0;
@@ -62,7 +68,7 @@ static void column_widths(Build *c, Tab *t)
         }
       }
       nat[k] = MAX(nat[k], wn + 2 * pad);
-      minw[k] = MAX(minw[k], MIN(wm, 60.0) + 2 * pad);
+      word[k] = MAX(word[k], wm + 2 * pad);
       Measured *m = g_new(Measured, 1);
       *m = (Measured){sh, pango_attr_list_ref(p.attrs), d};
       g_hash_table_replace(t->measured, cell, m);
@@ -71,7 +77,14 @@ static void column_widths(Build *c, Tab *t)
   }
   c->measuring = false;
   double avail = c->measure - left_of(c), sn = 0, sm = 0;
+  for (int k = 0; k < ncols; k++)
+    sm += word[k];
+  /* the minimums too wide together: a long word counts at most the
+   * larger of 60 pt and an even share of the measure */
+  double cap = sm <= avail ? G_MAXDOUBLE : MAX(60.0 + 2 * pad, avail / ncols);
+  sm = 0;
   for (int k = 0; k < ncols; k++) {
+    minw[k] = MIN(word[k], cap);
     sn += nat[k];
     sm += minw[k];
   }
@@ -88,6 +101,7 @@ static void column_widths(Build *c, Tab *t)
     t->tw += t->cw[k];
   g_free(nat);
   g_free(minw);
+  g_free(word);
 }
 
 /* Cell k of a row at x: its lines into items, aligned in the column; its
