@@ -59,14 +59,19 @@ if [ -z "$chromium" ]; then
 fi
 
 # the corpus's mdBooks
-for b in embedded-book f3discovery; do
+for b in embedded-book f3discovery tlborm; do
   d=$TOP/tests/corpus/$b
   [ -d "$d" ] || continue
   # shellcheck disable=SC2046 # book.args and book.list are word lists
-  (cd "$d" && "$OCTAVO" $(cat book.args 2>/dev/null) $(grep -v '^#' book.list) \
-    -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" 2>"$TMPROOT/$b.log") || fail "$b: octavo exited"
+  if [ -f "$d/book.list" ]; then
+    (cd "$d" && "$OCTAVO" $(cat book.args 2>/dev/null) $(grep -v '^#' book.list) \
+      -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" 2>"$TMPROOT/$b.log") || fail "$b: octavo exited"
+  else # a book project (book.toml)
+    "$OCTAVO" "$d" -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" 2>"$TMPROOT/$b.log" ||
+      fail "$b: octavo exited"
+  fi
   echo "== $b ($(pdfinfo "$TMPROOT/$b.pdf" | awk '/^Pages:/ {print $2}') pages)"
-  python3 "$TOOL" "$TMPROOT/$b.epub" "$TMPROOT/$b.pdf" || rc=1
+  python3 "$TOOL" --no-runts "$TMPROOT/$b.epub" "$TMPROOT/$b.pdf" || rc=1
 done
 [ $rc = 0 ] && echo ok
 exit $rc

@@ -2,7 +2,7 @@
 """page_check.py: a page a publisher would print (issue 31), checked on a
 built book: its EPUB and its PDF.
 
-  page_check.py [--strict-tables] [--min-heads 0.9] [--chromium] EPUB PDF
+  page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium] EPUB PDF
 
 Prints one line per check, "name: numbers", and exits 1 when one fails:
 
@@ -19,6 +19,10 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
   heads      running heads naming the chapter (the latest top-level or
              second-level outline entry at or before the page) on at least
              --min-heads of the body rectos that carry a head
+  runts      (--no-runts) no chapter's last page filled less than 5 body
+             lines deep, and no other page less than a third full (the
+             depth of its text or of what is drawn: a figure's, a code
+             block's background)
   tables     (--strict-tables) no word of a table cell broken across lines
              in the PDF
   code-css   (--chromium) every <pre> and every child of a listing figure
@@ -181,6 +185,18 @@ def pdf_outline(pdf):
     return out
 
 
+def head_names(head, title):
+    """Does a running head read as the start of title? Its characters may
+    come out of the PDF in visual order (an Indic vowel sign written
+    before its consonant, a broken-off hyphen), so past the plain prefix
+    the letters are compared as a multiset."""
+    if title.startswith(head):
+        return True
+    h = [c for c in head if c.isalnum()]
+    t = [c for c in title if c.isalnum()][:len(h)]
+    return len(h) > 0 and sorted(h) == sorted(t)
+
+
 def body_size(pages):
     count = {}
     for lines in pages:
@@ -304,15 +320,18 @@ def main():
         if not h:
             continue
         words = h[2].split()
+        segs = [l[2].strip() for l in h[6]]
         if not words or not re.fullmatch(r"\d+", words[-1]):
             continue  # a verso: the folio first
+        if len(segs) > 1 and re.fullmatch(r"\d+", segs[0]):
+            continue  # a verso whose title is a number ("4  01")
         rectos += 1
         head = norm(" ".join(words[:-1])).rstrip(".\u2026 ")
         cands = {}
         for depth, title, page in outline:
             if page <= pi + 1:
                 cands[depth] = norm(title)
-        if any(head and t.startswith(head) for t in cands.values()):
+        if any(head and head_names(head, t) for t in cands.values()):
             named += 1
         else:
             misses.append(f"page {pi + 1}: {head!r}")
@@ -325,7 +344,8 @@ def main():
 
     # runts: a chapter's last page (the one before an opening page, one with
     # no running head, or before the colophon) filled less than 5 body lines
-    # deep; and pages less than a third full that end no chapter
+    # deep; and pages less than a third full that end no chapter (the
+    # heads' fix: a head is recognised in visual order too, head_names)
     lead = 14.5
     opening = [head_line(lines, bsize, top) is None for lines in pages]
     runts, thin = [], []
@@ -333,7 +353,9 @@ def main():
     for pi, bl in enumerate(body):
         if pi == 0 or not bl or pi > last_body:
             continue
-        depth = max(l[5] for l in bl) - top
+        # the text's depth, or a figure's (raster or drawn) when deeper
+        drawn = [b for b in (imgs[pi] if pi < len(imgs) else []) if top < b < 841.89 * 0.92]
+        depth = max([l[5] for l in bl] + drawn) - top
         ends = pi + 1 >= len(pages) or opening[pi + 1] or pi == last_body
         if opening[pi] and not ends:
             continue
@@ -343,7 +365,7 @@ def main():
             thin.append(pi + 1)
     print(f"runts: {len(runts)} chapter ends under 5 lines deep {runts[:8]}; "
           f"{len(thin)} other pages under a third full {thin[:8]}")
-    if "--no-runts" in args and runts:
+    if "--no-runts" in args and (runts or thin):
         fails.append("runts")
 
     # tables
