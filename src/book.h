@@ -305,6 +305,8 @@ struct BookResource {
   char *media_type;        /* image/png, image/jpeg, image/gif, image/svg+xml */
   char *href;              /* path inside the EPUB, e.g. "images/img-1.png" */
   int width_px, height_px; /* 0 when unknown */
+  double text_px;          /* an SVG's largest text at width_px, in CSS px
+                            * (san_svg_text_px); 0: none, or a raster */
   BookImageKind kind;
 };
 

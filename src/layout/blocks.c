@@ -431,8 +431,10 @@ static double length_pt(const Build *c, BookLength l, double w)
 
 /* The size an image figure is drawn at: the size the source asks for (the
  * width, at most max-width; the height only when no width is given), else
- * its own (96 px to the inch), keeping its aspect ratio, never wider than
- * the measure w nor taller than 60% of the text block. */
+ * its own (96 px to the inch) and no larger than sets an SVG's text at the
+ * body's size (image.c's text_px: a diagram drawn for a 1,100 px screen
+ * had 13 pt labels beside 11 pt text), keeping its aspect ratio, never
+ * wider than the measure w nor taller than 60% of the text block. */
 static void figure_size(const Build *c, const BookNode *img, const BookResource *r, double w,
                         double *iw, double *ih)
 {
@@ -441,8 +443,11 @@ static void figure_size(const Build *c, const BookNode *img, const BookResource 
   double hwant = length_pt(c, img->as.image.height, w);
   if (want <= 0 && hwant > 0 && img->as.image.height.unit != BOOK_LEN_PERCENT)
     want = hwant * nw / nh;
-  if (want <= 0)
+  if (want <= 0) {
     want = nw;
+    if (r->text_px > 0)
+      want = MIN(want, nw * c->st->body_size_pt / (r->text_px * 0.75));
+  }
   double maxw = length_pt(c, img->as.image.max_width, w);
   if (maxw > 0)
     want = MIN(want, maxw);

@@ -19,6 +19,10 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
   heads      running heads naming the chapter (the latest top-level or
              second-level outline entry at or before the page) on at least
              --min-heads of the body rectos that carry a head
+  figtext    SVG text (drawn in the Liberation faces, fonts/fallback.conf,
+             which no book text uses) at most 1.1 times the body's size
+  ligatures  no word hyphenated between f and f, i or l (one glyph in the
+             body face: the glyphs and the text layer would disagree)
   runts      (--no-runts) no chapter's last page filled less than 5 body
              lines deep, and no other page less than a third full (the
              depth of its text or of what is drawn: a figure's, a code
@@ -341,6 +345,30 @@ def main():
         print("  " + m)
     if ratio < min_heads:
         fails.append("heads")
+
+    # figure text: SVG text is drawn in fonts/fallback.conf's metric
+    # aliases (Liberation), which no book text uses; none larger than
+    # 1.1 times the body
+    figtext = [(pi + 1, l[3], l[2][:30]) for pi, lines in enumerate(pages) for l in lines
+               if "liberation" in l[4].lower()]
+    big = [f for f in figtext if f[1] > 1.1 * bsize]
+    print(f"figtext: {len(figtext)} lines of SVG text, largest "
+          f"{max((f[1] for f in figtext), default=0):.1f} pt (body {bsize:.1f}); {len(big)} over 1.1 x")
+    for f in big[:5]:
+        print(f"  page {f[0]}: {f[1]} pt {f[2]!r}")
+    if big:
+        fails.append("figtext")
+
+    # ligatures: a word hyphenated between f and f, i or l, where the body
+    # face (Charis SIL) draws one glyph (ff, fi, fl): pango shaped it whole,
+    # so the glyphs said "diff-" / "erent" while the text said "dif-" / "ferent"
+    txt = subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True,
+                         text=True).stdout.split("\n")
+    split = [a.rstrip()[-12:] + "|" + b.strip()[:8] for a, b in zip(txt, txt[1:])
+             if re.search("f[-\u00ad]$", a.rstrip()) and re.match(r"\s*[fil]", b)]
+    print(f"ligatures: {len(split)} words hyphenated inside an f-ligature {split[:4]}")
+    if split:
+        fails.append("ligatures")
 
     # runts: a chapter's last page (the one before an opening page, one with
     # no running head, or before the colophon) filled less than 5 body lines
