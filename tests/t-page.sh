@@ -12,7 +12,11 @@
 #              same page as its object
 #   filenames  listing file names in the PDF, in the code face, with the code
 #   heads      running heads naming the chapter on >= 90 % of body rectos
-#   tables     (the test book) no word of a table cell broken across lines
+#   figtext    SVG text (drawn in Liberation) at most 1.1 x the body size
+#   ligatures  no word hyphenated inside an f-ligature (ff, fi, fl)
+#   runts      (the corpus's books) no chapter's last page under 5 lines
+#              deep, no other page under a third full
+#   tables     no word of a table cell broken across lines
 #   code-css   (when chromium is installed) code and listings left-aligned in
 #              the EPUB, computed by headless Chromium with the book's CSS and
 #              a reader's justified body; without it the CSS rules are
@@ -71,7 +75,7 @@ for b in embedded-book f3discovery tlborm; do
       fail "$b: octavo exited"
   fi
   echo "== $b ($(pdfinfo "$TMPROOT/$b.pdf" | awk '/^Pages:/ {print $2}') pages)"
-  python3 "$TOOL" --no-runts "$TMPROOT/$b.epub" "$TMPROOT/$b.pdf" || rc=1
+  python3 "$TOOL" --no-runts --strict-tables "$TMPROOT/$b.epub" "$TMPROOT/$b.pdf" || rc=1
 done
 [ $rc = 0 ] && echo ok
 exit $rc

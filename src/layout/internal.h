@@ -211,6 +211,7 @@ typedef struct {
   double indent_pt;                    /* first line */
   bool justify;
   bool hyphenate;
+  bool whole_words; /* lines break at spaces only (a table's cell as wide as its widest word) */
   bool rtl_right; /* a right-to-left paragraph's lines flush right, its indent at the right
                    * (set_para, lines of a vertical list); false: the caller places them */
 } ParaStyle;

@@ -302,8 +302,11 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     word_points(c->shp, t + b0, bw - b0, hp);
   bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
   BreakMarks bm = {0};
-  word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
-                  break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
+  if (ps->whole_words) /* a table cell as wide as its widest word: none broken */
+    g_array_set_size(pts, 0);
+  else
+    word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
+                    break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
@@ -317,7 +320,8 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   }
   push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
        M_BOX, MK_NONE);
-  if (j < sh->nchars && break_before(sh, flags, flen, j) && !sh->log[j].is_white) {
+  if (j < sh->nchars && !ps->whole_words && break_before(sh, flags, flen, j) &&
+      !sh->log[j].is_white) {
     gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
     if (ps->justify && !ragged && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL)) &&
         (cjk_solid(prev) || cjk_solid(g_utf8_get_char(t + b1)))) {

@@ -47,6 +47,9 @@ import zipfile
 
 def norm(t):
     t = unicodedata.normalize("NFKC", t).replace("\u00ad", "")
+    # format characters (a Persian word's zero-width non-joiner) draw no
+    # glyph and are not in the PDF's text
+    t = "".join(c for c in t if unicodedata.category(c) != "Cf")
     t = re.sub(r"[\u2018\u2019]", "'", t)
     t = re.sub(r"[\u201c\u201d]", '"', t)
     return re.sub(r"\s+", " ", t).strip().lower()
@@ -398,10 +401,14 @@ def main():
 
     # tables
     if strict_tables:
-        lines_text = [norm(l[2]) for p in body for l in p]
+        # brackets apart: in a right-to-left line they come out mirrored;
+        # hyphens apart: mutool may read a drawn hyphen as U+00AD (norm
+        # drops it) where the cell has '-'
+        unbracket = str.maketrans("", "", "()[]{}<>-")
+        lines_text = [norm(l[2]).translate(unbracket) for p in body for l in p]
         broken = []
         for cell in doc.cells:
-            for w in norm(cell).split():
+            for w in norm(cell).translate(unbracket).split():
                 if len(w) > 3 and not any(w in t for t in lines_text):
                     broken.append(w)
         print(f"tables: {len(doc.cells)} cells, {len(broken)} words broken across lines")
