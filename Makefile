@@ -28,7 +28,7 @@ BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmar
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev $(HYPHEN_PKGS) libqpdf-dev icc-profiles-free librsvg2-dev \
               libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola fonts-noto-color-emoji \
-              libtree-sitter-dev npm
+              libtree-sitter-dev npm fonts-liberation
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
               mupdf-tools
 

@@ -236,11 +236,14 @@ struct BookNode {
       bool listing;
       char *file_name; /* listing: the file the code comes from (shown above the code), or NULL */
       /* Children: the content, then at most one BOOK_FIGCAPTION, always
-       * last.  The caption shown is that BOOK_FIGCAPTION; an image figure
-       * without one shows its image's title, if any (Markdown's
-       * ![alt](src "title")).  How writers show a figure: the image (sized
-       * as as.image says, centred) or the listing's code, with the caption
-       * below an image and above a listing; the EPUB writes
+       * last.  The caption shown is that BOOK_FIGCAPTION (captions.c
+       * makes it from a <figcaption> or a "Figure N:" / <span
+       * class="caption"> paragraph next to the object), else the image's
+       * title (Markdown's ![alt](src "title")); never the alt text, which
+       * is only the image's text alternative.  A listing may also hold a table (a captioned
+       * table).  How writers show a figure: the image (sized as as.image
+       * says, centred) or the listing's blocks, with the caption below an
+       * image and above a listing (and its file name); the EPUB writes
        * <figure>IMG<figcaption>..</figcaption></figure> and
        * <figure class="listing"><figcaption>..</figcaption><p
        * class="file-name"><code>FILE</code></p><pre>..</pre></figure>; the
@@ -318,6 +321,8 @@ struct BookResource {
   char *media_type;        /* image/png, image/jpeg, image/gif, image/svg+xml */
   char *href;              /* path inside the EPUB, e.g. "images/img-1.png" */
   int width_px, height_px; /* 0 when unknown */
+  double text_px;          /* an SVG's largest text at width_px, in CSS px
+                            * (san_svg_text_px); 0: none, or a raster */
   BookImageKind kind;
 };
 

@@ -29,7 +29,8 @@ typedef struct {
  * one (-M source=URL), the identifier, the build date (build_time, from
  * util_build_time: SOURCE_DATE_EPOCH or the book's date; written as
  * labels_date writes it), the family names of fonts' faces in their order
- * (none when fonts is NULL: a book that embeds none names none). Free with
+ * and of the fallback faces the book's text needs (none when fonts is NULL:
+ * a book that embeds none names none). Free with
  * colophon_free (accepts NULL). */
 Colophon *colophon_new(const Book *book, const char *lang, const char *identifier,
                        gint64 build_time, const Fonts *fonts);

@@ -124,6 +124,16 @@ BookNode *md_parse_inlines(Ctx *c, const char *text, const BookPos *pos);
  * hides in Rust code blocks go. */
 void md_tidy(Ctx *c, Src *s);
 
+/* ---- captions.c ---- */
+
+/* After md_tidy: each figure's, code block's and table's caption decided
+ * once (a <figcaption>, an image's title, or the "Figure N:" / "Listing
+ * N" / "Table N:" or <span class="caption"> paragraph next to it, never
+ * the alt text), and "Filename: F" before a code block made that
+ * listing's file name; a captioned code block or table becomes a listing
+ * figure (book.h). */
+void md_captions(Ctx *c, BookNode *tree);
+
 /* ---- chapters.c ---- */
 
 /* Plain text of a node with runs of white space collapsed. Caller frees. */

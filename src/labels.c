@@ -18,7 +18,7 @@ static const Language languages[] = {
     {"en",
      {"Contents", "By", "and", "Cover", "Title page", "Start of content", "Back to reference",
       "Links", "Landmarks", "Print pages", "Untitled section", "Colophon", "Source", "Identifier",
-      "Built", "Typefaces", "Made with", "page %d of %d"},
+      "Built", "Typefaces", "Made with", "page %d of %d", "Dated"},
      {"January", "February", "March", "April", "May", "June", "July", "August", "September",
       "October", "November", "December"},
      "%d %s %d",
@@ -26,7 +26,7 @@ static const Language languages[] = {
     {"fr",
      {"Table des matières", "Par", "et", "Couverture", "Page de titre", "Début du texte",
       "Retour à l’appel", "Liens", "Repères", "Pages imprimées", "Section sans titre", "Colophon",
-      "Source", "Identifiant", "Date de fabrication", "Polices", "Réalisé avec", "page %d sur %d"},
+      "Source", "Identifiant", "Date de fabrication", "Polices", "Réalisé avec", "page %d sur %d", "Daté du"},
      {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
       "octobre", "novembre", "décembre"},
      "%d %s %d",
@@ -34,7 +34,7 @@ static const Language languages[] = {
     {"de",
      {"Inhalt", "Von", "und", "Umschlag", "Titelseite", "Textbeginn", "Zurück zum Verweis", "Links",
       "Orientierungspunkte", "Druckseiten", "Abschnitt ohne Titel", "Kolophon", "Quelle", "Kennung",
-      "Erstellt am", "Schriften", "Erstellt mit", "Seite %d von %d"},
+      "Erstellt am", "Schriften", "Erstellt mit", "Seite %d von %d", "Datiert"},
      {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
       "November", "Dezember"},
      "%d. %s %d",
@@ -43,7 +43,7 @@ static const Language languages[] = {
      {"Índice", "Por", "y", "Cubierta", "Portada", "Inicio del texto", "Volver a la referencia",
       "Enlaces", "Puntos de referencia", "Páginas impresas", "Sección sin título", "Colofón",
       "Fuente", "Identificador", "Fecha de producción", "Tipografías", "Hecho con",
-      "página %d de %d"},
+      "página %d de %d", "Fechado el"},
      {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
       "octubre", "noviembre", "diciembre"},
      "%d de %s de %d",
@@ -52,7 +52,7 @@ static const Language languages[] = {
      {"Indice", "Di", "e", "Copertina", "Frontespizio", "Inizio del testo", "Torna al richiamo",
       "Collegamenti", "Punti di riferimento", "Pagine a stampa", "Sezione senza titolo", "Colophon",
       "Fonte", "Identificativo", "Data di produzione", "Caratteri", "Realizzato con",
-      "pagina %d di %d"},
+      "pagina %d di %d", "Datato"},
      {"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
       "ottobre", "novembre", "dicembre"},
      "%d %s %d",
@@ -60,7 +60,7 @@ static const Language languages[] = {
     {"pt",
      {"Sumário", "Por", "e", "Capa", "Folha de rosto", "Início do texto", "Voltar à referência",
       "Ligações", "Marcos", "Páginas impressas", "Seção sem título", "Colofão", "Fonte",
-      "Identificador", "Data de produção", "Tipos de letra", "Feito com", "página %d de %d"},
+      "Identificador", "Data de produção", "Tipos de letra", "Feito com", "página %d de %d", "Datado de"},
      {"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro",
       "outubro", "novembro", "dezembro"},
      "%d de %s de %d",
@@ -69,7 +69,7 @@ static const Language languages[] = {
      {"Inhoud", "Door", "en", "Omslag", "Titelpagina", "Begin van de tekst",
       "Terug naar de verwijzing", "Koppelingen", "Oriëntatiepunten", "Gedrukte pagina’s",
       "Naamloze sectie", "Colofon", "Bron", "Identificatie", "Gemaakt op", "Lettertypen",
-      "Gemaakt met", "pagina %d van %d"},
+      "Gemaakt met", "pagina %d van %d", "Gedateerd"},
      {"januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september",
       "oktober", "november", "december"},
      "%d %s %d",
@@ -226,7 +226,8 @@ bool labels_known(const char *lang)
 
 const char *labels_get(const char *lang, LabelId id)
 {
-  return language(lang)->l[id];
+  const char *l = language(lang)->l[id];
+  return l ? l : languages[0].l[id]; /* a label a language lacks: the English */
 }
 
 char *labels_join(const char *lang, const GPtrArray *names)

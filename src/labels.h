@@ -28,6 +28,7 @@ typedef enum {
   LABEL_TYPEFACES,  /* the fonts the book is set in */
   LABEL_MADE_WITH,  /* before "octavo VERSION": "Made with" */
   LABEL_PAGE_OF,    /* the handout's running head: "page %d of %d" (labels_page_of) */
+  LABEL_DATED,      /* the colophon's date when it is the text's, not the build's */
   LABEL_COUNT
 } LabelId;
 

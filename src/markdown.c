@@ -1142,6 +1142,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     parse_one(&c, &c.srcs[i]);
     fix_nonchars(&c, &c.srcs[i]);
     md_tidy(&c, &c.srcs[i]);
+    md_captions(&c, c.srcs[i].root);
   }
   md_decide_shape(&c);
   for (int i = 0; i < n; i++) {

@@ -287,6 +287,8 @@ static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src,
     r->media_type = g_strdup(book_image_media_type(kind));
     r->width_px = w;
     r->height_px = h;
+    if (kind == BOOK_IMAGE_SVG)
+      r->text_px = san_svg_text_px(real, w);
   }
   g_free(why);
   return r;

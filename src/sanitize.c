@@ -15,6 +15,7 @@
 #include "sanitize_internal.h"
 
 #include <libxml/HTMLparser.h>
+#include <math.h>
 #include <string.h>
 
 /* A position inside the fragment: libxml2 counts lines from the fragment's
@@ -462,4 +463,160 @@ void san_svg_image_refs(const char *path, GPtrArray *refs)
     n = n && n != root ? n->next : NULL;
   }
   xmlFreeDoc(doc);
+}
+
+/* A CSS font-size value in user units (px), against the inherited size
+ * parent; parent when it is none of the units read (a keyword, junk). */
+static double svg_font_px(const char *v, double parent)
+{
+  static const struct {
+    const char *unit;
+    double px; /* 0: relative to the parent */
+  } units[] = {{"", 1}, {"px", 1}, {"pt", 96.0 / 72}, {"pc", 16}, {"in", 96},
+               {"cm", 96 / 2.54}, {"mm", 96 / 25.4}, {"em", 0}, {"%", 0}};
+  char *end;
+  double x = g_ascii_strtod(v, &end);
+  if (end == v || !isfinite(x) || x <= 0)
+    return parent;
+  while (*end == ' ')
+    end++;
+  for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+    if (g_ascii_strncasecmp(end, units[i].unit, strlen(units[i].unit)) != 0 ||
+        (end[strlen(units[i].unit)] && !g_ascii_isspace(end[strlen(units[i].unit)]) &&
+         end[strlen(units[i].unit)] != '!'))
+      continue;
+    if (units[i].px > 0)
+      return x * units[i].px;
+    return units[i].unit[0] == '%' ? x / 100 * parent : x * parent;
+  }
+  return parent;
+}
+
+/* Element n's font-size, from its style property (which wins) or its
+ * attribute, against the inherited size parent. */
+static double svg_elem_font(xmlNodePtr n, double parent)
+{
+  double px = parent;
+  xmlChar *a = xmlGetProp(n, BAD_CAST "font-size");
+  if (a)
+    px = svg_font_px((const char *)a, parent);
+  xmlFree(a);
+  xmlChar *st = xmlGetProp(n, BAD_CAST "style");
+  if (st) {
+    char **decl = g_strsplit((const char *)st, ";", -1);
+    for (char **d = decl; *d; d++) {
+      char *colon = strchr(*d, ':');
+      if (!colon)
+        continue;
+      *colon = '\0';
+      if (g_ascii_strcasecmp(g_strstrip(*d), "font-size") == 0)
+        px = svg_font_px(g_strstrip(colon + 1), parent);
+    }
+    g_strfreev(decl);
+  }
+  xmlFree(st);
+  return px;
+}
+
+/* The area scale of n's transform attribute (sqrt of the determinant of
+ * its matrix(), scale() factors; translate, rotate and skew keep sizes). */
+static double svg_transform_scale(xmlNodePtr n)
+{
+  xmlChar *t = xmlGetProp(n, BAD_CAST "transform");
+  double scale = 1;
+  for (const char *p = (const char *)t; p && *p;) {
+    while (*p && !g_ascii_isalpha(*p))
+      p++;
+    const char *name = p;
+    while (g_ascii_isalpha(*p))
+      p++;
+    gsize nlen = (gsize)(p - name);
+    double v[6];
+    int k = 0;
+    while (*p && *p != '(')
+      p++;
+    while (*p && *p != ')') {
+      p++;
+      while (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n')
+        p++;
+      char *end;
+      double x = g_ascii_strtod(p, &end);
+      if (end == p)
+        break;
+      if (k < 6)
+        v[k++] = x;
+      p = end;
+    }
+    if (nlen == 6 && strncmp(name, "matrix", 6) == 0 && k == 6)
+      scale *= sqrt(fabs(v[0] * v[3] - v[1] * v[2]));
+    else if (nlen == 5 && strncmp(name, "scale", 5) == 0 && k >= 1)
+      scale *= sqrt(fabs(v[0] * (k > 1 ? v[1] : v[0])));
+    if (*p)
+      p++;
+  }
+  xmlFree(t);
+  return isfinite(scale) ? scale : 1;
+}
+
+static bool svg_holds_text(xmlNodePtr n)
+{
+  for (xmlNodePtr k = n->children; k; k = k->next)
+    if (k->type == XML_TEXT_NODE || k->type == XML_CDATA_SECTION_NODE) {
+      for (const xmlChar *c = k->content; c && *c; c++)
+        if (!g_ascii_isspace(*c))
+          return true;
+    }
+  return false;
+}
+
+/* The largest text under n (in root user units), n's font px and scale
+ * inherited. libxml2 refuses documents deeper than 256: the recursion is
+ * bounded. */
+static double svg_text_walk(xmlNodePtr n, double font, double scale)
+{
+  double most = 0;
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    double f = svg_elem_font(n, font), s = scale * svg_transform_scale(n);
+    if ((!xmlStrcmp(n->name, BAD_CAST "text") || !xmlStrcmp(n->name, BAD_CAST "tspan") ||
+         !xmlStrcmp(n->name, BAD_CAST "textPath")) &&
+        svg_holds_text(n))
+      most = MAX(most, f * s);
+    most = MAX(most, svg_text_walk(n->children, f, s));
+  }
+  return most;
+}
+
+double san_svg_text_px(const char *path, int width_px)
+{
+  xmlDocPtr doc =
+      xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  double px = 0;
+  if (root) {
+    double f = svg_elem_font(root, 16), s = svg_transform_scale(root);
+    px = svg_text_walk(root->children, f, s);
+    /* the viewBox's user units to the px of the image's own width */
+    xmlChar *vb = xmlGetProp(root, BAD_CAST "viewBox");
+    if (vb && width_px > 0) {
+      double v[4];
+      const char *p = (const char *)vb;
+      int k = 0;
+      for (; k < 4; k++) {
+        while (*p == ' ' || *p == ',')
+          p++;
+        char *end;
+        v[k] = g_ascii_strtod(p, &end);
+        if (end == p)
+          break;
+        p = end;
+      }
+      if (k == 4 && v[2] > 0 && isfinite(v[2]))
+        px *= width_px / v[2];
+    }
+    xmlFree(vb);
+  }
+  xmlFreeDoc(doc);
+  return isfinite(px) ? px : 0;
 }

@@ -90,6 +90,14 @@ bool san_svg_well_formed(const char *path, char **why);
  * xlink:href, hyperlinks of <a> and #fragments left out), appended to refs
  * (char *, owned by refs): the images librsvg would load to draw it. */
 void san_svg_image_refs(const char *path, GPtrArray *refs);
+/* The largest text the SVG at path sets (a <text>, <tspan> or <textPath>
+ * holding characters), in CSS px of the image drawn at width_px (its own
+ * size: image.c's, from its width or viewBox): its font-size (attribute or
+ * style property; px, pt, pc, in, cm, mm, em and %; inherited, 16 px when
+ * none) times the scale of the transforms above it, times width_px over
+ * the viewBox's width. 0 when it sets no text or cannot be read. What it
+ * does not read: font sizes from <style> sheets (their classes). */
+double san_svg_text_px(const char *path, int width_px);
 
 /* The SVG document data (len bytes) cleaned for the EPUB (sanitize_svg.c:
  * no scripts, no element that embeds a document, no reference, CSS

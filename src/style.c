@@ -83,6 +83,7 @@ static void defaults(Style *st)
   st->heading_before_pt = 14;
   st->heading_after_pt = 7;
   st->chapter_drop_pt = 60;
+  st->last_page_lines = 5;
   st->code_size_pt = 8.5;
   st->code_leading_pt = 11;
   st->code_pad_pt = 4;
@@ -96,6 +97,8 @@ static void defaults(Style *st)
   memcpy(st->mark_rule_rgb, rule, sizeof rule);
   st->note_size_pt = 8.5;
   st->note_leading_pt = 11;
+  st->caption_size_pt = 9;
+  st->caption_leading_pt = 11.5;
   st->colophon_size_pt = 8.5;
   st->colophon_leading_pt = 11;
   st->table_size_pt = 9;
@@ -227,12 +230,15 @@ static const struct {
     {"heading", "space-before", offsetof(Style, heading_before_pt)},
     {"heading", "space-after", offsetof(Style, heading_after_pt)},
     {"heading", "chapter-drop", offsetof(Style, chapter_drop_pt)},
+    {"page", "last-page-lines", offsetof(Style, last_page_lines)},
     {"code", "size", offsetof(Style, code_size_pt)},
     {"code", "leading", offsetof(Style, code_leading_pt)},
     {"code", "padding", offsetof(Style, code_pad_pt)},
     {"code", "background", offsetof(Style, code_gray)},
     {"footnote", "size", offsetof(Style, note_size_pt)},
     {"footnote", "leading", offsetof(Style, note_leading_pt)},
+    {"caption", "size", offsetof(Style, caption_size_pt)},
+    {"caption", "leading", offsetof(Style, caption_leading_pt)},
     {"colophon", "size", offsetof(Style, colophon_size_pt)},
     {"colophon", "leading", offsetof(Style, colophon_leading_pt)},
     {"table", "size", offsetof(Style, table_size_pt)},

@@ -51,6 +51,8 @@ typedef struct {
   double heading_size_pt[6];
   double heading_before_pt, heading_after_pt;
   double chapter_drop_pt; /* space above a chapter title on its opening page */
+  double last_page_lines; /* a chapter's last page holds at least this many body lines'
+                           * height ([page] last-page-lines; 0: any) */
   /* code */
   char *code_face;
   double code_size_pt, code_leading_pt, code_pad_pt;
@@ -71,6 +73,7 @@ typedef struct {
   double line_number_rgb[3], mark_rgb[3], mark_rule_rgb[3];
   /* footnotes, tables, running heads, title page */
   double note_size_pt, note_leading_pt;
+  double caption_size_pt, caption_leading_pt; /* captions of figures, listings, tables ([caption]) */
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */
   double table_size_pt, table_leading_pt, cell_pad_pt;
   double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */

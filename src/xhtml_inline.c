@@ -219,10 +219,21 @@ static char *image_style(const BookNode *n)
 {
   BookLength w = n->as.image.width, h = n->as.image.height, mw = n->as.image.max_width;
   GString *s = g_string_new(NULL);
+  const BookResource *r = n->as.image.res;
   if (w.unit != BOOK_LEN_NONE)
     append_length(s, "width", w);
   else if (h.unit != BOOK_LEN_NONE && h.unit != BOOK_LEN_PERCENT)
     append_length(s, "height", h);
+  else if (r && r->kind == BOOK_IMAGE_SVG && r->width_px > 0 && n->parent &&
+           n->parent->type == BOOK_FIGURE) {
+    /* a figure's SVG at its own size (96 px to the inch), as print sets it:
+     * one whose root says width="100%" would fill the reader's column; its
+     * text no larger than the body's (1em) when it is larger than 16 px */
+    if (r->text_px > 16)
+      append_length(s, "width", (BookLength){r->width_px / r->text_px, BOOK_LEN_EM});
+    else
+      append_length(s, "width", (BookLength){r->width_px, BOOK_LEN_PX});
+  }
   if (mw.unit != BOOK_LEN_NONE)
     append_length(s, "max-width", mw);
   else if (w.unit == BOOK_LEN_PX || w.unit == BOOK_LEN_EM)

@@ -425,7 +425,12 @@ static void do_code(Build *c, BookNode *n)
     if (f)
       g_object_unref(f);
   }
-  want_space(c, c->st->block_space_pt);
+  /* a listing's code right under its caption or file name (listing_head) */
+  bool headed = n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing &&
+                n == n->parent->first_child &&
+                (n->parent->as.figure.file_name || n->parent->last_child->type == BOOK_FIGCAPTION);
+  if (!headed)
+    want_space(c, c->st->block_space_pt);
   c->after_par = false;
   open_tag(c, "Code");
   GArray *cl = code_lines(sh, t, cs.width - 2 * cs.pad - cs.gutter, cs.mark_w);
@@ -497,8 +502,10 @@ static double length_pt(const Build *c, BookLength l, double w)
 
 /* The size an image figure is drawn at: the size the source asks for (the
  * width, at most max-width; the height only when no width is given), else
- * its own (96 px to the inch), keeping its aspect ratio, never wider than
- * the measure w nor taller than 60% of the text block. */
+ * its own (96 px to the inch) and no larger than sets an SVG's text at the
+ * body's size (image.c's text_px: a diagram drawn for a 1,100 px screen
+ * had 13 pt labels beside 11 pt text), keeping its aspect ratio, never
+ * wider than the measure w nor taller than 60% of the text block. */
 static void figure_size(const Build *c, const BookNode *img, const BookResource *r, double w,
                         double *iw, double *ih)
 {
@@ -507,8 +514,11 @@ static void figure_size(const Build *c, const BookNode *img, const BookResource 
   double hwant = length_pt(c, img->as.image.height, w);
   if (want <= 0 && hwant > 0 && img->as.image.height.unit != BOOK_LEN_PERCENT)
     want = hwant * nw / nh;
-  if (want <= 0)
+  if (want <= 0) {
     want = nw;
+    if (r->text_px > 0)
+      want = MIN(want, nw * c->st->body_size_pt / (r->text_px * 0.75));
+  }
   double maxw = length_pt(c, img->as.image.max_width, w);
   if (maxw > 0)
     want = MIN(want, maxw);
@@ -582,6 +592,109 @@ static double placeholder(Build *c, GArray *items, const char *label, double w)
   return h;
 }
 
+/* The length of a caption's label ("Figure 4-1:", "Listing 2.", "Table
+ * 3"): a word, a space, a number, and the ':' or '.' after it; 0 when the
+ * caption starts otherwise. */
+static size_t caption_label(const char *t)
+{
+  const char *p = t;
+  while (g_ascii_isalpha(*p))
+    p++;
+  if (p == t || p - t > 12 || *p != ' ' || !g_ascii_isdigit(p[1]))
+    return 0;
+  p++;
+  while (g_ascii_isdigit(*p) || ((*p == '-' || *p == '.') && g_ascii_isdigit(p[1])))
+    p++;
+  if (*p == ':' || *p == '.')
+    p++;
+  return (size_t)(p - t);
+}
+
+/* The caption style's size and leading: [caption]'s, at most 0.85 of the
+ * body's size (a small page or two columns set the body smaller), the
+ * leading scaled with it. */
+static void caption_size(const Style *st, double *size, double *lead)
+{
+  *size = MIN(st->caption_size_pt, st->body_size_pt * 0.85);
+  *lead = st->caption_leading_pt * *size / st->caption_size_pt;
+}
+
+/* A caption (a figure's BOOK_FIGCAPTION, or an image's title) in the caption style: the body
+ * face at [caption] size, ragged, never hyphenated, its label bold;
+ * centred when it fits on one line and `centre`. Tagged Caption; its lines
+ * follow c->keep as any others. */
+static void set_caption(Build *c, BookNode *fc, const char *title, BookNode *mark, bool centre)
+{
+  Para p;
+  para_init(&p);
+  if (fc)
+    para_inlines(c, &p, fc);
+  else
+    para_text(&p, NULL, title, 0);
+  double size, lead;
+  caption_size(c->st, &size, &lead);
+  PangoFontDescription *d =
+      font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  size_t lab = caption_label(p.text->str);
+  if (lab) {
+    PangoAttribute *a = pango_attr_weight_new(PANGO_WEIGHT_BOLD);
+    a->start_index = 0;
+    a->end_index = (guint)lab;
+    pango_attr_list_insert(p.attrs, a);
+  }
+  ParaStyle ps = para_style(c, d, lead);
+  ps.hyphenate = false;
+  ps.justify = false;
+  ps.indent_pt = 0;
+  if (centre) {
+    /* (measured without its bold label and code: a caption near the
+     * measure's width wraps, set flush left) */
+    double cw = label_width(c->shp, d, p.text->str);
+    if (cw < ps.width_pt * 0.9) {
+      ps.left_pt += (ps.width_pt - cw) / 2;
+      ps.rtl_right = false; /* centred, whatever its direction */
+    }
+  }
+  c->after_par = false;
+  set_para(c, &p, &ps, true, "Caption", mark, NULL);
+  pango_font_description_free(d);
+  para_clear(&p);
+}
+
+/* A listing's head, above its blocks: its caption, then its file name in
+ * the code face, both kept with each other and the code's first lines. */
+static void listing_head(Build *c, BookNode *n)
+{
+  BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
+  want_space(c, c->st->block_space_pt * 1.2);
+  c->after_par = false;
+  if (!fc && !n->as.figure.file_name)
+    return;
+  c->keep = G_MAXINT / 2;
+  if (fc)
+    set_caption(c, fc, NULL, n, false);
+  if (n->as.figure.file_name) {
+    double size, lead;
+    caption_size(c->st, &size, &lead);
+    PangoFontDescription *d =
+        font_desc(c->st->code_face, size * 0.92, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
+    GArray *items = items_new();
+    add_tag(items, LAY_TAG_BEGIN, "Caption");
+    double base = baseline(c->shp, d, lead);
+    shape_label(c->shp, items, d, n->as.figure.file_name, left_of(c), base, 0.25);
+    add_tag(items, LAY_TAG_END, "Caption");
+    if (fc)
+      c->space = 1;
+    VItem *v = emit_line(c, items, lead, 0);
+    v->mark_node = n;
+    v->trace = g_strdup_printf("[file %s]", n->as.figure.file_name);
+    pango_font_description_free(d);
+  }
+  c->keep = 2;
+  c->space = 0;
+  want_space(c, 3);
+}
+
 static void do_figure(Build *c, BookNode *n)
 {
   BookNode *img = n->first_child;
@@ -621,35 +734,14 @@ static void do_figure(Build *c, BookNode *n)
   VItem *v = emit_line(c, items, h, 0);
   v->mark_node = n;
   v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
-  /* caption: the figure's BOOK_FIGCAPTION, else the title, else the alt text */
+  /* its caption (captions.c decided it: never the alt text), kept with it */
   BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
-  const char *cap = fc                                            ? NULL
-                    : img->as.image.title && *img->as.image.title ? img->as.image.title
-                    : drawn                                       ? alt->str
-                                                                  : NULL;
-  if (fc || (cap && *cap)) {
-    Para p;
-    para_init(&p);
-    if (fc)
-      para_inlines(c, &p, fc);
-    else
-      para_text(&p, img, cap, 0);
-    if (fc)
-      cap = p.text->str;
-    PangoFontDescription *d = font_desc(c->st->body_face, c->st->note_size_pt + 0.5,
-                                        PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
-    ParaStyle ps = para_style(c, d, c->st->note_leading_pt + 1);
-    ps.hyphenate = false;
-    double cw = label_width(c->shp, d, cap);
-    if (cw < ps.width_pt) {
-      ps.left_pt += (ps.width_pt - cw) / 2;
-      ps.rtl_right = false; /* centred, whatever its direction */
-    }
-    c->space = 4;
-    c->keep = 1;
-    set_para(c, &p, &ps, true, NULL, n, NULL);
-    pango_font_description_free(d);
-    para_clear(&p);
+  const char *title = img->as.image.title;
+  if (fc || (title && *title)) { /* else none: the alt text is no caption */
+    c->space = 5;
+    c->keep = G_MAXINT / 2;
+    set_caption(c, fc, title, n, true);
+    c->keep = 0;
   }
   close_tag(c, "Figure");
   want_space(c, c->st->block_space_pt * 1.5);
@@ -773,15 +865,16 @@ static void block_enter(Build *c, Walk *w, BookIter *it, BookNode *n, BookNode *
     book_iter_skip_children(it);
     break;
   case BOOK_FIGURE:
-    if (n->as.figure.listing) { /* a code listing: its blocks, then its caption */
-      want_space(c, c->st->block_space_pt);
+    if (n->as.figure.listing) { /* a listing: its caption and file name, then its blocks */
+      listing_head(c, n);
       break;
     }
     do_figure(c, n);
     book_iter_skip_children(it);
     break;
-  case BOOK_FIGCAPTION: /* a listing's caption (an image figure sets its own) */
-    do_paragraph(c, n, "Caption");
+  case BOOK_FIGCAPTION: /* a listing's caption, set by listing_head already */
+    if (!n->parent || n->parent->type != BOOK_FIGURE)
+      do_paragraph(c, n, "Caption");
     book_iter_skip_children(it);
     break;
   case BOOK_CODE_BLOCK: do_code(c, n); break;

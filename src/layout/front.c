@@ -185,9 +185,11 @@ void title_block(Build *c)
   want_space(c, st->byline_size_pt * 0.4);
   GArray *items = items_new();
   add_rule(items, LAY_RULE, 0, 0, c->measure, 0.6, 0);
-  VItem *v = emit_line(c, items, 0.6, LB_INFINITY);
+  /* the air under the rule is part of its line: the first block after it
+   * adds none (first_block), and c->space would be dropped with it */
+  VItem *v = emit_line(c, items, 0.6 + st->heading_after_pt * 2, LB_INFINITY);
   v->trace = g_strdup("[title rule]");
-  c->space = st->heading_after_pt * 2;
+  c->space = 0;
   c->first_block = true; /* no heading space above the first section */
   c->after_par = false;
   pango_font_description_free(db);
@@ -431,6 +433,18 @@ static const GArray *head_code(const Outline *o, const BookChapter *ch, const ch
   }
   return NULL;
 }
+/* The recto's head of chapter ch: its title as the outline numbers it
+ * ("3\u2002Ownership" under -N), else chapter_title's. */
+static const char *chapter_head(const Outline *o, const BookChapter *ch, const char *book_title)
+{
+  for (guint i = 0; o && i < o->entries->len; i++) {
+    const OutlineEntry *e = outline_entry(o, i);
+    if (e->chapter == ch && e->chapter_start && e->heading == ch->heading)
+      return e->number && e->title && *e->title ? e->title : chapter_title(ch, book_title);
+  }
+  return chapter_title(ch, book_title);
+}
+
 /* A title shortened at a word's end with an ellipsis to fit width w. */
 static char *fit_title(LayShaper *shp, const PangoFontDescription *d, const char *title,
                        PangoAttrList *attrs, double w)
@@ -499,7 +513,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
       continue;
     }
     bool recto = p->folio % 2 == 1;
-    const char *full = recto && f->chapter ? chapter_title(f->chapter, book_title) : book_title;
+    const char *full = recto && f->chapter ? chapter_head(outline, f->chapter, book_title) : book_title;
     double nw = label_width(shp, dn, num);
     gsize from = 0;
     const GArray *code = recto && f->chapter && full != book_title

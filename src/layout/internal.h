@@ -217,6 +217,7 @@ typedef struct {
   double indent_pt;                    /* first line */
   bool justify;
   bool hyphenate;
+  bool whole_words; /* lines break at spaces only (a table's cell as wide as its widest word) */
   bool rtl_right; /* a right-to-left paragraph's lines flush right, its indent at the right
                    * (set_para, lines of a vertical list); false: the caller places them */
   bool mirror;    /* flush right, the indent at the right, whatever the text's direction:
@@ -427,15 +428,9 @@ double block_x(const Style *st, bool rtl, int folio);
 void place_notes(LayStore *store, Frame *f, GPtrArray *notes);
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end);
-/* paginate, handing each page to placed(ud, from, frame) as soon as it is
- * placed (see PageFeed), so that its caller can draw and empty it before
- * the next: a chapter of thousands of pages is not held whole. */
-void paginate_each(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
-                   BookChapter *ch, guint span_end,
-                   void (*placed)(void *ud, guint from, guint frame), void *ud);
 
 /* Pagination of a vertical list that grows as it is built (the handout,
- * chapter by chapter): what paginate does, each page placed as soon as
+ * a chapter and those that run on after it: layout.c's flow_chapters): what paginate does, each page placed as soon as
  * no item still to come can change it. */
 typedef struct {
   const LayEnv *env;
@@ -554,6 +549,11 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
  * opening, which span the columns. */
 GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
                       guint *span_end);
+/* Does chapter ci run on after the one before it rather than start a new
+ * page: a chapter with no heading (a file that opens with none), one
+ * below the chapter level, or a book project's nested chapter (book.h's
+ * nest > 0: SUMMARY.md's sub-chapters)? Never the first. */
+bool lay_runs_on(const LayEnv *env, guint ci);
 void run_clear(Run *r);
 /* An empty layout of the style's paper, with the book's title as printed. */
 Layout *layout_new(const Book *book, const Style *st, const Fonts *fonts);

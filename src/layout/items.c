@@ -111,6 +111,27 @@ typedef struct {
   PointKind kind;
 } Point;
 
+/* Does a glyph cluster start at byte `at`? Not inside a ligature ("ff" of
+ * "different" is one glyph: a hyphen there would draw "diff-" / "erent"
+ * while the text says "dif-" / "ferent"). Right to left: always. */
+static bool cluster_start(const Shaped *sh, size_t at)
+{
+  const ShapeRun *r = shape_run_at(sh, at);
+  if (!r || r->item->analysis.level % 2)
+    return true;
+  const PangoGlyphString *gs = r->glyphs;
+  size_t off = (size_t)r->item->offset;
+  int lo = 0, hi = gs->num_glyphs;
+  while (lo < hi) { /* the first glyph whose cluster starts at or after at */
+    int mid = (lo + hi) / 2;
+    if (off + (size_t)gs->log_clusters[mid] < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < gs->num_glyphs && off + (size_t)gs->log_clusters[lo] == at;
+}
+
 /* The break points inside the word [i, j) (bytes [b0, bw) without its note
  * marks), in order: hyphenation points (hp), URL points, and, when the word
  * is wider than the line, code points (ident), else in an inline code span
@@ -142,7 +163,7 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
     while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
       h++;
     Point p = {at, P_NONE};
-    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at)
+    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at && cluster_start(sh, at))
       p.kind = P_HYPH;
     else if (url && url_point(t, at, b0, bw))
       p.kind = P_URL;
@@ -281,8 +302,11 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     word_points(c->shp, t + b0, bw - b0, hp);
   bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
   BreakMarks bm = {0};
-  word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
-                  break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
+  if (ps->whole_words) /* a table cell as wide as its widest word: none broken */
+    g_array_set_size(pts, 0);
+  else
+    word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
+                    break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
@@ -296,7 +320,8 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   }
   push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, b1)}, from, b1,
        M_BOX, MK_NONE);
-  if (j < sh->nchars && break_before(sh, flags, flen, j) && !sh->log[j].is_white) {
+  if (j < sh->nchars && !ps->whole_words && break_before(sh, flags, flen, j) &&
+      !sh->log[j].is_white) {
     gunichar prev = g_utf8_get_char(g_utf8_prev_char(t + b1));
     if (ps->justify && !ragged && !(flag_at(flags, flen, b1 - 1) & (F_CODE | F_URL)) &&
         (cjk_solid(prev) || cjk_solid(g_utf8_get_char(t + b1)))) {

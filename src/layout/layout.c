@@ -2,10 +2,11 @@
  * in order, each a function of its own file:
  *
  *  1. the footnotes, each as its own vertical list (notes.c);
- *  2. each chapter from a new page: its blocks -> a vertical list (lines,
- *     glue and penalties, as in TeX: blocks.c, para.c, lines.c, table.c),
- *     broken into pages and columns with its notes at the page foot
- *     (paginate.c);
+ *  2. each top-level chapter from a new page, the chapters that run on
+ *     after it (nested ones) in its flow: their blocks -> a vertical list
+ *     (lines, glue and penalties, as in TeX: blocks.c, para.c, lines.c,
+ *     table.c), broken into pages and columns with its notes at the page
+ *     foot (paginate.c), each page handed on as it is placed;
  *  3. the running heads and folios, the title page and the contents with
  *     the page numbers step 2 found (front.c);
  *  4. page labels, the page marks for the EPUB, the colophon's page
@@ -159,6 +160,18 @@ GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint 
   build_init(c, env, shp, store, env->text_w);
   open_tag(c, "Sect");
   emit_dest_pending(c, ch->id);
+  if (lay_runs_on(env, ci)) { /* no drop: it runs on after the one before (flow_chapters) */
+    *span_end = 0;
+    c->measure = env->cols.w_pt;
+    walk_blocks(c, ch->root, NULL);
+    if (env->url_end)
+      url_notes_end(c);
+    close_tag(c, "Sect");
+    vl_end(c);
+    GArray *vl = build_take(c);
+    build_clear(c);
+    return vl;
+  }
   VItem *v =
       emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
   v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
@@ -197,11 +210,71 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
   return chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
 }
 
-/* Each chapter from a new page: set, its URL notes laid out, paginated.
- * Without keep (the page list alone) a chapter's pages are emptied once
- * paginated, where each destination landed noted first: only their
- * folios and page marks are wanted, and a chapter's last page is final
- * (the next starts a new one), so memory does not grow with the pages. */
+bool lay_runs_on(const LayEnv *env, guint ci)
+{
+  const BookChapter *ch = env->book->chapters->pdata[ci];
+  return ci > 0 &&
+         (!ch->heading || ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
+}
+
+/* Chapter ci's vertical list, its URL notes at the page foot laid out
+ * (with --link-notes=foot) and the next chapter's numbered from there. */
+static GArray *chapter_notes_take(Run *r, guint ci, guint *span_end)
+{
+  GArray *vl = chapter_take(r, ci, span_end);
+  if (!r->env.url_end)
+    url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
+  r->store.url_first = r->store.url_notes->len;
+  return vl;
+}
+
+/* Chapter ci from a new page, and the chapters that run on after it
+ * (lay_runs_on: an mdBook's nested chapters, files that open with no
+ * chapter heading) in the same flow, joined by a heading's space where a
+ * page may break: each chapter set in turn and fed to one PageFeed, which
+ * hands each page to placed(ud, from, frame) as soon as it is placed (as
+ * the handout does), and the list's head no page to come reads freed.
+ * So a run of chapters is never held whole: one chapter's list, and the
+ * pages the runt rule may still change (paginate.c: one). Every frame
+ * names chapter ci (the running head's). Returns the last chapter taken. */
+static guint flow_chapters(Run *r, guint ci, void (*placed)(void *ud, guint from, guint frame),
+                           void *ud)
+{
+  const Book *book = r->env.book;
+  guint span_end;
+  GArray *vl = chapter_notes_take(r, ci, &span_end);
+  PageFeed f;
+  feed_init(&f, &r->env, &r->store, &r->env.cols, &r->body, book->chapters->pdata[ci], span_end);
+  f.placed_page = placed;
+  f.ud = ud;
+  for (;;) {
+    bool last = ci + 1 >= book->chapters->len || !lay_runs_on(&r->env, ci + 1);
+    feed_pages(&f, vl, last);
+    if (last)
+      break;
+    feed_trim(&f, vl);
+    guint se;
+    GArray *more = chapter_notes_take(r, ++ci, &se);
+    if (vl->len && g_array_index(vl, VItem, vl->len - 1).kind == V_LINE) {
+      VItem g = {.kind = V_GLUE, .h_pt = r->env.st->heading_before_pt * 1.5, .header = -1};
+      g_array_append_val(vl, g);
+    }
+    for (guint k = 0; k < more->len; k++) { /* a repeated table header's index moves */
+      VItem *v = &g_array_index(more, VItem, k);
+      if (v->header >= 0)
+        v->header += (int)vl->len;
+    }
+    g_array_append_vals(vl, more->data, more->len);
+    g_array_free(more, TRUE); /* its items moved, not copied */
+  }
+  feed_clear(&f);
+  vlist_free(vl);
+  return ci;
+}
+
+/* Without keep (the page list alone) each page is emptied as soon as it
+ * is placed, where each destination landed noted first: only their folios
+ * and page marks are wanted, so memory does not grow with the pages. */
 static void count_page(void *ud, guint from, guint frame)
 {
   (void)frame;
@@ -214,21 +287,12 @@ static void count_page(void *ud, guint from, guint frame)
   }
 }
 
+/* Each top-level chapter from a new page, the chapters that run on after
+ * it in its flow (flow_chapters). */
 static void lay_chapters(Run *r, bool keep)
 {
-  const Book *book = r->env.book;
-  for (guint ci = 0; ci < book->chapters->len; ci++) {
-    BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end;
-    GArray *vl = chapter_take(r, ci, &span_end);
-    if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
-    r->store.url_first = r->store.url_notes->len;
-    /* without keep, each page emptied as soon as it is placed */
-    paginate_each(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end,
-                  keep ? NULL : count_page, r);
-    vlist_free(vl);
-  }
+  for (guint ci = 0; ci < r->env.book->chapters->len; ci++)
+    ci = flow_chapters(r, ci, keep ? NULL : count_page, r);
 }
 
 /* Where every destination landed: the folio of its first body page
@@ -463,7 +527,7 @@ static void hand_over(Stream *s, LayPage *p, bool all_placed)
   s->sink->page(s->sink->ud, items, at->label); /* the sink's to free */
 }
 
-/* A page of a chapter placed (paginate_each: final, as nothing placed
+/* A page of a chapter placed (flow_chapters: final, as nothing placed
  * later changes it): its running head, folio and page mark, where its
  * destinations landed; then it is handed over, so that a chapter's pages
  * are drawn and emptied as they are placed, never held all at once (a
@@ -485,22 +549,12 @@ static void stream_page(void *ud, guint from, guint frame)
     hand_over(s, r->body.pages->pdata[i], false);
 }
 
-/* Each chapter from a new page, as lay_chapters does; each of its pages
- * handed over as it is placed (stream_page). */
+/* Each top-level chapter from a new page, as lay_chapters does; each
+ * page handed over as it is placed (stream_page). */
 static void stream_chapters(Stream *s)
 {
-  Run *r = s->r;
-  const Book *book = r->env.book;
-  for (guint ci = 0; ci < book->chapters->len; ci++) {
-    BookChapter *ch = book->chapters->pdata[ci];
-    guint span_end;
-    GArray *vl = chapter_take(r, ci, &span_end);
-    if (!r->env.url_end)
-      url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
-    r->store.url_first = r->store.url_notes->len;
-    paginate_each(&r->env, &r->store, &r->env.cols, &r->body, vl, ch, span_end, stream_page, s);
-    vlist_free(vl);
-  }
+  for (guint ci = 0; ci < s->r->env.book->chapters->len; ci++)
+    ci = flow_chapters(s->r, ci, stream_page, s);
 }
 
 /* The contents with their page numbers in place of the placeholders' pages

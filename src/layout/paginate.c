@@ -390,6 +390,57 @@ static void feed_place(const Pager *c, PageFeed *f, GArray *vl, const Range *rg)
   place_range(c, f->b, fr, vl, rg, f->pnotes);
 }
 
+/* The height of the items from i to end (glue and lines). */
+static double range_height(const GArray *vl, guint i, guint end)
+{
+  double h = 0;
+  for (guint k = i; k < end && k < vl->len; k++) {
+    const VItem *v = &g_array_index(vl, VItem, k);
+    h += v->kind == V_PENALTY ? 0 : v->h_pt;
+  }
+  return h;
+}
+
+/* One column: a chapter's last page holding less than the style's
+ * last-page-lines: the page before breaks up to PAGE_STRETCH_LINES body
+ * lines higher (a short page, within its ragged bottom: five, as a code
+ * listing's lines are shorter than the body's and a runt of two code
+ * lines needs seven) when the last page then holds enough and the rest
+ * still fits it. (A page made longer,
+ * as LaTeX's \enlargethispage, would set lines below the text block.) */
+static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
+                     guint placed, GPtrArray *pnotes)
+{
+  guint len = ranges->len, n = vl->len;
+  double lead = c->st->leading_pt, want = c->st->last_page_lines * lead;
+  if (len < 2)
+    return;
+  Range *last = &g_array_index(ranges, Range, len - 1), *prev = last - 1;
+  if (last->end < n || range_height(vl, last->start, n) >= want - 0.5)
+    return;
+  double h0 = placed + len - 2 == 0 ? first_h : c->text_h;
+  for (int k = 1; k <= (int)PAGE_STRETCH_LINES; k++) {
+    bool clean = false;
+    guint e = frame_fill(c, vl, prev->start, h0 - k * lead, pnotes, &clean);
+    if (!clean || e <= prev->start)
+      continue;
+    guint s2 = next_line(vl, e);
+    if (s2 >= n)
+      continue;
+    bool clean2 = false;
+    guint e2 = frame_fill(c, vl, s2, c->text_h, pnotes, &clean2);
+    if (e2 < n)
+      return; /* the rest no longer fits one page */
+    if (range_height(vl, s2, n) >= want - 0.5) {
+      prev->end = e;
+      prev->clean = clean;
+      last->start = s2;
+      last->clean = clean2;
+      return;
+    }
+  }
+}
+
 void feed_init(PageFeed *f, const LayEnv *env, LayStore *store, const Columns *cols, Body *b,
                BookChapter *ch, guint span_end)
 {
@@ -427,11 +478,18 @@ guint feed_pages(PageFeed *f, GArray *vl, bool done)
   feed_fill(c, f, vl, done);
   if (done && n == 2 && f->ranges->len)
     balance_last(c, vl, f->ranges, f->placed, f->first_h, f->pnotes);
+  bool runt = n == 1 && f->env->st->chapter_new_page && f->env->st->last_page_lines > 0;
+  if (done && runt)
+    fix_runt(c, vl, f->ranges, f->first_h, f->placed, f->pnotes);
   /* a page is placed once a line follows its frames: then it is not the
    * last page (which balance_last may change) and its last line is not
-   * vl's (to which the builder may still add closing tags) */
+   * vl's (to which the builder may still add closing tags); with the runt
+   * rule, once a whole page follows it (fix_runt may shorten the page
+   * before the last): one page held, never more */
   guint r = 0, len = f->ranges->len;
-  while (done ? r < len : len - r > n || (len - r == n && next_line(vl, f->next) < vl->len)) {
+  while (done   ? r < len
+         : runt ? len - r > n
+                : len - r > n || (len - r == n && next_line(vl, f->next) < vl->len)) {
     guint page = f->b->pages->len, frame = f->b->frames->len;
     for (guint end = MIN(r + n, len); r < end; r++)
       feed_place(c, f, vl, &g_array_index(f->ranges, Range, r));
@@ -477,17 +535,8 @@ void feed_trim(PageFeed *f, GArray *vl)
 void paginate(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
               BookChapter *ch, guint span_end)
 {
-  paginate_each(env, store, cols, b, vl, ch, span_end, NULL, NULL);
-}
-
-void paginate_each(const LayEnv *env, LayStore *store, const Columns *cols, Body *b, GArray *vl,
-                   BookChapter *ch, guint span_end,
-                   void (*placed)(void *ud, guint from, guint frame), void *ud)
-{
   PageFeed f;
   feed_init(&f, env, store, cols, b, ch, span_end);
-  f.placed_page = placed;
-  f.ud = ud;
   feed_pages(&f, vl, true);
   feed_clear(&f);
 }

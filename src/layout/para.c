@@ -277,14 +277,18 @@ static void link_note_mark(Build *c, Para *p, BookNode *n, const char *href, siz
 {
   if (!text_not_url(p, s, e, href))
     return;
-  UrlNote *u = url_note_for(c, href);
+  /* measuring (a table's cell, table.c): room for a mark of two letters,
+   * no note made (it is numbered when the cell is set) */
+  UrlNote *u = c->measuring ? NULL : url_note_for(c, href);
   /* the letter against its word, as a footnote number */
   size_t m0 = p->text->len;
-  g_string_append(p->text, u->label);
+  g_string_append(p->text, u ? u->label : "mm");
   attr_add(p, pango_attr_scale_new(0.68), m0, p->text->len);
   attr_add(p, pango_attr_style_new(PANGO_STYLE_ITALIC), m0, p->text->len);
   attr_add(p, pango_attr_rise_new((int)(c->st->body_size_pt * 0.36 * PANGO_SCALE)), m0,
            p->text->len);
+  if (!u)
+    return;
   span_add(p, SPAN_URLNOTE, m0, p->text->len, n);
   Span *us = &g_array_index(p->spans, Span, p->spans->len - 1);
   us->dest = g_strdup(u->id);
@@ -326,11 +330,11 @@ static void link_exit(Build *c, Para *p, BookNode *n, size_t s, size_t len)
   const char *href = n->as.link.href;
   if (href && !n->as.link.internal && shows_url(p, s, len, href))
     span_add(p, SPAN_URL, s, len, n);
-  if (n->as.link.internal || !book_url_is_external(href) || c->measuring)
+  if (n->as.link.internal || !book_url_is_external(href))
     return;
   if (!c->note_mode)
     link_note_mark(c, p, n, href, s, len);
-  else
+  else if (!c->measuring)
     link_url_after(p, n, href, s, len);
 }
 

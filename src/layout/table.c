@@ -15,6 +15,7 @@ typedef struct {
   double *cw;                   /* column widths (owned) */
   double tw;                    /* the table's width */
   GHashTable *measured;         /* cell BookNode -> Measured: the cells' shaping, set_cell's */
+  bool whole;                   /* every column as wide as its widest word between spaces */
 } Tab;
 
 /* A cell as column_widths shaped it, for set_cell to take when the cell's
@@ -34,14 +35,22 @@ static void measured_free(gpointer v)
   g_free(m);
 }
 
-/* Column widths from the content: the natural width of each cell and its
- * widest word; natural widths when they fit, else the minimum plus a share
- * of the rest. */
+/* Column widths from the content, as browsers' automatic table layout
+ * sets them: each column's preferred width (its widest cell unbroken) and
+ * minimum (its widest word: between spaces, so that a path, a URL or a
+ * compound is not broken at a slash or a hyphen while the table has room;
+ * when those do not fit together, between the text's break opportunities);
+ * preferred widths when they fit, else each column its minimum plus a
+ * share of the rest in proportion to what it lacks of its preferred
+ * width, so that no word is broken while another column has room. Only
+ * when the minimums alone do not fit are long words (URLs, long
+ * identifiers) counted at most a share of the measure, and broken. */
 static void column_widths(Build *c, Tab *t)
 {
   int ncols = t->ncols;
   double pad = t->pad;
-  double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols);
+  double *nat = g_new0(double, ncols), *minw = g_new0(double, ncols),
+         *word = g_new0(double, ncols), *whole = g_new0(double, ncols);
   c->measuring = true;
   for (BookNode *r = t->node->first_child; r; r = r->next) {
     int k = 0;
@@ -52,17 +61,26 @@ static void column_widths(Build *c, Tab *t)
       const PangoFontDescription *d = r->as.row.header ? t->db : t->d;
       pango_context_set_font_description(c->shp->pctx, d);
       Shaped *sh = shape_text(c->shp->pctx, p.text->str, p.text->len, p.attrs, c->shp->plang);
-      double wn = shape_width_pt(sh, 0, sh->len), wm = 0;
-      size_t ws = 0;
+      double wn = shape_width_pt(sh, 0, sh->len), wm = 0, ww = 0;
+      size_t ws = 0, wws = 0;
       for (int ch = 0; ch <= sh->nchars; ch++) {
-        if (ch == sh->nchars || sh->log[ch].is_line_break || sh->log[ch].is_white) {
+        bool end = ch == sh->nchars || sh->log[ch].is_white;
+        if (end || sh->log[ch].is_line_break) {
           size_t be = (size_t)sh->char_byte[ch];
           wm = MAX(wm, shape_width_pt(sh, ws, be));
           ws = be;
         }
+        /* a space's break (or a forced one) ends a whole word */
+        if (end || sh->log[ch].is_mandatory_break ||
+            (sh->log[ch].is_line_break && ch > 0 && sh->log[ch - 1].is_white)) {
+          size_t be = (size_t)sh->char_byte[ch];
+          ww = MAX(ww, shape_width_pt(sh, wws, be));
+          wws = be;
+        }
       }
       nat[k] = MAX(nat[k], wn + 2 * pad);
-      minw[k] = MAX(minw[k], MIN(wm, 60.0) + 2 * pad);
+      word[k] = MAX(word[k], wm + 2 * pad);
+      whole[k] = MAX(whole[k], ww + 2 * pad);
       Measured *m = g_new(Measured, 1);
       *m = (Measured){sh, pango_attr_list_ref(p.attrs), d};
       g_hash_table_replace(t->measured, cell, m);
@@ -70,8 +88,20 @@ static void column_widths(Build *c, Tab *t)
     }
   }
   c->measuring = false;
-  double avail = c->measure - left_of(c), sn = 0, sm = 0;
+  double avail = c->measure - left_of(c), sn = 0, sm = 0, swhole = 0;
+  for (int k = 0; k < ncols; k++)
+    swhole += whole[k];
+  t->whole = swhole <= avail;
+  if (t->whole) /* every word whole: a minimum between spaces */
+    memcpy(word, whole, sizeof *word * (size_t)ncols);
+  for (int k = 0; k < ncols; k++)
+    sm += word[k];
+  /* the minimums too wide together: a long word counts at most the
+   * larger of 60 pt and an even share of the measure */
+  double cap = sm <= avail ? G_MAXDOUBLE : MAX(60.0 + 2 * pad, avail / ncols);
+  sm = 0;
   for (int k = 0; k < ncols; k++) {
+    minw[k] = MIN(word[k], cap);
     sn += nat[k];
     sm += minw[k];
   }
@@ -88,6 +118,8 @@ static void column_widths(Build *c, Tab *t)
     t->tw += t->cw[k];
   g_free(nat);
   g_free(minw);
+  g_free(word);
+  g_free(whole);
 }
 
 /* Cell k of a row at x: its lines into items, aligned in the column; its
@@ -109,6 +141,7 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
   ps.width_pt = t->cw[k] - 2 * t->pad;
   ps.base_pt = t->base;
   ps.hyphenate = false;
+  ps.whole_words = t->whole;
   GPtrArray *lines = g_ptr_array_new();
   SetInfo si = set_para(c, &p, &ps, true, NULL, cell, lines);
   const BookNode *n = t->node;
@@ -257,7 +290,8 @@ void do_table(Build *c, BookNode *n)
            NULL,
            NULL,
            0,
-           g_hash_table_new_full(NULL, NULL, NULL, measured_free)};
+           g_hash_table_new_full(NULL, NULL, NULL, measured_free),
+           false};
   double size = c->st->table_size_pt;
   t.d = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
   t.db = font_desc(c->st->body_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
