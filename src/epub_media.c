@@ -13,6 +13,7 @@
 #include "fontstack.h"
 #include "sanitize.h"
 #include "subset.h"
+#include <pthread.h>
 
 /* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
  * readers. */
@@ -314,7 +315,7 @@ typedef struct {
   GArray *diags; /* BookDiag */
 } Prefetch;
 
-static GMutex prefetch_lock;
+static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static Prefetch *prefetched; /* at most one, until taken */
 
 static gpointer draw_ahead(gpointer data)
@@ -330,13 +331,13 @@ static gpointer draw_ahead(gpointer data)
  * pending, or NULL. */
 static Prefetch *take_prefetch(Book *b, const Style *style, const Fonts *fonts)
 {
-  g_mutex_lock(&prefetch_lock);
+  pthread_mutex_lock(&prefetch_lock);
   Prefetch *f = prefetched;
   if (f && (!b || (f->book == b && f->style == style && f->fonts == fonts)))
     prefetched = NULL;
   else
     f = NULL;
-  g_mutex_unlock(&prefetch_lock);
+  pthread_mutex_unlock(&prefetch_lock);
   if (f) {
     int held = fontlock_suspend(); /* the cover is drawn holding it */
     g_thread_join(f->thread);
@@ -369,7 +370,7 @@ void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts)
   f->style = style;
   f->fonts = fonts;
   f->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  g_mutex_lock(&prefetch_lock);
+  pthread_mutex_lock(&prefetch_lock);
   static bool registered;
   if (!registered) {
     atexit(drop_prefetch); /* a cover never asked for: joined and freed */
@@ -380,7 +381,7 @@ void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts)
     f->thread = g_thread_new("octavo-cover", draw_ahead, f);
     prefetched = f;
   }
-  g_mutex_unlock(&prefetch_lock);
+  pthread_mutex_unlock(&prefetch_lock);
   if (busy)
     prefetch_free(f);
 }

@@ -177,13 +177,18 @@ static cairo_scaled_font_t *make_draw_font(PangoFont *font)
   return df;
 }
 
+static pthread_once_t quark_once = PTHREAD_ONCE_INIT;
+static GQuark quark;
+static void make_quark(void)
+{
+  quark = g_quark_from_static_string("octavo-draw-font");
+}
+
 cairo_scaled_font_t *fontlock_draw_font(PangoFont *font)
 {
-  static gsize quark;
   if (!font)
     return NULL;
-  if (g_once_init_enter(&quark))
-    g_once_init_leave(&quark, g_quark_from_static_string("octavo-draw-font"));
+  pthread_once(&quark_once, make_quark);
   cairo_scaled_font_t *df = g_object_get_qdata(G_OBJECT(font), quark);
   if (df)
     return df;

@@ -9,6 +9,7 @@
 #include <pango/pangocairo.h>
 #include <pango/pangofc-fontmap.h>
 #include <string.h>
+#include <pthread.h>
 
 struct Fonts {
   FcConfig *config;
@@ -297,14 +298,14 @@ void fonts_free(Fonts *f)
 
 void fonts_keep(const Fonts *cf, gpointer data, GDestroyNotify destroy)
 {
-  static GMutex mutex;
+  static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   Fonts *f = (Fonts *)cf; /* what it keeps only */
   Kept k = {data, destroy};
-  g_mutex_lock(&mutex);
+  pthread_mutex_lock(&mutex);
   if (!f->kept)
     f->kept = g_array_new(FALSE, FALSE, sizeof(Kept));
   g_array_append_val(f->kept, k);
-  g_mutex_unlock(&mutex);
+  pthread_mutex_unlock(&mutex);
 }
 
 PangoFontMap *fonts_font_map(const Fonts *f)

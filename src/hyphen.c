@@ -8,8 +8,9 @@
 #include <hyphen.h> /* libhyphen */
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
-static GMutex lock;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
 static bool atexit_done;
 static char none_sentinel;
@@ -111,9 +112,9 @@ static HyphenDict *dict_for(const char *lang)
 
 bool hyphen_has_language(const char *lang)
 {
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   bool ok = dict_for(lang) != NULL;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   return ok;
 }
 
@@ -128,29 +129,29 @@ static gpointer preload(gpointer lang)
 
 void hyphen_preload(const char *lang)
 {
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   if (!atexit_done) {
     atexit(hyphen_cleanup); /* joins the thread before the process ends */
     atexit_done = true;
   }
   if (!preloader && lang && *lang)
     preloader = g_thread_new("octavo-hyphen", preload, g_strdup(lang));
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
 }
 
 void hyphen_cleanup(void)
 {
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   GThread *t = preloader;
   preloader = NULL;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   if (t)
     g_thread_join(t);
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   if (dicts)
     g_hash_table_destroy(dicts);
   dicts = NULL;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
 }
 
 /* Characters that make a word code, a path or a URL when inside it. */
@@ -263,7 +264,7 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       return 0;
   }
 
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   HyphenDict *d = dict_for(lang);
   if (d) {
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
@@ -281,7 +282,7 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       p = q;
     }
   }
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   return offsets->len;
 }
 
