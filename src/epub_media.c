@@ -8,12 +8,10 @@
 #include <string.h>
 
 #include "cover.h"
-#include "fontlock.h"
 #include "fonts.h"
 #include "fontstack.h"
 #include "sanitize.h"
 #include "subset.h"
-#include <pthread.h>
 
 /* octavo's own cover: 1000 x 1500 pixels, a 2:3 face, sharp on phones and
  * readers. */
@@ -308,15 +306,17 @@ typedef struct {
   Book *book;
   const Style *style;
   const Fonts *fonts;
-  GThread *thread;
+  RunPlan *plan;
+  RunThread *thread;
   GBytes *image;
   const char *media_type;
   int width, height;
   GArray *diags; /* BookDiag */
 } Prefetch;
 
-static pthread_mutex_t prefetch_lock = PTHREAD_MUTEX_INITIALIZER;
-static Prefetch *prefetched; /* at most one, until taken */
+/* The plan keeps the one cover drawn ahead under this key until the EPUB
+ * takes it, or the run ends (runplan_end: prefetch_free). */
+#define PREFETCH_KEY "epub-cover"
 
 static gpointer draw_ahead(gpointer data)
 {
@@ -327,27 +327,17 @@ static gpointer draw_ahead(gpointer data)
   return NULL;
 }
 
-/* The prefetched cover for (b, style, fonts), joined and no longer
- * pending, or NULL. */
-static Prefetch *take_prefetch(Book *b, const Style *style, const Fonts *fonts)
+/* f's thread joined (giving up fontlock: the cover is drawn holding it). */
+static void prefetch_join(Prefetch *f)
 {
-  pthread_mutex_lock(&prefetch_lock);
-  Prefetch *f = prefetched;
-  if (f && (!b || (f->book == b && f->style == style && f->fonts == fonts)))
-    prefetched = NULL;
-  else
-    f = NULL;
-  pthread_mutex_unlock(&prefetch_lock);
-  if (f) {
-    int held = fontlock_suspend(); /* the cover is drawn holding it */
-    g_thread_join(f->thread);
-    fontlock_resume(held);
-  }
-  return f;
+  if (f->thread)
+    runplan_join(f->plan, f->thread);
+  f->thread = NULL;
 }
 
 static void prefetch_free(Prefetch *f)
 {
+  prefetch_join(f);
   if (f->image)
     g_bytes_unref(f->image);
   for (guint i = 0; i < f->diags->len; i++)
@@ -356,39 +346,36 @@ static void prefetch_free(Prefetch *f)
   g_free(f);
 }
 
-static void drop_prefetch(void)
-{
-  Prefetch *f = take_prefetch(NULL, NULL, NULL);
-  if (f)
-    prefetch_free(f);
-}
-
-void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts)
+void epub_cover_prefetch(RunPlan *plan, Book *book, const Style *style, const Fonts *fonts)
 {
   Prefetch *f = g_new0(Prefetch, 1);
   f->book = book;
   f->style = style;
   f->fonts = fonts;
+  f->plan = plan;
   f->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  pthread_mutex_lock(&prefetch_lock);
-  static bool registered;
-  if (!registered) {
-    atexit(drop_prefetch); /* a cover never asked for: joined and freed */
-    registered = true;
-  }
-  bool busy = prefetched != NULL;
-  if (!busy) {
-    f->thread = g_thread_new("octavo-cover", draw_ahead, f);
-    prefetched = f;
-  }
-  pthread_mutex_unlock(&prefetch_lock);
-  if (busy)
+  f->thread = runplan_spawn(plan, "octavo-cover", draw_ahead, f);
+  /* a second call's replaces the first's, which is joined and freed */
+  runplan_keep(plan, PREFETCH_KEY, f, (GDestroyNotify)prefetch_free);
+}
+
+/* The cover drawn ahead for e's book, style and fonts, its thread joined,
+ * or NULL (none, or another's: freed). */
+static Prefetch *take_prefetch(Epub *e)
+{
+  Prefetch *f = e->opts->plan ? runplan_take(e->opts->plan, PREFETCH_KEY) : NULL;
+  if (f && (f->book != e->book || f->style != e->style || f->fonts != e->fonts)) {
     prefetch_free(f);
+    return NULL;
+  }
+  if (f)
+    prefetch_join(f);
+  return f;
 }
 
 GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height)
 {
-  Prefetch *f = take_prefetch(e->book, e->style, e->fonts);
+  Prefetch *f = take_prefetch(e);
   if (!f)
     return cover_image(e->book, e->style, e->fonts, media_type, width, height);
   /* its warnings where they would have been made */

@@ -12,7 +12,6 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
-static bool atexit_done;
 static char none_sentinel;
 #define NONE ((gpointer)&none_sentinel)
 
@@ -70,13 +69,8 @@ static HyphenDict *dict_for(const char *lang)
   if (!ll[0])
     return NULL;
   char *key = g_strdup_printf("%s_%s", ll, cc);
-  if (!dicts) {
+  if (!dicts)
     dicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_dict);
-    if (!atexit_done) {
-      atexit(hyphen_cleanup);
-      atexit_done = true;
-    }
-  }
   gpointer v = g_hash_table_lookup(dicts, key);
   if (v) {
     g_free(key);
@@ -118,8 +112,6 @@ bool hyphen_has_language(const char *lang)
   return ok;
 }
 
-static GThread *preloader; /* the thread of hyphen_preload(), until joined */
-
 static gpointer preload(gpointer lang)
 {
   hyphen_has_language(lang);
@@ -127,26 +119,14 @@ static gpointer preload(gpointer lang)
   return NULL;
 }
 
-void hyphen_preload(const char *lang)
+void hyphen_preload(RunPlan *plan, const char *lang)
 {
-  pthread_mutex_lock(&lock);
-  if (!atexit_done) {
-    atexit(hyphen_cleanup); /* joins the thread before the process ends */
-    atexit_done = true;
-  }
-  if (!preloader && lang && *lang)
-    preloader = g_thread_new("octavo-hyphen", preload, g_strdup(lang));
-  pthread_mutex_unlock(&lock);
+  if (lang && *lang)
+    runplan_spawn(plan, "octavo-hyphen", preload, g_strdup(lang)); /* joined by runplan_end */
 }
 
 void hyphen_cleanup(void)
 {
-  pthread_mutex_lock(&lock);
-  GThread *t = preloader;
-  preloader = NULL;
-  pthread_mutex_unlock(&lock);
-  if (t)
-    g_thread_join(t);
   pthread_mutex_lock(&lock);
   if (dicts)
     g_hash_table_destroy(dicts);

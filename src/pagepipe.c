@@ -42,6 +42,7 @@
 
 #include "fontlock.h"
 #include "paint.h"
+#include "runplan.h"
 
 /* Pages queued at most; the layout, stopped by a full queue, goes on when
  * half of it is drawn, and the drawing thread, idle, is woken when
@@ -62,7 +63,8 @@ struct PagePipe {
   pthread_cond_t room; /* room made for the stopped layout */
   bool draw_idle, lay_stopped;
   GQueue jobs; /* Job *, at most PIPE_BOUND */
-  GThread *thread;
+  RunPlan *plan;
+  RunThread *thread;
   GHashTable *fonts; /* PangoFont * -> itself: references held (layout thread) */
   PangoFont *last;   /* the last font made ready (layout thread) */
   GArray *ldiags;    /* the layout thread's diagnostics (its capture), or NULL */
@@ -185,7 +187,7 @@ static void pipe_page(void *ud, GArray *items, const char *label)
   fontlock_yield(); /* the drawing thread's SVG, the cover: between pages */
 }
 
-PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
+PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool verbose)
 {
   PagePipe *pp = g_new0(PagePipe, 1);
   pp->inner = *inner;
@@ -200,7 +202,8 @@ PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
   pp->ldiags = book_diag_capturing();
   pp->pdiags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
   pp->pat = g_array_new(FALSE, FALSE, sizeof(guint));
-  pp->thread = g_thread_new("octavo-draw", drawing_thread, pp);
+  pp->plan = plan;
+  pp->thread = runplan_spawn(plan, "octavo-draw", drawing_thread, pp);
   return pp;
 }
 
@@ -237,9 +240,7 @@ void page_pipe_finish(PagePipe *pp)
   if (!pp)
     return;
   push(pp, NULL, NULL);
-  int held = fontlock_suspend(); /* the drawing thread may want it */
-  g_thread_join(pp->thread);
-  fontlock_resume(held);
+  runplan_join(pp->plan, pp->thread); /* giving up fontlock: the drawing thread may want it */
   if (pp->verbose) /* the wall time on two idle cores: the layout's CPU + its waits */
     fprintf(stderr,
             "octavo: %u pages drawn on a second thread in %.2f s: drawing %.2f s CPU, idle "

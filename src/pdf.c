@@ -260,7 +260,9 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
   /* two threads: the pages drawn on the pipe's while the next are laid out */
-  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink, src->opts->verbose) : NULL;
+  RunPlan *plan = src->opts->plan;
+  PagePipe *pipe = plan && plan->draw_thread ? page_pipe_start(plan, book, &sink, src->opts->verbose)
+                                             : NULL;
   LaySink to = pipe ? page_pipe_sink(pipe) : sink;
   *lay = src->plan
              ? lay_handout_stream(src->plan, &to, exact)

@@ -14,8 +14,6 @@
 
 QpdfLib qpdflib;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static GThread *preloader;
 
 /* NULL, or why libqpdf cannot be used (static). */
 static gpointer open_once(gpointer unused)
@@ -59,22 +57,7 @@ static gpointer preload(gpointer unused)
   return NULL;
 }
 
-static void join_preloader(void)
+void qpdflib_preload(RunPlan *plan)
 {
-  pthread_mutex_lock(&lock);
-  GThread *t = preloader;
-  preloader = NULL;
-  pthread_mutex_unlock(&lock);
-  if (t)
-    g_thread_join(t);
-}
-
-void qpdflib_preload(void)
-{
-  pthread_mutex_lock(&lock);
-  if (!preloader) {
-    preloader = g_thread_new("octavo-qpdf", preload, NULL);
-    atexit(join_preloader);
-  }
-  pthread_mutex_unlock(&lock);
+  runplan_spawn(plan, "octavo-qpdf", preload, NULL); /* joined by runplan_end */
 }

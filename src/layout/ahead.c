@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "fontlock.h"
+#include "runplan.h"
 #include <pthread.h>
 
 enum { AHEAD = 64 };
@@ -63,7 +64,7 @@ struct Ahead {
   guint shaped;      /* paragraphs the thread shaped */
   gint64 waited_us;  /* the layout's time waiting for a paragraph being shaped */
   bool stop;
-  GThread *thread;
+  RunThread *thread;
   /* the thread's own */
   const LayEnv *env;
   PangoContext *ctx;
@@ -176,7 +177,7 @@ static void add_slots(GArray *slots, BookNode *root, guint chapter)
 Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy)
 {
   const Book *book = env->book;
-  if (env->opts->threads < 2 + busy || !fonts)
+  if (env->opts->threads < 2 + busy || !fonts || !env->opts->plan)
     return NULL;
   GArray *slots = g_array_new(FALSE, TRUE, sizeof(Slot));
   for (guint fi = 0; fi < book->footnotes->len; fi++) { /* as layout_notes takes them */
@@ -208,7 +209,7 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
   a->desc[1] = text_desc(env->st, true);
   a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
-  a->thread = g_thread_new("octavo-shape", ahead_thread, a);
+  a->thread = runplan_spawn(env->opts->plan, "octavo-shape", ahead_thread, a);
   return a;
 }
 
@@ -274,9 +275,8 @@ void ahead_stop(Ahead *a)
   a->stop = true;
   pthread_cond_signal(&a->room);
   pthread_mutex_unlock(&a->mutex);
-  int held = fontlock_suspend(); /* it may be readying a font (shape_thread_context) */
-  g_thread_join(a->thread);
-  fontlock_resume(held);
+  /* giving up fontlock: it may be readying a font (shape_thread_context) */
+  runplan_join(a->env->opts->plan, a->thread);
   if (a->env->opts->verbose)
     fprintf(stderr,
             "octavo: %u of %u paragraphs shaped on a second thread (%u shaped there), the "

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "fontlock.h"
+#include "runplan.h"
 #include <pthread.h>
 
 /* A chapter's state: nobody's yet, being built (by a thread or by the
@@ -51,7 +52,7 @@ typedef struct {
 typedef struct {
   struct Pool *pool;
   LayShaper shp;
-  GThread *thread;
+  RunThread *thread;
 } Worker;
 
 struct Pool {
@@ -143,7 +144,8 @@ static gpointer worker_thread(gpointer data)
 Pool *pool_start(Run *r, const Fonts *fonts, int workers)
 {
   guint n = r->env.book->chapters->len;
-  if (workers < 1 || n < 2 || !fonts)
+  RunPlan *plan = r->env.opts->plan;
+  if (workers < 1 || n < 2 || !fonts || !plan)
     return NULL;
   if ((guint)workers > n - 1)
     workers = (int)n - 1;
@@ -162,7 +164,7 @@ Pool *pool_start(Run *r, const Fonts *fonts, int workers)
     shaper_init(&w->shp, shape_thread_context(fonts), r->shp.lang);
   }
   for (int i = 0; i < workers; i++)
-    p->workers[i].thread = g_thread_new("octavo-chapter", worker_thread, &p->workers[i]);
+    p->workers[i].thread = runplan_spawn(plan, "octavo-chapter", worker_thread, &p->workers[i]);
   return p;
 }
 
@@ -251,10 +253,8 @@ void pool_stop(Pool *p)
   p->stop = true;
   pthread_cond_broadcast(&p->changed);
   pthread_mutex_unlock(&p->mutex);
-  int held = fontlock_suspend(); /* a thread may be waiting for it */
-  for (int i = 0; i < p->nworkers; i++)
-    g_thread_join(p->workers[i].thread);
-  fontlock_resume(held);
+  for (int i = 0; i < p->nworkers; i++) /* giving up fontlock: a thread may be waiting for it */
+    runplan_join(p->r->env.opts->plan, p->workers[i].thread);
   if (p->r->env.opts->verbose)
     fprintf(stderr,
             "octavo: %u of %u chapters set beside the layout's turn, on %d thread%s and the "
