@@ -321,9 +321,9 @@ typedef struct {
 static gpointer draw_ahead(gpointer data)
 {
   Prefetch *f = data;
-  book_diag_capture(f->diags);
+  book_diag_capture(f->book, f->diags);
   f->image = cover_image(f->book, f->style, f->fonts, &f->media_type, &f->width, &f->height);
-  book_diag_capture(NULL);
+  book_diag_capture(f->book, NULL);
   return NULL;
 }
 
@@ -379,7 +379,7 @@ GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height
   if (!f)
     return cover_image(e->book, e->style, e->fonts, media_type, width, height);
   /* its warnings where they would have been made */
-  GArray *sink = book_diag_capturing();
+  GArray *sink = book_diag_capturing(e->book);
   for (guint i = 0; i < f->diags->len; i++)
     g_array_append_val(sink ? sink : e->book->diags, g_array_index(f->diags, BookDiag, i));
   g_array_set_size(f->diags, 0);

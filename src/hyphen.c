@@ -12,7 +12,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
-static char none_sentinel;
+static const char none_sentinel = 0; /* its address only: no dictionary */
 #define NONE ((gpointer)&none_sentinel)
 
 static void free_dict(gpointer p)

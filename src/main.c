@@ -719,10 +719,10 @@ static void write_side(Writing *w, bool epubs)
       continue;
     if (!epubs)
       progress_update(i);
-    book_diag_capture(w->diags[i]);
+    book_diag_capture(w->book, w->diags[i]);
     w->ok[i] = write_output(w->book, w->lay, w->ld, w->opts, &g_array_index(w->outs, Output, i));
   }
-  book_diag_capture(NULL);
+  book_diag_capture(w->book, NULL);
 }
 
 static gpointer write_epubs(gpointer data)

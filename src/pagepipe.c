@@ -88,7 +88,7 @@ static gint64 thread_cpu_us(void)
 static gpointer drawing_thread(gpointer data)
 {
   PagePipe *pp = data;
-  book_diag_capture(pp->pdiags);
+  book_diag_capture(pp->book, pp->pdiags);
   for (;;) {
     pthread_mutex_lock(&pp->lock);
     while (g_queue_is_empty(&pp->jobs)) {
@@ -113,7 +113,7 @@ static gpointer drawing_thread(gpointer data)
     g_free(j->label);
     g_free(j);
   }
-  book_diag_capture(NULL);
+  book_diag_capture(pp->book, NULL);
   pp->draw_cpu_us = thread_cpu_us();
   return NULL;
 }
@@ -199,7 +199,7 @@ PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool 
   pthread_cond_init(&pp->room, NULL);
   g_queue_init(&pp->jobs);
   pp->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
-  pp->ldiags = book_diag_capturing();
+  pp->ldiags = book_diag_capturing(book);
   pp->pdiags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
   pp->pat = g_array_new(FALSE, FALSE, sizeof(guint));
   pp->plan = plan;
