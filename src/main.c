@@ -16,7 +16,6 @@
 #include "book.h"
 #include "coverage.h"
 #include "epub.h"
-#include "fontlock.h"
 #include "fonts.h"
 #include "hyphenate.h"
 #include "layout.h"
@@ -767,7 +766,7 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
     epub_threads_init();
     RunThread *t = runplan_spawn(opts->plan, "octavo-epub", write_epubs, &w);
     write_side(&w, false);
-    runplan_join(opts->plan, t); /* giving up fontlock: the EPUB's cover may want it */
+    runplan_join(opts->plan, t);
   }
   int rc = EXIT_OK;
   for (guint i = 0; i < n; i++) {
@@ -887,11 +886,7 @@ int main(int argc, char **argv)
     fwrite(v->str, 1, v->len, stdout); /* an error: close_stdout */
     g_string_free(v, TRUE);
   } else if (rc == EXIT_OK) {
-    /* this thread uses pango's fonts from now on; the others wait for
-     * their turn (fontlock.c) */
-    fontlock_enter();
     rc = run(&args, argv[0]);
-    fontlock_leave();
   }
   args_clear(&args);
   return rc;

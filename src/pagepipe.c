@@ -10,17 +10,17 @@
  * Thread safety. cairo is thread safe, and the drawing thread is the only
  * one that touches the PDF surface and the painter. pango's objects are
  * not, nor are cairo's fonts made from fontconfig patterns (pango's), which
- * only the holder of fontlock uses: the layout's thread, which holds it.
+ * only the holder of fontlock uses, around each call into them.
  * The drawing thread draws glyph runs with the fonts' drawing fonts
  * (fontlock_draw_font, on faces of octavo's own) and reaches a PangoFont
  * only through paint.c's drift correction (pango_font_get_hb_font, made
  * when first asked for, immutable then); both are made for every font of
  * a page, on the layout's thread, before the page is queued
- * (paint_font_ready), so the drawing thread only reads pointers cached
- * already. What pango draws itself (a hex box's mini font) and librsvg
- * (an SVG's text), the drawing thread draws holding fontlock, which the
- * layout gives up between pages (fontlock_yield) and while it waits for
- * the drawing thread (a full queue, the end). And the pipe keeps a
+ * (paint_font_ready, under fontlock), so the drawing thread only reads
+ * pointers cached already. What pango draws itself (a hex box's mini
+ * font) and librsvg (an SVG's text), the drawing thread draws holding
+ * fontlock, which nobody holds while waiting (a full queue, the end). And
+ * the pipe keeps a
  * reference to every such font until
  * the drawing is done, so that freeing a drawn page's items on the drawing
  * thread never drops a font's last reference (which would finalise it and
@@ -131,6 +131,7 @@ static void font_ready(PagePipe *pp, PangoFont *font)
 
 static void items_ready(PagePipe *pp, const GArray *items)
 {
+  fontlock_enter(); /* pango's fonts: cairo's faces */
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
     if (it->kind != LAY_GLYPHS || !it->font || !it->glyphs)
@@ -147,6 +148,7 @@ static void items_ready(PagePipe *pp, const GArray *items)
       }
     }
   }
+  fontlock_leave();
 }
 
 static void push(PagePipe *pp, GArray *items, const char *label)
@@ -156,15 +158,8 @@ static void push(PagePipe *pp, GArray *items, const char *label)
   j->label = g_strdup(label);
   j->diag_at = pp->ldiags ? pp->ldiags->len : 0;
   pthread_mutex_lock(&pp->lock);
-  int held = 0; /* fontlock, given up while the layout waits for room */
   while (g_queue_get_length(&pp->jobs) >= PIPE_BOUND) {
     pp->lay_stopped = true;
-    if (!held && fontlock_held()) {
-      pthread_mutex_unlock(&pp->lock);
-      held = fontlock_suspend();
-      pthread_mutex_lock(&pp->lock);
-      continue;
-    }
     gint64 t0 = g_get_monotonic_time();
     pthread_cond_wait(&pp->room, &pp->lock);
     pp->stop_us += g_get_monotonic_time() - t0;
@@ -176,7 +171,6 @@ static void push(PagePipe *pp, GArray *items, const char *label)
     pthread_cond_signal(&pp->work);
   }
   pthread_mutex_unlock(&pp->lock);
-  fontlock_resume(held);
 }
 
 static void pipe_page(void *ud, GArray *items, const char *label)
@@ -184,7 +178,6 @@ static void pipe_page(void *ud, GArray *items, const char *label)
   PagePipe *pp = ud;
   items_ready(pp, items);
   push(pp, items, label);
-  fontlock_yield(); /* the drawing thread's SVG, the cover: between pages */
 }
 
 PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool verbose)
@@ -240,7 +233,7 @@ void page_pipe_finish(PagePipe *pp)
   if (!pp)
     return;
   push(pp, NULL, NULL);
-  runplan_join(pp->plan, pp->thread); /* giving up fontlock: the drawing thread may want it */
+  runplan_join(pp->plan, pp->thread);
   if (pp->verbose) /* the wall time on two idle cores: the layout's CPU + its waits */
     fprintf(stderr,
             "octavo: %u pages drawn on a second thread in %.2f s: drawing %.2f s CPU, idle "

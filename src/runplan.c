@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "fontlock.h"
 
 struct RunThread {
   GThread *thread;
@@ -112,10 +111,7 @@ gpointer runplan_join(RunPlan *plan, RunThread *t)
   GThread *th = t->thread;
   t->thread = NULL;
   pthread_mutex_unlock(&plan->reg->lock);
-  int held = fontlock_suspend(); /* the thread may want it */
-  gpointer r = g_thread_join(th);
-  fontlock_resume(held);
-  return r;
+  return g_thread_join(th);
 }
 
 void runplan_keep(RunPlan *plan, const char *key, gpointer data, GDestroyNotify free)

@@ -67,8 +67,9 @@ char *runplan_describe(const RunPlan *plan);
 RunThread *runplan_spawn(RunPlan *plan, const char *name, GThreadFunc fn, gpointer arg);
 
 /* Wait for t to end and return what its function returned; t is done
- * with. The caller's fontlock is given up while it waits (the thread may
- * want it) and taken back. Any thread may call it, once per thread. */
+ * with. Any thread may call it, once per thread (never holding fontlock:
+ * it is held only inside shape.c, shaper.c, paint.c, cover.c, imagelibs.c
+ * and pagepipe.c's readying, none of which waits). */
 gpointer runplan_join(RunPlan *plan, RunThread *t);
 
 /* Keep data until the run's end under key (one per key; a second put of

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fontlock.h"
 #include "runplan.h"
 #include <pthread.h>
 
@@ -235,19 +234,12 @@ Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFon
       pthread_cond_signal(&a->room);
   }
   if (s->state == SHAPING) {
-    /* without pango's fonts meanwhile: the thread may be readying one */
-    pthread_mutex_unlock(&a->mutex);
-    int held = fontlock_suspend();
     gint64 t0 = g_get_monotonic_time();
-    pthread_mutex_lock(&a->mutex);
     a->layout_waits = true;
     while (s->state == SHAPING)
       pthread_cond_wait(&a->ready, &a->mutex);
     a->layout_waits = false;
     a->waited_us += g_get_monotonic_time() - t0;
-    pthread_mutex_unlock(&a->mutex);
-    fontlock_resume(held);
-    pthread_mutex_lock(&a->mutex);
   }
   /* compared under the mutex: the thread frees the slots the layout has
    * passed, and the layout may come back to an earlier one */
@@ -275,7 +267,6 @@ void ahead_stop(Ahead *a)
   a->stop = true;
   pthread_cond_signal(&a->room);
   pthread_mutex_unlock(&a->mutex);
-  /* giving up fontlock: it may be readying a font (shape_thread_context) */
   runplan_join(a->env->opts->plan, a->thread);
   if (a->env->opts->verbose)
     fprintf(stderr,

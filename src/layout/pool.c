@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fontlock.h"
 #include "runplan.h"
 #include <pthread.h>
 
@@ -211,15 +210,11 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
       done(p, other);
       continue;
     }
-    int held = fontlock_suspend(); /* the thread may want it */
     gint64 t0 = g_get_monotonic_time();
     pthread_mutex_lock(&p->mutex);
     while (j->state == BUILDING)
       pthread_cond_wait(&p->changed, &p->mutex);
     p->waited_us += g_get_monotonic_time() - t0;
-    pthread_mutex_unlock(&p->mutex);
-    fontlock_resume(held);
-    pthread_mutex_lock(&p->mutex);
   }
   Job *j = &p->jobs[ci];
   bool built = j->state == BUILT;
@@ -253,7 +248,7 @@ void pool_stop(Pool *p)
   p->stop = true;
   pthread_cond_broadcast(&p->changed);
   pthread_mutex_unlock(&p->mutex);
-  for (int i = 0; i < p->nworkers; i++) /* giving up fontlock: a thread may be waiting for it */
+  for (int i = 0; i < p->nworkers; i++)
     runplan_join(p->r->env.opts->plan, p->workers[i].thread);
   if (p->r->env.opts->verbose)
     fprintf(stderr,
