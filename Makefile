@@ -3,6 +3,7 @@
 #   make             install missing Debian packages (as root), build, write the default book to out/
 #   make check       the same, plus the test tools; run every test
 #   make asan-check  the tests with -fsanitize=address,undefined
+#   make tsan-check  the threaded tests and the corpus at -j4 with -fsanitize=thread
 #   make install     PREFIX=/usr/local DESTDIR=
 
 VERSION   := 0.1.0
@@ -84,7 +85,7 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps octavo book check asan-check test clean install format fuzz bench bench-peers \
+.PHONY: all deps test-deps octavo book check asan-check tsan-check test clean install format fuzz bench bench-peers \
         check-readers
 
 # deps first, then the build in a second make: under -j the compiler must not run
@@ -192,6 +193,15 @@ asan-check: test-deps
 	  $(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
 
+# ThreadSanitizer over what runs threads (tests/tsan.sh): t-threads, t-stream and every corpus
+# book at -j4, in a build of its own. octavo's locks are POSIX's, which TSan sees; the reports
+# from inside libraries that order their threads with what TSan cannot see (GLib's futex
+# mutexes, fontconfig's atomics) are named in tests/tsan.supp, each with why.
+TSAN_BUILD := build-tsan
+tsan-check: test-deps
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) OPT="-O1 -g" SAN="-fsanitize=thread" octavo
+	@OCTAVO=$(TSAN_BUILD)/octavo BUILD=$(TSAN_BUILD) sh tests/tsan.sh
+
 # --- fuzzing (clang's libFuzzer; outside CI) ------------------------------------
 # fast_unwind_on_malloc=0: Debian's GLib has no frame pointers, so the fast
 # unwinder stops at g_malloc and a leak report shows no caller: then the
@@ -231,7 +241,7 @@ install: $(BUILD)/octavo
 	  install -m 644 man/octavo.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
 clean:
-	rm -rf build build-asan build-fuzz out
+	rm -rf build build-asan build-tsan build-fuzz out
 
 format:
 	clang-format -i src/*.c src/*.h src/layout/*.c src/layout/*.h tests/unit/*.c

@@ -735,7 +735,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   /* the sources, read on the other core while qpdf reads the file */
   ArchiveSources *srcs =
       std.pdfa3u && opts->attach_source
-          ? archive_sources_start(book, util_build_time(book->meta.date), opts->threads > 1)
+          ? archive_sources_start(book, util_build_time(book->meta.date), opts->plan)
           : NULL;
   PdfUpdate *u = NULL;
   qpdf_data q = qpdf_init();

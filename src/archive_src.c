@@ -4,6 +4,7 @@
  * PDF: with two threads it runs beside qpdf's work on the file, on the
  * core the drawing has left idle. Either way the bytes are the same. */
 #include "archive_src.h"
+#include "runplan.h"
 
 #include <zlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@ struct ArchiveSources {
   GArray *srcs; /* ArchiveSource */
   gint64 build_time;
   bool have_sde;
-  GThread *thread; /* reading them, until waited for */
+  RunPlan *plan;
+  RunThread *thread; /* reading them, until waited for */
 };
 
 static int source_cmp(const void *a, const void *b)
@@ -92,15 +94,16 @@ static gpointer read_all(gpointer data)
   return NULL;
 }
 
-ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, bool thread)
+ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, RunPlan *plan)
 {
   ArchiveSources *as = g_new0(ArchiveSources, 1);
   as->srcs = book_sources(book);
   as->build_time = build_time;
   const char *sde = g_getenv("SOURCE_DATE_EPOCH");
   as->have_sde = sde && *sde;
-  if (thread && as->srcs->len)
-    as->thread = g_thread_new("octavo-sources", read_all, as);
+  as->plan = plan;
+  if (plan && plan->sources_thread && as->srcs->len)
+    as->thread = runplan_spawn(plan, "octavo-sources", read_all, as);
   else
     read_all(as);
   return as;
@@ -109,7 +112,7 @@ ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, bool 
 const GArray *archive_sources_wait(ArchiveSources *as)
 {
   if (as->thread) {
-    g_thread_join(as->thread);
+    runplan_join(as->plan, as->thread);
     as->thread = NULL;
   }
   return as->srcs;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "book.h"
+#include "runplan.h"
 
 /* One source file to embed. */
 typedef struct {
@@ -26,9 +27,9 @@ typedef struct ArchiveSources ArchiveSources;
 /* Start reading the book's Markdown files (each once, regular files only:
  * not stdin), named uniquely and sorted by name (the name tree's order).
  * build_time: the time of every file when SOURCE_DATE_EPOCH is set or a
- * file cannot be stat'ed. thread: on a thread of its own, else now. Never
- * NULL. */
-ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, bool thread);
+ * file cannot be stat'ed. On a thread of plan's when it says so
+ * (sources_thread), else now (plan NULL too). Never NULL. */
+ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, RunPlan *plan);
 /* The sources (ArchiveSource), once read; the same array on every call. */
 const GArray *archive_sources_wait(ArchiveSources *as);
 /* Wait for them and free them. Accepts NULL. */

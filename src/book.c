@@ -112,6 +112,8 @@ Book *book_new(void)
   b->footnotes = g_ptr_array_new();
   b->resources = g_ptr_array_new();
   b->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  b->diag_sinks = g_hash_table_new(NULL, NULL);
+  pthread_mutex_init(&b->diag_lock, NULL);
   b->names = g_string_chunk_new(256);
   b->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   b->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -240,6 +242,8 @@ void book_free(Book *b)
   g_ptr_array_free(b->footnotes, TRUE);
   g_ptr_array_free(b->resources, TRUE);
   g_array_free(b->diags, TRUE);
+  g_hash_table_destroy(b->diag_sinks);
+  pthread_mutex_destroy(&b->diag_lock);
   g_string_chunk_free(b->names);
   g_hash_table_destroy(b->ids);
   g_hash_table_destroy(b->id_next);
@@ -479,8 +483,6 @@ int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first)
   return count;
 }
 
-static GPrivate diag_sink; /* GArray * of BookDiag: this thread's book_diag_capture */
-
 void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
 {
   BookDiag d = {.level = level};
@@ -490,23 +492,35 @@ void book_diag(Book *b, BookDiagLevel level, const BookPos *pos, const char *fmt
   va_start(ap, fmt);
   d.message = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  GArray *sink = g_private_get(&diag_sink);
+  pthread_mutex_lock(&b->diag_lock);
+  GArray *sink = g_hash_table_lookup(b->diag_sinks, g_thread_self());
   g_array_append_val(sink ? sink : b->diags, d);
+  pthread_mutex_unlock(&b->diag_lock);
 }
 
-void book_diag_capture(GArray *sink)
+void book_diag_capture(Book *b, GArray *sink)
 {
-  g_private_set(&diag_sink, sink);
+  pthread_mutex_lock(&b->diag_lock);
+  if (sink)
+    g_hash_table_insert(b->diag_sinks, g_thread_self(), sink);
+  else
+    g_hash_table_remove(b->diag_sinks, g_thread_self());
+  pthread_mutex_unlock(&b->diag_lock);
 }
 
-GArray *book_diag_capturing(void)
+GArray *book_diag_capturing(Book *b)
 {
-  return g_private_get(&diag_sink);
+  pthread_mutex_lock(&b->diag_lock);
+  GArray *sink = g_hash_table_lookup(b->diag_sinks, g_thread_self());
+  pthread_mutex_unlock(&b->diag_lock);
+  return sink;
 }
 
 void book_diag_take(Book *b, GArray *sink)
 {
+  pthread_mutex_lock(&b->diag_lock);
   g_array_append_vals(b->diags, sink->data, sink->len);
+  pthread_mutex_unlock(&b->diag_lock);
   g_array_set_size(sink, 0);
 }
 

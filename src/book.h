@@ -13,6 +13,7 @@
 #define OCTAVO_BOOK_H
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -373,6 +374,8 @@ typedef struct {
   GPtrArray *footnotes; /* BookFootnote *, owned, by number */
   GPtrArray *resources; /* BookResource *, owned */
   GArray *diags;        /* BookDiag */
+  GHashTable *diag_sinks;     /* GThread * -> GArray *: book_diag_capture's, per thread */
+  pthread_mutex_t diag_lock;  /* diags and diag_sinks: book_diag is called on any thread */
   GStringChunk *names;  /* interned file names */
   GHashTable *ids;      /* every id in use -> NULL (keys owned by the table) */
   GHashTable *id_next;  /* id stem -> next suffix to try (book_id_reserve) */
@@ -476,13 +479,14 @@ int book_utf8_fix_nonchars(char *s, gssize len, gsize *new_len, gunichar *first)
 /* Record a diagnostic (printf-style message). pos may be NULL. */
 void book_diag(Book *book, BookDiagLevel level, const BookPos *pos, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
-/* Until called again with NULL, book_diag on the calling thread appends
- * to sink (a GArray of BookDiag) instead of the book: writers running on
- * several threads keep their diagnostics apart, and book_diag_take puts
- * them into the book in a fixed order. */
-void book_diag_capture(GArray *sink);
+/* Until called again with NULL, book_diag(book, ...) on the calling thread
+ * appends to sink (a GArray of BookDiag) instead of the book: writers
+ * running on several threads keep their diagnostics apart, and
+ * book_diag_take puts them into the book in a fixed order. The book keeps
+ * each thread's sink (no global state). */
+void book_diag_capture(Book *book, GArray *sink);
 /* The calling thread's sink of book_diag_capture, or NULL. */
-GArray *book_diag_capturing(void);
+GArray *book_diag_capturing(Book *book);
 /* Append the diagnostics of sink (from book_diag_capture) to the book, in
  * order, and empty sink (the book takes their messages). */
 void book_diag_take(Book *book, GArray *sink);

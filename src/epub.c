@@ -26,7 +26,6 @@
 #include <zip.h>
 
 #include "colophon.h"
-#include "fontlock.h"
 #include "labels.h"
 #include "util.h"
 
@@ -301,7 +300,6 @@ static void write_documents(Epub *e, Parts *p)
   p->docs = g_array_new(FALSE, TRUE, sizeof(Entry));
   for (guint i = 0; i < book->chapters->len; i++) {
     BookChapter *c = book->chapters->pdata[i];
-    fontlock_yield(); /* the cover drawn ahead, when this is the main thread */
     char *doc = xhtml_chapter_document(e->x, c, CSS_HREF);
     char *href = xhtml_chapter_href(c);
     Entry d = {href, g_bytes_new_take(doc, strlen(doc))};

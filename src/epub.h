@@ -6,6 +6,7 @@
 #include "coverage.h"
 #include "fonts.h"
 #include "options.h"
+#include "runplan.h"
 #include "style.h"
 
 /* Write the book as an EPUB 3 to path ("-" = stdout), under a temporary
@@ -30,10 +31,11 @@ bool epub_write_chars(Book *book, const Style *style, const Fonts *fonts, const 
  * drawn cover: 80 M instructions for the seed) on a thread of its own,
  * while the book is laid out; the next epub_write* of this book, style and
  * fonts takes it (with its warnings, given as it would have given them)
- * instead of drawing it. style and fonts must outlive that (or the exit,
- * which joins a cover never taken). One at a time: while one is pending,
- * a second call does nothing. */
-void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts);
+ * instead of drawing it. The thread is plan's, and plan keeps the cover
+ * until it is taken: style and fonts must outlive that, or runplan_end
+ * (which joins and frees a cover never taken). A second call's cover
+ * replaces the first's. */
+void epub_cover_prefetch(RunPlan *plan, Book *book, const Style *style, const Fonts *fonts);
 
 /* Set up what the EPUB's libraries share across threads (libxml2's
  * parser state), once, on the main thread, before an EPUB is written on

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cover.h"
-#include "fontlock.h"
 #include "fonts.h"
 #include "fontstack.h"
 #include "sanitize.h"
@@ -307,46 +306,38 @@ typedef struct {
   Book *book;
   const Style *style;
   const Fonts *fonts;
-  GThread *thread;
+  RunPlan *plan;
+  RunThread *thread;
   GBytes *image;
   const char *media_type;
   int width, height;
   GArray *diags; /* BookDiag */
 } Prefetch;
 
-static GMutex prefetch_lock;
-static Prefetch *prefetched; /* at most one, until taken */
+/* The plan keeps the one cover drawn ahead under this key until the EPUB
+ * takes it, or the run ends (runplan_end: prefetch_free). */
+#define PREFETCH_KEY "epub-cover"
 
 static gpointer draw_ahead(gpointer data)
 {
   Prefetch *f = data;
-  book_diag_capture(f->diags);
+  book_diag_capture(f->book, f->diags);
   f->image = cover_image(f->book, f->style, f->fonts, &f->media_type, &f->width, &f->height);
-  book_diag_capture(NULL);
+  book_diag_capture(f->book, NULL);
   return NULL;
 }
 
-/* The prefetched cover for (b, style, fonts), joined and no longer
- * pending, or NULL. */
-static Prefetch *take_prefetch(Book *b, const Style *style, const Fonts *fonts)
+/* f's thread joined (giving up fontlock: the cover is drawn holding it). */
+static void prefetch_join(Prefetch *f)
 {
-  g_mutex_lock(&prefetch_lock);
-  Prefetch *f = prefetched;
-  if (f && (!b || (f->book == b && f->style == style && f->fonts == fonts)))
-    prefetched = NULL;
-  else
-    f = NULL;
-  g_mutex_unlock(&prefetch_lock);
-  if (f) {
-    int held = fontlock_suspend(); /* the cover is drawn holding it */
-    g_thread_join(f->thread);
-    fontlock_resume(held);
-  }
-  return f;
+  if (f->thread)
+    runplan_join(f->plan, f->thread);
+  f->thread = NULL;
 }
 
 static void prefetch_free(Prefetch *f)
 {
+  prefetch_join(f);
   if (f->image)
     g_bytes_unref(f->image);
   for (guint i = 0; i < f->diags->len; i++)
@@ -355,43 +346,40 @@ static void prefetch_free(Prefetch *f)
   g_free(f);
 }
 
-static void drop_prefetch(void)
-{
-  Prefetch *f = take_prefetch(NULL, NULL, NULL);
-  if (f)
-    prefetch_free(f);
-}
-
-void epub_cover_prefetch(Book *book, const Style *style, const Fonts *fonts)
+void epub_cover_prefetch(RunPlan *plan, Book *book, const Style *style, const Fonts *fonts)
 {
   Prefetch *f = g_new0(Prefetch, 1);
   f->book = book;
   f->style = style;
   f->fonts = fonts;
+  f->plan = plan;
   f->diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  g_mutex_lock(&prefetch_lock);
-  static bool registered;
-  if (!registered) {
-    atexit(drop_prefetch); /* a cover never asked for: joined and freed */
-    registered = true;
-  }
-  bool busy = prefetched != NULL;
-  if (!busy) {
-    f->thread = g_thread_new("octavo-cover", draw_ahead, f);
-    prefetched = f;
-  }
-  g_mutex_unlock(&prefetch_lock);
-  if (busy)
+  f->thread = runplan_spawn(plan, "octavo-cover", draw_ahead, f);
+  /* a second call's replaces the first's, which is joined and freed */
+  runplan_keep(plan, PREFETCH_KEY, f, (GDestroyNotify)prefetch_free);
+}
+
+/* The cover drawn ahead for e's book, style and fonts, its thread joined,
+ * or NULL (none, or another's: freed). */
+static Prefetch *take_prefetch(Epub *e)
+{
+  Prefetch *f = e->opts->plan ? runplan_take(e->opts->plan, PREFETCH_KEY) : NULL;
+  if (f && (f->book != e->book || f->style != e->style || f->fonts != e->fonts)) {
     prefetch_free(f);
+    return NULL;
+  }
+  if (f)
+    prefetch_join(f);
+  return f;
 }
 
 GBytes *ep_cover_image(Epub *e, const char **media_type, int *width, int *height)
 {
-  Prefetch *f = take_prefetch(e->book, e->style, e->fonts);
+  Prefetch *f = take_prefetch(e);
   if (!f)
     return cover_image(e->book, e->style, e->fonts, media_type, width, height);
   /* its warnings where they would have been made */
-  GArray *sink = book_diag_capturing();
+  GArray *sink = book_diag_capturing(e->book);
   for (guint i = 0; i < f->diags->len; i++)
     g_array_append_val(sink ? sink : e->book->diags, g_array_index(f->diags, BookDiag, i));
   g_array_set_size(f->diags, 0);

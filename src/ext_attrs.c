@@ -14,6 +14,7 @@
 #include "ext.h"
 
 #include <string.h>
+#include <pthread.h>
 
 /* ---- attribute blocks ---- */
 
@@ -325,10 +326,15 @@ static gpointer register_types(gpointer unused)
   return NULL;
 }
 
+static void register_types_once(void)
+{
+  register_types(NULL);
+}
+
 ExtSet *ext_set_new(unsigned syntax, const char *text, size_t len)
 {
-  static GOnce once = G_ONCE_INIT;
-  g_once(&once, register_types, NULL);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, register_types_once);
   ExtSet *set = g_new0(ExtSet, 1);
   if (syntax & OCTAVO_SYNTAX_DEFLISTS)
     set->ext[set->n++] = ext_deflist_new();

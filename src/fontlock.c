@@ -10,10 +10,15 @@
  * cairo_show_text_glyphs, or cairo's assertion in _cairo_array_index_const
  * on a book of many scripts, whose fallback fonts are many). So:
  *
- * - those fonts are used by one thread at a time, the holder of this lock:
- *   the main thread (the layout) holds it from start-up and lets a waiting
- *   thread (the e-book's cover, an SVG drawn on the PDF's drawing thread)
- *   have it between paragraphs and pages;
+ * - those fonts are used by one thread at a time, the holder of this lock,
+ *   taken by whoever calls into them and only around that call: shape.c
+ *   (itemising and shaping on the main font map; a thread's own map has
+ *   its fonts readied once under it, then shapes unlocked), shaper.c
+ *   (metrics), paint.c (a font readied for drawing, pango's fallback
+ *   drawing), pagepipe.c (the fonts of a page readied for the drawing
+ *   thread), cover.c and imagelibs.c (an SVG's text). Nobody holds it by
+ *   default, and no holder waits for another thread, so no wait has to
+ *   give it back;
  * - the glyph runs of the pages are drawn with fontlock_draw_font's fonts:
  *   made from FT_Faces octavo opens itself (a FreeType library of its own),
  *   which cairo never closes (it only closes the faces it opened), so the
@@ -33,10 +38,9 @@
 
 static struct {
   pthread_mutex_t mutex;
-  pthread_cond_t changed; /* held or waiting changed */
+  pthread_cond_t changed; /* held changed */
   bool held;
-  int waiting; /* threads in fontlock_enter (read without the mutex by fontlock_yield) */
-} lock = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
+} lock = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
 
 static _Thread_local int depth; /* this thread's nesting: > 0 while it holds the lock */
 
@@ -45,10 +49,8 @@ void fontlock_enter(void)
   if (depth++ > 0)
     return;
   pthread_mutex_lock(&lock.mutex);
-  g_atomic_int_inc(&lock.waiting);
   while (lock.held)
     pthread_cond_wait(&lock.changed, &lock.mutex);
-  g_atomic_int_dec_and_test(&lock.waiting);
   lock.held = true;
   pthread_mutex_unlock(&lock.mutex);
 }
@@ -62,43 +64,6 @@ void fontlock_leave(void)
   lock.held = false;
   pthread_cond_broadcast(&lock.changed);
   pthread_mutex_unlock(&lock.mutex);
-}
-
-void fontlock_yield(void)
-{
-  if (depth != 1 || g_atomic_int_get(&lock.waiting) == 0)
-    return;
-  pthread_mutex_lock(&lock.mutex);
-  lock.held = false;
-  pthread_cond_broadcast(&lock.changed);
-  /* until those waiting have had it and given it back */
-  while (lock.held || lock.waiting > 0)
-    pthread_cond_wait(&lock.changed, &lock.mutex);
-  lock.held = true;
-  pthread_mutex_unlock(&lock.mutex);
-}
-
-int fontlock_suspend(void)
-{
-  int held = depth;
-  if (held > 0) {
-    depth = 1;
-    fontlock_leave();
-  }
-  return held;
-}
-
-void fontlock_resume(int held)
-{
-  if (held <= 0)
-    return;
-  fontlock_enter();
-  depth = held;
-}
-
-bool fontlock_held(void)
-{
-  return depth > 0;
 }
 
 /* ---- the drawing fonts ---- */
@@ -179,13 +144,18 @@ static cairo_scaled_font_t *make_draw_font(PangoFont *font)
   return df;
 }
 
+static pthread_once_t quark_once = PTHREAD_ONCE_INIT;
+static GQuark quark;
+static void make_quark(void)
+{
+  quark = g_quark_from_static_string("octavo-draw-font");
+}
+
 cairo_scaled_font_t *fontlock_draw_font(PangoFont *font)
 {
-  static gsize quark;
   if (!font)
     return NULL;
-  if (g_once_init_enter(&quark))
-    g_once_init_leave(&quark, g_quark_from_static_string("octavo-draw-font"));
+  pthread_once(&quark_once, make_quark);
   cairo_scaled_font_t *df = g_object_get_qdata(G_OBJECT(font), quark);
   if (df)
     return df;

@@ -9,6 +9,7 @@
 #include <pango/pangocairo.h>
 #include <pango/pangofc-fontmap.h>
 #include <string.h>
+#include <pthread.h>
 
 struct Fonts {
   FcConfig *config;
@@ -18,6 +19,7 @@ struct Fonts {
   GStringChunk *names; /* the faces' family names */
   GHashTable *chains;  /* "family\x1flang" -> Chain: the order fonts are tried in */
   GArray *kept;        /* Kept: what lives until fonts_free (fonts_keep) */
+  pthread_mutex_t kept_lock; /* kept: fonts_keep is called on any thread */
 };
 
 typedef struct {
@@ -133,6 +135,7 @@ Fonts *fonts_load(const char *datadir, GError **err)
   g_free(dir);
   FcConfig *config = FcConfigCreate();
   Fonts *f = g_new0(Fonts, 1);
+  pthread_mutex_init(&f->kept_lock, NULL);
   f->files = g_ptr_array_new_with_free_func(g_free);
   if (!load_config(config, abs, err))
     goto fail;
@@ -166,6 +169,7 @@ Fonts *fonts_load(const char *datadir, GError **err)
 fail:
   FcConfigDestroy(config);
   g_ptr_array_free(f->files, TRUE);
+  pthread_mutex_destroy(&f->kept_lock);
   g_free(f);
   g_free(abs);
   return NULL;
@@ -296,19 +300,19 @@ void fonts_free(Fonts *f)
   g_array_free(f->faces, TRUE);
   g_string_chunk_free(f->names);
   g_hash_table_destroy(f->chains);
+  pthread_mutex_destroy(&f->kept_lock);
   g_free(f);
 }
 
 void fonts_keep(const Fonts *cf, gpointer data, GDestroyNotify destroy)
 {
-  static GMutex mutex;
   Fonts *f = (Fonts *)cf; /* what it keeps only */
   Kept k = {data, destroy};
-  g_mutex_lock(&mutex);
+  pthread_mutex_lock(&f->kept_lock);
   if (!f->kept)
     f->kept = g_array_new(FALSE, FALSE, sizeof(Kept));
   g_array_append_val(f->kept, k);
-  g_mutex_unlock(&mutex);
+  pthread_mutex_unlock(&f->kept_lock);
 }
 
 PangoFontMap *fonts_font_map(const Fonts *f)

@@ -8,11 +8,11 @@
 #include <hyphen.h> /* libhyphen */
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
-static GMutex lock;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
-static bool atexit_done;
-static char none_sentinel;
+static const char none_sentinel = 0; /* its address only: no dictionary */
 #define NONE ((gpointer)&none_sentinel)
 
 static void free_dict(gpointer p)
@@ -69,13 +69,8 @@ static HyphenDict *dict_for(const char *lang)
   if (!ll[0])
     return NULL;
   char *key = g_strdup_printf("%s_%s", ll, cc);
-  if (!dicts) {
+  if (!dicts)
     dicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_dict);
-    if (!atexit_done) {
-      atexit(hyphen_cleanup);
-      atexit_done = true;
-    }
-  }
   gpointer v = g_hash_table_lookup(dicts, key);
   if (v) {
     g_free(key);
@@ -140,13 +135,11 @@ bool hyphen_has_language(const char *lang)
 {
   if (hyphen_unhyphenated(lang))
     return false;
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   bool ok = dict_for(lang) != NULL;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   return ok;
 }
-
-static GThread *preloader; /* the thread of hyphen_preload(), until joined */
 
 static gpointer preload(gpointer lang)
 {
@@ -155,31 +148,19 @@ static gpointer preload(gpointer lang)
   return NULL;
 }
 
-void hyphen_preload(const char *lang)
+void hyphen_preload(RunPlan *plan, const char *lang)
 {
-  g_mutex_lock(&lock);
-  if (!atexit_done) {
-    atexit(hyphen_cleanup); /* joins the thread before the process ends */
-    atexit_done = true;
-  }
-  if (!preloader && lang && *lang)
-    preloader = g_thread_new("octavo-hyphen", preload, g_strdup(lang));
-  g_mutex_unlock(&lock);
+  if (lang && *lang)
+    runplan_spawn(plan, "octavo-hyphen", preload, g_strdup(lang)); /* joined by runplan_end */
 }
 
 void hyphen_cleanup(void)
 {
-  g_mutex_lock(&lock);
-  GThread *t = preloader;
-  preloader = NULL;
-  g_mutex_unlock(&lock);
-  if (t)
-    g_thread_join(t);
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   if (dicts)
     g_hash_table_destroy(dicts);
   dicts = NULL;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
 }
 
 /* Characters that make a word code, a path or a URL when inside it. */
@@ -323,7 +304,7 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       return 0;
   }
 
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   HyphenDict *d = dict_for(lang);
   if (d) {
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
@@ -341,7 +322,7 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       p = q;
     }
   }
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   return offsets->len;
 }
 

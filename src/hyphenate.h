@@ -3,13 +3,15 @@
  * (Debian's hyphen-* dictionaries in /usr/share/hyphen), chosen by language.
  * Knows nothing of fonts or line breaking: the layout turns the points into
  * flagged penalties. Dictionaries are loaded once per language, under a lock
- * (callable from any thread), and freed by hyphen_cleanup() or at exit. */
+ * (callable from any thread), and freed by hyphen_cleanup(). */
 #ifndef OCTAVO_HYPHEN_H
 #define OCTAVO_HYPHEN_H
 
 #include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "runplan.h"
 
 #define HYPHEN_MIN_LEFT 2  /* letters before a hyphenation point */
 #define HYPHEN_MIN_RIGHT 3 /* letters after it */
@@ -29,12 +31,12 @@ bool hyphen_unhyphenated(const char *lang);
  * or is set without hyphens. Caller frees. */
 char *hyphen_missing(const char *lang);
 
-/* Starts loading the dictionary for `lang` on a thread of its own, so that
+/* Starts loading the dictionary for `lang` on a thread of plan's, so that
  * libhyphen parses its patterns (en_US: 38 M instructions) while the
  * caller loads fonts; the first hyphen_has_language() or hyphen_points()
- * for lang waits for it. Once per process until hyphen_cleanup(), which
- * joins the thread (also at exit); later calls do nothing. */
-void hyphen_preload(const char *lang);
+ * for lang waits for it (the lock). Joined by runplan_end, which must come
+ * before hyphen_cleanup(). */
+void hyphen_preload(RunPlan *plan, const char *lang);
 
 /* The hyphenation points of `word` (UTF-8, `len` bytes, or -1 when
  * NUL-terminated), as it appears in running text: punctuation, quotes and
@@ -65,8 +67,9 @@ const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, 
 /* Free. Accepts NULL. */
 void hyphen_cache_free(HyphenCache *c);
 
-/* Free every loaded dictionary. Safe to call more than once; later calls to
- * hyphen_points() load them again. */
+/* Free every loaded dictionary (main.c, at the run's end: no atexit).
+ * Safe to call more than once; later calls to hyphen_points() load them
+ * again. */
 void hyphen_cleanup(void);
 
 #endif

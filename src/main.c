@@ -16,7 +16,6 @@
 #include "book.h"
 #include "coverage.h"
 #include "epub.h"
-#include "fontlock.h"
 #include "fonts.h"
 #include "hyphenate.h"
 #include "layout.h"
@@ -27,6 +26,7 @@
 #include "progress.h"
 #include "qpdflib.h"
 #include "project.h"
+#include "runplan.h"
 #include "style.h"
 #include "util.h"
 #include "version.h"
@@ -620,33 +620,25 @@ static int thread_count(const Args *a);
  * them (*lay, else NULL). */
 static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded *ld, Layout **lay)
 {
-  bool need_pdf = false, need_epub = false;
-  guint pdfs = 0;
-  for (guint i = 0; i < a->outs->len; i++) {
-    Format f = g_array_index(a->outs, Output, i).format;
-    need_pdf |= f == FMT_PDF;
-    need_epub |= f == FMT_EPUB;
-    pdfs += f == FMT_PDF;
-  }
+  RunPlan *plan = opts->plan;
+  bool need_pdf = plan->want.pdfs > 0 || plan->want.preview; /* the previews are the PDF's pages */
+  bool need_epub = plan->want.epubs > 0;
   /* one PDF and nothing else that wants the pages: laid out as it is
    * drawn, each page released once drawn (memory does not grow with the
    * pages); an EPUB's page list waits for its marks (pdf_marks_wait) */
-  bool marks = need_epub && opts->page_list;
-  bool stream = pdfs == 1 && !a->preview && !a->dump_layout;
-  need_pdf |= a->preview != NULL; /* the previews are the PDF's pages */
-  bool need_lay = need_pdf || (need_epub && opts->page_list) || a->dump_layout;
-  /* with more than one thread: the hyphenation patterns load on the other
-   * core while the style and fonts do, libqpdf (the archive pass) and the
-   * EPUB's cover while the book is laid out */
-  bool ahead = thread_count(a) > 1;
-  if (ahead && need_lay)
-    hyphen_preload(book->meta.lang);
-  if (ahead && need_pdf)
-    qpdflib_preload();
+  bool stream = plan->layout == RUN_LAY_STREAM;
+  bool need_lay = plan->layout != RUN_LAY_NONE;
+  /* as the plan says (with more than one thread): the hyphenation patterns
+   * load on the other core while the style and fonts do, libqpdf (the
+   * archive pass) and the EPUB's cover while the book is laid out */
+  if (plan->hyphen_preload)
+    hyphen_preload(plan, book->meta.lang);
+  if (plan->qpdf_preload)
+    qpdflib_preload(plan);
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
     return EXIT_INPUT;
-  if (ahead && need_epub)
-    epub_cover_prefetch(book, &ld->style, ld->fonts);
+  if (plan->cover_ahead)
+    epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
     char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(book->meta.lang) : NULL;
@@ -665,7 +657,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     if (stream) {
       ld->stream = true;
       ld->colophon = col;
-      ld->marks = marks ? pdf_marks_new() : NULL;
+      ld->marks = plan->marks ? pdf_marks_new() : NULL;
       return EXIT_OK;
     }
     *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
@@ -731,10 +723,10 @@ static void write_side(Writing *w, bool epubs)
       continue;
     if (!epubs)
       progress_update(i);
-    book_diag_capture(w->diags[i]);
+    book_diag_capture(w->book, w->diags[i]);
     w->ok[i] = write_output(w->book, w->lay, w->ld, w->opts, &g_array_index(w->outs, Output, i));
   }
-  book_diag_capture(NULL);
+  book_diag_capture(w->book, NULL);
 }
 
 static gpointer write_epubs(gpointer data)
@@ -743,21 +735,22 @@ static gpointer write_epubs(gpointer data)
   return NULL;
 }
 
-/* Write every output in order; with two threads or more, and an EPUB and
- * something else to write, the EPUBs are written on a second thread while
- * the others (the PDF) are drawn on this one. The diagnostics come out in
+/* Write every output in order; when the plan says so (two threads or
+ * more, and an EPUB and something else to write), the EPUBs are written on
+ * a second thread while the others (the PDF) are drawn on this one. The diagnostics come out in
  * the outputs' order, so a run prints and writes the same whatever the
  * threads. One thread stops at the first output that fails; two write
  * every output. A streamed PDF whose page marks an EPUB waits for
  * (ld->marks) is written first, also with one thread, and then every
  * output is written, as with two. */
 static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const OctavoOptions *opts,
-                         const GArray *outs, int threads)
+                         const GArray *outs)
 {
   guint n = outs->len, epubs = 0;
   for (guint i = 0; i < n; i++)
     epubs += g_array_index(outs, Output, i).format == FMT_EPUB;
-  if ((threads < 2 && !ld->marks) || epubs == 0 || epubs == n) {
+  bool mixed = epubs > 0 && epubs < n;
+  if (!opts->plan->epub_thread && !(ld->marks && mixed)) {
     for (guint i = 0; i < n; i++) {
       const Output *o = &g_array_index(outs, Output, i);
       progress_update(i);
@@ -771,16 +764,14 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   Writing w = {book, lay, ld, opts, outs, g_new(GArray *, n), g_new0(bool, n)};
   for (guint i = 0; i < n; i++)
     w.diags[i] = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  if (threads < 2) {
+  if (!opts->plan->epub_thread) {
     write_side(&w, false); /* the PDF gives the marks */
     write_side(&w, true);
   } else {
     epub_threads_init();
-    GThread *t = g_thread_new("octavo-epub", write_epubs, &w);
+    RunThread *t = runplan_spawn(opts->plan, "octavo-epub", write_epubs, &w);
     write_side(&w, false);
-    int held = fontlock_suspend(); /* the EPUB's cover may want it */
-    g_thread_join(t);
-    fontlock_resume(held);
+    runplan_join(opts->plan, t);
   }
   int rc = EXIT_OK;
   for (guint i = 0; i < n; i++) {
@@ -794,6 +785,27 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   g_free(w.diags);
   g_free(w.ok);
   return rc;
+}
+
+/* The run's plan (runplan.h), once the book is parsed: its outputs, the
+ * options, the book's chapters and the threads. */
+static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions *opts)
+{
+  RunWant want = {0};
+  for (guint i = 0; i < a->outs->len; i++) {
+    Format f = g_array_index(a->outs, Output, i).format;
+    want.epubs += f == FMT_EPUB;
+    want.pdfs += f == FMT_PDF;
+    want.others += f != FMT_EPUB && f != FMT_PDF;
+  }
+  want.page_list = opts->page_list;
+  want.handout = opts->layout == OCTAVO_LAYOUT_HANDOUT;
+  want.preview = a->preview != NULL;
+  want.dump_layout = a->dump_layout;
+  want.attach_source = opts->attach_source;
+  want.chapters = book->chapters->len;
+  want.threads = opts->threads;
+  return runplan_decide(&want);
 }
 
 /* load -> parse -> layout -> preview -> write -> report. */
@@ -817,6 +829,15 @@ static int run(Args *a, const char *argv0)
     rc = check_sources(book, a->outs, &opts);
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
+  RunPlan *plan = NULL;
+  if (rc == EXIT_OK) {
+    plan = opts.plan = decide_plan(book, a, &opts);
+    if (opts.verbose) {
+      char *said = runplan_describe(plan);
+      fputs(said, stderr);
+      g_free(said);
+    }
+  }
   if (rc == EXIT_OK && a->dump)
     rc = dump_model(book);
   if (rc == EXIT_OK)
@@ -831,7 +852,9 @@ static int run(Args *a, const char *argv0)
     rc = write_preview(book, lay, a);
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
-    rc = write_outputs(book, lay, &ld, &opts, a->outs, thread_count(a));
+    rc = write_outputs(book, lay, &ld, &opts, a->outs);
+  runplan_end(plan); /* every thread joined: a preloader, a cover never asked for */
+  opts.plan = NULL;
 
   /* Diagnostics: with -q only errors. */
   progress_clear();
@@ -847,6 +870,7 @@ static int run(Args *a, const char *argv0)
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);
   book_free(book);
+  hyphen_cleanup();
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
   return rc;
@@ -867,11 +891,7 @@ int main(int argc, char **argv)
     fwrite(v->str, 1, v->len, stdout); /* an error: close_stdout */
     g_string_free(v, TRUE);
   } else if (rc == EXIT_OK) {
-    /* this thread uses pango's fonts from now on; the others wait for
-     * their turn (fontlock.c) */
-    fontlock_enter();
     rc = run(&args, argv[0]);
-    fontlock_leave();
   }
   args_clear(&args);
   return rc;

@@ -76,6 +76,8 @@ typedef struct {
   bool verbose, quiet;
   int threads; /* threads a writer may use (1): 2 and more draw a streamed PDF's
                 * pages on a thread of their own (pagepipe.c) */
+  struct RunPlan *plan; /* the run's plan (runplan.h), which starts every thread; NULL
+                         * (the default): nothing is started, whatever threads says */
   /* archival PDF (archive.c) */
   const char *pdf_standard; /* "a-3u,ua-1" (default), a part of it, or "none" */
   bool attach_source;       /* PDF: attach the Markdown sources (true) */

@@ -10,17 +10,17 @@
  * Thread safety. cairo is thread safe, and the drawing thread is the only
  * one that touches the PDF surface and the painter. pango's objects are
  * not, nor are cairo's fonts made from fontconfig patterns (pango's), which
- * only the holder of fontlock uses: the layout's thread, which holds it.
+ * only the holder of fontlock uses, around each call into them.
  * The drawing thread draws glyph runs with the fonts' drawing fonts
  * (fontlock_draw_font, on faces of octavo's own) and reaches a PangoFont
  * only through paint.c's drift correction (pango_font_get_hb_font, made
  * when first asked for, immutable then); both are made for every font of
  * a page, on the layout's thread, before the page is queued
- * (paint_font_ready), so the drawing thread only reads pointers cached
- * already. What pango draws itself (a hex box's mini font) and librsvg
- * (an SVG's text), the drawing thread draws holding fontlock, which the
- * layout gives up between pages (fontlock_yield) and while it waits for
- * the drawing thread (a full queue, the end). And the pipe keeps a
+ * (paint_font_ready, under fontlock), so the drawing thread only reads
+ * pointers cached already. What pango draws itself (a hex box's mini
+ * font) and librsvg (an SVG's text), the drawing thread draws holding
+ * fontlock, which nobody holds while waiting (a full queue, the end). And
+ * the pipe keeps a
  * reference to every such font until
  * the drawing is done, so that freeing a drawn page's items on the drawing
  * thread never drops a font's last reference (which would finalise it and
@@ -42,6 +42,7 @@
 
 #include "fontlock.h"
 #include "paint.h"
+#include "runplan.h"
 
 /* Pages queued at most; the layout, stopped by a full queue, goes on when
  * half of it is drawn, and the drawing thread, idle, is woken when
@@ -62,7 +63,8 @@ struct PagePipe {
   pthread_cond_t room; /* room made for the stopped layout */
   bool draw_idle, lay_stopped;
   GQueue jobs; /* Job *, at most PIPE_BOUND */
-  GThread *thread;
+  RunPlan *plan;
+  RunThread *thread;
   GHashTable *fonts; /* PangoFont * -> itself: references held (layout thread) */
   PangoFont *last;   /* the last font made ready (layout thread) */
   GArray *ldiags;    /* the layout thread's diagnostics (its capture), or NULL */
@@ -86,7 +88,7 @@ static gint64 thread_cpu_us(void)
 static gpointer drawing_thread(gpointer data)
 {
   PagePipe *pp = data;
-  book_diag_capture(pp->pdiags);
+  book_diag_capture(pp->book, pp->pdiags);
   for (;;) {
     pthread_mutex_lock(&pp->lock);
     while (g_queue_is_empty(&pp->jobs)) {
@@ -111,7 +113,7 @@ static gpointer drawing_thread(gpointer data)
     g_free(j->label);
     g_free(j);
   }
-  book_diag_capture(NULL);
+  book_diag_capture(pp->book, NULL);
   pp->draw_cpu_us = thread_cpu_us();
   return NULL;
 }
@@ -129,6 +131,7 @@ static void font_ready(PagePipe *pp, PangoFont *font)
 
 static void items_ready(PagePipe *pp, const GArray *items)
 {
+  fontlock_enter(); /* pango's fonts: cairo's faces */
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
     if (it->kind != LAY_GLYPHS || !it->font || !it->glyphs)
@@ -145,6 +148,7 @@ static void items_ready(PagePipe *pp, const GArray *items)
       }
     }
   }
+  fontlock_leave();
 }
 
 static void push(PagePipe *pp, GArray *items, const char *label)
@@ -154,15 +158,8 @@ static void push(PagePipe *pp, GArray *items, const char *label)
   j->label = g_strdup(label);
   j->diag_at = pp->ldiags ? pp->ldiags->len : 0;
   pthread_mutex_lock(&pp->lock);
-  int held = 0; /* fontlock, given up while the layout waits for room */
   while (g_queue_get_length(&pp->jobs) >= PIPE_BOUND) {
     pp->lay_stopped = true;
-    if (!held && fontlock_held()) {
-      pthread_mutex_unlock(&pp->lock);
-      held = fontlock_suspend();
-      pthread_mutex_lock(&pp->lock);
-      continue;
-    }
     gint64 t0 = g_get_monotonic_time();
     pthread_cond_wait(&pp->room, &pp->lock);
     pp->stop_us += g_get_monotonic_time() - t0;
@@ -174,7 +171,6 @@ static void push(PagePipe *pp, GArray *items, const char *label)
     pthread_cond_signal(&pp->work);
   }
   pthread_mutex_unlock(&pp->lock);
-  fontlock_resume(held);
 }
 
 static void pipe_page(void *ud, GArray *items, const char *label)
@@ -182,10 +178,9 @@ static void pipe_page(void *ud, GArray *items, const char *label)
   PagePipe *pp = ud;
   items_ready(pp, items);
   push(pp, items, label);
-  fontlock_yield(); /* the drawing thread's SVG, the cover: between pages */
 }
 
-PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
+PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool verbose)
 {
   PagePipe *pp = g_new0(PagePipe, 1);
   pp->inner = *inner;
@@ -197,10 +192,11 @@ PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose)
   pthread_cond_init(&pp->room, NULL);
   g_queue_init(&pp->jobs);
   pp->fonts = g_hash_table_new_full(NULL, NULL, g_object_unref, NULL);
-  pp->ldiags = book_diag_capturing();
+  pp->ldiags = book_diag_capturing(book);
   pp->pdiags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
   pp->pat = g_array_new(FALSE, FALSE, sizeof(guint));
-  pp->thread = g_thread_new("octavo-draw", drawing_thread, pp);
+  pp->plan = plan;
+  pp->thread = runplan_spawn(plan, "octavo-draw", drawing_thread, pp);
   return pp;
 }
 
@@ -237,9 +233,7 @@ void page_pipe_finish(PagePipe *pp)
   if (!pp)
     return;
   push(pp, NULL, NULL);
-  int held = fontlock_suspend(); /* the drawing thread may want it */
-  g_thread_join(pp->thread);
-  fontlock_resume(held);
+  runplan_join(pp->plan, pp->thread);
   if (pp->verbose) /* the wall time on two idle cores: the layout's CPU + its waits */
     fprintf(stderr,
             "octavo: %u pages drawn on a second thread in %.2f s: drawing %.2f s CPU, idle "

@@ -6,15 +6,16 @@
 
 #include "book.h"
 #include "layout.h"
+#include "runplan.h"
 
 typedef struct PagePipe PagePipe;
 
-/* Start the drawing thread, which runs inner (its page function) on each
+/* Start the drawing thread (plan's: runplan_spawn), which runs inner (its page function) on each
  * page the pipe's sink is given, in order; the caller's thread is the
  * layout's. book takes the drawing thread's diagnostics when the caller's
  * thread captures none (book_diag_capture). verbose: page_pipe_finish says
  * on stderr how each thread spent its time. Finish with page_pipe_finish. */
-PagePipe *page_pipe_start(Book *book, const LaySink *inner, bool verbose);
+PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool verbose);
 
 /* The sink to hand lay_book_stream: each page is made ready for the
  * drawing thread and queued (the layout waits while 16 pages are). */

@@ -84,7 +84,9 @@ static void advances_free(gpointer p)
 
 static Advances *drift_advances(Drift *d, PangoFont *font)
 {
+  fontlock_enter(); /* made once per font, readied ahead on a drawing thread */
   hb_font_t *hf = pango_font_get_hb_font(font);
+  fontlock_leave();
   if (!hf)
     return NULL;
   hb_face_t *face = hb_font_get_face(hf);
@@ -607,8 +609,10 @@ static void draw_dest(cairo_t *cr, const LayItem *it)
 
 void paint_font_ready(PangoFont *font)
 {
+  fontlock_enter();
   pango_font_get_hb_font(font);
   fontlock_draw_font(font);
+  fontlock_leave();
 }
 
 Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)

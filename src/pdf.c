@@ -260,7 +260,9 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
   /* two threads: the pages drawn on the pipe's while the next are laid out */
-  PagePipe *pipe = src->opts->threads > 1 ? page_pipe_start(book, &sink, src->opts->verbose) : NULL;
+  RunPlan *plan = src->opts->plan;
+  PagePipe *pipe = plan && plan->draw_thread ? page_pipe_start(plan, book, &sink, src->opts->verbose)
+                                             : NULL;
   LaySink to = pipe ? page_pipe_sink(pipe) : sink;
   *lay = src->plan
              ? lay_handout_stream(src->plan, &to, exact)
@@ -352,10 +354,10 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
 {
   bool exact = false;
   /* the layout's diagnostics kept apart: a second layout gives them again */
-  GArray *outer = book_diag_capturing(), *diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-  book_diag_capture(diags);
+  GArray *outer = book_diag_capturing(book), *diags = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+  book_diag_capture(book, diags);
   cairo_status_t st = render_stream(book, src, tmp, mode, werr, lay, move, &exact);
-  book_diag_capture(outer);
+  book_diag_capture(book, outer);
   if (exact || *werr) {
     if (outer)
       g_array_append_vals(outer, diags->data, diags->len);
@@ -472,10 +474,10 @@ static bool write_stream(Book *book, const OctavoOptions *opts, const Style *st,
     tags_refused(book, path);
     lay_free(lay);
     /* laid out again: its diagnostics were given already */
-    GArray *outer = book_diag_capturing(), *again = g_array_new(FALSE, TRUE, sizeof(BookDiag));
-    book_diag_capture(again);
+    GArray *outer = book_diag_capturing(book), *again = g_array_new(FALSE, TRUE, sizeof(BookDiag));
+    book_diag_capture(book, again);
     cst = stream_or_whole(book, &src, tmp, TAGS_PAGES, &werr, &lay, &move);
-    book_diag_capture(outer);
+    book_diag_capture(book, outer);
     for (guint i = 0; i < again->len; i++)
       g_free(g_array_index(again, BookDiag, i).message);
     g_array_free(again, TRUE);

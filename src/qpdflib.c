@@ -5,6 +5,7 @@
 
 #include <gmodule.h>
 #include <stdlib.h>
+#include <pthread.h>
 
 /* The soname of the libqpdf the build found (Makefile), else Debian 12's. */
 #ifndef OCTAVO_QPDF_SONAME
@@ -13,8 +14,6 @@
 
 QpdfLib qpdflib;
 
-static GMutex lock;
-static GThread *preloader;
 
 /* NULL, or why libqpdf cannot be used (static). */
 static gpointer open_once(gpointer unused)
@@ -35,10 +34,18 @@ static gpointer open_once(gpointer unused)
   return NULL;
 }
 
+/* pthread_once, not GOnce: a race checker sees what POSIX's once orders. */
+static pthread_once_t opened_once = PTHREAD_ONCE_INIT;
+static const char *open_failure;
+static void open_qpdf(void)
+{
+  open_failure = open_once(NULL);
+}
+
 bool qpdflib_open(GError **err)
 {
-  static GOnce once = G_ONCE_INIT;
-  const char *why = g_once(&once, open_once, NULL);
+  pthread_once(&opened_once, open_qpdf);
+  const char *why = open_failure;
   if (why)
     g_set_error_literal(err, G_FILE_ERROR, G_FILE_ERROR_NOENT, why);
   return why == NULL;
@@ -50,22 +57,7 @@ static gpointer preload(gpointer unused)
   return NULL;
 }
 
-static void join_preloader(void)
+void qpdflib_preload(RunPlan *plan)
 {
-  g_mutex_lock(&lock);
-  GThread *t = preloader;
-  preloader = NULL;
-  g_mutex_unlock(&lock);
-  if (t)
-    g_thread_join(t);
-}
-
-void qpdflib_preload(void)
-{
-  g_mutex_lock(&lock);
-  if (!preloader) {
-    preloader = g_thread_new("octavo-qpdf", preload, NULL);
-    atexit(join_preloader);
-  }
-  g_mutex_unlock(&lock);
+  runplan_spawn(plan, "octavo-qpdf", preload, NULL); /* joined by runplan_end */
 }

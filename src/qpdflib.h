@@ -12,6 +12,8 @@
 #include <qpdf/qpdf-c.h>
 #include <stdbool.h>
 
+#include "runplan.h"
+
 /* Every libqpdf function octavo calls. */
 #define QPDFLIB_CALLS(X)                                                                           \
   X(qpdf_cleanup)                                                                                  \
@@ -79,10 +81,10 @@ extern QpdfLib qpdflib;
  * false with *err set when it or one of its functions is missing. */
 bool qpdflib_open(GError **err);
 
-/* Starts qpdflib_open() on a thread of its own, so that the library loads
+/* Starts qpdflib_open() on a thread of plan's, so that the library loads
  * on the other core while the book is laid out; qpdflib_open() waits for
- * it. Joined at exit. */
-void qpdflib_preload(void);
+ * it (pthread_once). Joined by runplan_end. */
+void qpdflib_preload(RunPlan *plan);
 
 /* The calls by their own names (not in qpdflib.c, which fills the table). */
 #ifndef QPDFLIB_TABLE_ONLY

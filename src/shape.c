@@ -105,8 +105,13 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
   }
   gint64 *adv = g_new0(gint64, len + 1);
   if (len > 0) {
-    GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
+    /* on a thread's context its fonts are readied once (font_seen) and
+     * shaped with unlocked; on another, under fontlock (cairo's faces) */
     GHashTable *kept = g_object_get_qdata(G_OBJECT(ctx), thread_fonts_quark());
+    s->locked = !kept;
+    if (s->locked)
+      fontlock_enter();
+    GList *items = pango_itemize(ctx, s->text, 0, (int)len, attrs, NULL);
     for (GList *l = items; kept && l; l = l->next)
       font_seen(kept, ((PangoItem *)l->data)->analysis.font);
     for (GList *l = items; l; l = l->next) {
@@ -125,6 +130,8 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
       g_array_append_val(s->runs, run);
     }
     g_list_free(items);
+    if (s->locked)
+      fontlock_leave();
   }
   s->cum_pu = g_new(gint64, len + 1);
   s->cum_pu[0] = 0;
@@ -276,7 +283,11 @@ PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, Pango
     *font = NULL;
     return g;
   }
+  if (s->locked)
+    fontlock_enter();
   pango_shape_full(str, (int)strlen(str), str, (int)strlen(str), &r->item->analysis, g);
+  if (s->locked)
+    fontlock_leave();
   *font = g_object_ref(r->item->analysis.font);
   return g;
 }

@@ -26,6 +26,7 @@ typedef struct {
   int nchars;
   int *char_byte; /* nchars + 1: byte offset of each character */
   gint64 *cum_pu; /* len + 1: advance of everything before byte i, pango units */
+  bool locked;    /* shaped under fontlock (not on a shape_thread_context): so is shape_extra */
 } Shaped;
 
 /* A piece of one run for drawing: the glyphs of bytes [start, end). */

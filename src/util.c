@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pthread.h>
 
 /* An existing target that is not a regular file (/dev/null, a FIFO, a
  * terminal) is written into, never replaced by a rename: renaming over
@@ -52,26 +53,26 @@ static bool is_special(const char *path)
 enum { STALE_SECONDS = 10 };
 
 /* The open temporary files: name (as given to the writer) -> fd + 1. */
-static GMutex temps_lock;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *temps;
 
 static void temp_register(const char *name, int fd)
 {
-  g_mutex_lock(&temps_lock);
+  pthread_mutex_lock(&temps_lock);
   if (!temps)
     temps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_hash_table_insert(temps, g_strdup(name), GINT_TO_POINTER(fd + 1));
-  g_mutex_unlock(&temps_lock);
+  pthread_mutex_unlock(&temps_lock);
 }
 
 /* The fd of temporary file name (and forget it when take), or -1. */
 static int temp_fd(const char *name, bool take)
 {
-  g_mutex_lock(&temps_lock);
+  pthread_mutex_lock(&temps_lock);
   int fd = temps ? GPOINTER_TO_INT(g_hash_table_lookup(temps, name)) - 1 : -1;
   if (take && fd >= 0)
     g_hash_table_remove(temps, name);
-  g_mutex_unlock(&temps_lock);
+  pthread_mutex_unlock(&temps_lock);
   return fd;
 }
 

@@ -65,6 +65,28 @@ mkfifo out.fifo && {
   [ -p out.fifo ] || fail "-o FIFO replaced the FIFO"
   unzip -tq from-fifo.epub >/dev/null 2>&1 || fail "-o FIFO: what came through is not the EPUB"
 }
+# -v prints the run plan (src/runplan.c), decided once from the outputs and
+# the threads; tests/unit/test_runplan.c asserts it case by case.
+printf '# T\n\n## One\n\nText.\n\n## Two\n\nMore.\n' > plan.md
+plan() { # expected-line octavo-arguments...: -v's plan holds the line
+  want=$1; shift
+  "$OCTAVO" -v "$@" >/dev/null 2>plan.err || fail "-v $*: failed: $(cat plan.err)"
+  grep -qx "octavo: plan: $want" plan.err || fail "-v $*: no 'plan: $want' in: $(grep plan: plan.err)"
+}
+plan "outputs epub=1 pdf=1 other=0 preview=no dump=no" -j1 plan.md -o p.epub -o p.pdf
+plan "layout=stream handout=no counted=no marks=yes" -j1 plan.md -o p.epub -o p.pdf
+plan "threads=1 epub-thread=no draw-thread=no chapter-threads=0 shape-ahead=no" -j1 plan.md -o p.epub -o p.pdf
+plan "threads=4 epub-thread=yes draw-thread=yes chapter-threads=1 shape-ahead=no" -j4 plan.md -o p.epub -o p.pdf
+plan "preload hyphen=yes qpdf=yes cover=yes sources-thread=yes" -j4 plan.md -o p.epub -o p.pdf
+plan "layout=page-list handout=no counted=no marks=no" -j4 plan.md -o p.epub
+plan "threads=4 epub-thread=no draw-thread=no chapter-threads=1 shape-ahead=no" -j4 plan.md -o p.epub
+plan "layout=stream handout=yes counted=yes marks=no" -j4 --layout handout plan.md -o p.pdf
+plan "threads=4 epub-thread=no draw-thread=yes chapter-threads=0 shape-ahead=yes" -j4 --layout handout plan.md -o p.pdf
+plan "layout=none handout=no counted=no marks=no" -j2 --no-page-list plan.md -o p.epub
+plan "layout=whole handout=no counted=no marks=no" -j2 --preview prev plan.md -o p.pdf
+OCTAVO_THREADS=3 plan "threads=3 epub-thread=yes draw-thread=yes chapter-threads=1 shape-ahead=no" plan.md -o p.epub -o p.pdf
+"$OCTAVO" -q plan.md -o p.epub 2>plan.err && ! grep -q 'plan:' plan.err || fail "the plan printed without -v"
+
 # Every option --help lists is documented in the manual page and in README.
 "$OCTAVO" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > options.txt
 [ -s options.txt ] || fail "--help lists no options"

@@ -30,7 +30,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fontlock.h"
+#include "runplan.h"
+#include <pthread.h>
 
 enum { AHEAD = 64 };
 
@@ -47,9 +48,9 @@ typedef struct {
 } Slot;
 
 struct Ahead {
-  GMutex mutex;
-  GCond room;  /* the layout asked for more, or stop: the thread may go on */
-  GCond ready; /* a slot was shaped: the layout may take it */
+  pthread_mutex_t mutex;
+  pthread_cond_t room;  /* the layout asked for more, or stop: the thread may go on */
+  pthread_cond_t ready; /* a slot was shaped: the layout may take it */
   Slot *slots;
   guint n;
   GHashTable *index; /* BookNode * -> 1 + its slot */
@@ -62,7 +63,7 @@ struct Ahead {
   guint shaped;      /* paragraphs the thread shaped */
   gint64 waited_us;  /* the layout's time waiting for a paragraph being shaped */
   bool stop;
-  GThread *thread;
+  RunThread *thread;
   /* the thread's own */
   const LayEnv *env;
   PangoContext *ctx;
@@ -131,12 +132,12 @@ static gpointer ahead_thread(gpointer data)
   for (guint i = 0; i < a->n; i++) {
     Slot *s = &a->slots[i];
     guint upto;
-    g_mutex_lock(&a->mutex);
+    pthread_mutex_lock(&a->mutex);
     a->at = i;
     if (i >= a->asked + AHEAD) {
       a->thread_waits = true;
       while (!a->stop && i >= a->asked + AHEAD / 2)
-        g_cond_wait(&a->room, &a->mutex);
+        pthread_cond_wait(&a->room, &a->mutex);
       a->thread_waits = false;
     }
     bool mine = !a->stop && s->state == FREE;
@@ -144,18 +145,18 @@ static gpointer ahead_thread(gpointer data)
       s->state = SHAPING;
     bool stop = a->stop;
     GPtrArray *done = take_done(a, &upto);
-    g_mutex_unlock(&a->mutex);
+    pthread_mutex_unlock(&a->mutex);
     free_done(a, done, upto);
     if (stop)
       break;
     if (!mine)
       continue;
     shape_slot(a, s, &chapter);
-    g_mutex_lock(&a->mutex);
+    pthread_mutex_lock(&a->mutex);
     s->state = SHAPED;
     if (a->layout_waits)
-      g_cond_signal(&a->ready);
-    g_mutex_unlock(&a->mutex);
+      pthread_cond_signal(&a->ready);
+    pthread_mutex_unlock(&a->mutex);
   }
   return NULL;
 }
@@ -175,7 +176,7 @@ static void add_slots(GArray *slots, BookNode *root, guint chapter)
 Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy)
 {
   const Book *book = env->book;
-  if (env->opts->threads < 2 + busy || !fonts)
+  if (env->opts->threads < 2 + busy || !fonts || !env->opts->plan)
     return NULL;
   GArray *slots = g_array_new(FALSE, TRUE, sizeof(Slot));
   for (guint fi = 0; fi < book->footnotes->len; fi++) { /* as layout_notes takes them */
@@ -190,9 +191,9 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
     return NULL;
   }
   Ahead *a = g_new0(Ahead, 1);
-  g_mutex_init(&a->mutex);
-  g_cond_init(&a->room);
-  g_cond_init(&a->ready);
+  pthread_mutex_init(&a->mutex, NULL);
+  pthread_cond_init(&a->room, NULL);
+  pthread_cond_init(&a->ready, NULL);
   a->n = slots->len;
   a->slots = (Slot *)g_array_free(slots, FALSE);
   a->index = g_hash_table_new(NULL, NULL);
@@ -207,7 +208,7 @@ Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int 
   a->desc[1] = text_desc(env->st, true);
   a->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   a->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
-  a->thread = g_thread_new("octavo-shape", ahead_thread, a);
+  a->thread = runplan_spawn(env->opts->plan, "octavo-shape", ahead_thread, a);
   return a;
 }
 
@@ -226,26 +227,19 @@ Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFon
     return NULL;
   Slot *s = &a->slots[k - 1];
   Shaped *sh = NULL;
-  g_mutex_lock(&a->mutex);
+  pthread_mutex_lock(&a->mutex);
   if (k > a->asked) {
     a->asked = k;
     if (a->thread_waits && a->at < a->asked + AHEAD / 2)
-      g_cond_signal(&a->room);
+      pthread_cond_signal(&a->room);
   }
   if (s->state == SHAPING) {
-    /* without pango's fonts meanwhile: the thread may be readying one */
-    g_mutex_unlock(&a->mutex);
-    int held = fontlock_suspend();
     gint64 t0 = g_get_monotonic_time();
-    g_mutex_lock(&a->mutex);
     a->layout_waits = true;
     while (s->state == SHAPING)
-      g_cond_wait(&a->ready, &a->mutex);
+      pthread_cond_wait(&a->ready, &a->mutex);
     a->layout_waits = false;
     a->waited_us += g_get_monotonic_time() - t0;
-    g_mutex_unlock(&a->mutex);
-    fontlock_resume(held);
-    g_mutex_lock(&a->mutex);
   }
   /* compared under the mutex: the thread frees the slots the layout has
    * passed, and the layout may come back to an earlier one */
@@ -254,28 +248,26 @@ Shaped *ahead_take(Ahead *a, const BookNode *node, const Para *p, const PangoFon
     sh = g_steal_pointer(&s->para.shaped);
   a->taken += sh != NULL;
   s->state = LAYOUT;
-  g_mutex_unlock(&a->mutex);
+  pthread_mutex_unlock(&a->mutex);
   return sh;
 }
 
 void ahead_done(Ahead *a, Shaped *sh)
 {
-  g_mutex_lock(&a->mutex);
+  pthread_mutex_lock(&a->mutex);
   g_ptr_array_add(a->done, sh);
-  g_mutex_unlock(&a->mutex);
+  pthread_mutex_unlock(&a->mutex);
 }
 
 void ahead_stop(Ahead *a)
 {
   if (!a)
     return;
-  g_mutex_lock(&a->mutex);
+  pthread_mutex_lock(&a->mutex);
   a->stop = true;
-  g_cond_signal(&a->room);
-  g_mutex_unlock(&a->mutex);
-  int held = fontlock_suspend(); /* it may be readying a font (shape_thread_context) */
-  g_thread_join(a->thread);
-  fontlock_resume(held);
+  pthread_cond_signal(&a->room);
+  pthread_mutex_unlock(&a->mutex);
+  runplan_join(a->env->opts->plan, a->thread);
   if (a->env->opts->verbose)
     fprintf(stderr,
             "octavo: %u of %u paragraphs shaped on a second thread (%u shaped there), the "
@@ -294,8 +286,8 @@ void ahead_stop(Ahead *a)
   pango_font_description_free(a->desc[0]);
   pango_font_description_free(a->desc[1]);
   g_object_unref(a->ctx); /* its map and fonts are kept (shape_thread_context) */
-  g_mutex_clear(&a->mutex);
-  g_cond_clear(&a->room);
-  g_cond_clear(&a->ready);
+  pthread_mutex_destroy(&a->mutex);
+  pthread_cond_destroy(&a->room);
+  pthread_cond_destroy(&a->ready);
   g_free(a);
 }

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "fontlock.h"
 
 /* Does a URL note's letter start at byte at? */
 static bool letter_mark_at(const guint8 *flags, size_t flen, size_t at)
@@ -680,7 +679,6 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
 {
   SetInfo info = {0};
   Setting S = {.p = p, .ps = ps, .ragged = ragged};
-  fontlock_yield(); /* between paragraphs: a thread waiting for pango's fonts has them */
   pango_context_set_font_description(c->shp->pctx, ps->desc);
   if (c->dir && !out) /* a block's dir attribute: the paragraph's direction */
     pango_context_set_base_dir(c->shp->pctx,

@@ -31,7 +31,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fontlock.h"
+#include "runplan.h"
+#include <pthread.h>
 
 /* A chapter's state: nobody's yet, being built (by a thread or by the
  * layout for a later turn), built, or the layout's (taken, or set by it
@@ -50,12 +51,12 @@ typedef struct {
 typedef struct {
   struct Pool *pool;
   LayShaper shp;
-  GThread *thread;
+  RunThread *thread;
 } Worker;
 
 struct Pool {
-  GMutex mutex;
-  GCond changed; /* a chapter was built, the layout took one, or stop */
+  pthread_mutex_t mutex;
+  pthread_cond_t changed; /* a chapter was built, the layout took one, or stop */
   Run *r;
   Job *jobs;
   guint n;
@@ -122,33 +123,34 @@ static gpointer worker_thread(gpointer data)
 {
   Worker *w = data;
   Pool *p = w->pool;
-  g_mutex_lock(&p->mutex);
+  pthread_mutex_lock(&p->mutex);
   while (!p->stop && p->next < p->n) {
     guint ci = claim(p);
     if (ci == G_MAXUINT) {
-      g_cond_wait(&p->changed, &p->mutex);
+      pthread_cond_wait(&p->changed, &p->mutex);
       continue;
     }
-    g_mutex_unlock(&p->mutex);
+    pthread_mutex_unlock(&p->mutex);
     build(p, &w->shp, ci);
-    g_mutex_lock(&p->mutex);
+    pthread_mutex_lock(&p->mutex);
     done(p, ci);
-    g_cond_broadcast(&p->changed);
+    pthread_cond_broadcast(&p->changed);
   }
-  g_mutex_unlock(&p->mutex);
+  pthread_mutex_unlock(&p->mutex);
   return NULL;
 }
 
 Pool *pool_start(Run *r, const Fonts *fonts, int workers)
 {
   guint n = r->env.book->chapters->len;
-  if (workers < 1 || n < 2 || !fonts)
+  RunPlan *plan = r->env.opts->plan;
+  if (workers < 1 || n < 2 || !fonts || !plan)
     return NULL;
   if ((guint)workers > n - 1)
     workers = (int)n - 1;
   Pool *p = g_new0(Pool, 1);
-  g_mutex_init(&p->mutex);
-  g_cond_init(&p->changed);
+  pthread_mutex_init(&p->mutex, NULL);
+  pthread_cond_init(&p->changed, NULL);
   p->r = r;
   p->n = n;
   p->jobs = g_new0(Job, n);
@@ -161,7 +163,7 @@ Pool *pool_start(Run *r, const Fonts *fonts, int workers)
     shaper_init(&w->shp, shape_thread_context(fonts), r->shp.lang);
   }
   for (int i = 0; i < workers; i++)
-    p->workers[i].thread = g_thread_new("octavo-chapter", worker_thread, &p->workers[i]);
+    p->workers[i].thread = runplan_spawn(plan, "octavo-chapter", worker_thread, &p->workers[i]);
   return p;
 }
 
@@ -194,29 +196,25 @@ static bool merge(Run *r, Job *j)
 GArray *pool_take(Pool *p, guint ci, guint *span_end)
 {
   Run *r = p->r;
-  g_mutex_lock(&p->mutex);
+  pthread_mutex_lock(&p->mutex);
   for (;;) {
     Job *j = &p->jobs[ci];
     if (j->state == FREE || j->state == BUILT)
       break;
     /* being built: build the next chapter meanwhile, or wait for it */
     guint other = claim(p);
-    g_mutex_unlock(&p->mutex);
+    pthread_mutex_unlock(&p->mutex);
     if (other != G_MAXUINT) {
       build(p, &r->shp, other);
-      g_mutex_lock(&p->mutex);
+      pthread_mutex_lock(&p->mutex);
       done(p, other);
       continue;
     }
-    int held = fontlock_suspend(); /* the thread may want it */
     gint64 t0 = g_get_monotonic_time();
-    g_mutex_lock(&p->mutex);
+    pthread_mutex_lock(&p->mutex);
     while (j->state == BUILDING)
-      g_cond_wait(&p->changed, &p->mutex);
+      pthread_cond_wait(&p->changed, &p->mutex);
     p->waited_us += g_get_monotonic_time() - t0;
-    g_mutex_unlock(&p->mutex);
-    fontlock_resume(held);
-    g_mutex_lock(&p->mutex);
   }
   Job *j = &p->jobs[ci];
   bool built = j->state == BUILT;
@@ -224,8 +222,8 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
     p->items -= j->vl->len;
   j->state = TAKEN;
   p->taken = ci + 1;
-  g_cond_broadcast(&p->changed); /* room ahead */
-  g_mutex_unlock(&p->mutex);
+  pthread_cond_broadcast(&p->changed); /* room ahead */
+  pthread_mutex_unlock(&p->mutex);
   GArray *vl = NULL;
   if (built && merge(r, j)) {
     vl = j->vl;
@@ -246,14 +244,12 @@ void pool_stop(Pool *p)
 {
   if (!p)
     return;
-  g_mutex_lock(&p->mutex);
+  pthread_mutex_lock(&p->mutex);
   p->stop = true;
-  g_cond_broadcast(&p->changed);
-  g_mutex_unlock(&p->mutex);
-  int held = fontlock_suspend(); /* a thread may be waiting for it */
+  pthread_cond_broadcast(&p->changed);
+  pthread_mutex_unlock(&p->mutex);
   for (int i = 0; i < p->nworkers; i++)
-    g_thread_join(p->workers[i].thread);
-  fontlock_resume(held);
+    runplan_join(p->r->env.opts->plan, p->workers[i].thread);
   if (p->r->env.opts->verbose)
     fprintf(stderr,
             "octavo: %u of %u chapters set beside the layout's turn, on %d thread%s and the "
@@ -269,7 +265,7 @@ void pool_stop(Pool *p)
     shaper_clear(&p->workers[i].shp);
   g_free(p->workers);
   g_free(p->jobs);
-  g_mutex_clear(&p->mutex);
-  g_cond_clear(&p->changed);
+  pthread_mutex_destroy(&p->mutex);
+  pthread_cond_destroy(&p->changed);
   g_free(p);
 }

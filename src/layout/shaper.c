@@ -77,7 +77,7 @@ double baseline(LayShaper *shp, const PangoFontDescription *d, double leading)
   if (!am) {
     char *key = g_strdup(dk);
     /* it measures sample text with cairo's fonts: under fontlock.c's lock
-     * (the main thread holds it; pool.c's threads wait for it) */
+     * (held around the call only, by whichever thread makes it) */
     fontlock_enter();
     PangoFontMetrics *m = pango_context_get_metrics(shp->pctx, d, shp->plang);
     fontlock_leave();
@@ -195,7 +195,9 @@ bool text_rtl(LayShaper *shp, const char *text, size_t len)
   if (len > 256) /* at a character's start */
     len = (size_t)(g_utf8_find_prev_char(text, text + 257) - text);
   PangoAttrList *none = pango_attr_list_new();
+  fontlock_enter(); /* itemising may load a font (cairo's faces) */
   GList *items = pango_itemize(shp->pctx, text, 0, (int)len, none, NULL);
+  fontlock_leave();
   bool rtl = items != NULL; /* the paragraph's level is 1: no run is below it */
   for (GList *l = items; l; l = l->next)
     rtl &= ((PangoItem *)l->data)->analysis.level > 0;

@@ -1,0 +1,89 @@
+/* runplan.h: the run decided once, after parsing, from the options, the
+ * outputs and the machine: which outputs, which layout passes, which
+ * threads do what. A plain value (RunPlan) that -v prints and a test
+ * asserts, and the one owner of the threads a run starts: every other
+ * module asks it for a thread (runplan_spawn) and gives it back
+ * (runplan_join); what is still running at the run's end (a preloader, a
+ * cover drawn ahead but never asked for) is joined by runplan_end, not by
+ * atexit. */
+#ifndef OCTAVO_RUNPLAN_H
+#define OCTAVO_RUNPLAN_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+/* What a run wants, as main.c reads it from the command line and the
+ * book (the inputs of runplan_decide). */
+typedef struct {
+  unsigned epubs, pdfs, others; /* outputs: EPUBs, PDFs, (X)HTML files */
+  bool page_list;               /* the EPUB's print page list (--no-page-list: false) */
+  bool handout;                 /* --layout handout: the sections run on */
+  bool preview, dump_layout;    /* --preview DIR, --dump-layout */
+  bool attach_source;           /* the PDF's archive pass embeds the sources */
+  unsigned chapters;            /* the book's chapters, as parsed */
+  int threads;                  /* -j, else OCTAVO_THREADS, else the cores: 1 or more */
+} RunWant;
+
+/* How the print pages are laid out. */
+typedef enum {
+  RUN_LAY_NONE,      /* no layout: no PDF, no page list, no dump */
+  RUN_LAY_PAGE_LIST, /* the EPUB's page list only: the page breaks, nothing drawn */
+  RUN_LAY_WHOLE,     /* the whole book laid out, then drawn (several PDFs, --preview, --dump-layout) */
+  RUN_LAY_STREAM     /* one PDF laid out as it is drawn, each page released once drawn */
+} RunLayout;
+
+typedef struct RunThread RunThread;
+
+typedef struct RunPlan {
+  RunWant want;
+  /* the layout */
+  RunLayout layout;
+  bool marks;   /* the streamed PDF hands its page marks to the EPUB's page list */
+  bool counted; /* a streamed handout: a counting pass first (its page count, its marks) */
+  /* the threads, beside the main one (which lays out and draws) */
+  bool epub_thread;    /* the EPUBs written on a thread beside the PDF */
+  bool draw_thread;    /* a streamed PDF's pages drawn on a thread of their own */
+  int chapter_threads; /* a book's chapters set ahead on this many threads (pool.c) */
+  bool shape_ahead;    /* else the paragraphs shaped ahead on one thread (ahead.c) */
+  bool hyphen_preload; /* the hyphenation patterns loaded while the fonts load */
+  bool qpdf_preload;   /* libqpdf opened while the book is laid out */
+  bool cover_ahead;    /* the EPUB's cover drawn while the book is laid out */
+  bool sources_thread; /* the archive pass's sources read beside qpdf's work */
+  /* the threads started and what the run keeps until its end (runplan.c) */
+  struct RunRegistry *reg;
+} RunPlan;
+
+/* The plan for want (want->threads >= 1). Free with runplan_end. */
+RunPlan *runplan_decide(const RunWant *want);
+
+/* The plan in words, one "key=value" line per group, each line starting
+ * with "octavo: plan: " and ending with a newline (what -v prints). Free
+ * with g_free. */
+char *runplan_describe(const RunPlan *plan);
+
+/* Start fn(arg) on a thread named name, recorded in plan: joined by
+ * runplan_join, else by runplan_end. Never NULL (GLib aborts when no
+ * thread can be made). Any thread may call it. */
+RunThread *runplan_spawn(RunPlan *plan, const char *name, GThreadFunc fn, gpointer arg);
+
+/* Wait for t to end and return what its function returned; t is done
+ * with. Any thread may call it, once per thread (never holding fontlock:
+ * it is held only inside shape.c, shaper.c, paint.c, cover.c, imagelibs.c
+ * and pagepipe.c's readying, none of which waits). */
+gpointer runplan_join(RunPlan *plan, RunThread *t);
+
+/* Keep data until the run's end under key (one per key; a second put of
+ * a key frees the first's data): free(data) is called by runplan_end
+ * before the threads still running are joined, or by whoever takes it. */
+void runplan_keep(RunPlan *plan, const char *key, gpointer data, GDestroyNotify free);
+/* The data kept under key, no longer kept (the caller frees it), or NULL. */
+gpointer runplan_take(RunPlan *plan, const char *key);
+
+/* The threads plan started with name, in all (for -v and the tests). */
+unsigned runplan_started(const RunPlan *plan, const char *name);
+
+/* The run's end: what is kept freed (runplan_keep), every thread not yet
+ * joined joined, the plan freed. Accepts NULL. */
+void runplan_end(RunPlan *plan);
+
+#endif
