@@ -25,13 +25,19 @@ static void add_box(GArray *items, double x, double y, double w, double h, const
 /* Text centred in a box of width w, its top at y, as one glyph item per
  * run at the positions pango_cairo_show_layout() would draw them; returns
  * the height used. */
-static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *cs, const char *text,
-                           double size_pt, PangoWeight weight, PangoStyle style, double x, double y,
-                           double w, const double rgb[3])
+static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *cs, const char *lang,
+                           const char *text, double size_pt, PangoWeight weight, PangoStyle style,
+                           double x, double y, double w, const double rgb[3])
 {
   if (!text || !*text)
     return 0;
   PangoLayout *lay = pango_layout_new(ctx);
+  /* in the book's language, as its text is set: a Japanese title in the
+   * Japanese forms of Noto Serif CJK (fonts/fallback.conf), not the Chinese */
+  PangoAttrList *al = pango_attr_list_new();
+  pango_attr_list_insert(al, pango_attr_language_new(pango_language_from_string(lang)));
+  pango_layout_set_attributes(lay, al);
+  pango_attr_list_unref(al);
   PangoFontDescription *fd = pango_font_description_new();
   pango_font_description_set_family(fd, cs->face);
   pango_font_description_set_weight(fd, weight);
@@ -104,11 +110,11 @@ void cover_items(GArray *items, PangoContext *ctx, const Book *book, const Cover
 
   double mx = w * 0.12, tw = w - 2 * mx;
   double y = h * 0.25;
-  y += centred_text(items, ctx, cs, m->title, w * 0.082, PANGO_WEIGHT_BOLD, PANGO_STYLE_NORMAL, mx,
+  y += centred_text(items, ctx, cs, m->lang, m->title, w * 0.082, PANGO_WEIGHT_BOLD, PANGO_STYLE_NORMAL, mx,
                     y, tw, cs->ink);
   if (m->subtitle) {
     y += w * 0.03;
-    y += centred_text(items, ctx, cs, m->subtitle, w * 0.042, PANGO_WEIGHT_NORMAL,
+    y += centred_text(items, ctx, cs, m->lang, m->subtitle, w * 0.042, PANGO_WEIGHT_NORMAL,
                       PANGO_STYLE_ITALIC, mx, y, tw, cs->ink);
   }
   /* A short accent rule between the title and the authors. */
@@ -117,7 +123,7 @@ void cover_items(GArray *items, PangoContext *ctx, const Book *book, const Cover
   y += w * 0.06;
   if (m->authors->len) {
     char *who = labels_join(m->lang, m->authors);
-    centred_text(items, ctx, cs, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
+    centred_text(items, ctx, cs, m->lang, who, w * 0.046, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx, y, tw,
                  cs->ink);
     g_free(who);
   }
@@ -134,7 +140,7 @@ void cover_items(GArray *items, PangoContext *ctx, const Book *book, const Cover
     g_free(shown);
   }
   double fy = h - band - w * 0.13;
-  centred_text(items, ctx, cs, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx,
+  centred_text(items, ctx, cs, m->lang, foot->str, w * 0.034, PANGO_WEIGHT_NORMAL, PANGO_STYLE_NORMAL, mx,
                fy, tw, cs->ink);
   g_string_free(foot, TRUE);
 }

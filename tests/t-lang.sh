@@ -367,6 +367,22 @@ unzip -p "$T/ja.epub" EPUB/package.opf | grep -q '<dc:language>ja</dc:language>'
   bad "EPUB: dc:language is not ja"
 pdftotext -l 4 "$T/ja.pdf" - | grep -q '目次' && ok "PDF: the contents in Japanese" ||
   bad "PDF: no 目次 on the contents page"
+# Japanese kana and ideographs in Noto CJK's Japanese forms, on every page,
+# the cover too (fonts/fallback.conf's rules per language, bound strong:
+# the Chinese forms were used); punctuation pango sets as a common-script
+# run between Latin words may come from either
+python3 - "$T/ja.pdf" <<'EOF3' && ok "PDF: Japanese forms" || fails=$((fails + 1))
+import html, re, subprocess, sys
+x = subprocess.run(["mutool", "draw", "-q", "-F", "stext", "-o", "-", sys.argv[1]],
+                   capture_output=True, text=True).stdout
+n = {"jp": 0, "other": 0}
+for m in re.finditer(r'<font name="([^"]+)"[^>]*>(.*?)</font>', x, re.S):
+    t = "".join(html.unescape(c) for c in re.findall(r' c="([^"]*)"', m.group(2)))
+    k = sum(1 for ch in t if "\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff")
+    n["jp" if "CJKjp" in m.group(1) else "other"] += k
+print("Japanese characters: %(jp)d in the JP forms, %(other)d in other faces" % n)
+sys.exit(0 if n["jp"] > 1000 and n["other"] == 0 else 1)
+EOF3
 cjk_lines "$T/ja.pdf"
 
 # --- Korean: broken by words ---------------------------------------------
