@@ -160,38 +160,31 @@ GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint 
   build_init(c, env, shp, store, env->text_w);
   open_tag(c, "Sect");
   emit_dest_pending(c, ch->id);
-  if (lay_runs_on(env, ci)) { /* no drop: it runs on after the one before (flow_chapters) */
+  bool on = lay_runs_on(env, ci); /* no drop: it runs on after the one before (flow_chapters) */
+  if (on) {
     *span_end = 0;
-    c->measure = env->cols.w_pt;
-    walk_blocks(c, ch->root, NULL);
-    if (env->url_end)
-      url_notes_end(c);
-    close_tag(c, "Sect");
-    vl_end(c);
-    GArray *vl = build_take(c);
-    build_clear(c);
-    return vl;
+  } else {
+    VItem *v =
+        emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
+    v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
+    c->keep = 3;
+    c->first_block = true;
+    if (ch->heading)
+      do_heading(c, ch->heading, true);
+    else if (ci == 0) {
+      /* the opening chapter: the book's title heads its first page (a
+       * level 1 heading without a node: no page mark, no destination) */
+      Para p;
+      para_init(&p);
+      para_text(&p, NULL, env->book->meta.title, 0); /* always set (book.h) */
+      set_heading(c, &p, 1, NULL, NULL, true);
+      para_clear(&p);
+    } else
+      c->keep = 0;
+    *span_end = c->vl->len;
   }
-  VItem *v =
-      emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
-  v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
-  c->keep = 3;
-  c->first_block = true;
-  if (ch->heading)
-    do_heading(c, ch->heading, true);
-  else if (ci == 0) {
-    /* the opening chapter: the book's title heads its first page (a
-     * level 1 heading without a node: no page mark, no destination) */
-    Para p;
-    para_init(&p);
-    para_text(&p, NULL, env->book->meta.title, 0); /* always set (book.h) */
-    set_heading(c, &p, 1, NULL, NULL, true);
-    para_clear(&p);
-  } else
-    c->keep = 0;
-  *span_end = c->vl->len;
   c->measure = env->cols.w_pt; /* below the title: a column */
-  walk_blocks(c, ch->root, ch->heading);
+  walk_blocks(c, ch->root, on ? NULL : ch->heading);
   if (env->url_end)
     url_notes_end(c);
   close_tag(c, "Sect");
