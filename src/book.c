@@ -1009,3 +1009,15 @@ int book_outline_level(BookOutlineLevels *o, int level)
   o->n++;
   return out;
 }
+
+bool book_inline_blank(const BookNode *n)
+{
+  if (n->type == BOOK_SOFTBREAK)
+    return true;
+  if (n->type != BOOK_TEXT)
+    return false;
+  for (const char *p = n->text; p && *p; p++)
+    if (!g_ascii_isspace(*p))
+      return false;
+  return true;
+}

@@ -424,6 +424,9 @@ void book_node_free(BookNode *node);
 int book_node_depth(const BookNode *n);
 /* True for inline node types. */
 bool book_node_is_inline(BookNodeType type);
+/* White space between inline elements: a soft break, or text of ASCII
+ * white space only (tidy.c and captions.c skip it around what they match). */
+bool book_inline_blank(const BookNode *n);
 /* A stable lower-case name for the node type ("paragraph", "text", ...). */
 const char *book_node_type_name(BookNodeType type);
 /* Whether line `line` (1-based, of its text) of code block n is marked

@@ -29,16 +29,10 @@ static bool is_span(const BookNode *n, const char *cls)
   return false;
 }
 
+/* White space, a line break too. */
 static bool blank(const BookNode *n)
 {
-  if (n->type == BOOK_SOFTBREAK || n->type == BOOK_LINEBREAK)
-    return true;
-  if (n->type != BOOK_TEXT)
-    return false;
-  for (const char *p = n->text; p && *p; p++)
-    if (!g_ascii_isspace(*p))
-      return false;
-  return true;
+  return n->type == BOOK_LINEBREAK || book_inline_blank(n);
 }
 
 /* The paragraph's one span of class cls (blank text around it apart), or NULL. */

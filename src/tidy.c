@@ -32,19 +32,6 @@ static const char *html_attr(const BookNode *n, const char *name)
   return NULL;
 }
 
-/* White space between tags: text of spaces, or a line break. */
-static bool blank_inline(const BookNode *n)
-{
-  if (n->type == BOOK_SOFTBREAK)
-    return true;
-  if (n->type != BOOK_TEXT)
-    return false;
-  for (const char *p = n->text; p && *p; p++)
-    if (!g_ascii_isspace(*p))
-      return false;
-  return true;
-}
-
 /* The one image among n's children when all the others are blank, else
  * NULL. */
 static BookNode *only_image(const BookNode *n)
@@ -53,7 +40,7 @@ static BookNode *only_image(const BookNode *n)
   for (BookNode *k = n->first_child; k; k = k->next) {
     if (k->type == BOOK_IMAGE && !img)
       img = k;
-    else if (!blank_inline(k))
+    else if (!book_inline_blank(k))
       return NULL;
   }
   return img;
@@ -81,7 +68,7 @@ static void drop_blanks(BookNode *n)
   BookNode *k = n->first_child;
   while (k) {
     BookNode *next = k->next;
-    if (blank_inline(k)) {
+    if (book_inline_blank(k)) {
       book_node_unlink(k);
       book_node_free(k);
     }
@@ -126,7 +113,7 @@ static void image_block(Book *b, BookNode *n)
  * of those. */
 static bool stray(const BookNode *n)
 {
-  if (blank_inline(n) || n->type == BOOK_LINEBREAK)
+  if (book_inline_blank(n) || n->type == BOOK_LINEBREAK)
     return true;
   if (n->type != BOOK_PARAGRAPH && !(is_html(n, "p") && !html_attr(n, "id")))
     return false;
@@ -309,7 +296,7 @@ static bool anchor_paragraph(const BookNode *n)
   for (const BookNode *k = n->first_child; k; k = k->next) {
     if (is_anchor(k))
       any = true;
-    else if (!blank_inline(k))
+    else if (!book_inline_blank(k))
       return false;
   }
   return any;
