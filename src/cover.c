@@ -96,9 +96,26 @@ static double centred_text(GArray *items, PangoContext *ctx, const CoverStyle *c
   return (double)hpu / PANGO_SCALE;
 }
 
+/* The book's own cover image (Book.cover) as large as the page holds it
+ * whole, centred: as the e-book's cover page shows it (xMidYMid meet). */
+static void given_cover(GArray *items, const BookResource *r, double w, double h)
+{
+  double s = r->width_px > 0 && r->height_px > 0 ? MIN(w / r->width_px, h / r->height_px) : 0;
+  if (s <= 0)
+    return;
+  double iw = r->width_px * s, ih = r->height_px * s;
+  LayItem it = {.kind = LAY_IMAGE, .x_pt = (w - iw) / 2, .y_pt = (h - ih) / 2, .w_pt = iw,
+                .h_pt = ih, .res = r};
+  g_array_append_val(items, it);
+}
+
 void cover_items(GArray *items, PangoContext *ctx, const Book *book, const CoverStyle *cs, double w,
                  double h)
 {
+  if (book->cover) {
+    given_cover(items, book->cover, w, h);
+    return;
+  }
   const BookMeta *m = &book->meta;
   add_box(items, 0, 0, w, h, cs->background);
   /* The bands at the head and foot, with a fine accent rule inside each. */
