@@ -30,6 +30,8 @@ GLIB_LOCKS = re.compile(
     r"g_rw_lock_\w+|g_cond_\w+|g_private_\w+)")
 ATEXIT = re.compile(r"\batexit\s*\(")
 WRITABLE = re.compile(r"^\.(data|bss|tdata|tbss)(\.|$)")
+# what a sanitizer's instrumentation adds (-fsanitize=address: __odr_asan.NAME)
+SANITIZER = re.compile(r"^__(odr_asan|asan|ubsan|tsan|sancov|msan)")
 
 
 def code_only(text):
@@ -105,7 +107,7 @@ def writable_objects(obj):
                     continue
                 if not (WRITABLE.match(section) or section == "*COM*"):
                     continue
-                if section.startswith(".data.rel.ro"):
+                if section.startswith(".data.rel.ro") or SANITIZER.match(name):
                     continue
                 found.setdefault(src, set()).add(re.sub(r"\.\d+$", "", name))
     return found
