@@ -78,7 +78,7 @@ typedef struct {
   double table_size_pt, table_leading_pt, cell_pad_pt;
   double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */
   double folio_gap_pt;              /* folio baseline below the text block (chapter openings) */
-  double title_size_pt, subtitle_size_pt, byline_size_pt;
+  double subtitle_size_pt, byline_size_pt; /* [title]: the handout's title block */
   double toc_size_pt, toc_leading_pt;
   CoverStyle cover; /* [cover]: a colour that is not #rrggbb keeps its default */
   /* the layout ([layout], [layout.handout]): what opens the book and how chapters follow */
