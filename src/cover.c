@@ -104,8 +104,12 @@ static void given_cover(GArray *items, const BookResource *r, double w, double h
   if (s <= 0)
     return;
   double iw = r->width_px * s, ih = r->height_px * s;
-  LayItem it = {.kind = LAY_IMAGE, .x_pt = (w - iw) / 2, .y_pt = (h - ih) / 2, .w_pt = iw,
-                .h_pt = ih, .res = r};
+  LayItem it = {.kind = LAY_IMAGE,
+                .x_pt = (w - iw) / 2,
+                .y_pt = (h - ih) / 2,
+                .w_pt = iw,
+                .h_pt = ih,
+                .res = r};
   g_array_append_val(items, it);
 }
 

@@ -217,10 +217,8 @@ static void test_given(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_png),
-      cmocka_unit_test(test_palette),
-      cmocka_unit_test(test_no_metadata),
-      cmocka_unit_test(test_style_colours),
+      cmocka_unit_test(test_png),         cmocka_unit_test(test_palette),
+      cmocka_unit_test(test_no_metadata), cmocka_unit_test(test_style_colours),
       cmocka_unit_test(test_given),
   };
   return cmocka_run_group_tests_name("cover", tests, setup, teardown);
