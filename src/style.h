@@ -71,10 +71,9 @@ typedef struct {
    * left edge (mark-background, mark-rule): rgb 0..1. */
   bool code_line_numbers;
   double line_number_rgb[3], mark_rgb[3], mark_rule_rgb[3];
-  /* footnotes, tables, running heads, title page */
+  /* footnotes, tables, running heads, the handout's title block */
   double note_size_pt, note_leading_pt;
-  double caption_size_pt,
-      caption_leading_pt; /* captions of figures, listings, tables ([caption]) */
+  double caption_size_pt, caption_leading_pt; /* captions of figures, listings, tables ([caption]) */
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */
   double table_size_pt, table_leading_pt, cell_pad_pt;
   double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */
