@@ -15,6 +15,7 @@
 # page 1 pixel for pixel), and for the three refused
 # ones one warning at the front matter's line, saying what was refused and
 # "using octavo's cover"; a cover refused from -M has no place to name.
+# Every EPUB passes EPUBCheck.
 set -u
 for t in pdfimages pdftotext pdftoppm python3; do
   command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
@@ -134,4 +135,17 @@ build option '' -M cover=nothere.png
   bad "option: the warning is '$(cat option.err)'"
 [ "$(epub_cover option)" = "$(epub_cover none)" ] && [ "$(page1_png option)" = "$(page1_png none)" ] ||
   bad "option: the covers are not octavo's"
+
+# every EPUB valid (EPUBCheck, one JVM for all: tests/tools/EpubCheckMany.java)
+JAR=/usr/share/java/epubcheck.jar
+if [ -f "$JAR" ] && command -v java >/dev/null; then
+  books="none given jpeg missing outside notimage option"
+  # shellcheck disable=SC2046
+  java -cp "$JAR" "$TOP/tests/tools/EpubCheckMany.java" $(for b in $books; do echo "$b.epub"; done) > epubcheck.out 2>&1
+  for b in $books; do
+    grep -q "^$b.epub: 0 errors, 0 warnings$" epubcheck.out || bad "$b: EPUBCheck: $(grep -m3 -E '^(FATAL|ERROR|WARNING)' epubcheck.out)"
+  done
+else
+  echo "no EPUBCheck: the EPUBs are not validated"
+fi
 exit $fail
