@@ -383,7 +383,14 @@ typedef struct {
   Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
   int chapter_level;   /* headings at or above it start chapters (1..6; 2 until parsed) */
   char *shape_note;    /* why the front end chose that level and title (-v), or NULL */
-  BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
+  /* The book's cover, decided once at parse time (resolve.c's
+   * md_resolve_cover; owned): the image meta.cover names, a PNG or JPEG
+   * both books can use, or NULL: octavo's drawn cover (cover.c), for a book
+   * that names none and, with one warning, for one whose cover is missing,
+   * refused or no PNG or JPEG. Both writers read this, never meta.cover:
+   * the EPUB's cover page and cover-image, the PDF book's first page (its
+   * title page). The handout has no cover page: its title block opens it. */
+  BookResource *cover;
   bool code_tokens;    /* some code block has tokens (hl_book): the e-book embeds the
                         * code face's bold and oblique too */
 } Book;

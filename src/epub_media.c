@@ -261,9 +261,9 @@ void ep_survey_images(Epub *e)
 
 /* ---- the cover ---- */
 
-/* The cover image: the book's cover (-M cover=FILE, a PNG or JPEG the
- * front end resolved through the sandbox: book->cover), else octavo's
- * typographic cover drawn by cover.c, the face the PDF opens on. Sets
+/* The cover image: the book's cover as the front end decided it
+ * (book->cover: a PNG or JPEG, its bytes copied), else octavo's design
+ * drawn by cover.c; the PDF opens on the same (layout/front.c). Sets
  * *media_type and the size in pixels (0 when the file does not say). NULL
  * (with a warning) when there is none. */
 static GBytes *cover_image(Book *b, const Style *style, const Fonts *fonts, const char **media_type,

@@ -144,11 +144,15 @@ static cairo_scaled_font_t *make_draw_font(PangoFont *font)
   return df;
 }
 
+/* The qdata keys on pango's fonts: a font's face to draw with, its colour
+ * face. pthread_once, not GOnce: a race checker sees what POSIX's once
+ * orders. */
 static pthread_once_t quark_once = PTHREAD_ONCE_INIT;
-static GQuark quark;
+static GQuark quark, color_quark;
 static void make_quark(void)
 {
   quark = g_quark_from_static_string("octavo-draw-font");
+  color_quark = g_quark_from_static_string("octavo-color-face");
 }
 
 cairo_scaled_font_t *fontlock_draw_font(PangoFont *font)
@@ -258,14 +262,12 @@ static ColorFace *color_face_of_file(PangoFont *font)
 /* color_face_of_file, remembered on the font (every glyph run asks). */
 static ColorFace *color_face(PangoFont *font)
 {
-  static gsize quark;
-  static ColorFace none;
-  if (g_once_init_enter(&quark))
-    g_once_init_leave(&quark, g_quark_from_static_string("octavo-color-face"));
-  ColorFace *cf = g_object_get_qdata(G_OBJECT(font), quark);
+  static ColorFace none; /* "not a colour face": its address only, never written */
+  pthread_once(&quark_once, make_quark);
+  ColorFace *cf = g_object_get_qdata(G_OBJECT(font), color_quark);
   if (!cf) {
     cf = color_face_of_file(font);
-    g_object_set_qdata(G_OBJECT(font), quark, cf ? cf : &none);
+    g_object_set_qdata(G_OBJECT(font), color_quark, cf ? cf : &none);
   }
   return cf == &none ? NULL : cf;
 }

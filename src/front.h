@@ -46,6 +46,8 @@ typedef struct {
   char *text;       /* repaired text, front matter blanked to newlines */
   gsize len;
   MetaLayer fm;     /* front matter */
+  BookPos cover_at; /* where fm names the cover (its value), line 0 when it does not */
+  char *cover_src;  /* fm's cover as written (fm holds it made absolute), or NULL */
   bool has_fm;      /* the file opens with front matter (a metadata-only source is no empty file) */
   BookNode *root;   /* the converted tree before chapter splitting */
   GPtrArray *notes; /* BookFootnote * by cmark's footnote index - 1 (owned by Ctx.pending) */
@@ -160,9 +162,11 @@ char *md_strip_doc_ext(const char *path);
 /* Resolve the links and images of one tree (ch: where its links start) and
  * remove dropped-content markers. */
 void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch);
-/* Resolve meta.cover (after md_finish_meta) through the sandbox, as the
- * book's images are, into book->cover: a PNG or JPEG, else NULL with a
- * warning (the EPUB then draws octavo's cover). */
+/* The book's cover, decided once (after md_finish_meta): meta.cover
+ * resolved through the sandbox and probed as the book's images are, into
+ * book->cover when it is a PNG or JPEG either book can use; else NULL (the
+ * two books then carry octavo's drawn cover), with one warning where the
+ * cover was named (the front matter's line; -M: no place). */
 void md_resolve_cover(Ctx *c);
 
 #endif

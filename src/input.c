@@ -135,6 +135,7 @@ void md_src_free(Src *s)
   g_free(s->dir);
   g_free(s->text);
   md_layer_clear(&s->fm);
+  g_free(s->cover_src);
   book_node_free(s->root);
   g_ptr_array_free(s->notes, TRUE);
   g_hash_table_destroy(s->slugs);

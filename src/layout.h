@@ -62,7 +62,7 @@ typedef struct {
   char *label;   /* the page label: "i", "ii" in the front matter, "1", "2" after */
   bool front;    /* front matter (title page, contents) */
   int folio;     /* body: 1-based page number; front: 1-based roman number */
-  bool cover;    /* the title page is the generated cover (cover.c's items) */
+  bool cover;    /* the title page: the book's cover (cover.c's items) */
 } LayPage;
 
 typedef struct {

@@ -804,6 +804,7 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.dump_layout = a->dump_layout;
   want.attach_source = opts->attach_source;
   want.chapters = book->chapters->len;
+  want.cover_given = book->cover != NULL;
   want.threads = opts->threads;
   return runplan_decide(&want);
 }

@@ -235,10 +235,14 @@ static int parse_yaml(Book *b, Src *s, const char *yaml, gsize len, int line0)
         const char *v = yaml_str(&d, vn);
         if (!v) {
           book_diag(b, BOOK_WARNING, &kpos, "front matter: %s must be a string", key);
-        } else if (k == K_COVER && *v && !g_path_is_absolute(v)) {
-          char *path = g_build_filename(s->dir, v, NULL);
+        } else if (k == K_COVER && *v) {
+          /* relative to this file's folder; the warnings say it as written */
+          char *path = g_path_is_absolute(v) ? g_strdup(v) : g_build_filename(s->dir, v, NULL);
           md_layer_set(&s->fm, k, path);
           g_free(path);
+          g_free(s->cover_src);
+          s->cover_src = g_strdup(v);
+          s->cover_at = yaml_pos(s, vn->start_mark, line0);
         } else {
           md_layer_set(&s->fm, k, v);
         }

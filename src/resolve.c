@@ -215,6 +215,13 @@ static char *svg_refs_why(Sandbox *sb, const char *real)
   return why;
 }
 
+/* What a book shows instead of an image neither can use: for an image its
+ * alt text (said where it is drawn), for the cover octavo's own. */
+static const char *instead(const char *what)
+{
+  return strcmp(what, "cover") == 0 ? "; using octavo's cover" : "";
+}
+
 /* The file an image source names, through the book's sandbox: relative to
  * the Markdown file's folder, else to each --resource-path folder. Its real
  * path (caller frees), or NULL with a warning at pos. */
@@ -239,12 +246,14 @@ static char *find_image(Ctx *c, const BookPos *pos, const char *dir, const char 
     g_strfreev(dirs);
   }
   if (!real && v == SANDBOX_MISSING)
-    book_diag(b, BOOK_WARNING, pos, "%s %s not found", what, src);
+    book_diag(b, BOOK_WARNING, pos, "%s %s not found%s", what, src, instead(what));
   else if (!real && v == SANDBOX_OUTSIDE)
     book_diag(b, BOOK_WARNING, pos,
-              "%s %s is outside the book's folder; refused (see --resource-path)", what, src);
+              "%s %s is outside the book's folder; refused (see --resource-path)%s", what, src,
+              instead(what));
   else if (!real)
-    book_diag(b, BOOK_WARNING, pos, "%s %s %s; refused", what, src, sandbox_verdict_text(v));
+    book_diag(b, BOOK_WARNING, pos, "%s %s %s; refused%s", what, src, sandbox_verdict_text(v),
+              instead(what));
   g_free(cand);
   g_free(path);
   g_free(raw);
@@ -260,8 +269,7 @@ static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src,
   int w, h;
   char *why = NULL;
   BookResource *r = NULL;
-  /* what happens instead: the image's alt text, or for the cover octavo's */
-  const char *then = strcmp(what, "cover") == 0 ? "using octavo's cover" : "left out";
+  const char *then = *instead(what) ? instead(what) + 2 : "left out";
   BookImageKind kind = book_image_probe(real, &w, &h);
   if (kind == BOOK_IMAGE_NONE || kind == BOOK_IMAGE_WEBP) { /* WebP: neither format draws it yet */
     book_diag(b, BOOK_WARNING, pos, "%s %s is not a PNG, JPEG, GIF or SVG file; %s", what, src,
@@ -333,20 +341,48 @@ static void resolve_image(Ctx *c, BookNode *n)
   g_free(real);
 }
 
+/* Whether a -M option names the cover (it wins over every front matter). */
+static bool option_gives_cover(const OctavoOptions *o)
+{
+  for (guint i = 0; o->metadata && i < o->metadata->len; i++) {
+    const char *kv = o->metadata->pdata[i];
+    while (g_ascii_isspace(*kv))
+      kv++;
+    if (g_ascii_strncasecmp(kv, "cover", 5) == 0) {
+      for (kv += 5; g_ascii_isspace(*kv); kv++)
+        ;
+      if (*kv == '=')
+        return true;
+    }
+  }
+  return false;
+}
+
 void md_resolve_cover(Ctx *c)
 {
   Book *b = c->book;
   const char *given = b->meta.cover;
   if (!given || !*given || c->n == 0)
     return;
-  /* relative to the first input's folder, as the book's other images */
-  Src *s = &c->srcs[0];
-  BookPos pos = {s->file, 0, 0};
-  char *real = find_image(c, &pos, s->dir, given, "cover");
-  BookResource *r = real ? image_resource(c, &pos, given, real, "cover") : NULL;
+  /* where it was named: the last front matter that names it (md_finish_meta
+   * applies them in order), unless -M does; a relative name from -M is
+   * relative to the first input's folder, as the book's other images */
+  BookPos pos = {NULL, 0, 0};
+  const char *written = given, *dir = c->srcs[0].dir;
+  for (int i = c->n - 1; i >= 0 && !option_gives_cover(c->opts); i--)
+    if (c->srcs[i].fm.v[K_COVER]) {
+      if (c->srcs[i].cover_src) { /* relative to that file's folder */
+        pos = c->srcs[i].cover_at;
+        written = c->srcs[i].cover_src;
+        dir = c->srcs[i].dir;
+      }
+      break;
+    }
+  char *real = find_image(c, &pos, dir, written, "cover");
+  BookResource *r = real ? image_resource(c, &pos, written, real, "cover") : NULL;
   if (r && r->kind != BOOK_IMAGE_PNG && r->kind != BOOK_IMAGE_JPEG) {
     book_diag(b, BOOK_WARNING, &pos, "cover %s: not a PNG or JPEG file; using octavo's cover",
-              given);
+              written);
     g_clear_pointer(&r, book_resource_free);
   }
   if (r)

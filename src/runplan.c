@@ -57,7 +57,7 @@ RunPlan *runplan_decide(const RunWant *want)
   p->shape_ahead = p->layout != RUN_LAY_NONE && p->chapter_threads == 0 && threads >= 2 + busy;
   p->hyphen_preload = multi && p->layout != RUN_LAY_NONE;
   p->qpdf_preload = multi && pdf;
-  p->cover_ahead = multi && w->epubs > 0;
+  p->cover_ahead = multi && w->epubs > 0 && !w->cover_given; /* a given one is only read */
   p->sources_thread = multi && w->pdfs > 0 && w->attach_source;
 
   p->reg = g_new0(struct RunRegistry, 1);

@@ -21,6 +21,7 @@ typedef struct {
   bool preview, dump_layout;    /* --preview DIR, --dump-layout */
   bool attach_source;           /* the PDF's archive pass embeds the sources */
   unsigned chapters;            /* the book's chapters, as parsed */
+  bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
   int threads;                  /* -j, else OCTAVO_THREADS, else the cores: 1 or more */
 } RunWant;
 
@@ -47,7 +48,7 @@ typedef struct RunPlan {
   bool shape_ahead;    /* else the paragraphs shaped ahead on one thread (ahead.c) */
   bool hyphen_preload; /* the hyphenation patterns loaded while the fonts load */
   bool qpdf_preload;   /* libqpdf opened while the book is laid out */
-  bool cover_ahead;    /* the EPUB's cover drawn while the book is laid out */
+  bool cover_ahead;    /* the EPUB's cover drawn while the book is laid out (octavo's) */
   bool sources_thread; /* the archive pass's sources read beside qpdf's work */
   /* the threads started and what the run keeps until its end (runplan.c) */
   struct RunRegistry *reg;

@@ -107,7 +107,6 @@ static void defaults(Style *st)
   st->head_size_pt = 8.5;
   st->head_gap_pt = 24;
   st->folio_gap_pt = 30;
-  st->title_size_pt = 26;
   st->subtitle_size_pt = 15;
   st->byline_size_pt = 12;
   st->toc_size_pt = 10.5;
@@ -247,7 +246,6 @@ static const struct {
     {"running-head", "size", offsetof(Style, head_size_pt)},
     {"running-head", "gap", offsetof(Style, head_gap_pt)},
     {"running-head", "folio-gap", offsetof(Style, folio_gap_pt)},
-    {"title", "size", offsetof(Style, title_size_pt)},
     {"title", "subtitle-size", offsetof(Style, subtitle_size_pt)},
     {"title", "byline-size", offsetof(Style, byline_size_pt)},
     {"contents", "size", offsetof(Style, toc_size_pt)},

@@ -71,14 +71,14 @@ typedef struct {
    * left edge (mark-background, mark-rule): rgb 0..1. */
   bool code_line_numbers;
   double line_number_rgb[3], mark_rgb[3], mark_rule_rgb[3];
-  /* footnotes, tables, running heads, title page */
+  /* footnotes, tables, running heads, the handout's title block */
   double note_size_pt, note_leading_pt;
   double caption_size_pt, caption_leading_pt; /* captions of figures, listings, tables ([caption]) */
   double colophon_size_pt, colophon_leading_pt; /* the colophon ([colophon]) */
   double table_size_pt, table_leading_pt, cell_pad_pt;
   double head_size_pt, head_gap_pt; /* running head: size, baseline distance above the text block */
   double folio_gap_pt;              /* folio baseline below the text block (chapter openings) */
-  double title_size_pt, subtitle_size_pt, byline_size_pt;
+  double subtitle_size_pt, byline_size_pt; /* [title]: the handout's title block */
   double toc_size_pt, toc_leading_pt;
   CoverStyle cover; /* [cover]: a colour that is not #rrggbb keeps its default */
   /* the layout ([layout], [layout.handout]): what opens the book and how chapters follow */

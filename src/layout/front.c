@@ -24,110 +24,20 @@ char *roman(int n)
   return g_string_free(s, FALSE);
 }
 
-/* Lines of text broken ragged to the text width and centred on it (the
- * text block's left edge at x0), the first baseline at y; returns the
- * baseline after the last line. */
-static double centered(Build *c, GArray *items, const PangoFontDescription *d, const char *text,
-                       double x0, double y, double leading)
-{
-  Para p;
-  para_init(&p);
-  para_text(&p, NULL, text, 0);
-  ParaStyle ps = para_style(c, d, leading);
-  ps.left_pt = 0;
-  ps.width_pt = c->env->text_w;
-  ps.base_pt = 0;
-  ps.hyphenate = false;
-  GPtrArray *lines = g_ptr_array_new();
-  set_para(c, &p, &ps, true, NULL, NULL, lines);
-  for (guint i = 0; i < lines->len; i++) {
-    GArray *ln = lines->pdata[i];
-    double lw = items_right(ln, 0);
-    items_append(items, ln, x0 + (c->env->text_w - lw) / 2, y, false);
-    items_free(ln);
-    y += leading;
-  }
-  g_ptr_array_free(lines, TRUE);
-  para_clear(&p);
-  return y;
-}
-
-/* A title page: the title, subtitle, a short rule, the authors and the
- * date; the publisher (or source) at the foot. */
+/* The title page: the book's cover (Book.cover decided it once: the
+ * given image, else octavo's design, cover.c), the face the e-book opens
+ * on too. Untagged (inside Document only): in cairo 1.16 a Sect around the
+ * design failed the whole file with a tag error on Letter paper. */
 void title_page(const LayEnv *env, LayShaper *shp, LayStore *store, Layout *lay, const char *title)
 {
-  Build cb, *c = &cb;
-  build_init(c, env, shp, store, env->text_w);
+  (void)shp, (void)store, (void)title; /* the cover says the title: cover.c */
   LayPage *p = page_new();
-  p->cover = !c->env->book->meta.cover; /* a given cover image stays the e-book's */
-  if (p->cover && lay->fonts) {
-    /* the generated cover, the e-book's face; untagged (inside Document
-     * only): in cairo 1.16 a Sect around it failed the whole file with a
-     * tag error on Letter paper */
-    PangoContext *ctx = fonts_context(lay->fonts);
-    cover_items(p->items, ctx, env->book, &env->st->cover, lay->page_w_pt, lay->page_h_pt);
-    g_object_unref(ctx);
-    add_dest(p->items, "title-page", 0, 0);
-    g_ptr_array_add(lay->pages, p);
-    build_clear(c);
-    return;
-  }
-  p->cover = false;
-  const BookMeta *m = &c->env->book->meta;
-  GArray *it = p->items;
-  double x0 = block_x(c->st, m->rtl, (int)lay->pages->len + 1); /* front pages: physical parity */
-  add_tag(it, LAY_TAG_BEGIN, "Sect");
-  add_dest(it, "title-page", 0, 0);
-  double y = c->st->margin_top_pt + c->env->text_h * 0.22;
-  PangoFontDescription *dt =
-      font_desc(c->st->heading_face, c->st->title_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_BOLD);
-  add_tag(it, LAY_TAG_BEGIN, "H1");
-  y = centered(c, it, dt, title, x0, y, c->st->title_size_pt * 1.2);
-  add_tag(it, LAY_TAG_END, "H1");
-  if (m->subtitle) {
-    PangoFontDescription *ds = font_desc(c->st->heading_face, c->st->subtitle_size_pt,
-                                         PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
-    add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, ds, m->subtitle, x0, y + 4, c->st->subtitle_size_pt * 1.3);
-    add_tag(it, LAY_TAG_END, "P");
-    pango_font_description_free(ds);
-  }
-  y += 6;
-  add_rule(it, LAY_RULE, x0 + c->env->text_w / 2 - 30, y, 60, 0.6, 0);
-  y += 36;
-  PangoFontDescription *db =
-      font_desc(c->st->body_face, c->st->byline_size_pt, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  const char *lang = c->env->book->meta.lang;
-  if (m->authors && m->authors->len) {
-    char *a = labels_byline(lang, m->authors); /* as the e-book's title page */
-    add_tag(it, LAY_TAG_BEGIN, "P");
-    y = centered(c, it, db, a, x0, y, c->st->byline_size_pt * 1.4);
-    add_tag(it, LAY_TAG_END, "P");
-    y += c->st->byline_size_pt * 0.4;
-    g_free(a);
-  }
-  if (m->date) {
-    char *date = labels_date(lang, m->date);
-    add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, db, date, x0, y, c->st->byline_size_pt * 1.4);
-    add_tag(it, LAY_TAG_END, "P");
-    g_free(date);
-  }
-  const char *pub = m->publisher ? m->publisher : m->source;
-  if (pub) {
-    PangoFontDescription *dp =
-        font_desc(c->st->body_face, c->st->body_size_pt, PANGO_STYLE_ITALIC, PANGO_WEIGHT_NORMAL);
-    add_tag(it, LAY_TAG_BEGIN, "P");
-    centered(c, it, dp, pub, x0, c->st->margin_top_pt + c->env->text_h - c->st->body_size_pt,
-             c->st->body_size_pt * 1.3);
-    add_tag(it, LAY_TAG_END, "P");
-    pango_font_description_free(dp);
-  }
-  add_tag(it, LAY_TAG_END, "Sect");
-  pango_font_description_free(db);
-  pango_font_description_free(dt);
+  p->cover = true;
+  PangoContext *ctx = fonts_context(lay->fonts);
+  cover_items(p->items, ctx, env->book, &env->st->cover, lay->page_w_pt, lay->page_h_pt);
+  g_object_unref(ctx);
+  add_dest(p->items, "title-page", 0, 0);
   g_ptr_array_add(lay->pages, p);
-  build_clear(c);
 }
 
 /* Lines of text set ragged to c's measure, at the side the book starts

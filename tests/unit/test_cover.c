@@ -1,5 +1,7 @@
 /* test_cover.c: the generated cover draws a deterministic PNG of the asked
- * size, with the book's title in it, for books with and without metadata. */
+ * size, with the book's title in it, for books with and without metadata;
+ * a cover the book gives (Book.cover) is its image alone, fitted whole and
+ * centred on the page. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -173,13 +175,51 @@ static void test_style_colours(void **state)
   g_free(path);
 }
 
+static void test_given(void **state)
+{
+  (void)state;
+  Book *b = book_new();
+  b->meta.title = g_strdup("T");
+  BookResource *r = g_new0(BookResource, 1);
+  r->src = g_strdup("cover.png");
+  r->path = g_strdup("/nonexistent/cover.png");
+  r->kind = BOOK_IMAGE_PNG;
+  r->width_px = 320;
+  r->height_px = 180;
+  b->cover = r;
+  Style st;
+  assert_false(style_load(&st, "/nonexistent/style.ini", OCTAVO_PAPER_STYLE, 1, NULL));
+  GArray *items = g_array_new(FALSE, TRUE, sizeof(LayItem));
+  g_array_set_clear_func(items, (GDestroyNotify)lay_item_clear);
+  PangoContext *ctx = fonts_context(fonts);
+  cover_items(items, ctx, b, &st.cover, 400, 600);
+  assert_int_equal(items->len, 1); /* the image and nothing drawn around it */
+  const LayItem *it = &g_array_index(items, LayItem, 0);
+  assert_int_equal(it->kind, LAY_IMAGE);
+  assert_ptr_equal(it->res, r);
+  /* as wide as the page, its height in proportion, centred */
+  assert_float_equal(it->w_pt, 400, 1e-9);
+  assert_float_equal(it->h_pt, 225, 1e-9);
+  assert_float_equal(it->x_pt, 0, 1e-9);
+  assert_float_equal(it->y_pt, (600 - 225) / 2.0, 1e-9);
+  /* on a page wider than the image: as high as the page, centred across it */
+  g_array_set_size(items, 0);
+  cover_items(items, ctx, b, &st.cover, 1000, 100);
+  it = &g_array_index(items, LayItem, 0);
+  assert_float_equal(it->h_pt, 100, 1e-9);
+  assert_float_equal(it->x_pt, (1000 - 100 * 320 / 180.0) / 2, 1e-9);
+  g_object_unref(ctx);
+  g_array_free(items, TRUE);
+  style_clear(&st);
+  book_free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_png),
-      cmocka_unit_test(test_palette),
-      cmocka_unit_test(test_no_metadata),
-      cmocka_unit_test(test_style_colours),
+      cmocka_unit_test(test_png),         cmocka_unit_test(test_palette),
+      cmocka_unit_test(test_no_metadata), cmocka_unit_test(test_style_colours),
+      cmocka_unit_test(test_given),
   };
   return cmocka_run_group_tests_name("cover", tests, setup, teardown);
 }

@@ -54,6 +54,12 @@ static void test_epub_only(void **state)
   assert_false(p->shape_ahead || p->hyphen_preload);
   assert_true(p->cover_ahead);
   runplan_end(p);
+
+  /* the book gives its cover: nothing to draw ahead, the EPUB reads it */
+  w.cover_given = true;
+  p = runplan_decide(&w);
+  assert_false(p->cover_ahead);
+  runplan_end(p);
 }
 
 static void test_pdf_only(void **state)
