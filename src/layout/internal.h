@@ -550,7 +550,8 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
 GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
                       guint *span_end);
 /* Does chapter ci run on after the one before it rather than start a new
- * page: a chapter with no heading (a file that opens with none), one
+ * page: every chapter of an article (book.h's article: the report's
+ * sections), a chapter with no heading (a file that opens with none), one
  * below the chapter level, or a book project's nested chapter (book.h's
  * nest > 0: SUMMARY.md's sub-chapters)? Never the first. */
 bool lay_runs_on(const LayEnv *env, guint ci);

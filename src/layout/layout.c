@@ -206,8 +206,8 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
 bool lay_runs_on(const LayEnv *env, guint ci)
 {
   const BookChapter *ch = env->book->chapters->pdata[ci];
-  return ci > 0 &&
-         (!ch->heading || ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
+  return ci > 0 && (env->book->article || !ch->heading ||
+                    ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
 }
 
 /* Chapter ci's vertical list, its URL notes at the page foot laid out
