@@ -11,7 +11,11 @@
 #              (size or face unlike the body's, from mutool's stext), on the
 #              same page as its object
 #   filenames  listing file names in the PDF, in the code face, with the code
-#   heads      running heads naming the chapter on >= 90 % of body rectos
+#   heads      a recto's running head names the chapter current on its page
+#              (LaTeX's rule: the first chapter begun there, else the one
+#              carried over; nested chapters and an article's sections
+#              too), a verso's the book or its part: >= 90 % of body pages
+#              (the report's book: all)
 #   figtext    SVG text (drawn in Liberation) at most 1.1 x the body size
 #   ligatures  no word hyphenated inside an f-ligature (ff, fi, fl)
 #   runts      (the corpus's books) no chapter's last page under 5 lines
@@ -61,6 +65,18 @@ if [ -z "$chromium" ]; then
     { echo "FAIL: book.css: figure { text-align: center } reaches the code"; rc=1; }
   echo "code-css: checked in the CSS rules (no chromium)"
 fi
+
+# the report's book: an article, its sections run on after the title
+# (11 pages before issue 31's article shape: 7), every head naming the
+# section current on its page
+"$OCTAVO" --smart "$TOP/content/lsfmm-bpf-2023.md" -o "$TMPROOT/report.epub" \
+  -o "$TMPROOT/report.pdf" 2>"$TMPROOT/report.log" || fail "report: octavo exited $?"
+pages=$(pdfinfo "$TMPROOT/report.pdf" | awk '/^Pages:/ {print $2}')
+echo "== the report ($pages pages)"
+python3 "$TOOL" --no-runts --min-heads 1 "$TMPROOT/report.epub" "$TMPROOT/report.pdf" || rc=1
+# its sections run on: no page but the title page, the contents and the
+# colophon starts with a heading, and the body is at most 5 pages
+[ "$pages" -le 8 ] || { echo "FAIL: the report's book has $pages pages (its sections start pages?)"; rc=1; }
 
 # the corpus's mdBooks
 for b in embedded-book f3discovery tlborm; do

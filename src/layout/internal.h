@@ -111,6 +111,8 @@ typedef struct {
   bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
   bool rtl;         /* LINE: set right to left (flush right) */
   char *trace;      /* LINE: its text, for lay_trace (owned) */
+  BookChapter *chapter; /* LINE: the first line of this chapter, run on after another
+                         * (flow_chapters); the running heads follow it (paginate.c) */
 } VItem;
 
 /* An open block quote's rule: its x, and whether a line in the quote has
@@ -404,7 +406,7 @@ double add_notes(LayStore *store, GPtrArray *page_notes, const VItem *v, bool co
 typedef struct {
   LayPage *page;
   double x, y, w, h; /* the frame (a column of the text block) */
-  BookChapter *chapter;
+  BookChapter *chapter; /* a page's first frame: the chapter its recto's head names */
   bool opening; /* a chapter starts on this page */
   bool mark_set;
 } Frame;
@@ -437,7 +439,8 @@ typedef struct {
   LayStore *store;
   const Columns *cols;
   Body *b;
-  BookChapter *ch;
+  BookChapter *ch;        /* the chapter current at the end of what is placed (the last begun) */
+  int head_folio;         /* the last page whose head a chapter begun on it names */
   guint span_end;         /* the items across the columns at the top of the first page */
   double span_h, first_h; /* their height; the first page's frames below them */
   bool started;           /* the span is known (span_of) */

@@ -16,9 +16,12 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              is not the last (its code or rows follow)
   filenames  every listing file name of the EPUB (p.file-name) in the PDF's
              text, in a monospace face, with a line after it on its page
-  heads      running heads naming the chapter (the latest top-level or
-             second-level outline entry at or before the page) on at least
-             --min-heads of the body rectos that carry a head
+  heads      a recto's running head names the chapter current on its page
+             (LaTeX's rule: the first chapter that begins there, else the
+             last begun before; chapters: the EPUB's documents, nested ones
+             and an article's sections too, placed by their bookmarks,
+             confirmed in the page's text), a verso's the book or its part,
+             on at least --min-heads of the body rectos and versos
   figtext    SVG text (drawn in the Liberation faces, fonts/fallback.conf,
              which no book text uses) at most 1.1 times the body's size
   ligatures  no word hyphenated between f and f, i or l (one glyph in the
@@ -33,6 +36,7 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              computes text-align left or start in headless Chromium with
              the book's CSS (and a reader's `body { text-align: justify }`)
 """
+import html
 import html.parser
 import json
 import os
@@ -192,6 +196,36 @@ def pdf_outline(pdf):
     return out
 
 
+def nav_chapters(z):
+    """The book's chapters, as the EPUB's contents list them: (depth,
+    title) of each entry that links a document, not a place in one."""
+    nav = [n for n in z.namelist() if n.endswith("nav.xhtml")]
+    if not nav:
+        return []
+    root = ET.fromstring(z.read(nav[0]))
+    ns = "{http://www.w3.org/1999/xhtml}"
+    toc = next((e for e in root.iter(ns + "nav")
+                if e.get("{http://www.idpf.org/2007/ops}type") == "toc"), None)
+    out = []
+
+    def walk(ol, depth):
+        for li in ol.findall(ns + "li"):
+            a = li.find(ns + "a")
+            if a is not None and "#" not in (a.get("href") or ""):
+                out.append((depth, norm("".join(a.itertext()))))
+            for sub in li.findall(ns + "ol"):
+                walk(sub, depth + 1)
+    for ol in (toc.findall(ns + "ol") if toc is not None else []):
+        walk(ol, 0)
+    return out
+
+
+def opf_title(z):
+    opf = [n for n in z.namelist() if n.endswith(".opf")]
+    m = re.search(r"<dc:title[^>]*>(.*?)</dc:title>", z.read(opf[0]).decode("utf-8"), re.S)
+    return html.unescape(m.group(1)) if m else ""
+
+
 def head_names(head, title):
     """Does a running head read as the start of title? Its characters may
     come out of the PDF in visual order (an Indic vowel sign written
@@ -318,9 +352,32 @@ def main():
     if fn_ok < len(doc.files):
         fails.append("filenames")
 
-    # running heads
-    outline = [o for o in pdf_outline(pdf) if o[0] <= 1 and o[2] > 0]
-    rectos = named = 0
+    # running heads: a recto names the chapter current on its page, by
+    # LaTeX's \rightmark (the first chapter that begins on the page, else
+    # the last begun before it), a verso the book's title or its part's.
+    # The chapters are the EPUB's documents (nav entries without a
+    # fragment: nested chapters and an article's sections too); where each
+    # begins is its PDF bookmark's page, confirmed by its title in that
+    # page's text
+    chaps = nav_chapters(z)
+    book_title = norm(opf_title(z))
+    outline = pdf_outline(pdf)
+    starts, oi, unplaced = [], 0, []
+    for depth, title in chaps:
+        for j in range(oi, len(outline)):
+            if norm(outline[j][1]) == title and outline[j][2] > 0:
+                pg = outline[j][2]
+                page_text = norm(" ".join(l[2] for l in pages[pg - 1]))
+                bare = re.sub(r"^[0-9.]+ ", "", title)  # its number apart
+                if bare[-24:] not in page_text and bare[:24] not in page_text:
+                    # (the contents' title may not be the heading's: SUMMARY.md's)
+                    unplaced.append(f"(note) {title!r}: not in the text of its bookmark's page {pg}")
+                starts.append((pg, depth, title))
+                oi = j + 1
+                break
+        else:
+            unplaced.append(f"{title!r}: no bookmark")
+    rectos = named = versos = v_named = 0
     misses = []
     for pi, lines in enumerate(pages):
         h = head_line(lines, bsize, top)
@@ -328,25 +385,39 @@ def main():
             continue
         words = h[2].split()
         segs = [l[2].strip() for l in h[6]]
-        if not words or not re.fullmatch(r"\d+", words[-1]):
-            continue  # a verso: the folio first
-        if len(segs) > 1 and re.fullmatch(r"\d+", segs[0]):
-            continue  # a verso whose title is a number ("4  01")
+        verso = not words or not re.fullmatch(r"\d+", words[-1]) or (
+            len(segs) > 1 and re.fullmatch(r"\d+", segs[0]))  # "4  01": a number title
+        if verso:
+            folio_first = words and re.fullmatch(r"\d+", words[0])
+            head = norm(" ".join(words[1:] if folio_first else words)).rstrip(".\u2026 ")
+        else:
+            head = norm(" ".join(words[:-1])).rstrip(".\u2026 ")
+        on = [s for s in starts if s[0] == pi + 1]
+        before = [s for s in starts if s[0] <= pi + 1]
+        if verso:
+            # the part: the last top-level chapter begun (a verso of a book
+            # without parts names the book)
+            part = [s[2] for s in before if s[1] == 0][-1:]
+            versos += 1
+            if head and (head_names(head, book_title) or any(head_names(head, t) for t in part)):
+                v_named += 1
+            else:
+                misses.append(f"verso page {pi + 1}: {head!r}, not the book's {book_title!r}")
+            continue
         rectos += 1
-        head = norm(" ".join(words[:-1])).rstrip(".\u2026 ")
-        cands = {}
-        for depth, title, page in outline:
-            if page <= pi + 1:
-                cands[depth] = norm(title)
-        if any(head and head_names(head, t) for t in cands.values()):
+        want = on[0][2] if on else before[-1][2] if before else book_title
+        if head and head_names(head, want):
             named += 1
         else:
-            misses.append(f"page {pi + 1}: {head!r}")
+            misses.append(f"recto page {pi + 1}: {head!r}, the chapter there is {want!r}")
     ratio = named / rectos if rectos else 1.0
-    print(f"heads: {named} of {rectos} body rectos name their chapter ({ratio:.0%})")
-    for m in misses[:5]:
+    vratio = v_named / versos if versos else 1.0
+    print(f"heads: {len(starts)} of {len(chaps)} chapters placed; {named} of {rectos} body rectos "
+          f"name the chapter current on their page ({ratio:.0%}), {v_named} of {versos} versos "
+          f"the book or its part ({vratio:.0%})")
+    for m in (unplaced + misses)[:6]:
         print("  " + m)
-    if ratio < min_heads:
+    if ratio < min_heads or vratio < min_heads or len(starts) < len(chaps) * min_heads:
         fails.append("heads")
 
     # figure text: SVG text is drawn in fonts/fallback.conf's metric
