@@ -16,8 +16,12 @@
 #              carried over; nested chapters and an article's sections
 #              too), a verso's the book or its part: >= 90 % of body pages
 #              (the report's book: all)
-#   figtext    SVG text (drawn in Liberation) at most 1.1 x the body size
-#   ligatures  no word hyphenated inside an f-ligature (ff, fi, fl)
+#   figtext    SVG text (drawn in Liberation) at most 1.1 x the body size;
+#              and from the PDF: every text line inside a figure's box (the
+#              boxes from --dump-layout of the same build) likewise
+#   ligatures  every line ending in a drawn hyphen: its word as the glyphs
+#              draw it (mutool trace) equals the text layer's (pdftotext
+#              -bbox-layout), so no hyphen splits a ligature (ff, fi, fl)
 #   runts      (the corpus's books) no chapter's last page under 5 lines
 #              deep, no other page under a third full
 #   tables     no word of a table cell broken across lines
@@ -42,10 +46,11 @@ chromium=
 command -v chromium >/dev/null 2>&1 && chromium=--chromium
 
 # the test book
-"$OCTAVO" "$TOP/tests/books/captions" -o "$TMPROOT/cap.epub" -o "$TMPROOT/cap.pdf" \
-  2>"$TMPROOT/cap.log" || fail "captions: octavo exited $?"
+"$OCTAVO" "$TOP/tests/books/captions" --dump-layout -o "$TMPROOT/cap.epub" -o "$TMPROOT/cap.pdf" \
+  >"$TMPROOT/cap.layout" 2>"$TMPROOT/cap.log" || fail "captions: octavo exited $?"
 echo "== captions (test book)"
-python3 "$TOOL" --strict-tables $chromium "$TMPROOT/cap.epub" "$TMPROOT/cap.pdf" || rc=1
+python3 "$TOOL" --strict-tables --layout "$TMPROOT/cap.layout" $chromium "$TMPROOT/cap.epub" \
+  "$TMPROOT/cap.pdf" || rc=1
 pages=$(pdfinfo "$TMPROOT/cap.pdf" | awk '/^Pages:/ {print $2}')
 for p in $(seq 3 "$pages"); do
   # the page's first line, its mdBook number ("1.1. ") apart
@@ -84,14 +89,16 @@ for b in embedded-book f3discovery tlborm; do
   [ -d "$d" ] || continue
   # shellcheck disable=SC2046 # book.args and book.list are word lists
   if [ -f "$d/book.list" ]; then
-    (cd "$d" && "$OCTAVO" $(cat book.args 2>/dev/null) $(grep -v '^#' book.list) \
-      -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" 2>"$TMPROOT/$b.log") || fail "$b: octavo exited"
-  else # a book project (book.toml)
-    "$OCTAVO" "$d" -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" 2>"$TMPROOT/$b.log" ||
+    (cd "$d" && "$OCTAVO" $(cat book.args 2>/dev/null) $(grep -v '^#' book.list) --dump-layout \
+      -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" >"$TMPROOT/$b.layout" 2>"$TMPROOT/$b.log") ||
       fail "$b: octavo exited"
+  else # a book project (book.toml)
+    "$OCTAVO" "$d" --dump-layout -o "$TMPROOT/$b.epub" -o "$TMPROOT/$b.pdf" >"$TMPROOT/$b.layout" \
+      2>"$TMPROOT/$b.log" || fail "$b: octavo exited"
   fi
   echo "== $b ($(pdfinfo "$TMPROOT/$b.pdf" | awk '/^Pages:/ {print $2}') pages)"
-  python3 "$TOOL" --no-runts --strict-tables "$TMPROOT/$b.epub" "$TMPROOT/$b.pdf" || rc=1
+  python3 "$TOOL" --no-runts --strict-tables --layout "$TMPROOT/$b.layout" "$TMPROOT/$b.epub" \
+    "$TMPROOT/$b.pdf" || rc=1
 done
 [ $rc = 0 ] && echo ok
 exit $rc

@@ -2,7 +2,8 @@
 """page_check.py: a page a publisher would print (issue 31), checked on a
 built book: its EPUB and its PDF.
 
-  page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium] EPUB PDF
+  page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium]
+                [--layout DUMP] EPUB PDF
 
 Prints one line per check, "name: numbers", and exits 1 when one fails:
 
@@ -24,8 +25,13 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              on at least --min-heads of the body rectos and versos
   figtext    SVG text (drawn in the Liberation faces, fonts/fallback.conf,
              which no book text uses) at most 1.1 times the body's size
-  ligatures  no word hyphenated between f and f, i or l (one glyph in the
-             body face: the glyphs and the text layer would disagree)
+  figtext-pdf (--layout DUMP: octavo's --dump-layout of the same build)
+             every text line of the PDF inside a figure's box, whatever its
+             face, at most 1.1 times the body's size (each character's)
+  ligatures  every line that ends in a drawn hyphen: its last word as the
+             glyphs draw it (mutool's trace: a ligature glyph carries its
+             letters) equals the text layer's (pdftotext's word boxes), so
+             no hyphen splits a ligature
   runts      (--no-runts) no chapter's last page filled less than 5 body
              lines deep, and no other page less than a third full (the
              depth of its text or of what is drawn: a figure's, a code
@@ -154,20 +160,94 @@ def stext_pages(pdf):
                 continue
             size = max(sizes, key=sizes.get) if sizes else 0
             font = max(fonts, key=fonts.get) if fonts else ""
-            lines.append((bb[1], bb[0], "".join(chars), size, font, bb[3]))
+            lines.append((bb[1], bb[0], "".join(chars), size, font, bb[3], max(sizes, default=0),
+                          bb[2]))
         lines.sort(key=lambda l: (round(l[0]), l[1]))
         pages.append(lines)
     return pages
 
 
-def image_tops(pdf):
+def trace_pages(pdf):
+    """Per page: mutool's trace of its drawing (paths, images, glyphs)."""
+    r = subprocess.run(["mutool", "draw", "-q", "-F", "trace", "-o", "-", pdf],
+                       capture_output=True, text=True)
+    return r.stdout.split("<page ")[1:]
+
+
+GLYPH = re.compile(r'<g unicode="([^"]*)"( glyph="[^"]*")? x="([-0-9.]+)" y="([-0-9.]+)" '
+                   r'adv="([-0-9.]+)"')
+SPAN = re.compile(r'<span [^>]*trm="([-0-9.]+) [^"]*">(.*?)</span>', re.S)
+HYPHENS = "-\u00ad\u2010"
+
+
+def hyphen_splits(pdf, traces):
+    """Each line that ends in a drawn hyphen, its last word as drawn (the
+    glyphs' own text, mutool's trace: a ligature glyph of "ff" carries both
+    letters) against the same word in the text layer (pdftotext's word
+    boxes). A hyphen inside a ligature draws "diff-" where the text says
+    "dif-". Returns (lines checked, [disagreements])."""
+    r = subprocess.run(["pdftotext", "-bbox-layout", "-enc", "UTF-8", pdf, "-"],
+                       capture_output=True, text=True)
+    words = []  # per page: (yMin, yMax, xMax, text) of each line's last word
+    for pg in r.stdout.split("<page ")[1:]:
+        lw = []
+        for ln in re.findall(r"<line[^>]*>(.*?)</line>", pg, re.S):
+            ws = re.findall(r'<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" '
+                            r'yMax="([-0-9.]+)">([^<]*)</word>', ln)
+            if ws:
+                x0, y0, x1, y1, t = ws[-1]
+                lw.append((float(y0), float(y1), float(x1), html.unescape(t)))
+        words.append(lw)
+    checked, bad = 0, []
+    letters = lambda t: "".join(c for c in unicodedata.normalize("NFKC", t).lower() if c.isalnum())
+    for pi, chunk in enumerate(traces):
+        lines = {}
+        for sp in SPAN.finditer(chunk):
+            size = abs(float(sp.group(1)))
+            for m in GLYPH.finditer(sp.group(2)):
+                u, drawn, x, y = m.group(1), bool(m.group(2)), float(m.group(3)), float(m.group(4))
+                lines.setdefault(round(y, 1), []).append(
+                    (x, html.unescape(u), drawn, x + float(m.group(5)) * size, size))
+        for y, gs in lines.items():
+            # a line of one column: the glyphs in drawing order, cut at a
+            # gap wider than a few ems (the next column, a note mark apart)
+            segs, cur = [], [gs[0]]
+            for g in gs[1:]:
+                (cur.append(g) if abs(g[0] - cur[-1][0]) < 60 else (segs.append(cur), cur := [g]))
+            segs.append(cur)
+            for seg in segs:
+                last = max(i for i, g in enumerate(seg) if g[2]) if any(g[2] for g in seg) else -1
+                if last < 1 or seg[last][1] not in HYPHENS:
+                    continue
+                hx = seg[last][0]
+                tail, nx = [], seg[last][0]
+                for g in reversed(seg[:last]):
+                    # a word ends at a space, or where the glyphs part (a
+                    # note's label set before its URL)
+                    if g[1].isspace() or g[2] and nx - g[3] > 0.15 * g[4]:
+                        break
+                    tail.append(g[1])
+                    nx = g[0] if g[2] else nx
+                drawn = letters("".join(reversed(tail)))
+                if not drawn:
+                    continue
+                cand = [w for w in (words[pi] if pi < len(words) else [])
+                        if w[0] - 1 <= y <= w[1] + 2 and abs(w[2] - hx) < 12]
+                if not cand:
+                    continue
+                checked += 1
+                text = letters(cand[0][3].rstrip(HYPHENS))
+                if text != drawn:
+                    bad.append(f"page {pi + 1}: drawn {drawn!r}-, text {text!r}-")
+    return checked, bad
+
+
+def image_tops(traces):
     """Per page: the bottoms (y, down from the top) of what is drawn: raster
     images, and paths (an SVG drawn as vectors, a rule, a code block's
     background)."""
-    r = subprocess.run(["mutool", "draw", "-q", "-F", "trace", "-o", "-", pdf],
-                       capture_output=True, text=True)
     pages = []
-    for chunk in r.stdout.split("<page ")[1:]:
+    for chunk in traces:
         bottoms = []
         for m in re.finditer(r'<fill_image[^>]*transform="([^"]*)"', chunk):
             a, b, c, d, e, f = (float(v) for v in m.group(1).split())
@@ -179,6 +259,19 @@ def image_tops(pdf):
             if ys:
                 bottoms.append(max(ys))
         pages.append(bottoms)
+    return pages
+
+
+def layout_images(path):
+    """Per physical page: the image boxes (x, y, w, h; y down from the top)
+    of octavo's --dump-layout (every figure, raster or drawn as vectors)."""
+    pages = []
+    for ln in open(path, encoding="utf-8"):
+        if ln.startswith("page "):
+            pages.append([])
+        m = re.match(r"\s+image ([-0-9.]+),([-0-9.]+) ([0-9.]+)x([0-9.]+)", ln)
+        if m and pages:
+            pages[-1].append(tuple(float(v) for v in m.groups()))
     return pages
 
 
@@ -263,6 +356,10 @@ def main():
     if "--min-heads" in args:
         min_heads = float(args[args.index("--min-heads") + 1])
         del args[args.index("--min-heads"):args.index("--min-heads") + 2]
+    layout = None
+    if "--layout" in args:
+        layout = args[args.index("--layout") + 1]
+        del args[args.index("--layout"):args.index("--layout") + 2]
     files = [a for a in args if not a.startswith("--")]
     epub, pdf = files
     fails = []
@@ -306,7 +403,8 @@ def main():
                         return pi, li
         return None
 
-    imgs = image_tops(pdf)
+    traces = trace_pages(pdf)
+    imgs = image_tops(traces)
     styled = same = found = 0
     bad = []
     for cap, kind in doc.caps:
@@ -433,14 +531,36 @@ def main():
     if big:
         fails.append("figtext")
 
-    # ligatures: a word hyphenated between f and f, i or l, where the body
-    # face (Charis SIL) draws one glyph (ff, fi, fl): pango shaped it whole,
-    # so the glyphs said "diff-" / "erent" while the text said "dif-" / "ferent"
-    txt = subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True,
-                         text=True).stdout.split("\n")
-    split = [a.rstrip()[-12:] + "|" + b.strip()[:8] for a, b in zip(txt, txt[1:])
-             if re.search("f[-\u00ad]$", a.rstrip()) and re.match(r"\s*[fil]", b)]
-    print(f"ligatures: {len(split)} words hyphenated inside an f-ligature {split[:4]}")
+    # figure text from the PDF: the text lines inside each figure's box
+    # (--layout: octavo's --dump-layout of the same build; an SVG drawn as
+    # vectors keeps its text as text), none larger than 1.1 x the body by
+    # any of its characters' sizes
+    if layout:
+        boxes = layout_images(layout)
+        inside = []
+        for pi, lines in enumerate(pages):
+            for l in lines:
+                cx, cy = (l[1] + l[7]) / 2, (l[0] + l[5]) / 2
+                if any(x <= cx <= x + w and y <= cy <= y + h
+                       for x, y, w, h in (boxes[pi] if pi < len(boxes) else [])):
+                    inside.append((pi + 1, l[6], l[2][:30]))
+        big = [f for f in inside if f[1] > 1.1 * bsize]
+        nfig = sum(len(b) for b in boxes)
+        print(f"figtext-pdf: {nfig} figures, {len(inside)} text lines inside them, largest "
+              f"{max((f[1] for f in inside), default=0):.1f} pt; {len(big)} over 1.1 x the body")
+        for f in big[:5]:
+            print(f"  page {f[0]}: {f[1]} pt {f[2]!r}")
+        if big:
+            fails.append("figtext-pdf")
+
+    # ligatures: a line ending in a hyphen draws its word's glyphs as the
+    # text layer spells it: a break inside a ligature (ff, fi, fl: one
+    # glyph) drew "diff-" / "erent" while the text said "dif-" / "ferent"
+    checked, split = hyphen_splits(pdf, traces)
+    print(f"ligatures: {checked} hyphenated line ends, {len(split)} whose glyphs and text "
+          f"disagree")
+    for b in split[:5]:
+        print("  " + b)
     if split:
         fails.append("ligatures")
 
