@@ -27,8 +27,9 @@
 #   tables     no word of a table cell broken across lines
 #   code-css   (when chromium is installed) code and listings left-aligned in
 #              the EPUB, computed by headless Chromium with the book's CSS and
-#              a reader's justified body; without it the CSS rules are
-#              checked directly
+#              a reader's justified body (every book: its chapters with code
+#              in one document, one Chromium each); without it the CSS rules
+#              are checked directly
 #
 # Also: the test book's nested chapters run on (no page starts with
 # "References and Borrowing" or "The Slice Type").
@@ -97,7 +98,7 @@ for b in embedded-book f3discovery tlborm; do
       2>"$TMPROOT/$b.log" || fail "$b: octavo exited"
   fi
   echo "== $b ($(pdfinfo "$TMPROOT/$b.pdf" | awk '/^Pages:/ {print $2}') pages)"
-  python3 "$TOOL" --no-runts --strict-tables --layout "$TMPROOT/$b.layout" "$TMPROOT/$b.epub" \
+  python3 "$TOOL" --no-runts --strict-tables $chromium --layout "$TMPROOT/$b.layout" "$TMPROOT/$b.epub" \
     "$TMPROOT/$b.pdf" || rc=1
 done
 [ $rc = 0 ] && echo ok

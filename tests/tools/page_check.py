@@ -141,7 +141,12 @@ def stext_pages(pdf):
                        capture_output=True, text=True)
     if r.returncode:
         raise SystemExit(f"mutool failed on {pdf}: {r.stderr[:300]}")
-    root = ET.fromstring(r.stdout)
+    # a control character of the text (a book's U+0001) is no XML character
+    xml_ok = lambda c: c in (9, 10, 13) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or c > 0xFFFF
+    root = ET.fromstring(re.sub(
+        r"&#(x[0-9a-fA-F]+|[0-9]+);",
+        lambda m: m.group(0) if xml_ok(int(m.group(1)[1:], 16) if m.group(1)[0] == "x"
+                                       else int(m.group(1))) else "\ufffd", r.stdout))
     pages = []
     for pg in root.iter("page"):
         lines = []
@@ -170,7 +175,7 @@ def stext_pages(pdf):
 def trace_pages(pdf):
     """Per page: mutool's trace of its drawing (paths, images, glyphs)."""
     r = subprocess.run(["mutool", "draw", "-q", "-F", "trace", "-o", "-", pdf],
-                       capture_output=True, text=True)
+                       capture_output=True, encoding="utf-8", errors="replace")
     return r.stdout.split("<page ")[1:]
 
 
@@ -196,6 +201,10 @@ def hyphen_splits(pdf, traces):
                             r'yMax="([-0-9.]+)">([^<]*)</word>', ln)
             if ws:
                 x0, y0, x1, y1, t = ws[-1]
+                k = len(ws) - 1  # words that touch are one ("for" in code, then "-")
+                while k > 0 and float(ws[k - 1][2]) >= float(ws[k][0]) - 0.5:
+                    k -= 1
+                    t = ws[k][4] + t
                 lw.append((float(y0), float(y1), float(x1), html.unescape(t)))
         words.append(lw)
     checked, bad = 0, []
@@ -229,7 +238,10 @@ def hyphen_splits(pdf, traces):
                     tail.append(g[1])
                     nx = g[0] if g[2] else nx
                 drawn = letters("".join(reversed(tail)))
-                if not drawn:
+                # alphabets only (Latin, Greek, Cyrillic): a complex
+                # script's conjunct glyph maps back to part of its cluster
+                # in the font's ToUnicode, so its glyphs never spell the text
+                if not drawn or any(ord(ch) >= 0x530 for ch in drawn):
                     continue
                 cand = [w for w in (words[pi] if pi < len(words) else [])
                         if w[0] - 1 <= y <= w[1] + 2 and abs(w[2] - hx) < 12]
@@ -332,10 +344,13 @@ def head_names(head, title):
 
 
 def body_size(pages):
+    """The body's size: the commonest of the text not set in a monospace
+    face (a book of mostly code, yt-dlp's README, has more code)."""
     count = {}
     for lines in pages:
         for l in lines:
-            count[l[3]] = count.get(l[3], 0) + len(l[2])
+            if "mono" not in l[4].lower():
+                count[l[3]] = count.get(l[3], 0) + len(l[2])
     return max(count, key=count.get)
 
 
@@ -481,15 +496,26 @@ def main():
         h = head_line(lines, bsize, top)
         if not h:
             continue
-        words = h[2].split()
+        # the folio: the head's segment on the outer side (a recto's right,
+        # a verso's left; the other way round in a book bound on the
+        # right); recto or verso by its parity
         segs = [l[2].strip() for l in h[6]]
-        verso = not words or not re.fullmatch(r"\d+", words[-1]) or (
-            len(segs) > 1 and re.fullmatch(r"\d+", segs[0]))  # "4  01": a number title
-        if verso:
-            folio_first = words and re.fullmatch(r"\d+", words[0])
-            head = norm(" ".join(words[1:] if folio_first else words)).rstrip(".\u2026 ")
+        num = lambda t: re.fullmatch(r"\d+", t.strip("\u202a\u202b\u202c\u200e\u200f "))
+        if len(segs) > 1 and num(segs[-1]) and not num(segs[0]):
+            folio, rest = segs[-1], segs[:-1]
+        elif len(segs) > 1 and num(segs[0]):
+            folio, rest = segs[0], segs[1:]
+        elif re.match(r"(\d+)\s*(\D.*)$", " ".join(segs)):  # one line: "11TITLE" (right to left)
+            m = re.match(r"(\d+)\s*(\D.*)$", " ".join(segs))
+            folio, rest = m.group(1), [m.group(2)]
+        elif re.match(r"(.*\D)\s*(\d+)$", " ".join(segs)):
+            m = re.match(r"(.*\D)\s*(\d+)$", " ".join(segs))
+            folio, rest = m.group(2), [m.group(1)]
         else:
-            head = norm(" ".join(words[:-1])).rstrip(".\u2026 ")
+            continue  # an opening page's foot, or no folio
+        folio = int(num(folio).group(0))
+        verso = folio % 2 == 0
+        head = norm(" ".join(rest)).strip("\u202a\u202b\u202c\u200e\u200f").rstrip(".\u2026 ")
         on = [s for s in starts if s[0] == pi + 1]
         before = [s for s in starts if s[0] <= pi + 1]
         if verso:
@@ -630,36 +656,46 @@ document.body.setAttribute('data-code-align', n + ' ' + bad.length + ' ' + bad.s
 
 
 def code_css(z, names):
-    """Every code block's computed text-align, in headless Chromium."""
+    """Every code block's computed text-align, in headless Chromium: the
+    bodies of all the chapters that hold code in one document (their own
+    head: the book's CSS), so that one Chromium serves a whole book."""
     fails = []
     with tempfile.TemporaryDirectory() as d:
         z.extractall(d)
-        total = wrong = 0
+        head, bodies = None, []
         for n in names:
-            path = os.path.join(d, n)
-            s = open(path, encoding="utf-8").read()
+            s = open(os.path.join(d, n), encoding="utf-8").read()
             if "<pre" not in s:
                 continue
-            # a reader's own justification of the body, as many apply
-            s = s.replace("</head>", "<style>body { text-align: justify; }</style></head>", 1)
-            s = s.replace("</body>", SCRIPT + "</body>", 1)
-            open(path, "w", encoding="utf-8").write(s)
-            r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                                "--allow-file-access-from-files", "--dump-dom",
-                                "file://" + path], capture_output=True, text=True, timeout=120)
-            m = re.search(r'data-code-align="(\d+) (\d+) ?([^"]*)"', r.stdout)
-            if not m:
-                print(f"  code-css: no result for {n}")
-                fails.append("code-css")
-                continue
-            total += int(m.group(1))
-            wrong += int(m.group(2))
-            if int(m.group(2)):
-                print(f"  {n}: {m.group(3)}")
-        print(f"code-css: {total} code elements, {wrong} not left-aligned (Chromium)")
+            if head is None:
+                head = s[:s.index("<body")]
+                at = os.path.dirname(n)
+            elif os.path.dirname(n) != at:
+                continue  # (one folder: the stylesheet's relative link)
+            b = s[s.index("<body"):s.rindex("</body>")]
+            bodies.append("<div" + b[len("<body"):] + "</div>")
+        if head is None:
+            print("code-css: no code (Chromium)")
+            return []
+        # a reader's own justification of the body, as many apply
+        head = head.replace("</head>", "<style>body { text-align: justify; }</style></head>", 1)
+        path = os.path.join(d, at, "all-code.xhtml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(head + "<body>" + "\n".join(bodies) + SCRIPT + "</body></html>")
+        r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                            "--allow-file-access-from-files", "--dump-dom",
+                            "file://" + path], capture_output=True, text=True, timeout=120)
+        m = re.search(r'data-code-align="(\d+) (\d+) ?([^"]*)"', r.stdout)
+        if not m:
+            print(f"  code-css: no result ({r.stderr.strip()[-200:]})")
+            return ["code-css"]
+        total, wrong = int(m.group(1)), int(m.group(2))
+        print(f"code-css: {total} code elements in {len(bodies)} chapters, {wrong} not "
+              f"left-aligned (Chromium)")
         if wrong:
+            print(f"  {m.group(3)}")
             fails.append("code-css")
-    return sorted(set(fails))
+    return fails
 
 
 if __name__ == "__main__":
