@@ -15,7 +15,7 @@
 #              (LaTeX's rule: the first chapter begun there, else the one
 #              carried over; nested chapters and an article's sections
 #              too), a verso's the book or its part: >= 90 % of body pages
-#              (the report's book: all)
+#              (the report's book and tests/books/parts: all)
 #   figtext    SVG text (drawn in Liberation) at most 1.1 x the body size;
 #              and from the PDF: every text line inside a figure's box (the
 #              boxes from --dump-layout of the same build) likewise
@@ -83,6 +83,13 @@ python3 "$TOOL" --no-runts --min-heads 1 "$TMPROOT/report.epub" "$TMPROOT/report
 # its sections run on: no page but the title page, the contents and the
 # colophon starts with a heading, and the body is at most 5 pages
 [ "$pages" -le 8 ] || { echo "FAIL: the report's book has $pages pages (its sections start pages?)"; rc=1; }
+
+# an mdBook in parts (tests/books/parts): a verso names the part it is in,
+# a preface's or an afterword's the book, a recto the chapter current there
+"$OCTAVO" "$TOP/tests/books/parts" -o "$TMPROOT/parts.epub" -o "$TMPROOT/parts.pdf" \
+  2>"$TMPROOT/parts.log" || fail "parts: octavo exited $?"
+echo "== parts (test book)"
+python3 "$TOOL" --parts --no-runts --min-heads 1 "$TMPROOT/parts.epub" "$TMPROOT/parts.pdf" || rc=1
 
 # the corpus's mdBooks
 for b in embedded-book f3discovery tlborm; do

@@ -3,7 +3,7 @@
 built book: its EPUB and its PDF.
 
   page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium]
-                [--layout DUMP] EPUB PDF
+                [--parts] [--layout DUMP] EPUB PDF
 
 Prints one line per check, "name: numbers", and exits 1 when one fails:
 
@@ -21,8 +21,9 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              (LaTeX's rule: the first chapter that begins there, else the
              last begun before; chapters: the EPUB's documents, nested ones
              and an article's sections too, placed by their bookmarks,
-             confirmed in the page's text), a verso's the book or its part,
-             on at least --min-heads of the body rectos and versos
+             confirmed in the page's text), a verso's the book's title (with
+             --parts: its part's, the top-level entry it nests in, else the
+             book's), on at least --min-heads of the body rectos and versos
   figtext    SVG text (drawn in the Liberation faces, fonts/fallback.conf,
              which no book text uses) at most 1.1 times the body's size
   figtext-pdf (--layout DUMP: octavo's --dump-layout of the same build)
@@ -371,6 +372,7 @@ def main():
     if "--min-heads" in args:
         min_heads = float(args[args.index("--min-heads") + 1])
         del args[args.index("--min-heads"):args.index("--min-heads") + 2]
+    parts = "--parts" in args
     layout = None
     if "--layout" in args:
         layout = args[args.index("--layout") + 1]
@@ -519,14 +521,20 @@ def main():
         on = [s for s in starts if s[0] == pi + 1]
         before = [s for s in starts if s[0] <= pi + 1]
         if verso:
-            # the part: the last top-level chapter begun (a verso of a book
-            # without parts names the book)
-            part = [s[2] for s in before if s[1] == 0][-1:]
+            # the book's title; with --parts, the part's (the last top-level
+            # entry begun, when chapters nest in it; a chapter beside the
+            # parts, a preface or an afterword, is in none: the book's)
+            want = book_title
+            top_begun = [k for k, s in enumerate(starts) if s[0] <= pi + 1 and s[1] == 0]
+            if parts and top_begun:
+                k = top_begun[-1]
+                if k + 1 < len(starts) and starts[k + 1][1] > 0:
+                    want = starts[k][2]
             versos += 1
-            if head and (head_names(head, book_title) or any(head_names(head, t) for t in part)):
+            if head and head_names(head, want):
                 v_named += 1
             else:
-                misses.append(f"verso page {pi + 1}: {head!r}, not the book's {book_title!r}")
+                misses.append(f"verso page {pi + 1}: {head!r}, not {want!r}")
             continue
         rectos += 1
         want = on[0][2] if on else before[-1][2] if before else book_title
@@ -538,7 +546,7 @@ def main():
     vratio = v_named / versos if versos else 1.0
     print(f"heads: {len(starts)} of {len(chaps)} chapters placed; {named} of {rectos} body rectos "
           f"name the chapter current on their page ({ratio:.0%}), {v_named} of {versos} versos "
-          f"the book or its part ({vratio:.0%})")
+          f"the book or their part ({vratio:.0%})")
     for m in (unplaced + misses)[:6]:
         print("  " + m)
     if ratio < min_heads or vratio < min_heads or len(starts) < len(chaps) * min_heads:
