@@ -383,13 +383,14 @@ typedef struct {
   Sandbox *sandbox;    /* every file read for the book goes through it (owned) */
   int chapter_level;   /* headings at or above it start chapters (1..6; 2 until parsed) */
   char *shape_note;    /* why the front end chose that level and title (-v), or NULL */
-  bool article;        /* an article's shape (md_decide_shape): a title heading taken as the
-                        * book's title, chapters from the level below; the EPUB splits there
-                        * as ever, print runs them on after the opening (as LaTeX's article
-                        * class sets its sections), where a book starts a page per chapter */
   BookResource *cover; /* meta.cover resolved at parse time (owned), or NULL */
   bool code_tokens;    /* some code block has tokens (hl_book): the e-book embeds the
                         * code face's bold and oblique too */
+  /* an article's shape (md_decide_shape): a title heading taken as the book's title,
+   * chapters from the level below; the EPUB splits there as ever, print runs them on
+   * after the opening (as LaTeX's article class sets its sections), where a book
+   * starts a page per chapter */
+  bool article;
 } Book;
 
 /* Invariants of a parsed book, which every writer may rely on:

@@ -443,7 +443,7 @@ static const char *chapter_head(const Outline *o, const BookChapter *ch, const c
     const OutlineEntry *e = outline_entry(o, i);
     if (e->chapter == ch && e->chapter_start)
       return (e->number || !ch->heading) && e->title && *e->title ? e->title
-                                                                   : chapter_title(ch, book_title);
+                                                                  : chapter_title(ch, book_title);
   }
   return chapter_title(ch, book_title);
 }
@@ -534,7 +534,7 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
       continue;
     }
     bool recto = p->folio % 2 == 1;
-    const char *full = !recto    ? verso_head(env, b, i, book_title)
+    const char *full = !recto       ? verso_head(env, b, i, book_title)
                        : f->chapter ? chapter_head(outline, f->chapter, book_title)
                                     : book_title;
     double nw = label_width(shp, dn, num);

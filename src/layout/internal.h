@@ -111,8 +111,9 @@ typedef struct {
   bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
   bool rtl;         /* LINE: set right to left (flush right) */
   char *trace;      /* LINE: its text, for lay_trace (owned) */
-  BookChapter *chapter; /* LINE: the first line of this chapter, run on after another
-                         * (flow_chapters); the running heads follow it (paginate.c) */
+  /* LINE: the first line of this chapter, run on after another
+   * (flow_chapters); the running heads follow it (paginate.c) */
+  BookChapter *chapter;
 } VItem;
 
 /* An open block quote's rule: its x, and whether a line in the quote has
@@ -406,7 +407,8 @@ double add_notes(LayStore *store, GPtrArray *page_notes, const VItem *v, bool co
 typedef struct {
   LayPage *page;
   double x, y, w, h; /* the frame (a column of the text block) */
-  BookChapter *chapter; /* a page's first frame: the chapter its recto's head names */
+  /* (a page's first frame) the chapter its recto's head names */
+  BookChapter *chapter;
   bool opening; /* a chapter starts on this page */
   bool mark_set;
 } Frame;
