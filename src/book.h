@@ -393,6 +393,11 @@ typedef struct {
   BookResource *cover;
   bool code_tokens;    /* some code block has tokens (hl_book): the e-book embeds the
                         * code face's bold and oblique too */
+  /* an article's shape (md_decide_shape): a title heading taken as the book's title,
+   * chapters from the level below; the EPUB splits there as ever, print runs them on
+   * after the opening (as LaTeX's article class sets its sections), where a book
+   * starts a page per chapter */
+  bool article;
 } Book;
 
 /* Invariants of a parsed book, which every writer may rely on:

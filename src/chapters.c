@@ -309,6 +309,11 @@ void md_decide_shape(Ctx *c)
     g_free(t);
     take_title(c, h);
     c->title_taken = true;
+    /* an article (the report): its one # heading names it and its ##
+     * sections are the chapters; a book project's # lines are parts */
+    b->article = !project && c->split == 2;
+    if (b->article)
+      g_string_append(why, "; an article: its chapters run on in print");
   } else if (!c->title_known && !c->title_taken) {
     c->no_title_why =
         c->split == 1 && h1 >= 2 ? g_strdup_printf("its %d # headings start chapters", h1) : NULL;

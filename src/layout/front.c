@@ -344,15 +344,36 @@ static const GArray *head_code(const Outline *o, const BookChapter *ch, const ch
   return NULL;
 }
 /* The recto's head of chapter ch: its title as the outline numbers it
- * ("3\u2002Ownership" under -N), else chapter_title's. */
+ * ("3\u2002Ownership" under -N), else chapter_title's; a chapter without
+ * a chapter heading (a file opening with a section's, which runs on) is
+ * named as the contents name it, by its first heading. */
 static const char *chapter_head(const Outline *o, const BookChapter *ch, const char *book_title)
 {
   for (guint i = 0; o && i < o->entries->len; i++) {
     const OutlineEntry *e = outline_entry(o, i);
-    if (e->chapter == ch && e->chapter_start && e->heading == ch->heading)
-      return e->number && e->title && *e->title ? e->title : chapter_title(ch, book_title);
+    if (e->chapter == ch && e->chapter_start)
+      return (e->number || !ch->heading) && e->title && *e->title ? e->title
+                                                                  : chapter_title(ch, book_title);
   }
   return chapter_title(ch, book_title);
+}
+
+/* The verso's head of the page whose first frame is b's i-th: the title
+ * of the part it is in (a chapter whose heading is above the chapter
+ * level: an mdBook's `# Part` line, which starts a page), else the book's.
+ * A chapter beside the parts (an mdBook's prefix or suffix chapter, nest
+ * -1) is in none. */
+static const char *verso_head(const LayEnv *env, const Body *b, guint i, const char *book_title)
+{
+  for (guint k = i + 1; k-- > 0;) {
+    const BookChapter *ch = g_array_index(b->frames, Frame, k).chapter;
+    if (!ch || ch->nest < 0)
+      break;
+    if (ch->heading && ch->heading->as.heading.level < env->chapter_level && ch->title &&
+        *ch->title)
+      return ch->title;
+  }
+  return book_title;
 }
 
 /* A title shortened at a word's end with an ellipsis to fit width w. */
@@ -423,7 +444,9 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
       continue;
     }
     bool recto = p->folio % 2 == 1;
-    const char *full = recto && f->chapter ? chapter_head(outline, f->chapter, book_title) : book_title;
+    const char *full = !recto       ? verso_head(env, b, i, book_title)
+                       : f->chapter ? chapter_head(outline, f->chapter, book_title)
+                                    : book_title;
     double nw = label_width(shp, dn, num);
     gsize from = 0;
     const GArray *code = recto && f->chapter && full != book_title

@@ -111,6 +111,9 @@ typedef struct {
   bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
   bool rtl;         /* LINE: set right to left (flush right) */
   char *trace;      /* LINE: its text, for lay_trace (owned) */
+  /* LINE: the first line of this chapter, run on after another
+   * (flow_chapters); the running heads follow it (paginate.c) */
+  BookChapter *chapter;
 } VItem;
 
 /* An open block quote's rule: its x, and whether a line in the quote has
@@ -404,6 +407,7 @@ double add_notes(LayStore *store, GPtrArray *page_notes, const VItem *v, bool co
 typedef struct {
   LayPage *page;
   double x, y, w, h; /* the frame (a column of the text block) */
+  /* (a page's first frame) the chapter its recto's head names */
   BookChapter *chapter;
   bool opening; /* a chapter starts on this page */
   bool mark_set;
@@ -437,7 +441,8 @@ typedef struct {
   LayStore *store;
   const Columns *cols;
   Body *b;
-  BookChapter *ch;
+  BookChapter *ch;        /* the chapter current at the end of what is placed (the last begun) */
+  int head_folio;         /* the last page whose head a chapter begun on it names */
   guint span_end;         /* the items across the columns at the top of the first page */
   double span_h, first_h; /* their height; the first page's frames below them */
   bool started;           /* the span is known (span_of) */
@@ -550,7 +555,8 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
 GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint ci,
                       guint *span_end);
 /* Does chapter ci run on after the one before it rather than start a new
- * page: a chapter with no heading (a file that opens with none), one
+ * page: every chapter of an article (book.h's article: the report's
+ * sections), a chapter with no heading (a file that opens with none), one
  * below the chapter level, or a book project's nested chapter (book.h's
  * nest > 0: SUMMARY.md's sub-chapters)? Never the first. */
 bool lay_runs_on(const LayEnv *env, guint ci);

@@ -206,8 +206,8 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
 bool lay_runs_on(const LayEnv *env, guint ci)
 {
   const BookChapter *ch = env->book->chapters->pdata[ci];
-  return ci > 0 &&
-         (!ch->heading || ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
+  return ci > 0 && (env->book->article || !ch->heading ||
+                    ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
 }
 
 /* Chapter ci's vertical list, its URL notes at the page foot laid out
@@ -228,8 +228,10 @@ static GArray *chapter_notes_take(Run *r, guint ci, guint *span_end)
  * hands each page to placed(ud, from, frame) as soon as it is placed (as
  * the handout does), and the list's head no page to come reads freed.
  * So a run of chapters is never held whole: one chapter's list, and the
- * pages the runt rule may still change (paginate.c: one). Every frame
- * names chapter ci (the running head's). Returns the last chapter taken. */
+ * pages the runt rule may still change (paginate.c: one). The first line
+ * of each chapter that runs on carries it (VItem.chapter), so that each
+ * page's head names the chapter current there (paginate.c's feed_place).
+ * Returns the last chapter taken. */
 static guint flow_chapters(Run *r, guint ci, void (*placed)(void *ud, guint from, guint frame),
                            void *ud)
 {
@@ -248,6 +250,11 @@ static guint flow_chapters(Run *r, guint ci, void (*placed)(void *ud, guint from
     feed_trim(&f, vl);
     guint se;
     GArray *more = chapter_notes_take(r, ++ci, &se);
+    for (guint k = 0; k < more->len; k++) /* where the running heads change (paginate.c) */
+      if (g_array_index(more, VItem, k).kind == V_LINE) {
+        g_array_index(more, VItem, k).chapter = book->chapters->pdata[ci];
+        break;
+      }
     if (vl->len && g_array_index(vl, VItem, vl->len - 1).kind == V_LINE) {
       VItem g = {.kind = V_GLUE, .h_pt = r->env.st->heading_before_pt * 1.5, .header = -1};
       g_array_append_val(vl, g);

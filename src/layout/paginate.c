@@ -388,6 +388,22 @@ static void feed_place(const Pager *c, PageFeed *f, GArray *vl, const Range *rg)
     fr->y += f->span_h;
   fr->h = rg->h;
   place_range(c, f->b, fr, vl, rg, f->pnotes);
+  /* The chapter the page's head names, by LaTeX's \rightmark: the first
+   * chapter that begins on the page (in any of its columns), else the one
+   * current at its top, carried over from the page before (f->ch, which
+   * frame_next gave each frame). */
+  for (guint k = rg->start; k < rg->end; k++) {
+    const VItem *v = &g_array_index(vl, VItem, k);
+    if (v->kind != V_LINE || !v->chapter)
+      continue;
+    guint col = (f->b->frames->len - 1) % (guint)c->cols->n;
+    Frame *first = &g_array_index(f->b->frames, Frame, f->b->frames->len - 1 - col);
+    if (f->head_folio != first->page->folio) {
+      first->chapter = v->chapter;
+      f->head_folio = first->page->folio;
+    }
+    f->ch = v->chapter;
+  }
 }
 
 /* The height of the items from i to end (glue and lines). */

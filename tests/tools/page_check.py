@@ -2,7 +2,8 @@
 """page_check.py: a page a publisher would print (issue 31), checked on a
 built book: its EPUB and its PDF.
 
-  page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium] EPUB PDF
+  page_check.py [--strict-tables] [--min-heads 0.9] [--no-runts] [--chromium]
+                [--parts] [--layout DUMP] EPUB PDF
 
 Prints one line per check, "name: numbers", and exits 1 when one fails:
 
@@ -16,13 +17,22 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              is not the last (its code or rows follow)
   filenames  every listing file name of the EPUB (p.file-name) in the PDF's
              text, in a monospace face, with a line after it on its page
-  heads      running heads naming the chapter (the latest top-level or
-             second-level outline entry at or before the page) on at least
-             --min-heads of the body rectos that carry a head
+  heads      a recto's running head names the chapter current on its page
+             (LaTeX's rule: the first chapter that begins there, else the
+             last begun before; chapters: the EPUB's documents, nested ones
+             and an article's sections too, placed by their bookmarks,
+             confirmed in the page's text), a verso's the book's title (with
+             --parts: its part's, the top-level entry it nests in, else the
+             book's), on at least --min-heads of the body rectos and versos
   figtext    SVG text (drawn in the Liberation faces, fonts/fallback.conf,
              which no book text uses) at most 1.1 times the body's size
-  ligatures  no word hyphenated between f and f, i or l (one glyph in the
-             body face: the glyphs and the text layer would disagree)
+  figtext-pdf (--layout DUMP: octavo's --dump-layout of the same build)
+             every text line of the PDF inside a figure's box, whatever its
+             face, at most 1.1 times the body's size (each character's)
+  ligatures  every line that ends in a drawn hyphen: its last word as the
+             glyphs draw it (mutool's trace: a ligature glyph carries its
+             letters) equals the text layer's (pdftotext's word boxes), so
+             no hyphen splits a ligature
   runts      (--no-runts) no chapter's last page filled less than 5 body
              lines deep, and no other page less than a third full (the
              depth of its text or of what is drawn: a figure's, a code
@@ -33,6 +43,7 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              computes text-align left or start in headless Chromium with
              the book's CSS (and a reader's `body { text-align: justify }`)
 """
+import html
 import html.parser
 import json
 import os
@@ -131,7 +142,12 @@ def stext_pages(pdf):
                        capture_output=True, text=True)
     if r.returncode:
         raise SystemExit(f"mutool failed on {pdf}: {r.stderr[:300]}")
-    root = ET.fromstring(r.stdout)
+    # a control character of the text (a book's U+0001) is no XML character
+    xml_ok = lambda c: c in (9, 10, 13) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or c > 0xFFFF
+    root = ET.fromstring(re.sub(
+        r"&#(x[0-9a-fA-F]+|[0-9]+);",
+        lambda m: m.group(0) if xml_ok(int(m.group(1)[1:], 16) if m.group(1)[0] == "x"
+                                       else int(m.group(1))) else "\ufffd", r.stdout))
     pages = []
     for pg in root.iter("page"):
         lines = []
@@ -150,20 +166,101 @@ def stext_pages(pdf):
                 continue
             size = max(sizes, key=sizes.get) if sizes else 0
             font = max(fonts, key=fonts.get) if fonts else ""
-            lines.append((bb[1], bb[0], "".join(chars), size, font, bb[3]))
+            lines.append((bb[1], bb[0], "".join(chars), size, font, bb[3], max(sizes, default=0),
+                          bb[2]))
         lines.sort(key=lambda l: (round(l[0]), l[1]))
         pages.append(lines)
     return pages
 
 
-def image_tops(pdf):
+def trace_pages(pdf):
+    """Per page: mutool's trace of its drawing (paths, images, glyphs)."""
+    r = subprocess.run(["mutool", "draw", "-q", "-F", "trace", "-o", "-", pdf],
+                       capture_output=True, encoding="utf-8", errors="replace")
+    return r.stdout.split("<page ")[1:]
+
+
+GLYPH = re.compile(r'<g unicode="([^"]*)"( glyph="[^"]*")? x="([-0-9.]+)" y="([-0-9.]+)" '
+                   r'adv="([-0-9.]+)"')
+SPAN = re.compile(r'<span [^>]*trm="([-0-9.]+) [^"]*">(.*?)</span>', re.S)
+HYPHENS = "-\u00ad\u2010"
+
+
+def hyphen_splits(pdf, traces):
+    """Each line that ends in a drawn hyphen, its last word as drawn (the
+    glyphs' own text, mutool's trace: a ligature glyph of "ff" carries both
+    letters) against the same word in the text layer (pdftotext's word
+    boxes). A hyphen inside a ligature draws "diff-" where the text says
+    "dif-". Returns (lines checked, [disagreements])."""
+    r = subprocess.run(["pdftotext", "-bbox-layout", "-enc", "UTF-8", pdf, "-"],
+                       capture_output=True, text=True)
+    words = []  # per page: (yMin, yMax, xMax, text) of each line's last word
+    for pg in r.stdout.split("<page ")[1:]:
+        lw = []
+        for ln in re.findall(r"<line[^>]*>(.*?)</line>", pg, re.S):
+            ws = re.findall(r'<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" '
+                            r'yMax="([-0-9.]+)">([^<]*)</word>', ln)
+            if ws:
+                x0, y0, x1, y1, t = ws[-1]
+                k = len(ws) - 1  # words that touch are one ("for" in code, then "-")
+                while k > 0 and float(ws[k - 1][2]) >= float(ws[k][0]) - 0.5:
+                    k -= 1
+                    t = ws[k][4] + t
+                lw.append((float(y0), float(y1), float(x1), html.unescape(t)))
+        words.append(lw)
+    checked, bad = 0, []
+    letters = lambda t: "".join(c for c in unicodedata.normalize("NFKC", t).lower() if c.isalnum())
+    for pi, chunk in enumerate(traces):
+        lines = {}
+        for sp in SPAN.finditer(chunk):
+            size = abs(float(sp.group(1)))
+            for m in GLYPH.finditer(sp.group(2)):
+                u, drawn, x, y = m.group(1), bool(m.group(2)), float(m.group(3)), float(m.group(4))
+                lines.setdefault(round(y, 1), []).append(
+                    (x, html.unescape(u), drawn, x + float(m.group(5)) * size, size))
+        for y, gs in lines.items():
+            # a line of one column: the glyphs in drawing order, cut at a
+            # gap wider than a few ems (the next column, a note mark apart)
+            segs, cur = [], [gs[0]]
+            for g in gs[1:]:
+                (cur.append(g) if abs(g[0] - cur[-1][0]) < 60 else (segs.append(cur), cur := [g]))
+            segs.append(cur)
+            for seg in segs:
+                last = max(i for i, g in enumerate(seg) if g[2]) if any(g[2] for g in seg) else -1
+                if last < 1 or seg[last][1] not in HYPHENS:
+                    continue
+                hx = seg[last][0]
+                tail, nx = [], seg[last][0]
+                for g in reversed(seg[:last]):
+                    # a word ends at a space, or where the glyphs part (a
+                    # note's label set before its URL)
+                    if g[1].isspace() or g[2] and nx - g[3] > 0.15 * g[4]:
+                        break
+                    tail.append(g[1])
+                    nx = g[0] if g[2] else nx
+                drawn = letters("".join(reversed(tail)))
+                # alphabets only (Latin, Greek, Cyrillic): a complex
+                # script's conjunct glyph maps back to part of its cluster
+                # in the font's ToUnicode, so its glyphs never spell the text
+                if not drawn or any(ord(ch) >= 0x530 for ch in drawn):
+                    continue
+                cand = [w for w in (words[pi] if pi < len(words) else [])
+                        if w[0] - 1 <= y <= w[1] + 2 and abs(w[2] - hx) < 12]
+                if not cand:
+                    continue
+                checked += 1
+                text = letters(cand[0][3].rstrip(HYPHENS))
+                if text != drawn:
+                    bad.append(f"page {pi + 1}: drawn {drawn!r}-, text {text!r}-")
+    return checked, bad
+
+
+def image_tops(traces):
     """Per page: the bottoms (y, down from the top) of what is drawn: raster
     images, and paths (an SVG drawn as vectors, a rule, a code block's
     background)."""
-    r = subprocess.run(["mutool", "draw", "-q", "-F", "trace", "-o", "-", pdf],
-                       capture_output=True, text=True)
     pages = []
-    for chunk in r.stdout.split("<page ")[1:]:
+    for chunk in traces:
         bottoms = []
         for m in re.finditer(r'<fill_image[^>]*transform="([^"]*)"', chunk):
             a, b, c, d, e, f = (float(v) for v in m.group(1).split())
@@ -175,6 +272,19 @@ def image_tops(pdf):
             if ys:
                 bottoms.append(max(ys))
         pages.append(bottoms)
+    return pages
+
+
+def layout_images(path):
+    """Per physical page: the image boxes (x, y, w, h; y down from the top)
+    of octavo's --dump-layout (every figure, raster or drawn as vectors)."""
+    pages = []
+    for ln in open(path, encoding="utf-8"):
+        if ln.startswith("page "):
+            pages.append([])
+        m = re.match(r"\s+image ([-0-9.]+),([-0-9.]+) ([0-9.]+)x([0-9.]+)", ln)
+        if m and pages:
+            pages[-1].append(tuple(float(v) for v in m.groups()))
     return pages
 
 
@@ -192,6 +302,36 @@ def pdf_outline(pdf):
     return out
 
 
+def nav_chapters(z):
+    """The book's chapters, as the EPUB's contents list them: (depth,
+    title) of each entry that links a document, not a place in one."""
+    nav = [n for n in z.namelist() if n.endswith("nav.xhtml")]
+    if not nav:
+        return []
+    root = ET.fromstring(z.read(nav[0]))
+    ns = "{http://www.w3.org/1999/xhtml}"
+    toc = next((e for e in root.iter(ns + "nav")
+                if e.get("{http://www.idpf.org/2007/ops}type") == "toc"), None)
+    out = []
+
+    def walk(ol, depth):
+        for li in ol.findall(ns + "li"):
+            a = li.find(ns + "a")
+            if a is not None and "#" not in (a.get("href") or ""):
+                out.append((depth, norm("".join(a.itertext()))))
+            for sub in li.findall(ns + "ol"):
+                walk(sub, depth + 1)
+    for ol in (toc.findall(ns + "ol") if toc is not None else []):
+        walk(ol, 0)
+    return out
+
+
+def opf_title(z):
+    opf = [n for n in z.namelist() if n.endswith(".opf")]
+    m = re.search(r"<dc:title[^>]*>(.*?)</dc:title>", z.read(opf[0]).decode("utf-8"), re.S)
+    return html.unescape(m.group(1)) if m else ""
+
+
 def head_names(head, title):
     """Does a running head read as the start of title? Its characters may
     come out of the PDF in visual order (an Indic vowel sign written
@@ -205,10 +345,13 @@ def head_names(head, title):
 
 
 def body_size(pages):
+    """The body's size: the commonest of the text not set in a monospace
+    face (a book of mostly code, yt-dlp's README, has more code)."""
     count = {}
     for lines in pages:
         for l in lines:
-            count[l[3]] = count.get(l[3], 0) + len(l[2])
+            if "mono" not in l[4].lower():
+                count[l[3]] = count.get(l[3], 0) + len(l[2])
     return max(count, key=count.get)
 
 
@@ -229,6 +372,11 @@ def main():
     if "--min-heads" in args:
         min_heads = float(args[args.index("--min-heads") + 1])
         del args[args.index("--min-heads"):args.index("--min-heads") + 2]
+    parts = "--parts" in args
+    layout = None
+    if "--layout" in args:
+        layout = args[args.index("--layout") + 1]
+        del args[args.index("--layout"):args.index("--layout") + 2]
     files = [a for a in args if not a.startswith("--")]
     epub, pdf = files
     fails = []
@@ -272,7 +420,8 @@ def main():
                         return pi, li
         return None
 
-    imgs = image_tops(pdf)
+    traces = trace_pages(pdf)
+    imgs = image_tops(traces)
     styled = same = found = 0
     bad = []
     for cap, kind in doc.caps:
@@ -318,35 +467,89 @@ def main():
     if fn_ok < len(doc.files):
         fails.append("filenames")
 
-    # running heads
-    outline = [o for o in pdf_outline(pdf) if o[0] <= 1 and o[2] > 0]
-    rectos = named = 0
+    # running heads: a recto names the chapter current on its page, by
+    # LaTeX's \rightmark (the first chapter that begins on the page, else
+    # the last begun before it), a verso the book's title or its part's.
+    # The chapters are the EPUB's documents (nav entries without a
+    # fragment: nested chapters and an article's sections too); where each
+    # begins is its PDF bookmark's page, confirmed by its title in that
+    # page's text
+    chaps = nav_chapters(z)
+    book_title = norm(opf_title(z))
+    outline = pdf_outline(pdf)
+    starts, oi, unplaced = [], 0, []
+    for depth, title in chaps:
+        for j in range(oi, len(outline)):
+            if norm(outline[j][1]) == title and outline[j][2] > 0:
+                pg = outline[j][2]
+                page_text = norm(" ".join(l[2] for l in pages[pg - 1]))
+                bare = re.sub(r"^[0-9.]+ ", "", title)  # its number apart
+                if bare[-24:] not in page_text and bare[:24] not in page_text:
+                    # (the contents' title may not be the heading's: SUMMARY.md's)
+                    unplaced.append(f"(note) {title!r}: not in the text of its bookmark's page {pg}")
+                starts.append((pg, depth, title))
+                oi = j + 1
+                break
+        else:
+            unplaced.append(f"{title!r}: no bookmark")
+    rectos = named = versos = v_named = 0
     misses = []
     for pi, lines in enumerate(pages):
         h = head_line(lines, bsize, top)
         if not h:
             continue
-        words = h[2].split()
+        # the folio: the head's segment on the outer side (a recto's right,
+        # a verso's left; the other way round in a book bound on the
+        # right); recto or verso by its parity
         segs = [l[2].strip() for l in h[6]]
-        if not words or not re.fullmatch(r"\d+", words[-1]):
-            continue  # a verso: the folio first
-        if len(segs) > 1 and re.fullmatch(r"\d+", segs[0]):
-            continue  # a verso whose title is a number ("4  01")
+        num = lambda t: re.fullmatch(r"\d+", t.strip("\u202a\u202b\u202c\u200e\u200f "))
+        if len(segs) > 1 and num(segs[-1]) and not num(segs[0]):
+            folio, rest = segs[-1], segs[:-1]
+        elif len(segs) > 1 and num(segs[0]):
+            folio, rest = segs[0], segs[1:]
+        elif re.match(r"(\d+)\s*(\D.*)$", " ".join(segs)):  # one line: "11TITLE" (right to left)
+            m = re.match(r"(\d+)\s*(\D.*)$", " ".join(segs))
+            folio, rest = m.group(1), [m.group(2)]
+        elif re.match(r"(.*\D)\s*(\d+)$", " ".join(segs)):
+            m = re.match(r"(.*\D)\s*(\d+)$", " ".join(segs))
+            folio, rest = m.group(2), [m.group(1)]
+        else:
+            continue  # an opening page's foot, or no folio
+        folio = int(num(folio).group(0))
+        verso = folio % 2 == 0
+        head = norm(" ".join(rest)).strip("\u202a\u202b\u202c\u200e\u200f").rstrip(".\u2026 ")
+        on = [s for s in starts if s[0] == pi + 1]
+        before = [s for s in starts if s[0] <= pi + 1]
+        if verso:
+            # the book's title; with --parts, the part's (the last top-level
+            # entry begun, when chapters nest in it; a chapter beside the
+            # parts, a preface or an afterword, is in none: the book's)
+            want = book_title
+            top_begun = [k for k, s in enumerate(starts) if s[0] <= pi + 1 and s[1] == 0]
+            if parts and top_begun:
+                k = top_begun[-1]
+                if k + 1 < len(starts) and starts[k + 1][1] > 0:
+                    want = starts[k][2]
+            versos += 1
+            if head and head_names(head, want):
+                v_named += 1
+            else:
+                misses.append(f"verso page {pi + 1}: {head!r}, not {want!r}")
+            continue
         rectos += 1
-        head = norm(" ".join(words[:-1])).rstrip(".\u2026 ")
-        cands = {}
-        for depth, title, page in outline:
-            if page <= pi + 1:
-                cands[depth] = norm(title)
-        if any(head and head_names(head, t) for t in cands.values()):
+        want = on[0][2] if on else before[-1][2] if before else book_title
+        if head and head_names(head, want):
             named += 1
         else:
-            misses.append(f"page {pi + 1}: {head!r}")
+            misses.append(f"recto page {pi + 1}: {head!r}, the chapter there is {want!r}")
     ratio = named / rectos if rectos else 1.0
-    print(f"heads: {named} of {rectos} body rectos name their chapter ({ratio:.0%})")
-    for m in misses[:5]:
+    vratio = v_named / versos if versos else 1.0
+    print(f"heads: {len(starts)} of {len(chaps)} chapters placed; {named} of {rectos} body rectos "
+          f"name the chapter current on their page ({ratio:.0%}), {v_named} of {versos} versos "
+          f"the book or their part ({vratio:.0%})")
+    for m in (unplaced + misses)[:6]:
         print("  " + m)
-    if ratio < min_heads:
+    if ratio < min_heads or vratio < min_heads or len(starts) < len(chaps) * min_heads:
         fails.append("heads")
 
     # figure text: SVG text is drawn in fonts/fallback.conf's metric
@@ -362,14 +565,36 @@ def main():
     if big:
         fails.append("figtext")
 
-    # ligatures: a word hyphenated between f and f, i or l, where the body
-    # face (Charis SIL) draws one glyph (ff, fi, fl): pango shaped it whole,
-    # so the glyphs said "diff-" / "erent" while the text said "dif-" / "ferent"
-    txt = subprocess.run(["pdftotext", "-enc", "UTF-8", pdf, "-"], capture_output=True,
-                         text=True).stdout.split("\n")
-    split = [a.rstrip()[-12:] + "|" + b.strip()[:8] for a, b in zip(txt, txt[1:])
-             if re.search("f[-\u00ad]$", a.rstrip()) and re.match(r"\s*[fil]", b)]
-    print(f"ligatures: {len(split)} words hyphenated inside an f-ligature {split[:4]}")
+    # figure text from the PDF: the text lines inside each figure's box
+    # (--layout: octavo's --dump-layout of the same build; an SVG drawn as
+    # vectors keeps its text as text), none larger than 1.1 x the body by
+    # any of its characters' sizes
+    if layout:
+        boxes = layout_images(layout)
+        inside = []
+        for pi, lines in enumerate(pages):
+            for l in lines:
+                cx, cy = (l[1] + l[7]) / 2, (l[0] + l[5]) / 2
+                if any(x <= cx <= x + w and y <= cy <= y + h
+                       for x, y, w, h in (boxes[pi] if pi < len(boxes) else [])):
+                    inside.append((pi + 1, l[6], l[2][:30]))
+        big = [f for f in inside if f[1] > 1.1 * bsize]
+        nfig = sum(len(b) for b in boxes)
+        print(f"figtext-pdf: {nfig} figures, {len(inside)} text lines inside them, largest "
+              f"{max((f[1] for f in inside), default=0):.1f} pt; {len(big)} over 1.1 x the body")
+        for f in big[:5]:
+            print(f"  page {f[0]}: {f[1]} pt {f[2]!r}")
+        if big:
+            fails.append("figtext-pdf")
+
+    # ligatures: a line ending in a hyphen draws its word's glyphs as the
+    # text layer spells it: a break inside a ligature (ff, fi, fl: one
+    # glyph) drew "diff-" / "erent" while the text said "dif-" / "ferent"
+    checked, split = hyphen_splits(pdf, traces)
+    print(f"ligatures: {checked} hyphenated line ends, {len(split)} whose glyphs and text "
+          f"disagree")
+    for b in split[:5]:
+        print("  " + b)
     if split:
         fails.append("ligatures")
 
@@ -439,36 +664,46 @@ document.body.setAttribute('data-code-align', n + ' ' + bad.length + ' ' + bad.s
 
 
 def code_css(z, names):
-    """Every code block's computed text-align, in headless Chromium."""
+    """Every code block's computed text-align, in headless Chromium: the
+    bodies of all the chapters that hold code in one document (their own
+    head: the book's CSS), so that one Chromium serves a whole book."""
     fails = []
     with tempfile.TemporaryDirectory() as d:
         z.extractall(d)
-        total = wrong = 0
+        head, bodies = None, []
         for n in names:
-            path = os.path.join(d, n)
-            s = open(path, encoding="utf-8").read()
+            s = open(os.path.join(d, n), encoding="utf-8").read()
             if "<pre" not in s:
                 continue
-            # a reader's own justification of the body, as many apply
-            s = s.replace("</head>", "<style>body { text-align: justify; }</style></head>", 1)
-            s = s.replace("</body>", SCRIPT + "</body>", 1)
-            open(path, "w", encoding="utf-8").write(s)
-            r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                                "--allow-file-access-from-files", "--dump-dom",
-                                "file://" + path], capture_output=True, text=True, timeout=120)
-            m = re.search(r'data-code-align="(\d+) (\d+) ?([^"]*)"', r.stdout)
-            if not m:
-                print(f"  code-css: no result for {n}")
-                fails.append("code-css")
-                continue
-            total += int(m.group(1))
-            wrong += int(m.group(2))
-            if int(m.group(2)):
-                print(f"  {n}: {m.group(3)}")
-        print(f"code-css: {total} code elements, {wrong} not left-aligned (Chromium)")
+            if head is None:
+                head = s[:s.index("<body")]
+                at = os.path.dirname(n)
+            elif os.path.dirname(n) != at:
+                continue  # (one folder: the stylesheet's relative link)
+            b = s[s.index("<body"):s.rindex("</body>")]
+            bodies.append("<div" + b[len("<body"):] + "</div>")
+        if head is None:
+            print("code-css: no code (Chromium)")
+            return []
+        # a reader's own justification of the body, as many apply
+        head = head.replace("</head>", "<style>body { text-align: justify; }</style></head>", 1)
+        path = os.path.join(d, at, "all-code.xhtml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(head + "<body>" + "\n".join(bodies) + SCRIPT + "</body></html>")
+        r = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                            "--allow-file-access-from-files", "--dump-dom",
+                            "file://" + path], capture_output=True, text=True, timeout=120)
+        m = re.search(r'data-code-align="(\d+) (\d+) ?([^"]*)"', r.stdout)
+        if not m:
+            print(f"  code-css: no result ({r.stderr.strip()[-200:]})")
+            return ["code-css"]
+        total, wrong = int(m.group(1)), int(m.group(2))
+        print(f"code-css: {total} code elements in {len(bodies)} chapters, {wrong} not "
+              f"left-aligned (Chromium)")
         if wrong:
+            print(f"  {m.group(3)}")
             fails.append("code-css")
-    return sorted(set(fails))
+    return fails
 
 
 if __name__ == "__main__":
