@@ -35,6 +35,20 @@ cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err);
 cairo_surface_t *imagelibs_pixbuf_surface_at(const char *path, int w, int h, guchar **jpeg,
                                              gsize *jpeg_len, GError **err);
 
+/* Whether all of the PNG at path decodes (libpng, row by row: one row in
+ * memory, whatever its size); false with *err set (libpng's words) when
+ * it does not. Thread-safe. */
+bool imagelibs_png_check(const char *path, GError **err);
+
+/* The PNG at path, fw x fh pixels (its header's), at w x h (fewer), never decoded
+ * whole: boxes of k x k pixels averaged row by row as libpng reads them
+ * (k the whole times it is larger), then cairo's box filter the rest of
+ * the way. An interlaced PNG is decoded whole first. Premultiplied
+ * ARGB32, or RGB24 when opaque; the caller destroys it. NULL with *err
+ * set when it does not decode. Thread-safe. */
+cairo_surface_t *imagelibs_png_surface_at(const char *path, int fw, int fh, int w, int h,
+                                          GError **err);
+
 /* The SVG document at path read by librsvg (g_object_unref), or NULL with
  * *err set (also when librsvg cannot be opened). Thread-safe. */
 RsvgHandle *imagelibs_svg_load(const char *path, GError **err);

@@ -5,7 +5,7 @@
  * needs (paint_set_image_dpi), drawn by reference (cairo stores each
  * once, see Image) and released after the page of their last draw; their
  * size on the page comes from the model, never from the file: PNG
- * (cairo; gdk-pixbuf when scaled), JPEG (embedded as it is, or decoded
+ * (cairo; libpng row by row when scaled), JPEG (embedded as it is, or decoded
  * smaller and written again), GIF (its first frame, gdk-pixbuf), SVG
  * (recorded once as vectors, librsvg). One that cannot be drawn gets a
  * warning and a frame. */
@@ -558,6 +558,8 @@ static cairo_surface_t *decode_raster(const Painter *p, const BookResource *r, i
     }
   } else if (r->kind == BOOK_IMAGE_PNG && full) {
     s = cairo_image_surface_create_from_png(r->path);
+  } else if (r->kind == BOOK_IMAGE_PNG) { /* row by row, never whole */
+    s = imagelibs_png_surface_at(r->path, r->width_px, r->height_px, w, h, err);
   } else {
     guchar *jpeg = NULL;
     gsize len = 0;
@@ -614,6 +616,22 @@ static cairo_surface_t *record_svg(Painter *p, const BookResource *r, const LayI
   return rec;
 }
 
+/* Whether the SVG r may hold a link (an <a> element, any prefix): librsvg
+ * makes one a cairo link tag, which in a group (a form XObject) cairo
+ * 1.16 cannot place in the page's structure (the archive pass then finds
+ * the structure broken). Such an SVG is drawn on the page each time, as
+ * before. A look at the bytes, not a parse: a false yes only costs the
+ * recording. */
+static bool svg_may_link(const BookResource *r)
+{
+  gchar *data = NULL;
+  if (!g_file_get_contents(r->path, &data, NULL, NULL))
+    return true;
+  bool link = g_regex_match_simple("<([A-Za-z_][A-Za-z0-9_.-]*:)?a[\\s/>]", data, 0, 0);
+  g_free(data);
+  return link;
+}
+
 /* r's image for the item it: loaded the first time, again when it needs
  * more pixels than the last load has; NULL (warned once) when it cannot
  * be drawn. */
@@ -639,7 +657,7 @@ static Image *load_image(Painter *p, const LayItem *it)
   RsvgHandle *handle = NULL;
   if (svg) {
     handle = imagelibs_svg_load(r->path, &err);
-    if (handle && p->target != PAINT_RASTER) { /* recorded once */
+    if (handle && p->target != PAINT_RASTER && !svg_may_link(r)) { /* recorded once */
       s = record_svg(p, r, it, handle, &err);
       g_clear_object(&handle);
       w = it->w_pt;
