@@ -462,7 +462,7 @@ typedef struct {
   cairo_surface_t *surface; /* ARGB32/RGB24 image, or a recording (svg on a PDF) */
   RsvgHandle *handle;       /* an SVG drawn on a raster target: drawn each time */
   bool svg;
-  double w, h;       /* the surface's size: pixels, or the SVG's CSS px */
+  double w, h;       /* the surface's size: pixels, or the first draw's points (an SVG) */
   bool full;         /* a raster decoded at the file's own size */
   guint left;        /* draws still to come (counted in the book); 0: not counted */
 } Image;
@@ -709,8 +709,9 @@ static void image_drawn(Painter *p, const BookResource *r, Image *im)
 /* A copy of a raster image surface (pixels, or a JPEG's data). cairo 1.16
  * names a surface drawn twice on one PDF page twice in the page's
  * resources (a dictionary with a duplicated key, which qpdf --check
- * reports): the second and later draws of an image on a page (icons in a
- * table) each use a copy, a resource of its own. */
+ * reports): the second and later draws of a colour glyph on a page each
+ * use a copy, a resource of its own (an image file drawn again is put in a
+ * group instead: draw_image). */
 static cairo_surface_t *surface_copy(cairo_surface_t *s)
 {
   int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
@@ -754,16 +755,24 @@ static void draw_image(Painter *p, const LayItem *it)
     cairo_restore(cr);
     return;
   }
-  cairo_surface_t *s = im->surface, *copy = NULL;
   double sw = im->w, sh = im->h;
   if (sw <= 0 || sh <= 0)
     return;
-  if (!im->svg && p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, (gpointer)it->res))
-    s = copy = surface_copy(s); /* drawn on this page already */
+  /* drawn on this page already: in a group (a form XObject of its own,
+   * with resources of its own), since cairo 1.16 would name the image
+   * twice in the page's resources (a duplicated key, which qpdf --check
+   * reports); the image is still stored once */
+  bool again = p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, (gpointer)it->res);
+  cairo_save(cr);
+  if (again) {
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_clip(cr);
+    cairo_push_group(cr);
+  }
   cairo_save(cr);
   cairo_translate(cr, it->x_pt, it->y_pt);
   cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
-  cairo_set_source_surface(cr, s, 0, 0);
+  cairo_set_source_surface(cr, im->surface, 0, 0);
   cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
   /* fill the image's rectangle, never cairo_paint(): cairo 1.16 fails the
    * whole file with a tag error at cairo_surface_finish() when an (unbounded)
@@ -771,8 +780,12 @@ static void draw_image(Painter *p, const LayItem *it)
   cairo_rectangle(cr, 0, 0, sw, sh);
   cairo_fill(cr);
   cairo_restore(cr);
-  if (copy)
-    cairo_surface_destroy(copy);
+  if (again) {
+    cairo_pop_group_to_source(cr);
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_fill(cr);
+  }
+  cairo_restore(cr);
   image_drawn(p, it->res, im);
 }
 
