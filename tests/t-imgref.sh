@@ -7,6 +7,7 @@
 #   JPEG again, a PNG one deflated;
 # - a JPEG that needs every pixel is embedded as it is (DCT, the file's
 #   bytes); the EPUB keeps every file as it is;
+# - drawn twice on one page, still stored once, and qpdf --check clean;
 # - the PDF has the same bytes with one thread or two.
 set -u
 for t in qpdf pdfimages pdftoppm pdftotext python3 unzip; do
@@ -59,6 +60,17 @@ n=$(pdftotext "$D/ten.pdf" - | grep -c "^octavo$")
 [ "$n" -eq 10 ] || bad "ten: the SVG's text found $n times, want 10 (text, not outlines)"
 # the EPUB: the files as they are
 unzip -p "$D/ten.epub" EPUB/images/img-1.png | cmp -s - "$D/shot.png" || bad "ten: the EPUB's PNG is not the file"
+
+# twice on one page (inline, and as figures): still one of each, and no
+# image named twice in the page's resources (a duplicated key: qpdf --check)
+printf '# Twice\n\nIcons ![a](shot.png) and ![b](shot.png), ![c](logo.svg) and ![d](logo.svg).\n\n![e](logo.svg)\n\n![f](logo.svg)\n' > "$D/twice.md"
+"$OCTAVO" -q "$D/twice.md" -o "$D/twice.pdf" -j1 || bad "twice: octavo failed"
+qpdf --check "$D/twice.pdf" > "$D/twice.qpdf" 2>&1
+grep -q "WARNING" "$D/twice.qpdf" && bad "twice: $(grep -m1 WARNING "$D/twice.qpdf")"
+set -- $(image_objects "$D/twice.pdf")
+[ "${1:-}" = 1 ] && [ "${2:-0}" -ge 1 ] || bad "twice: ${1:-?} image XObjects, want 1"
+n=$(pdftotext "$D/twice.pdf" - | grep -o "octavo" | wc -l)
+[ "$n" -ge 4 ] || bad "twice: the SVG's text found $n times, want 4 or more"
 
 # a 4000 x 3000 photo shown small (220 CSS px: 165 pt, 5.8 cm), JPEG and PNG,
 # and a JPEG shown at less than its pixels' size
