@@ -506,10 +506,19 @@ static void count_uses(Painter *p)
   g_ptr_array_free(roots, TRUE);
 }
 
+/* An image is decoded smaller only when it has more than this many times
+ * the pixels it needs along each side (Ghostscript's
+ * DownsampleThreshold, 1.5 by default): a file a little over the ceiling
+ * (a 1,600-pixel photo in a 1,460-pixel measure) is drawn as it is, since
+ * decoding, scaling and (a JPEG) writing it again would cost more time
+ * and a generation of loss to save a fifth of its bytes. */
+#define DOWNSAMPLE_THRESHOLD 1.5
+
 /* The pixels a raster of fw x fh needs to be drawn as the item it: on a
  * PDF, at most p->image_dpi pixels per inch of the item's size on the
  * page; on a raster target, its size in device pixels. Never more than
- * the file has; the aspect ratio kept. *full: the file's own size. */
+ * the file has, nor fewer unless it has DOWNSAMPLE_THRESHOLD times more;
+ * the aspect ratio kept. *full: the file's own size. */
 static void needed_px(const Painter *p, const LayItem *it, int fw, int fh, int *w, int *h,
                       bool *full)
 {
@@ -519,7 +528,7 @@ static void needed_px(const Painter *p, const LayItem *it, int fw, int fh, int *
   double s = fmax(fabs(dw) * per_unit / fw, fabs(dh) * per_unit / fh);
   if (p->target != PAINT_RASTER && p->image_dpi <= 0)
     s = 1; /* no ceiling */
-  *full = !(s < 1);
+  *full = !(s * DOWNSAMPLE_THRESHOLD < 1);
   *w = *full ? fw : (int)fmax(1, ceil(fw * s));
   *h = *full ? fh : (int)fmax(1, ceil(fh * s));
   if (*w >= fw || *h >= fh) {

@@ -28,7 +28,7 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
 
 /* The pixels per inch a PDF's raster images are drawn at, at most
  * (pdf.c sets the options' image_dpi, --image-dpi): an image with more
- * pixels than its size on the page needs is decoded at fewer (a JPEG by
+ * than 1.5 times the pixels its size on the page needs is decoded at fewer (a JPEG by
  * libjpeg's scaled decode, never at full size) and written so. <= 0, as a
  * new painter has it: every image at its own size. Raster targets draw at
  * their device's pixels whatever this says. */
