@@ -179,7 +179,7 @@ if "big" in books:
     if pdf and j2:
         target("30: big PDF, -j2 wall / -j1 wall (two cores free)", j2["wall"] / pdf["wall"], 0.65)
     elif pdf:
-        target("30: big PDF, -j2 wall / -j1 wall (no -j)", None, 0.65)
+        target("30: big PDF, -j2 wall / -j1 wall (no pdf-j2 row, or no -j)", None, 0.65)
     if epub:
         target("big EPUB, CPU / parse+deflate + shaping floor", epub["cpu"] / (f["epub_floor_cpu"] + f["pdf_floor_cpu"]), 1.5)
         # the same with the wall time of the default threads (the page list's paragraphs
