@@ -113,15 +113,19 @@ for name in books:
         print("  (the seed's ratios are not meaningful: fixed costs, see README)")
 
 # The cost of images: each row against the same book without its figures, same run.
-pairs = [(n, r) for n in books for r in ("pdf", "epub")
-         if (n, r) in rows and (n, r + "-noimg") in rows]
+def noimg(r):
+    return r.replace("@base", "") + "-noimg" + ("@base" if r.endswith("@base") else "")
+
+
+pairs = [(n, r) for n in books for r in ("pdf", "pdf@base", "epub", "epub@base")
+         if (n, r) in rows and (n, noimg(r)) in rows]
 if pairs:
     print("\nimages (the same book with and without its figures, same run):")
-    print(f"  {'book row':13} {'CPU with':>9} {'without':>8} {'x CPU':>7} {'wall with':>9} "
+    print(f"  {'book row':18} {'CPU with':>9} {'without':>8} {'x CPU':>7} {'wall with':>9} "
           f"{'without':>8} {'RSS with':>9} {'without':>8} {'+RSS':>8} {'size with':>10} {'without':>9}")
     for n, r in pairs:
-        a, b = rows[(n, r)], rows[(n, r + "-noimg")]
-        print(f"  {n + ' ' + r:13} {a['cpu']:8.2f}s {b['cpu']:7.2f}s {a['cpu'] / b['cpu']:6.2f}x "
+        a, b = rows[(n, r)], rows[(n, noimg(r))]
+        print(f"  {n + ' ' + r:18} {a['cpu']:8.2f}s {b['cpu']:7.2f}s {a['cpu'] / b['cpu']:6.2f}x "
               f"{a['wall']:8.2f}s {b['wall']:7.2f}s {mib(a['rss']):>9} {mib(b['rss']):>8} "
               f"{(a['rss'] - b['rss']) / 1024:+7.0f}M {size(a['size']):>10} {size(b['size']):>9}")
 
