@@ -3,14 +3,14 @@
 write(DIR) writes them and returns each one's figure paragraph (Markdown, or raw HTML for a
 size), in the order gen-book.py first uses them:
 
-- 12 PNG diagrams (boxes, bars and rules on white, 640-1400 px wide; stdlib zlib), drawn at
+- 13 PNG diagrams (boxes, bars and rules on white, 640-1400 px wide; stdlib zlib), drawn at
   their own size or the measure's;
 - a PNG screenshot-like image, 1600 x 1000, half of it noise (it compresses badly);
 - a photo-like PNG, 1600 x 1066, and four photo-like JPEGs (one 4000 x 3000, the "large photo
   shown small": a raw-HTML <img width="220">, about 5.8 cm; three 1600 x 1200), rendered by
   poppler's pdftoppm (poppler-utils, which bench/ needs for pdfinfo) from a one-page PDF of
   smoothed noise; without pdftoppm they are left out (a line on stderr says so);
-- 10 SVG diagrams with text (labelled boxes and arrows, a chart with axis labels).
+- 9 SVG diagrams with text (labelled boxes and arrows, a chart with axis labels).
 """
 import os
 import random
