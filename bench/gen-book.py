@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gen-book.py OUTDIR [MB] [CHAPTERS]: write a big, realistic multi-file book for bench/.
+"""gen-book.py [--no-images] [--without DIR] OUTDIR [MB] [CHAPTERS]: write a big, realistic
+multi-file book for bench/.
 
 About MB megabytes (default 10) of Markdown in CHAPTERS files (default 111) named
 NN-chapter.md (NNN-chapter.md
@@ -9,11 +10,21 @@ Markov chain over the same text, so paragraphs vary. Every chapter has headings 
 and ###), paragraphs with emphasis, inline code, links to other chapters' headings and
 out to the web, bullet, ordered, nested and task lists, fenced code blocks, GFM tables,
 block quotes and footnotes. Deterministic: the same arguments write the same bytes.
+
+Figures (issue 30): OUTDIR/images/ holds 28 files, PNG, JPEG and SVG (figures.py), and a
+figure paragraph is put in every FIG_EVERY bytes of Markdown (about 27 in 1 MB, 250 in 10 MB),
+some files drawn once, some many times, one a 4000 x 3000 photo shown about 6 cm wide. The
+figures take nothing from the text's random numbers, so the text is the same with them or
+without; --without DIR writes the same chapters with the figures left out into DIR (the
+"without images" half of the pair), --no-images writes no figures at all.
 """
 import os
 import random
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figures  # noqa: E402
 
 SEED = 20230508
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +114,13 @@ class Prose:
         return f"/sys/kernel/{a}/{b}"
 
 
+class Fig(str):
+    """A figure's paragraph: not counted in a chapter's size, left out of --without's copy."""
+
+
+FIG_EVERY = 40000
+
+
 def slug(text):
     s = re.sub(r"[^\w\- ]", "", text.lower())
     return s.replace(" ", "-")
@@ -112,6 +130,7 @@ class Chapter:
     def __init__(self, book, idx):
         self.book, self.idx, self.rng, self.p = book, idx, book.rng, book.prose
         self.out, self.notes, self.nnote = [], [], 0
+        self.figmark = 0
 
     def inline(self, s):
         """Decorate a sentence with emphasis, code, links and footnotes."""
@@ -142,6 +161,18 @@ class Chapter:
 
     def para(self, lo=3, hi=11):
         return " ".join(self.inline(self.p.sentence()) for _ in range(self.rng.randint(lo, hi)))
+
+    def figure(self):
+        """A figure paragraph every FIG_EVERY bytes of the book (its own random numbers)."""
+        b = self.book
+        if not b.figs:
+            return
+        b.since_fig += sum(len(x) + 2 for x in self.out[self.figmark:] if not isinstance(x, Fig))
+        self.figmark = len(self.out)
+        while b.since_fig >= FIG_EVERY:
+            b.since_fig -= FIG_EVERY
+            self.out.append(Fig(b.next_figure()))
+            self.figmark = len(self.out)
 
     def block(self):
         r = self.rng
@@ -238,20 +269,26 @@ class Chapter:
                 k += 1
                 # Cumulative targets, so that no section's overshoot adds up.
                 while True:
-                    size += sum(len(x) + 2 for x in self.out[mark:])
+                    size += sum(len(x) + 2 for x in self.out[mark:] if not isinstance(x, Fig))
                     mark = len(self.out)
                     if size >= target_bytes * k // nsub:
                         break
                     self.block()
+                    self.figure()
             if self.notes:
                 self.out.extend(self.notes)
                 self.notes = []
-        return "\n\n".join(self.out) + "\n"
+        return ("\n\n".join(self.out) + "\n",
+                "\n\n".join(x for x in self.out if not isinstance(x, Fig)) + "\n")
 
 
 class Book:
-    def __init__(self, nchap):
+    def __init__(self, nchap, figs=None):
         self.rng = random.Random(SEED)
+        self.figs = figs or []  # figures.write's list: (markdown, kind)
+        self.fig_rng = random.Random(SEED + 30)
+        self.since_fig = FIG_EVERY // 2
+        self.figs_used = []
         text = " ".join(plain(open(os.path.join(TOP, f), encoding="utf-8").read()) for f in SOURCES)
         self.prose = Prose(self.rng, sentences_of(text))
         self.nchap = nchap
@@ -272,27 +309,59 @@ class Book:
         # Zero-padded to the widest number, so that a shell glob lists them in order.
         return f"{c:0{max(2, len(str(self.nchap)))}d}-chapter.md"
 
+    def next_figure(self):
+        """The next figure's paragraph: a file not shown yet (in order) seven times in ten
+        while there are some, else one shown already, so that files repeat."""
+        r = self.fig_rng
+        fresh = [i for i in range(len(self.figs)) if i not in self.figs_used]
+        if fresh and (r.random() < 0.7 or not self.figs_used):
+            i = fresh[0]
+            self.figs_used.append(i)
+        else:
+            i = r.choice(self.figs_used)
+        return self.figs[i]
+
     def random_heading(self, here):
         c, a = self.rng.choice(self.anchors)
         return f"#{a}" if c == here else f"{self.fname(c)}#{a}"
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: gen-book.py OUTDIR [MB] [CHAPTERS]")
-    outdir = sys.argv[1]
-    mb = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
-    nchap = int(sys.argv[3]) if len(sys.argv) > 3 else 111
+    args = sys.argv[1:]
+    images, without = True, None
+    while args and args[0].startswith("--"):
+        if args[0] == "--no-images":
+            images = False
+            args = args[1:]
+        elif args[0] == "--without" and len(args) > 1:
+            without = args[1]
+            args = args[2:]
+        else:
+            break
+    if not args:
+        sys.exit("usage: gen-book.py [--no-images] [--without DIR] OUTDIR [MB] [CHAPTERS]")
+    outdir = args[0]
+    mb = float(args[1]) if len(args) > 1 else 10.0
+    nchap = int(args[2]) if len(args) > 2 else 111
     os.makedirs(outdir, exist_ok=True)
-    book = Book(nchap)
+    figs = figures.write(os.path.join(outdir, "images")) if images else []
+    book = Book(nchap, figs)
     per = int(mb * 1e6 / nchap)
-    total = 0
+    total = nfig = 0
+    if without:
+        os.makedirs(without, exist_ok=True)
     for c in range(1, nchap + 1):
-        data = Chapter(book, c).write(per).encode("utf-8")
+        ch = Chapter(book, c)
+        data, plain_data = (d.encode("utf-8") for d in ch.write(per))
+        nfig += sum(isinstance(x, Fig) for x in ch.out)
         with open(os.path.join(outdir, book.fname(c)), "wb") as f:
             f.write(data)
+        if without:
+            with open(os.path.join(without, book.fname(c)), "wb") as f:
+                f.write(plain_data)
         total += len(data)
-    print(f"gen-book: {nchap} files, {total} bytes in {outdir}", file=sys.stderr)
+    print(f"gen-book: {nchap} files, {total} bytes in {outdir}; {nfig} figure references to "
+          f"{len(set(book.figs_used))} of {len(figs)} image files", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -19,12 +19,16 @@
 #   pdf-j2   -o X.pdf -j2                  (only when octavo has -j)
 #   both     -o X.epub -o X.pdf            both outputs from one run (default threads)
 #   handout  -o X.pdf --layout handout
+#   pdf-noimg, epub-noimg   the pdf and epub rows on the same book with its figure paragraphs
+#            left out (gen-book.py --without): the cost of images as a pair (issue 30)
 #
 # Environment:
 #   BENCH_MB=10          size of the big book in MB of Markdown (111 chapter files)
 #   BENCH_SMALL_MB=1     size of the small book (growth small -> big); 0 leaves it out
 #   BENCH_RUNS=3         runs of each command (the median is printed)
-#   BENCH_OUTPUTS="epub npl pdf pdf-j2 both handout"   the rows to run
+#   BENCH_OUTPUTS="epub epub-noimg npl pdf pdf-noimg pdf-j2 both handout"   the rows to run
+#   BENCH_IMAGES=1       the books have figures (PNG, JPEG, SVG; gen-book.py); 0: none, and
+#                        no -noimg rows
 #   BENCH_OCTAVO=        another octavo binary to measure instead of $BUILD/octavo
 #   BENCH_BASE=          an older octavo binary run beside it, row by row, run by run (rows
 #                        "ROW@base" and a column "x base"): before/after under the same load
@@ -53,7 +57,8 @@ FLOOR=$TOP/$BUILD/bench/floor
 MB=${BENCH_MB:-10}
 SMALL_MB=${BENCH_SMALL_MB:-1}
 RUNS=${BENCH_RUNS:-3}
-OUTPUTS=${BENCH_OUTPUTS:-epub npl pdf pdf-j2 both handout}
+OUTPUTS=${BENCH_OUTPUTS:-epub epub-noimg npl pdf pdf-noimg pdf-j2 both handout}
+IMAGES=${BENCH_IMAGES:-1}
 PEER_BOOK=${BENCH_PEER_BOOK:-big}
 SEED=content/lsfmm-bpf-2023.md
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/octavo-bench.XXXXXX")
@@ -99,9 +104,9 @@ fi
 # row_args ROW OUT: octavo's options for one row (the output path included).
 row_args() {
   case $1 in
-    epub) echo "-o $2.epub" ;;
+    epub | epub-noimg) echo "-o $2.epub" ;;
     npl) echo "-o $2.epub --no-page-list" ;;
-    pdf) echo "-o $2.pdf${JOBS:+ -j1}" ;;
+    pdf | pdf-noimg) echo "-o $2.pdf${JOBS:+ -j1}" ;;
     pdf-j2) echo "-o $2.pdf -j2" ;;
     both) echo "-o $2.epub -o $2.pdf" ;;
     handout) echo "-o $2.pdf --layout handout${JOBS:+ -j1}" ;;
@@ -111,7 +116,7 @@ row_args() {
 # row_size_pages ROW OUT: "size<TAB>pages" of the row's (main) output.
 row_size_pages() {
   f=$2.pdf
-  case $1 in epub | npl) f=$2.epub ;; esac
+  case $1 in epub | epub-noimg | npl) f=$2.epub ;; esac
   pages=-
   if [ "${f##*.}" = pdf ] && command -v pdfinfo >/dev/null; then
     pages=$(pdfinfo "$f" | awk '/^Pages:/ { print $2 }')
@@ -121,9 +126,20 @@ row_size_pages() {
   printf '%s\t%s' "$(wc -c <"$f")" "$pages"
 }
 
+# noimg_inputs INPUTS...: the same chapters without their figures (DIR-noimg/, gen-book.py
+# --without), or nothing when there is no such copy.
+noimg_inputs() {
+  for f; do
+    g=$(dirname "$f")-noimg/$(basename "$f")
+    [ -f "$g" ] || return 0
+    printf '%s\n' "$g"
+  done
+}
+
 # bench_book NAME INPUTS...: the floor and every row of one book, into $RAW.
 bench_book() {
   name=$1; shift
+  NOIMG=$(noimg_inputs "$@")
   echo "bench: $name: floor x$RUNS" >&2
   "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -p "$SCRATCH/floor.pdf" -n "$RUNS" "$@" >"$SCRATCH/$name.floor"
   # For information: the EPUB floor at octavo's own deflate level (9).
@@ -131,6 +147,7 @@ bench_book() {
     sed -n 's/^epub_floor_\(wall\|cpu\) /epub9_floor_\1 /p' >>"$SCRATCH/$name.floor"
   for row in $OUTPUTS; do
     [ "$row" = pdf-j2 ] && [ -z "$JOBS" ] && continue
+    case $row in *-noimg) [ -n "$NOIMG" ] || continue ;; esac
     out=$SCRATCH/$name.$row
     base=$SCRATCH/$name.$row@base
     : >"$out.times"
@@ -139,17 +156,19 @@ bench_book() {
     while [ "$i" -lt "$RUNS" ]; do
       echo "bench: $name: octavo $row run $((i + 1))/$RUNS" >&2
       rm -f "$out.epub" "$out.pdf"
-      # shellcheck disable=SC2046 # row_args is a word list
-      if ! timed "$out.times" "$OCTAVO" -q "$@" $(row_args "$row" "$out"); then
-        echo "bench: octavo failed on $name ($row)" >&2
-        exit 1
-      fi
+      # shellcheck disable=SC2046,SC2086 # row_args and NOIMG are word lists
+      case $row in
+        *-noimg) timed "$out.times" "$OCTAVO" -q $NOIMG $(row_args "$row" "$out") ;;
+        *) timed "$out.times" "$OCTAVO" -q "$@" $(row_args "$row" "$out") ;;
+      esac || { echo "bench: octavo failed on $name ($row)" >&2; exit 1; }
       # the base binary's rows: with -j1 where it has -j (BASE_JOBS), else without
       if [ -n "${BENCH_BASE:-}" ] && [ "$row" != pdf-j2 ]; then
         rm -f "$base.epub" "$base.pdf"
-        # shellcheck disable=SC2046
-        timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="$BASE_JOBS" row_args "$row" "$base") ||
-          { echo "bench: $BENCH_BASE failed on $name ($row)" >&2; exit 1; }
+        # shellcheck disable=SC2046,SC2086
+        case $row in
+          *-noimg) timed "$base.times" "$BENCH_BASE" -q $NOIMG $(JOBS="$BASE_JOBS" row_args "$row" "$base") ;;
+          *) timed "$base.times" "$BENCH_BASE" -q "$@" $(JOBS="$BASE_JOBS" row_args "$row" "$base") ;;
+        esac || { echo "bench: $BENCH_BASE failed on $name ($row)" >&2; exit 1; }
       fi
       i=$((i + 1))
     done
@@ -214,11 +233,15 @@ bench_callgrind() {
 : >"$SCRATCH/ir.tsv"
 : >"$SCRATCH/peers.tsv"
 LOAD0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
-python3 bench/gen-book.py "$SCRATCH/book" "$MB"
+GEN_IMAGES=""
+[ "$IMAGES" = 0 ] && GEN_IMAGES=--no-images
+python3 bench/gen-book.py $GEN_IMAGES --without "$SCRATCH/book-noimg" "$SCRATCH/book" "$MB"
+[ "$IMAGES" = 0 ] && rm -rf "$SCRATCH/book-noimg"
 bench_book seed "$SEED"
 [ "$PEER_BOOK" = seed ] && bench_peers seed "$SEED"
 if [ "$SMALL_MB" != 0 ]; then
-  python3 bench/gen-book.py "$SCRATCH/small" "$SMALL_MB"
+  python3 bench/gen-book.py $GEN_IMAGES --without "$SCRATCH/small-noimg" "$SCRATCH/small" "$SMALL_MB"
+  [ "$IMAGES" = 0 ] && rm -rf "$SCRATCH/small-noimg"
   bench_book small "$SCRATCH"/small/*.md
   [ "$PEER_BOOK" = small ] && bench_peers small "$SCRATCH"/small/*.md
 fi
@@ -228,7 +251,7 @@ if [ -n "${BENCH_CALLGRIND:-}" ]; then
   command -v valgrind >/dev/null || { echo "bench: BENCH_CALLGRIND needs valgrind" >&2; exit 1; }
   bench_callgrind seed "$SEED"
   if [ -n "${BENCH_CALLGRIND_MB:-}" ]; then
-    python3 bench/gen-book.py "$SCRATCH/cgbook" "$BENCH_CALLGRIND_MB"
+    python3 bench/gen-book.py $GEN_IMAGES "$SCRATCH/cgbook" "$BENCH_CALLGRIND_MB"
     bench_callgrind "big-${BENCH_CALLGRIND_MB}MB" "$SCRATCH"/cgbook/*.md
   else
     bench_callgrind big "$SCRATCH"/book/*.md

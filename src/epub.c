@@ -33,7 +33,13 @@
 
 void ep_add_entry(Epub *e, const char *name, GBytes *data)
 {
-  Entry en = {g_strdup(name), data};
+  Entry en = {g_strdup(name), data, false};
+  g_array_append_val(e->entries, en);
+}
+
+void ep_add_entry_stored(Epub *e, const char *name, GBytes *data)
+{
+  Entry en = {g_strdup(name), data, true};
   g_array_append_val(e->entries, en);
 }
 
@@ -231,7 +237,7 @@ static bool write_zip(Epub *e, const char *path)
   bool ok = put_entry(e, za, "mimetype", mt, true, dt, dd);
   for (guint i = 0; ok && i < e->entries->len; i++) {
     Entry *en = &g_array_index(e->entries, Entry, i);
-    ok = put_entry(e, za, en->name, en->data, false, dt, dd);
+    ok = put_entry(e, za, en->name, en->data, en->store, dt, dd);
   }
   if (ok && zip_close(za) < 0)
     ok = false;
@@ -302,7 +308,7 @@ static void write_documents(Epub *e, Parts *p)
     BookChapter *c = book->chapters->pdata[i];
     char *doc = xhtml_chapter_document(e->x, c, CSS_HREF);
     char *href = xhtml_chapter_href(c);
-    Entry d = {href, g_bytes_new_take(doc, strlen(doc))};
+    Entry d = {href, g_bytes_new_take(doc, strlen(doc)), false};
     g_array_append_val(p->docs, d);
     if (i == 0)
       e->first_chapter_href = g_strdup(href);
@@ -348,7 +354,7 @@ static guint add_documents(Epub *e, Parts *p)
 {
   add_entry_str(e, "META-INF/container.xml", container_document());
   add_entry_str(e, "META-INF/com.apple.ibooks.display-options.xml", apple_display_options());
-  Entry opf_slot = {g_strdup("EPUB/package.opf"), NULL};
+  Entry opf_slot = {g_strdup("EPUB/package.opf"), NULL, false};
   g_array_append_val(e->entries, opf_slot);
   guint opf_index = e->entries->len - 1;
   add_entry_str(e, "EPUB/nav.xhtml", ep_nav_document(e, p->toc));
@@ -390,7 +396,7 @@ static guint add_documents(Epub *e, Parts *p)
 static bool add_stylesheet(Epub *e, Parts *p)
 {
   bool ok = true;
-  Entry css_slot = {g_strdup("EPUB/" CSS_HREF), NULL};
+  Entry css_slot = {g_strdup("EPUB/" CSS_HREF), NULL, false};
   g_array_append_val(e->entries, css_slot);
   guint css_index = e->entries->len - 1;
   ep_add_item(e, "css", CSS_HREF, "text/css", NULL);

@@ -23,6 +23,7 @@
 typedef struct {
   char *name; /* path in the container */
   GBytes *data;
+  bool store; /* written as it is: data compressed already (a PNG, JPEG or GIF) */
 } Entry;
 
 typedef struct {
@@ -59,6 +60,10 @@ typedef struct {
 /* Append an entry to the container (takes data) and an item to the
  * manifest (copies the strings; the Item is valid until the next one). */
 void ep_add_entry(Epub *e, const char *name, GBytes *data);
+/* The same for data deflate would not make smaller (an image compressed
+ * already): stored in the container as it is, which saves deflate's time
+ * at level 9 on every byte of it. */
+void ep_add_entry_stored(Epub *e, const char *name, GBytes *data);
 Item *ep_add_item(Epub *e, const char *id, const char *href, const char *media_type,
                   const char *props);
 

@@ -215,7 +215,8 @@ bool ep_add_images(Epub *e)
       return false;
     }
     GBytes *bytes;
-    if (g_strcmp0(r->media_type, "image/svg+xml") == 0) {
+    bool svg = g_strcmp0(r->media_type, "image/svg+xml") == 0;
+    if (svg) {
       bytes = san_svg_clean(data, len);
       g_free(data);
       if (!bytes) {
@@ -228,7 +229,12 @@ bool ep_add_images(Epub *e)
     char *name = g_strconcat("EPUB/", r->href, NULL);
     char id[32];
     g_snprintf(id, sizeof id, "img-%u", i + 1);
-    ep_add_entry(e, name, bytes);
+    /* copied as they are, never decoded (resolve.c probed them); a PNG,
+     * JPEG or GIF is compressed already: stored */
+    if (svg)
+      ep_add_entry(e, name, bytes);
+    else
+      ep_add_entry_stored(e, name, bytes);
     ep_add_item(e, id, r->href, r->media_type, NULL);
     g_free(name);
   }

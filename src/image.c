@@ -12,8 +12,6 @@
 #include "book.h"
 #include "imagelibs.h"
 
-#include <cairo.h>
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,12 +291,12 @@ bool book_image_decodes(const char *path, BookImageKind kind, char **why)
 {
   *why = NULL;
   if (kind == BOOK_IMAGE_PNG) {
-    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
-    cairo_status_t st = cairo_surface_status(s);
-    cairo_surface_destroy(s);
-    /* cairo says "out of memory" for a corrupt file: gdk-pixbuf says why */
-    if (st != CAIRO_STATUS_SUCCESS && !(*why = pixbuf_why(path)))
-      *why = g_strdup(cairo_status_to_string(st));
+    /* row by row: one row in memory, not the image */
+    GError *err = NULL;
+    if (!imagelibs_png_check(path, &err))
+      *why = g_strdup(err ? err->message : "unreadable");
+    if (err)
+      g_error_free(err);
   } else if (kind == BOOK_IMAGE_JPEG || kind == BOOK_IMAGE_GIF) {
     *why = pixbuf_why(path);
   }

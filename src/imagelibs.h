@@ -26,6 +26,29 @@ bool imagelibs_pixbuf_check(const char *path, bool *cut_short, GError **err);
  * NULL with *err set when it cannot be decoded or gdk-pixbuf cannot be opened. */
 cairo_surface_t *imagelibs_pixbuf_surface(const char *path, GError **err);
 
+/* The same at w x h pixels (scaled by gdk-pixbuf; a JPEG decoded at the
+ * nearest 1/2, 1/4 or 1/8 scale by libjpeg first, never at full size when
+ * it is shown small); w or h <= 0: the file's own size. With jpeg
+ * non-NULL, also those pixels encoded as a JPEG (quality 90) into *jpeg
+ * (g_free) and *jpeg_len, or *jpeg NULL when that fails or the image has
+ * alpha. Thread-safe. */
+cairo_surface_t *imagelibs_pixbuf_surface_at(const char *path, int w, int h, guchar **jpeg,
+                                             gsize *jpeg_len, GError **err);
+
+/* Whether all of the PNG at path decodes (libpng, row by row: one row in
+ * memory, whatever its size); false with *err set (libpng's words) when
+ * it does not. Thread-safe. */
+bool imagelibs_png_check(const char *path, GError **err);
+
+/* The PNG at path, fw x fh pixels (its header's), at w x h (fewer), never decoded
+ * whole: boxes of k x k pixels averaged row by row as libpng reads them
+ * (k the whole times it is larger), then cairo's box filter the rest of
+ * the way. An interlaced PNG is decoded whole first. Premultiplied
+ * ARGB32, or RGB24 when opaque; the caller destroys it. NULL with *err
+ * set when it does not decode. Thread-safe. */
+cairo_surface_t *imagelibs_png_surface_at(const char *path, int fw, int fh, int w, int h,
+                                          GError **err);
+
 /* The SVG document at path read by librsvg (g_object_unref), or NULL with
  * *err set (also when librsvg cannot be opened). Thread-safe. */
 RsvgHandle *imagelibs_svg_load(const char *path, GError **err);

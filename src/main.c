@@ -77,6 +77,7 @@ typedef struct {
   char *preview, *pages; /* --preview DIR, --pages LIST */
   gboolean no_attach_source;
   int toc_depth, columns, max_text_mb;
+  int image_dpi;     /* --image-dpi (-1: not given) */
   char *split_level; /* "auto" or 1..6 */
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list, no_highlight;
@@ -182,6 +183,8 @@ static int check_options(const Args *a, Format *forced)
     return usage_error("--max-text-size must be 1 to 65536 (MiB), not %d", a->max_text_mb);
   if (a->toc_depth < 1 || a->toc_depth > 6)
     return usage_error("--toc-depth must be 1 to 6, not %d", a->toc_depth);
+  if (a->image_dpi != -1 && (a->image_dpi < 0 || a->image_dpi > 10000))
+    return usage_error("--image-dpi must be 0 (every pixel) or 1 to 10000, not %d", a->image_dpi);
   if (a->columns < 1 || a->columns > 2)
     return usage_error("--columns must be 1 or 2, not %d", a->columns);
   static const struct {
@@ -311,6 +314,10 @@ static GOptionContext *option_context(Args *a)
        "WHERE"},
       {"pdf-standard", 0, 0, G_OPTION_ARG_STRING, &a->pdf_standard,
        "PDF: archival standards, a-3u,ua-1 (default), one of them, or none", "LIST"},
+      {"image-dpi", 0, 0, G_OPTION_ARG_INT, &a->image_dpi,
+       "PDF: raster images at most N pixels per inch of their printed size, fewer decoded and "
+       "written (default 300; 0: every pixel); the EPUB keeps the files as they are",
+       "N"},
       {"no-attach-source", 0, 0, G_OPTION_ARG_NONE, &a->no_attach_source,
        "PDF: do not attach the Markdown sources", NULL},
       {"no-embed-fonts", 0, 0, G_OPTION_ARG_NONE, &a->no_fonts, "EPUB: do not embed the fonts",
@@ -359,6 +366,7 @@ static int parse_args(Args *a, int argc, char **argv)
 {
   a->toc_depth = 2;
   a->max_text_mb = (int)(SANDBOX_TEXT_MAX_DEFAULT >> 20);
+  a->image_dpi = -1;
   a->columns = 1;
   /* -jN as make writes it (GOption wants -j N): as --jobs=N */
   char **args = g_new0(char *, argc + 1);
@@ -483,6 +491,8 @@ static void options_from_args(OctavoOptions *opts, const Args *a)
   opts->split_level =
       a->split_level && strcmp(a->split_level, "auto") != 0 ? atoi(a->split_level) : 0;
   opts->text_max = (gint64)a->max_text_mb << 20;
+  if (a->image_dpi != -1)
+    opts->image_dpi = a->image_dpi;
   opts->toc_depth = a->toc_depth;
   opts->number_sections = a->number_sections;
   opts->smart = a->smart;

@@ -22,6 +22,7 @@ void octavo_options_init(OctavoOptions *o)
   o->layout = OCTAVO_LAYOUT_BOOK;
   o->pdf_standard = "a-3u,ua-1";
   o->attach_source = true;
+  o->image_dpi = 300;
   o->text_max = SANDBOX_TEXT_MAX_DEFAULT;
   o->syntax = OCTAVO_SYNTAX_ALL;
 }

@@ -81,6 +81,8 @@ typedef struct {
   /* archival PDF (archive.c) */
   const char *pdf_standard; /* "a-3u,ua-1" (default), a part of it, or "none" */
   bool attach_source;       /* PDF: attach the Markdown sources (true) */
+  int image_dpi;            /* PDF: raster images at most this many pixels per inch of their
+                             * printed size (300; 0: every pixel): paint_set_image_dpi */
 } OctavoOptions;
 
 /* Apply --syntax LIST to *syntax: comma-separated names

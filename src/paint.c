@@ -1,10 +1,14 @@
 /* paint.c: layout items -> cairo calls, on any surface. pdf.c draws its
  * pages with it, cover.c the e-book's cover PNG, preview.c the thumbnails.
  * Images are loaded once per painter (a cache keyed by the model's
- * resource); their size comes from the model, never from the file: PNG
- * (cairo), JPEG (embedded as it is), GIF (its first frame, gdk-pixbuf), SVG
- * (as vectors, librsvg). One that cannot be drawn gets a warning and a
- * frame. */
+ * resource, used by the one thread that paints) at the pixels the page
+ * needs (paint_set_image_dpi), drawn by reference (cairo stores each
+ * once, see Image) and released after the page of their last draw; their
+ * size on the page comes from the model, never from the file: PNG
+ * (cairo; libpng row by row when scaled), JPEG (embedded as it is, or decoded
+ * smaller and written again), GIF (its first frame, gdk-pixbuf), SVG
+ * (recorded once as vectors, librsvg). One that cannot be drawn gets a
+ * warning and a frame. */
 #include "paint.h"
 
 #include <hb.h>
@@ -51,6 +55,9 @@ struct Painter {
   PaintTarget target;
   Book *book;           /* for warnings; may be NULL */
   GHashTable *images;   /* const BookResource * -> Image * (NULL: cannot be drawn) */
+  GHashTable *uses;     /* const BookResource * -> draws in the book (count_uses), or NULL */
+  GPtrArray *done;      /* const BookResource *: drawn for the last time on this page */
+  double image_dpi;     /* a PDF's rasters at most this many pixels per inch (<= 0: all) */
   GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
   Drift drift;          /* PDF targets only */
   int depth;            /* open structure tags */
@@ -444,10 +451,20 @@ static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool f
   return n;
 }
 
-/* A loaded image: a raster surface or an SVG document (one of them). */
+/* A loaded image: a raster surface at the pixels its largest draw so far
+ * needs, or an SVG recorded once (a cairo recording surface, which the
+ * PDF surface writes as one form XObject). cairo's PDF surface writes an
+ * image or a recording once per CAIRO_MIME_TYPE_UNIQUE_ID (its key for a
+ * source it has seen: the path and the pixel size) and names it on every
+ * later page that draws it, so the cache only has to hand it the same key:
+ * a figure shown ten times is stored once. */
 typedef struct {
-  cairo_surface_t *surface;
-  RsvgHandle *svg;
+  cairo_surface_t *surface; /* ARGB32/RGB24 image, or a recording (svg on a PDF) */
+  RsvgHandle *handle;       /* an SVG drawn on a raster target: drawn each time */
+  bool svg;
+  double w, h;       /* the surface's size: pixels, or the first draw's points (an SVG) */
+  bool full;         /* a raster decoded at the file's own size */
+  guint left;        /* draws still to come (counted in the book); 0: not counted */
 } Image;
 
 static void image_free(gpointer v)
@@ -457,62 +474,253 @@ static void image_free(gpointer v)
     return;
   if (im->surface)
     cairo_surface_destroy(im->surface);
-  if (im->svg)
-    g_object_unref(im->svg);
+  if (im->handle)
+    g_object_unref(im->handle);
   g_free(im);
 }
 
-/* Load r once (the cache keeps failures as NULL, warned once). */
+/* How many times the book shows each resource (chapters and footnotes):
+ * the painter releases an image after the page of its last draw. */
+static void count_uses(Painter *p)
+{
+  p->uses = g_hash_table_new(NULL, NULL);
+  if (!p->book)
+    return;
+  GPtrArray *roots = g_ptr_array_new();
+  for (guint i = 0; i < p->book->chapters->len; i++)
+    g_ptr_array_add(roots, ((BookChapter *)p->book->chapters->pdata[i])->root);
+  for (guint i = 0; p->book->footnotes && i < p->book->footnotes->len; i++)
+    g_ptr_array_add(roots, ((BookFootnote *)p->book->footnotes->pdata[i])->def);
+  for (guint i = 0; i < roots->len; i++) {
+    if (!roots->pdata[i])
+      continue;
+    BookIter it;
+    book_iter_init(&it, roots->pdata[i]);
+    while (book_iter_next(&it) != BOOK_ITER_DONE)
+      if (it.ev == BOOK_ITER_ENTER && it.cur->type == BOOK_IMAGE && it.cur->as.image.res) {
+        gpointer r = it.cur->as.image.res;
+        g_hash_table_insert(p->uses, r,
+                            GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(p->uses, r)) + 1));
+      }
+  }
+  g_ptr_array_free(roots, TRUE);
+}
+
+/* An image is decoded smaller only when it has more than this many times
+ * the pixels it needs along each side (Ghostscript's
+ * DownsampleThreshold, 1.5 by default): a file a little over the ceiling
+ * (a 1,600-pixel photo in a 1,460-pixel measure) is drawn as it is, since
+ * decoding, scaling and (a JPEG) writing it again would cost more time
+ * and a generation of loss to save a fifth of its bytes. */
+#define DOWNSAMPLE_THRESHOLD 1.5
+
+/* The pixels a raster of fw x fh needs to be drawn as the item it: on a
+ * PDF, at most p->image_dpi pixels per inch of the item's size on the
+ * page; on a raster target, its size in device pixels. Never more than
+ * the file has, nor fewer unless it has DOWNSAMPLE_THRESHOLD times more;
+ * the aspect ratio kept. *full: the file's own size. */
+static void needed_px(const Painter *p, const LayItem *it, int fw, int fh, int *w, int *h,
+                      bool *full)
+{
+  double dw = it->w_pt, dh = it->h_pt;
+  cairo_user_to_device_distance(p->cr, &dw, &dh);
+  double per_unit = p->target == PAINT_RASTER ? 1 : p->image_dpi / 72.0;
+  double s = fmax(fabs(dw) * per_unit / fw, fabs(dh) * per_unit / fh);
+  if (p->target != PAINT_RASTER && p->image_dpi <= 0)
+    s = 1; /* no ceiling */
+  *full = !(s * DOWNSAMPLE_THRESHOLD < 1);
+  *w = *full ? fw : (int)fmax(1, ceil(fw * s));
+  *h = *full ? fh : (int)fmax(1, ceil(fh * s));
+  if (*w >= fw || *h >= fh) {
+    *w = fw;
+    *h = fh;
+    *full = true;
+  }
+}
+
+static void set_unique_id(cairo_surface_t *s, const BookResource *r, int w, int h)
+{
+  char *id = g_strdup_printf("octavo:%s:%dx%d", r->path, w, h);
+  cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_UNIQUE_ID, (unsigned char *)id, strlen(id),
+                              g_free, id);
+}
+
+/* The raster r decoded at w x h pixels (full: the file's own size), or
+ * NULL with *err set (or not, for cairo's PNG loader). A JPEG that needs
+ * every pixel stays the file's JPEG data (a PDF embeds it as it is, DCT);
+ * a smaller one is decoded at the smaller size (libjpeg's scaled decode)
+ * and written as a JPEG again (quality 90); a PNG or GIF is decoded and
+ * scaled (the PDF deflates it). */
+static cairo_surface_t *decode_raster(const Painter *p, const BookResource *r, int w, int h,
+                                      bool full, GError **err)
+{
+  cairo_surface_t *s = NULL;
+  bool pdf = p->target != PAINT_RASTER;
+  if (r->kind == BOOK_IMAGE_JPEG && pdf && full) {
+    /* the surface only gives cairo the size: it writes the data */
+    gchar *data = NULL;
+    gsize len = 0;
+    if (g_file_get_contents(r->path, &data, &len, err)) {
+      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+      cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free,
+                                  data);
+    }
+  } else if (r->kind == BOOK_IMAGE_PNG && full) {
+    s = cairo_image_surface_create_from_png(r->path);
+  } else if (r->kind == BOOK_IMAGE_PNG) { /* row by row, never whole */
+    s = imagelibs_png_surface_at(r->path, r->width_px, r->height_px, w, h, err);
+  } else {
+    guchar *jpeg = NULL;
+    gsize len = 0;
+    bool rejpeg = r->kind == BOOK_IMAGE_JPEG && pdf;
+    s = imagelibs_pixbuf_surface_at(r->path, full ? 0 : w, full ? 0 : h, rejpeg ? &jpeg : NULL,
+                                    &len, err);
+    if (s && jpeg)
+      cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, jpeg, len, g_free, jpeg);
+    else
+      g_free(jpeg);
+  }
+  if (s && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(s);
+    s = NULL;
+  }
+  if (s)
+    set_unique_id(s, r, w, h);
+  return s;
+}
+
+/* The SVG r recorded once, as vectors, at the size of the item it (the
+ * first draw; later ones scale it). On a PDF the recording is a group of
+ * the page's own cairo_t: librsvg sets an SVG's text as text (found,
+ * copied, read aloud) only when the context's target is a PDF surface,
+ * and as outlines on a recording surface of its own. Its surface is a
+ * recording at the page's origin, which cairo writes once as a form
+ * XObject. NULL with *err set when the SVG cannot be read or drawn. */
+static cairo_surface_t *record_svg(Painter *p, const BookResource *r, const LayItem *it,
+                                   RsvgHandle *svg, GError **err)
+{
+  double w = it->w_pt, h = it->h_pt;
+  cairo_t *cr = p->cr;
+  cairo_save(cr);
+  cairo_identity_matrix(cr);
+  cairo_reset_clip(cr);
+  cairo_rectangle(cr, 0, 0, w, h);
+  cairo_clip(cr);
+  cairo_push_group(cr);
+  RsvgRectangle vp = {0, 0, w, h};
+  bool ok = imagelibs_svg_render(svg, cr, &vp, err);
+  cairo_pattern_t *group = cairo_pop_group(cr);
+  cairo_restore(cr);
+  cairo_surface_t *rec = NULL;
+  if (ok && cairo_pattern_get_surface(group, &rec) == CAIRO_STATUS_SUCCESS)
+    cairo_surface_reference(rec);
+  else
+    rec = NULL;
+  cairo_pattern_destroy(group);
+  if (rec) {
+    char *id = g_strdup_printf("octavo:%s:svg", r->path);
+    cairo_surface_set_mime_data(rec, CAIRO_MIME_TYPE_UNIQUE_ID, (unsigned char *)id, strlen(id),
+                                g_free, id);
+  }
+  return rec;
+}
+
+/* Whether the SVG r may hold a link (an <a> element, any prefix): librsvg
+ * makes one a cairo link tag, which in a group (a form XObject) cairo
+ * 1.16 cannot place in the page's structure (the archive pass then finds
+ * the structure broken). Such an SVG is drawn on the page each time, as
+ * before. A look at the bytes, not a parse: a false yes only costs the
+ * recording. */
+static bool svg_may_link(const BookResource *r)
+{
+  gchar *data = NULL;
+  if (!g_file_get_contents(r->path, &data, NULL, NULL))
+    return true;
+  bool link = g_regex_match_simple("<([A-Za-z_][A-Za-z0-9_.-]*:)?a[\\s/>]", data, 0, 0);
+  g_free(data);
+  return link;
+}
+
+/* r's image for the item it: loaded the first time, again when it needs
+ * more pixels than the last load has; NULL (warned once) when it cannot
+ * be drawn. */
 static Image *load_image(Painter *p, const LayItem *it)
 {
   const BookResource *r = it->res;
   gpointer v;
-  if (g_hash_table_lookup_extended(p->images, r, NULL, &v))
-    return v;
-  Image *im = g_new0(Image, 1);
+  Image *im = NULL;
+  if (g_hash_table_lookup_extended(p->images, r, NULL, &v)) {
+    im = v;
+    if (!im || im->svg || im->full)
+      return im;
+    int w, h;
+    bool full;
+    needed_px(p, it, r->width_px, r->height_px, &w, &h, &full);
+    if (w <= im->w && h <= im->h)
+      return im;
+  }
   GError *err = NULL;
-  if (r->kind == BOOK_IMAGE_PNG) {
-    im->surface = cairo_image_surface_create_from_png(r->path);
-  } else if (r->kind == BOOK_IMAGE_JPEG && p->target == PAINT_RASTER) {
-    im->surface = imagelibs_pixbuf_surface(r->path, &err); /* decoded: pixels are drawn */
-  } else if (r->kind == BOOK_IMAGE_JPEG && r->width_px > 0 && r->height_px > 0) {
-    /* a PDF embeds the JPEG data as it is; the surface only gives the size */
-    gchar *data = NULL;
-    gsize len = 0;
-    if (g_file_get_contents(r->path, &data, &len, &err)) {
-      im->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, r->width_px, r->height_px);
-      cairo_surface_set_mime_data(im->surface, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len,
-                                  g_free, data);
+  cairo_surface_t *s = NULL;
+  double w = 0, h = 0;
+  bool full = false, svg = r->kind == BOOK_IMAGE_SVG;
+  RsvgHandle *handle = NULL;
+  if (svg) {
+    handle = imagelibs_svg_load(r->path, &err);
+    if (handle && p->target != PAINT_RASTER && !svg_may_link(r)) { /* recorded once */
+      s = record_svg(p, r, it, handle, &err);
+      g_clear_object(&handle);
+      w = it->w_pt;
+      h = it->h_pt;
     }
-  } else if (r->kind == BOOK_IMAGE_GIF) {
-    im->surface = imagelibs_pixbuf_surface(r->path, &err); /* the first frame */
-  } else if (r->kind == BOOK_IMAGE_SVG) {
-    im->svg = imagelibs_svg_load(r->path, &err);
+  } else if (r->width_px > 0 && r->height_px > 0) {
+    int pw, ph;
+    needed_px(p, it, r->width_px, r->height_px, &pw, &ph, &full);
+    s = decode_raster(p, r, pw, ph, full, &err);
+    w = pw;
+    h = ph;
   }
-  if (im->surface && cairo_surface_status(im->surface) != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(im->surface);
-    im->surface = NULL;
-  }
-  if (!im->surface && !im->svg) {
-    if (p->book)
+  if (!s && !handle) {
+    if (p->book && !im)
       book_diag(p->book, BOOK_WARNING, &it->pos,
                 "image %s cannot be drawn in the PDF%s%s; a frame "
                 "stands in its place",
                 r->src, err ? ": " : "", err ? err->message : "");
-    image_free(im);
-    im = NULL;
+    if (err)
+      g_error_free(err);
+    if (!im)
+      g_hash_table_insert(p->images, (gpointer)r, NULL);
+    return im; /* a larger decode failed: the smaller one still draws */
   }
   if (err)
     g_error_free(err);
-  g_hash_table_insert(p->images, (gpointer)r, im);
-  return im;
+  Image *n = g_new0(Image, 1);
+  n->surface = s;
+  n->handle = handle;
+  n->svg = svg;
+  n->w = w;
+  n->h = h;
+  n->full = full;
+  if (!p->uses)
+    count_uses(p);
+  n->left = im ? im->left : GPOINTER_TO_UINT(g_hash_table_lookup(p->uses, r));
+  g_hash_table_insert(p->images, (gpointer)r, n); /* frees im */
+  return n;
+}
+
+/* One draw of r done: after its last, released once its page is shown
+ * (paint_items; cairo holds the page's sources until then). */
+static void image_drawn(Painter *p, const BookResource *r, Image *im)
+{
+  if (im->left > 0 && --im->left == 0)
+    g_ptr_array_add(p->done, (gpointer)r);
 }
 
 /* A copy of a raster image surface (pixels, or a JPEG's data). cairo 1.16
  * names a surface drawn twice on one PDF page twice in the page's
  * resources (a dictionary with a duplicated key, which qpdf --check
- * reports): the second and later draws of an image on a page (icons in a
- * table) each use a copy, a resource of its own. */
+ * reports): the second and later draws of a colour glyph on a page each
+ * use a copy, a resource of its own (an image file drawn again is put in a
+ * group instead: draw_image). */
 static cairo_surface_t *surface_copy(cairo_surface_t *s)
 {
   int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
@@ -537,18 +745,6 @@ static void draw_image(Painter *p, const LayItem *it)
 {
   cairo_t *cr = p->cr;
   Image *im = it->res ? load_image(p, it) : NULL;
-  if (im && im->svg) {
-    RsvgRectangle vp = {it->x_pt, it->y_pt, it->w_pt, it->h_pt};
-    GError *err = NULL;
-    cairo_save(cr);
-    if (!imagelibs_svg_render(im->svg, cr, &vp, &err)) {
-      if (p->book)
-        book_diag(p->book, BOOK_WARNING, &it->pos, "image %s: %s", it->res->src, err->message);
-      g_error_free(err);
-    }
-    cairo_restore(cr);
-    return;
-  }
   if (!im) {
     cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
     cairo_set_line_width(cr, 0.5);
@@ -556,16 +752,36 @@ static void draw_image(Painter *p, const LayItem *it)
     cairo_stroke(cr);
     return;
   }
-  cairo_surface_t *s = im->surface, *copy = NULL;
-  double sw = cairo_image_surface_get_width(s), sh = cairo_image_surface_get_height(s);
+  if (im->handle) {
+    RsvgRectangle vp = {it->x_pt, it->y_pt, it->w_pt, it->h_pt};
+    GError *err = NULL;
+    cairo_save(cr);
+    if (!imagelibs_svg_render(im->handle, cr, &vp, &err)) {
+      if (p->book)
+        book_diag(p->book, BOOK_WARNING, &it->pos, "image %s: %s", it->res->src, err->message);
+      g_error_free(err);
+    }
+    cairo_restore(cr);
+    return;
+  }
+  double sw = im->w, sh = im->h;
   if (sw <= 0 || sh <= 0)
     return;
-  if (p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, (gpointer)it->res))
-    s = copy = surface_copy(s); /* drawn on this page already */
+  /* drawn on this page already: in a group (a form XObject of its own,
+   * with resources of its own), since cairo 1.16 would name the image
+   * twice in the page's resources (a duplicated key, which qpdf --check
+   * reports); the image is still stored once */
+  bool again = p->target != PAINT_RASTER && !g_hash_table_add(p->on_page, (gpointer)it->res);
+  cairo_save(cr);
+  if (again) {
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_clip(cr);
+    cairo_push_group(cr);
+  }
   cairo_save(cr);
   cairo_translate(cr, it->x_pt, it->y_pt);
   cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
-  cairo_set_source_surface(cr, s, 0, 0);
+  cairo_set_source_surface(cr, im->surface, 0, 0);
   cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
   /* fill the image's rectangle, never cairo_paint(): cairo 1.16 fails the
    * whole file with a tag error at cairo_surface_finish() when an (unbounded)
@@ -573,8 +789,13 @@ static void draw_image(Painter *p, const LayItem *it)
   cairo_rectangle(cr, 0, 0, sw, sh);
   cairo_fill(cr);
   cairo_restore(cr);
-  if (copy)
-    cairo_surface_destroy(copy);
+  if (again) {
+    cairo_pop_group_to_source(cr);
+    cairo_rectangle(cr, it->x_pt, it->y_pt, it->w_pt, it->h_pt);
+    cairo_fill(cr);
+  }
+  cairo_restore(cr);
+  image_drawn(p, it->res, im);
 }
 
 static void draw_link(cairo_t *cr, const LayItem *it)
@@ -625,6 +846,7 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   p->colour =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cairo_surface_destroy);
   p->on_page = g_hash_table_new(NULL, NULL);
+  p->done = g_ptr_array_new();
   p->drift.units =
       g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
   p->gs = pango_glyph_string_new();
@@ -634,11 +856,27 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
   return p;
 }
 
+void paint_set_image_dpi(Painter *p, double dpi)
+{
+  p->image_dpi = dpi;
+}
+
+/* The images drawn for the last time on the page shown since: released
+ * (a later draw, which the book's count did not foresee, loads it again;
+ * its key is the same, so cairo still stores it once). */
+static void release_done(Painter *p)
+{
+  for (guint i = 0; i < p->done->len; i++)
+    g_hash_table_remove(p->images, p->done->pdata[i]);
+  g_ptr_array_set_size(p->done, 0);
+}
+
 void paint_items(Painter *p, const GArray *items)
 {
   bool pdf = p->target != PAINT_RASTER, tags = p->target == PAINT_PDF_TAGS;
   p->drift.in_text = false;
   g_hash_table_remove_all(p->on_page); /* a page's items come in one call */
+  release_done(p);
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
     if (it->kind != LAY_GLYPHS)
@@ -686,6 +924,9 @@ void paint_free(Painter *p)
   if (!p)
     return;
   g_hash_table_destroy(p->images);
+  if (p->uses)
+    g_hash_table_destroy(p->uses);
+  g_ptr_array_free(p->done, TRUE);
   g_hash_table_destroy(p->colour);
   g_hash_table_destroy(p->on_page);
   g_hash_table_destroy(p->drift.units);

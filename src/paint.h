@@ -26,6 +26,14 @@ typedef enum {
  * cannot be drawn (NULL: none). Free with paint_free(). */
 Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
 
+/* The pixels per inch a PDF's raster images are drawn at, at most
+ * (pdf.c sets the options' image_dpi, --image-dpi): an image with more
+ * than 1.5 times the pixels its size on the page needs is decoded at fewer (a JPEG by
+ * libjpeg's scaled decode, never at full size) and written so. <= 0, as a
+ * new painter has it: every image at its own size. Raster targets draw at
+ * their device's pixels whatever this says. */
+void paint_set_image_dpi(Painter *p, double dpi);
+
 /* Draw the items of one page (a GArray of LayItem) in order: one call per
  * page. Structure tags may open on one page and close on a later one. */
 void paint_items(Painter *p, const GArray *items);

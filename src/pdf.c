@@ -89,7 +89,7 @@ typedef struct {
 /* Start a PDF at tmp of pages w x h points with the book's metadata.
  * False (errno in *write_errno) when tmp cannot be opened. */
 static bool drawing_open(Drawing *d, Book *book, double w, double h, const char *title,
-                         const char *tmp, TagMode mode, int *write_errno)
+                         const char *tmp, TagMode mode, int image_dpi, int *write_errno)
 {
   memset(d, 0, sizeof *d);
   d->out.f = fopen(tmp, "wb");
@@ -117,6 +117,7 @@ static bool drawing_open(Drawing *d, Book *book, double w, double h, const char 
   cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_MOD_DATE, d->date);
   d->cr = cairo_create(d->surf);
   d->painter = paint_new(d->cr, mode == TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
+  paint_set_image_dpi(d->painter, image_dpi);
   d->tops = g_array_new(FALSE, FALSE, sizeof(int));
   cairo_tag_begin(d->cr, "Document", "");
   return true;
@@ -218,11 +219,12 @@ static PdfMove moved_pages(const Drawing *d, int moved)
  * has the same bytes whether it was streamed or laid out whole. Returns
  * cairo's status after finishing the surface. */
 static cairo_status_t render(Book *book, const Layout *lay, const char *tmp, TagMode mode,
-                             int *write_errno, PdfMove *move)
+                             int image_dpi, int *write_errno, PdfMove *move)
 {
   Drawing d;
   *move = (PdfMove){0};
-  if (!drawing_open(&d, book, lay->page_w_pt, lay->page_h_pt, lay->title, tmp, mode, write_errno))
+  if (!drawing_open(&d, book, lay->page_w_pt, lay->page_h_pt, lay->title, tmp, mode, image_dpi,
+                    write_errno))
     return CAIRO_STATUS_WRITE_ERROR;
   guint n = lay->pages->len, front = lay->front_pages > 1 ? (guint)lay->front_pages : 1;
   if (front > n)
@@ -256,7 +258,7 @@ static cairo_status_t render_stream(Book *book, const PdfSource *src, const char
   *lay = NULL;
   *exact = false;
   if (!drawing_open(&d, book, src->st->paper_w_pt, src->st->paper_h_pt, book->meta.title, tmp, mode,
-                    write_errno))
+                    src->opts->image_dpi, write_errno))
     return CAIRO_STATUS_WRITE_ERROR;
   LaySink sink = {sink_page, &d};
   /* two threads: the pages drawn on the pipe's while the next are laid out */
@@ -339,10 +341,10 @@ bool pdf_write(Book *book, const Layout *lay, const OctavoOptions *opts, const c
     return false;
   int werr = 0;
   PdfMove move;
-  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, &werr, &move);
+  cairo_status_t st = render(book, lay, tmp, TAGS_ALL, opts->image_dpi, &werr, &move);
   if (st == CAIRO_STATUS_TAG_ERROR) {
     tags_refused(book, path);
-    st = render(book, lay, tmp, TAGS_PAGES, &werr, &move);
+    st = render(book, lay, tmp, TAGS_PAGES, opts->image_dpi, &werr, &move);
   }
   return pdf_finish(book, lay, opts, &move, st, werr, tmp, path);
 }
@@ -374,7 +376,7 @@ static cairo_status_t stream_or_whole(Book *book, const PdfSource *src, const ch
                     "whole book again\n");
   lay_free(*lay);
   *lay = lay_book(book, src->opts, src->st, src->fonts, src->colophon);
-  return render(book, *lay, tmp, mode, werr, move);
+  return render(book, *lay, tmp, mode, src->opts->image_dpi, werr, move);
 }
 
 struct PdfMarks {
