@@ -853,6 +853,8 @@ static int run(Args *a, const char *argv0)
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
     rc = write_outputs(book, lay, &ld, &opts, a->outs);
+  if (plan && opts.verbose)
+    fprintf(stderr, "octavo: layout passes: %d\n", runplan_passes(plan));
   runplan_end(plan); /* every thread joined: a preloader, a cover never asked for */
   opts.plan = NULL;
 

@@ -138,6 +138,17 @@ gpointer runplan_take(RunPlan *plan, const char *key)
   return data;
 }
 
+void runplan_count_pass(RunPlan *plan)
+{
+  if (plan)
+    g_atomic_int_inc(&plan->layout_passes);
+}
+
+int runplan_passes(const RunPlan *plan)
+{
+  return g_atomic_int_get(&plan->layout_passes);
+}
+
 unsigned runplan_started(const RunPlan *plan, const char *name)
 {
   unsigned n = 0;

@@ -49,6 +49,11 @@ typedef struct RunPlan {
   bool qpdf_preload;   /* libqpdf opened while the book is laid out */
   bool cover_ahead;    /* the EPUB's cover drawn while the book is laid out */
   bool sources_thread; /* the archive pass's sources read beside qpdf's work */
+  /* what the run did: the layout passes made (a pass: the book, or the
+   * handout, laid out once from its first page to its last, counted or
+   * drawn; runplan_count_pass), read at the run's end (-v: "layout
+   * passes: N") */
+  int layout_passes; /* atomic */
   /* the threads started and what the run keeps until its end (runplan.c) */
   struct RunRegistry *reg;
 } RunPlan;
@@ -78,6 +83,11 @@ gpointer runplan_join(RunPlan *plan, RunThread *t);
 void runplan_keep(RunPlan *plan, const char *key, gpointer data, GDestroyNotify free);
 /* The data kept under key, no longer kept (the caller frees it), or NULL. */
 gpointer runplan_take(RunPlan *plan, const char *key);
+
+/* One more layout pass made (any thread; plan NULL: none counted). */
+void runplan_count_pass(RunPlan *plan);
+/* The layout passes made so far. */
+int runplan_passes(const RunPlan *plan);
 
 /* The threads plan started with name, in all (for -v and the tests). */
 unsigned runplan_started(const RunPlan *plan, const char *name);

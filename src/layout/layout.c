@@ -25,6 +25,7 @@
 #include "fonts.h"
 #include "hyphenate.h"
 #include "outline.h"
+#include "runplan.h"
 
 static void ptr_array_free(gpointer a)
 {
@@ -81,6 +82,7 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
               const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only)
 {
   memset(r, 0, sizeof *r);
+  runplan_count_pass(opts->plan); /* a Run is one pass over the book */
   const char *lang = book->meta.lang; /* always set (book.h) */
   shaper_init(&r->shp, fonts_context(fonts), lang);
   env_init(&r->env, book, opts, st, lang, colophon);
