@@ -23,6 +23,7 @@
 #include "options.h"
 #include "pdf.h"
 #include "preview.h"
+#include "print.h"
 #include "progress.h"
 #include "qpdflib.h"
 #include "project.h"
@@ -136,8 +137,8 @@ typedef struct {
   bool style_ok;       /* the style file was read (else style holds the defaults) */
   Fonts *fonts;        /* NULL when fonts/ is unreadable */
   CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
-  bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
-  PdfMarks *marks;     /* streamed: its page marks for the EPUB's page list (or NULL) */
+  bool stream;         /* the PDF is laid out as it is drawn (print_pdf) */
+  PrintMarks *marks;   /* streamed: its page marks for the EPUB's page list (or NULL) */
   Colophon *colophon;  /* for it (NULL: none) */
   char *identifier;    /* epub_identifier, when the print colophon made it (else NULL): the
                         * EPUB's, made once (a digest of the whole model) */
@@ -149,19 +150,14 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   switch (out->format) {
   case FMT_EPUB: {
     /* streamed beside the PDF: its marks, once its layout is done */
-    const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
+    const GArray *marks = lay ? lay->page_marks : ld->marks ? print_marks_wait(ld->marks) : NULL;
     return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars,
                                              ld->identifier, out->path)
                           : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
   }
   case FMT_PDF:
-    if (!lay && ld->stream) {
-      Layout *streamed = NULL;
-      bool ok = pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path,
-                                 ld->marks, &streamed);
-      lay_free(streamed);
-      return ok;
-    }
+    if (!lay && ld->stream)
+      return print_pdf(book, opts, &ld->style, ld->fonts, ld->colophon, out->path, ld->marks);
     return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
   case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
@@ -625,7 +621,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
   bool need_epub = plan->want.epubs > 0;
   /* one PDF and nothing else that wants the pages: laid out as it is
    * drawn, each page released once drawn (memory does not grow with the
-   * pages); an EPUB's page list waits for its marks (pdf_marks_wait) */
+   * pages); an EPUB's page list waits for its marks (print_marks_wait) */
   bool stream = plan->layout == RUN_LAY_STREAM;
   bool need_lay = plan->layout != RUN_LAY_NONE;
   /* as the plan says (with more than one thread): the hyphenation patterns
@@ -657,10 +653,10 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     if (stream) {
       ld->stream = true;
       ld->colophon = col;
-      ld->marks = plan->marks ? pdf_marks_new() : NULL;
+      ld->marks = plan->marks ? print_marks_new() : NULL;
       return EXIT_OK;
     }
-    *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
+    *lay = print_layout(book, opts, &ld->style, ld->fonts, col,
                         need_pdf || a->dump_layout ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
     colophon_free(col);
     if (!*lay && (need_pdf || a->dump_layout))
@@ -803,6 +799,7 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.preview = a->preview != NULL;
   want.dump_layout = a->dump_layout;
   want.attach_source = opts->attach_source;
+  want.toc = opts->toc;
   want.chapters = book->chapters->len;
   want.threads = opts->threads;
   return runplan_decide(&want);
@@ -867,7 +864,7 @@ static int run(Args *a, const char *argv0)
   lay_free(lay);
   colophon_free(ld.colophon);
   g_free(ld.identifier);
-  pdf_marks_free(ld.marks);
+  print_marks_free(ld.marks);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);

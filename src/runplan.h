@@ -20,6 +20,7 @@ typedef struct {
   bool handout;                 /* --layout handout: the sections run on */
   bool preview, dump_layout;    /* --preview DIR, --dump-layout */
   bool attach_source;           /* the PDF's archive pass embeds the sources */
+  bool toc;                     /* --toc: the handout prints its contents */
   unsigned chapters;            /* the book's chapters, as parsed */
   int threads;                  /* -j, else OCTAVO_THREADS, else the cores: 1 or more */
 } RunWant;
@@ -39,10 +40,16 @@ typedef struct RunPlan {
   /* the layout */
   RunLayout layout;
   bool marks;   /* the streamed PDF hands its page marks to the EPUB's page list */
-  bool counted; /* a streamed handout: a counting pass first (its page count, its marks) */
+  bool counted; /* the handout streamed or for the page list: a counting pass first (its
+                 * page count, its contents' numbers, its marks) */
+  int passes;   /* the layout passes the run makes (at least: a handout's contents that
+                 * lose entries once numbered are counted again; cairo's refused tags
+                 * lay a streamed PDF out again): -v's "layout passes" says how many */
   /* the threads, beside the main one (which lays out and draws) */
   bool epub_thread;    /* the EPUBs written on a thread beside the PDF */
   bool draw_thread;    /* a streamed PDF's pages drawn on a thread of their own */
+  int helpers;         /* threads the drawn (or kept) layout pass may use beside its own */
+  int count_helpers;   /* the same for a counting pass (nothing drawn meanwhile) */
   int chapter_threads; /* a book's chapters set ahead on this many threads (pool.c) */
   bool shape_ahead;    /* else the paragraphs shaped ahead on one thread (ahead.c) */
   bool hyphen_preload; /* the hyphenation patterns loaded while the fonts load */

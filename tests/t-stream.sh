@@ -1,6 +1,6 @@
 #!/bin/sh
-# t-stream.sh: the PDF drawn as it is laid out (issue 15: pdf_write_stream,
-# lay_book_stream; the contents drawn last and moved after the title page
+# t-stream.sh: the PDF drawn as it is laid out (issue 15; since issue 32 print_pdf and lay_drive streamed,
+# the contents drawn last and moved after the title page
 # by the archive pass) is the book the whole layout draws. A PDF written
 # alone (or beside an EPUB, which waits for its page marks) is streamed;
 # with --dump-layout the layout is made whole first and drawn by pdf_write

@@ -413,6 +413,7 @@ typedef struct {
   GPtrArray *pages; /* LayPage * */
   GArray *frames;   /* Frame, one per column of each page */
   GArray *marks;    /* PageMark per page: where its first line with a source starts */
+  const LaySink *sink; /* its placed() told each new page (progress), or NULL */
 } Body;
 
 typedef struct {
@@ -497,9 +498,9 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
 /* Paragraphs shaped ahead (ahead.c)                                        */
 
 /* Start shaping the footnotes' and chapters' paragraphs on a thread of its own, ahead of
- * the layout: NULL when opts->threads has no core for it beside the
- * layout's and `busy` others, or nothing to gain. */
-Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy);
+ * the layout: NULL when the plan gives the pass no helper thread
+ * (LayDrive's helpers), or nothing to gain. */
+Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int helpers);
 /* The shaping of paragraph `node`, when the thread made it from the same
  * text and attributes as p and font d (the caller owns it); else NULL, and
  * the caller shapes. Claims node: the thread leaves it alone after. */
@@ -538,12 +539,14 @@ struct Run {
   Pool *pool;             /* the chapters set on other threads, or NULL */
 };
 
-/* busy: the threads busy beside the layout's meanwhile (a streamed PDF's
- * drawing thread: 1); when opts->threads leaves cores over, a book's
- * chapters are set on them (pool.c), or else the paragraphs shaped on
- * one (ahead.c). marks_only: LayEnv's. */
+/* One pass over the book (counted: runplan_count_pass). helpers (LayDrive's):
+ * the threads the pass may use beside its own: a book's chapters are set on
+ * them (pool.c), or else the paragraphs shaped on one (ahead.c).
+ * marks_only: LayEnv's. sink (NULL: none): its placed() is told each body
+ * page as it is placed. */
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only);
+              const Fonts *fonts, const Colophon *colophon, int helpers, bool marks_only,
+              const LaySink *sink);
 /* Chapter ci's vertical list (layout.c), set with shp; its URL notes and
  * the destinations it emits go to store. *span_end: the items of its
  * opening, which span the columns. */
@@ -577,12 +580,11 @@ GArray *toc_shown(const Run *r, GHashTable *landed);
 /* What a drawn page keeps for the archive pass: its Figure and Note tags
  * and images (shallow copies). */
 GArray *figure_items(const GArray *items);
-/* The counting pass's layout, taken from plan (handout.c): its pages
- * empty, its page marks (the page list's). */
-Layout *lay_plan_take(LayPlan *plan);
-/* The handout laid out whole (handout.c). */
-Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                    const Fonts *fonts, const Colophon *col);
+/* lay_drive for the handout (handout.c): the style's chapter_new_page is
+ * false. */
+Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                      const Style *st, const Fonts *fonts, const Colophon *col,
+                      const LaySink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* The colophon (back.c)                                                    */
