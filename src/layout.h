@@ -129,6 +129,8 @@ typedef struct {
                       * chapters set ahead on them (layout/pool.c), else, with one or more,
                       * the paragraphs shaped ahead on one (layout/ahead.c) */
   int count_helpers; /* the same for a counting pass */
+  struct Hyphenator *hyphenator; /* the run's hyphenation dictionaries (hyphenate.h), shared
+                                  * by the pass's shapers; NULL: the pass loads its own */
 } LayDrive;
 
 /* The one layout driver: the book (or the handout, the style's

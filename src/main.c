@@ -628,7 +628,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
    * load on the other core while the style and fonts do, libqpdf (the
    * archive pass) and the EPUB's cover while the book is laid out */
   if (plan->hyphen_preload)
-    hyphen_preload(plan, book->meta.lang);
+    hyphen_preload(plan, plan->hyphenator, book->meta.lang);
   if (plan->qpdf_preload)
     qpdflib_preload(plan);
   if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
@@ -637,7 +637,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
-    char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(book->meta.lang) : NULL;
+    char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(plan->hyphenator, book->meta.lang) : NULL;
     if (nohyph)
       book_diag(book, BOOK_WARNING, NULL, "%s", nohyph);
     g_free(nohyph);
@@ -827,8 +827,10 @@ static int run(Args *a, const char *argv0)
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
   RunPlan *plan = NULL;
+  Hyphenator *hyph = hyphenator_new(); /* the run's dictionaries */
   if (rc == EXIT_OK) {
     plan = opts.plan = decide_plan(book, a, &opts);
+    plan->hyphenator = hyph;
     if (opts.verbose) {
       char *said = runplan_describe(plan);
       fputs(said, stderr);
@@ -869,7 +871,7 @@ static int run(Args *a, const char *argv0)
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);
   book_free(book);
-  hyphen_cleanup();
+  hyphenator_free(hyph); /* after runplan_end: no preloader left */
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
   return rc;

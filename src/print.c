@@ -11,11 +11,12 @@
 
 LayDrive print_drive(const RunPlan *plan, LayPurpose purpose)
 {
-  LayDrive d = {purpose, plan && plan->layout == RUN_LAY_STREAM && purpose == LAY_FOR_PRINT, 0,
-                0};
+  LayDrive d = {purpose, plan && plan->layout == RUN_LAY_STREAM && purpose == LAY_FOR_PRINT, 0, 0,
+                NULL};
   if (plan) {
     d.helpers = plan->helpers;
     d.count_helpers = plan->count_helpers;
+    d.hyphenator = plan->hyphenator;
   }
   return d;
 }

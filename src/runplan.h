@@ -61,6 +61,10 @@ typedef struct RunPlan {
    * drawn; runplan_count_pass), read at the run's end (-v: "layout
    * passes: N") */
   int layout_passes; /* atomic */
+  /* the run's own state, which its modules are given (no file-scope
+   * variable): the hyphenation dictionaries (hyphenate.h), made and freed
+   * by main.c (after runplan_end: a preloader may be loading into them) */
+  struct Hyphenator *hyphenator;
   /* the threads started and what the run keeps until its end (runplan.c) */
   struct RunRegistry *reg;
 } RunPlan;

@@ -99,7 +99,7 @@ static Layout *handout_pass(const LayDrive *d, const Book *book, const OctavoOpt
                             const LaySink *sink, GHashTable *folios, GHashTable **landed)
 {
   Run r;
-  run_init(&r, book, opts, st, fonts, col, d->helpers, false, sink);
+  run_init(&r, book, opts, st, fonts, col, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   Handout h;
@@ -174,7 +174,7 @@ static void handout_flow(Run *r, GHashTable *folios, PagesDone done, void *ud)
 }
 
 typedef struct {
-  int helpers; /* the counting pass's (LayDrive's count_helpers) */
+  const LayDrive *d; /* the drive's (its count_helpers, its Hyphenator) */
   const Book *book;
   const OctavoOptions *opts;
   const Style *st;
@@ -209,7 +209,7 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
 {
   Run r;
   /* the page breaks without the glyphs */
-  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, pl->helpers, true, NULL);
+  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, pl->d, true, NULL);
   Layout *lay = layout_new(pl->book, pl->st, pl->fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   handout_flow(&r, folios, count_pages, lay);
@@ -230,11 +230,11 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
  * the running heads print ("page N of M"), the pages the contents'
  * entries land on, every destination placed, the page marks: what the
  * drawn pass reads (TeX's .aux, in memory). Free with plan_free. */
-static LayPlan *handout_plan(int helpers, const Book *book, const OctavoOptions *opts,
+static LayPlan *handout_plan(const LayDrive *d, const Book *book, const OctavoOptions *opts,
                              const Style *st, const Fonts *fonts, const Colophon *colophon)
 {
   LayPlan *pl = g_new0(LayPlan, 1);
-  *pl = (LayPlan){helpers, book, opts, st, fonts, colophon, NULL, NULL, NULL};
+  *pl = (LayPlan){d, book, opts, st, fonts, colophon, NULL, NULL, NULL};
   bool same_toc;
   pl->count = count_pass(pl, NULL, &pl->landed, &same_toc);
   if (opts->toc || st->contents_always) {
@@ -350,8 +350,7 @@ static bool same_keys(GHashTable *a, GHashTable *b)
 static Layout *handout_stream(const LayDrive *d, const LayPlan *plan, const LaySink *sink)
 {
   Run r;
-  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon, d->helpers, false,
-           sink);
+  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon, d, false, sink);
   Layout *lay = layout_new(plan->book, plan->st, plan->fonts);
   HandoutStream s = {plan, lay, sink};
   layout_notes(&r.env, &r.shp, &r.store);
@@ -379,7 +378,7 @@ Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *
     return lay;
   }
   /* the page list, or a handout drawn as it is laid out: counted first */
-  LayPlan *plan = handout_plan(d->count_helpers, book, opts, st, fonts, col);
+  LayPlan *plan = handout_plan(d, book, opts, st, fonts, col);
   if (sink->marks)
     sink->marks(sink->ud, plan->count->page_marks);
   Layout *lay = stream ? handout_stream(d, plan, sink) : plan_take(plan);

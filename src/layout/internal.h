@@ -43,6 +43,7 @@ typedef struct {
   const OctavoOptions *opts;
   const Style *st;
   bool hyph; /* the language has hyphenation patterns */
+  struct Hyphenator *hyphenator; /* the run's dictionaries (the shapers' on other threads too) */
   LbParams lbp;
   LbMode mode;
   bool url_end;               /* --link-notes=end: the URLs listed at the chapter's end */
@@ -186,7 +187,7 @@ double vl_height(const GArray *vl);
 
 /* ctx: fonts_context's, or shape_thread_context's on another thread
  * (taken: shaper_clear unrefs it). */
-void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang);
+void shaper_init(LayShaper *shp, PangoContext *ctx, struct Hyphenator *hyph, const char *lang);
 void shaper_clear(LayShaper *shp);
 /* The running text's font: the body face at the body's size, or at the
  * notes' in a footnote (paragraphs, list labels; ahead.c shapes with it). */
@@ -537,15 +538,18 @@ struct Run {
   Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
   Pool *pool;             /* the chapters set on other threads, or NULL */
+  struct Hyphenator *own_hyph; /* the pass's own dictionaries when the drive gave none */
 };
 
-/* One pass over the book (counted: runplan_count_pass). helpers (LayDrive's):
- * the threads the pass may use beside its own: a book's chapters are set on
- * them (pool.c), or else the paragraphs shaped on one (ahead.c).
- * marks_only: LayEnv's. sink (NULL: none): its placed() is told each body
- * page as it is placed. */
+/* One pass over the book (counted: runplan_count_pass) as d says: a
+ * counting pass (`counting`: lines without glyphs, as the page list's) or
+ * the drawn or kept one; the threads it may use beside its own (d's
+ * count_helpers or helpers): a book's chapters are set on them (pool.c),
+ * or else the paragraphs shaped on one (ahead.c); d's Hyphenator (or one
+ * of its own). sink (NULL: none): its placed() is told each body page as
+ * it is placed. */
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int helpers, bool marks_only,
+              const Fonts *fonts, const Colophon *colophon, const LayDrive *d, bool counting,
               const LaySink *sink);
 /* Chapter ci's vertical list (layout.c), set with shp; its URL notes and
  * the destinations it emits go to store. *span_end: the items of its

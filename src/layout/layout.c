@@ -61,13 +61,14 @@ static GHashTable *link_targets(const Book *book)
 }
 
 static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const char *lang, const Colophon *colophon)
+                     const char *lang, const Colophon *colophon, Hyphenator *hyph)
 {
   memset(env, 0, sizeof *env);
   env->book = book;
   env->opts = opts;
   env->st = st;
-  env->hyph = hyphen_has_language(lang);
+  env->hyphenator = hyph;
+  env->hyph = hyphen_has_language(hyph, lang);
   lb_params_default(&env->lbp);
   env->lbp.emergency_stretch = st->body_size_pt * 1.5;
   env->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
@@ -85,15 +86,19 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
 }
 
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int helpers, bool marks_only,
+              const Fonts *fonts, const Colophon *colophon, const LayDrive *d, bool counting,
               const LaySink *sink)
 {
   memset(r, 0, sizeof *r);
   runplan_count_pass(opts->plan); /* a Run is one pass over the book */
+  int helpers = counting ? d->count_helpers : d->helpers;
+  Hyphenator *hyph = d->hyphenator;
+  if (!hyph)
+    hyph = r->own_hyph = hyphenator_new();
   const char *lang = book->meta.lang; /* always set (book.h) */
-  shaper_init(&r->shp, fonts_context(fonts), lang);
-  env_init(&r->env, book, opts, st, lang, colophon);
-  r->env.marks_only = marks_only;
+  shaper_init(&r->shp, fonts_context(fonts), hyph, lang);
+  env_init(&r->env, book, opts, st, lang, colophon, hyph);
+  r->env.marks_only = counting || d->purpose == LAY_FOR_PAGE_LIST;
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
@@ -136,6 +141,7 @@ void run_clear(Run *r)
   body_clear(&r->body);
   outline_free(r->outline);
   g_hash_table_destroy(r->dest_folio);
+  hyphenator_free(r->own_hyph); /* after every shaper that read it */
 }
 
 /* An empty layout of the style's paper, with the book's title as printed. */
@@ -612,7 +618,7 @@ static Layout *book_stream(const LayDrive *d, const Book *book, const OctavoOpti
                            const LaySink *sink)
 {
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon, d->helpers, false, sink);
+  run_init(&r, book, opts, st, fonts, colophon, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   Stream s = {&r,
               lay,
@@ -664,7 +670,7 @@ static Layout *book_whole(const LayDrive *d, const Book *book, const OctavoOptio
 {
   bool print = d->purpose == LAY_FOR_PRINT;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon, d->helpers, !print, sink);
+  run_init(&r, book, opts, st, fonts, colophon, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, print);
@@ -701,7 +707,7 @@ Layout *lay_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon)
 {
-  LayDrive d = {LAY_FOR_PRINT, false, 0, 0};
+  LayDrive d = {LAY_FOR_PRINT, false, 0, 0, NULL};
   return lay_drive(&d, book, opts, st, fonts, colophon, NULL);
 }
 
