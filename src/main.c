@@ -617,13 +617,11 @@ static int thread_count(const Args *a);
 static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded *ld, Layout **lay)
 {
   RunPlan *plan = opts->plan;
-  bool need_pdf = plan->want.pdfs > 0 || plan->want.preview; /* the previews are the PDF's pages */
   bool need_epub = plan->want.epubs > 0;
-  /* one PDF and nothing else that wants the pages: laid out as it is
-   * drawn, each page released once drawn (memory does not grow with the
-   * pages); an EPUB's page list waits for its marks (print_marks_wait) */
-  bool stream = plan->layout == RUN_LAY_STREAM;
   bool need_lay = plan->layout != RUN_LAY_NONE;
+  /* the pages drawn (a PDF, the previews, --dump-layout), not only counted
+   * for the EPUB's page list */
+  bool drawn = need_lay && plan->layout != RUN_LAY_PAGE_LIST;
   /* as the plan says (with more than one thread): the hyphenation patterns
    * load on the other core while the style and fonts do, libqpdf (the
    * archive pass) and the EPUB's cover while the book is laid out */
@@ -631,36 +629,33 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     hyphen_preload(plan, plan->hyphenator, book->meta.lang);
   if (plan->qpdf_preload)
     qpdflib_preload(plan);
-  if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
+  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn))
     return EXIT_INPUT;
   if (plan->cover_ahead)
     epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
-    char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(plan->hyphenator, book->meta.lang) : NULL;
+    char *nohyph = drawn ? hyphen_missing(plan->hyphenator, book->meta.lang) : NULL;
     if (nohyph)
       book_diag(book, BOOK_WARNING, NULL, "%s", nohyph);
     g_free(nohyph);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
      * handout's colophon runs on after the text: it is set for it too) */
-    bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
+    bool print = drawn || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
     ld->identifier = print ? epub_identifier(book, opts) : NULL;
     Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
-    if (stream) {
+    if (plan->layout == RUN_LAY_STREAM) { /* laid out as it is drawn: print_pdf */
       ld->stream = true;
       ld->colophon = col;
       ld->marks = plan->marks ? print_marks_new() : NULL;
       return EXIT_OK;
     }
-    *lay = print_layout(book, opts, &ld->style, ld->fonts, col,
-                        need_pdf || a->dump_layout ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
+    *lay = print_layout(book, opts, &ld->style, ld->fonts, col);
     colophon_free(col);
-    if (!*lay && (need_pdf || a->dump_layout))
-      return EXIT_INPUT;
   }
   return EXIT_OK;
 }

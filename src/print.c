@@ -108,9 +108,12 @@ static LaySink sinks(Sinks *s)
 }
 
 Layout *print_layout(const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
+                     const Fonts *fonts, const Colophon *colophon)
 {
-  LayDrive d = print_drive(opts->plan, purpose);
+  const RunPlan *plan = opts->plan;
+  LayPurpose purpose =
+      plan && plan->layout == RUN_LAY_PAGE_LIST ? LAY_FOR_PAGE_LIST : LAY_FOR_PRINT;
+  LayDrive d = print_drive(plan, purpose);
   d.stream = false;
   Sinks s = {{0}, NULL};
   LaySink sink = sinks(&s);

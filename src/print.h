@@ -31,11 +31,12 @@ const GArray *print_marks_wait(PrintMarks *pm);
 /* Free the marks. Accepts NULL. */
 void print_marks_free(PrintMarks *pm);
 
-/* The book laid out kept whole for purpose (several PDFs, --preview,
- * --dump-layout; the EPUB's page list alone), the progress line told each
- * page placed. Never NULL; free with lay_free. */
+/* The book laid out kept whole as opts->plan says (its layout: whole, for
+ * print: several PDFs, --preview, --dump-layout; page-list: the EPUB's
+ * page list alone, counted), the progress line told each page placed.
+ * Never NULL; free with lay_free. */
 Layout *print_layout(const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose);
+                     const Fonts *fonts, const Colophon *colophon);
 
 /* The book laid out as it is drawn into a PDF at path (lay_drive
  * streamed into pdf_sink, through a page pipe when opts->plan has a
