@@ -131,7 +131,19 @@ typedef struct {
   int count_helpers; /* the same for a counting pass */
   struct Hyphenator *hyphenator; /* the run's hyphenation dictionaries (hyphenate.h), shared
                                   * by the pass's shapers; NULL: the pass loads its own */
+  struct LayAux *aux; /* what a counting pass found, kept by the caller across drives of
+                       * the same book (lay_aux_new); NULL: the drive's own */
 } LayDrive;
+
+/* What a counting pass found that the drawn pass reads (TeX's .aux, in
+ * memory: the handout's page count, its contents' numbers, where each
+ * destination landed, its page marks). A caller that lays the same book
+ * out again with the same style and options (cairo's refused tags: drawn
+ * once more) keeps one across the drives, so that the count is made once.
+ * Free with lay_aux_free (accepts NULL). */
+typedef struct LayAux LayAux;
+LayAux *lay_aux_new(void);
+void lay_aux_free(LayAux *aux);
 
 /* The one layout driver: the book (or the handout, the style's
  * chapter_new_page false) laid out as d says, pages and page marks to

@@ -12,7 +12,7 @@
 LayDrive print_drive(const RunPlan *plan, LayPurpose purpose)
 {
   LayDrive d = {purpose, plan && plan->layout == RUN_LAY_STREAM && purpose == LAY_FOR_PRINT, 0, 0,
-                NULL};
+                NULL, NULL};
   if (plan) {
     d.helpers = plan->helpers;
     d.count_helpers = plan->count_helpers;
@@ -133,7 +133,7 @@ static void say_unresolved(Book *book, const Layout *lay, const char *path)
 /* One drawing of the PDF with tags: laid out and drawn. */
 static PdfResult draw_once(Book *book, const OctavoOptions *opts, const Style *st,
                            const Fonts *fonts, const Colophon *colophon, const char *path,
-                           PrintMarks *marks, PdfTags tags)
+                           PrintMarks *marks, PdfTags tags, LayAux *aux)
 {
   PdfDrawing *pd = pdf_open(book, path, st->paper_w_pt, st->paper_h_pt, book->meta.title, tags);
   if (!pd)
@@ -147,6 +147,7 @@ static PdfResult draw_once(Book *book, const OctavoOptions *opts, const Style *s
   LaySink sink = sinks(&s);
   LayDrive d = print_drive(plan, LAY_FOR_PRINT);
   d.stream = true;
+  d.aux = aux;
   Layout *lay = lay_drive(&d, book, opts, st, fonts, colophon, &sink);
   page_pipe_finish(pipe); /* every page drawn */
   say_unresolved(book, lay, path);
@@ -158,18 +159,20 @@ static PdfResult draw_once(Book *book, const OctavoOptions *opts, const Style *s
 bool print_pdf(Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                const Colophon *colophon, const char *path, PrintMarks *marks)
 {
-  PdfResult r = draw_once(book, opts, st, fonts, colophon, path, marks, PDF_TAGS_ALL);
+  LayAux *aux = lay_aux_new(); /* a handout's count, made once */
+  PdfResult r = draw_once(book, opts, st, fonts, colophon, path, marks, PDF_TAGS_ALL, aux);
   if (r == PDF_TAGS_REFUSED) {
     pdf_tags_refused(book, path);
     /* laid out again: its diagnostics were given already */
     GArray *outer = book_diag_capturing(book), *again = g_array_new(FALSE, TRUE, sizeof(BookDiag));
     book_diag_capture(book, again);
-    r = draw_once(book, opts, st, fonts, colophon, path, marks, PDF_TAGS_PAGES);
+    r = draw_once(book, opts, st, fonts, colophon, path, marks, PDF_TAGS_PAGES, aux);
     book_diag_capture(book, outer);
     for (guint i = 0; i < again->len; i++)
       g_free(g_array_index(again, BookDiag, i).message);
     g_array_free(again, TRUE);
   }
+  lay_aux_free(aux);
   marks_give(marks, NULL); /* none, if not given yet: whoever waits goes on */
   return r == PDF_WRITTEN;
 }

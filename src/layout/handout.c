@@ -185,6 +185,10 @@ typedef struct {
   Layout *count;      /* the counting pass's layout: empty pages, the page marks */
 } LayPlan;
 
+struct LayAux {
+  LayPlan *plan; /* the handout's counting pass, or NULL */
+};
+
 /* The counting pass's pages: where their destinations landed, their
  * labels and page marks kept, their items dropped. */
 static void count_pages(void *ud, Run *r, guint from, guint frame)
@@ -248,6 +252,7 @@ static LayPlan *handout_plan(const LayDrive *d, const Book *book, const OctavoOp
       pl->count = count_pass(pl, pl->folios, &pl->landed, &same_toc);
     }
   }
+  pl->d = NULL; /* counted: the drive's settings are not read again */
   return pl;
 }
 
@@ -377,11 +382,30 @@ Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *
       sink->marks(sink->ud, lay->page_marks);
     return lay;
   }
-  /* the page list, or a handout drawn as it is laid out: counted first */
-  LayPlan *plan = handout_plan(d, book, opts, st, fonts, col);
+  /* the page list, or a handout drawn as it is laid out: counted first,
+   * unless the caller's aux holds the count of a drive before (the same
+   * book drawn again) */
+  LayPlan *plan = stream && d->aux && d->aux->plan ? d->aux->plan
+                                                   : handout_plan(d, book, opts, st, fonts, col);
   if (sink->marks)
     sink->marks(sink->ud, plan->count->page_marks);
   Layout *lay = stream ? handout_stream(d, plan, sink) : plan_take(plan);
-  plan_free(plan);
+  if (stream && d->aux)
+    d->aux->plan = plan; /* the aux's */
+  else
+    plan_free(plan);
   return lay;
+}
+
+LayAux *lay_aux_new(void)
+{
+  return g_new0(LayAux, 1);
+}
+
+void lay_aux_free(LayAux *aux)
+{
+  if (!aux)
+    return;
+  plan_free(aux->plan);
+  g_free(aux);
 }

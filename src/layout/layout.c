@@ -707,7 +707,7 @@ Layout *lay_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon)
 {
-  LayDrive d = {LAY_FOR_PRINT, false, 0, 0, NULL};
+  LayDrive d = {LAY_FOR_PRINT, false, 0, 0, NULL, NULL};
   return lay_drive(&d, book, opts, st, fonts, colophon, NULL);
 }
 
