@@ -286,6 +286,10 @@ PdfResult pdf_close(PdfDrawing *d, const Layout *lay, const OctavoOptions *opts)
   PdfMove move = moved_pages(d, lay ? lay->front_pages - 1 : 0);
   int werr = 0;
   cairo_status_t st = drawing_close(d, lay, &werr);
+  /* the tests' way to the fallback cairo 1.16 takes on some books only
+   * (t-stream: OCTAVO_TEST_REFUSE_TAGS=1 refuses every first drawing) */
+  if (st == CAIRO_STATUS_SUCCESS && d->mode == PDF_TAGS_ALL && g_getenv("OCTAVO_TEST_REFUSE_TAGS"))
+    st = CAIRO_STATUS_TAG_ERROR;
   Book *book = d->book;
   char *tmp = d->tmp, *path = d->path;
   bool all = d->mode == PDF_TAGS_ALL;
