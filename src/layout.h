@@ -1,8 +1,9 @@
 /* layout.h: document model -> pages of positioned glyph runs, rules, images,
- * links and destinations. Plain data: no cairo calls. pdf.c draws it; the
- * EPUB's page list takes its page marks (Layout.page_marks). The book is
- * only read. The implementation is in src/layout/ (layout/layout.c: the
- * driver).
+ * links and destinations, by one driver (lay_drive) handing them to a sink
+ * or keeping them. Plain data: no cairo calls. pdf.c draws it; the EPUB's
+ * page list takes its page marks (Layout.page_marks). The book is only
+ * read. The implementation is in src/layout/ (layout/layout.c: the
+ * driver; print.c connects it to the run plan and the sinks).
  *
  * Coordinates are points from the page's top-left corner, y downwards. */
 #ifndef OCTAVO_LAYOUT_H

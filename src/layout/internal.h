@@ -3,7 +3,7 @@
  *
  * The data, by lifetime:
  *  - LayEnv: the read-only environment (book, options, style, geometry,
- *    language, line-breaking parameters), set up once by lay_book;
+ *    language, line-breaking parameters), set up once per pass (run_init);
  *  - LayShaper: shaping and its caches (font metrics, label widths,
  *    hyphenation points): a cache changes, a result does not;
  *  - LayStore: what one step leaves for a later one (the notes laid out
