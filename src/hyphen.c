@@ -288,8 +288,7 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
   g_string_free(low, TRUE);
 }
 
-size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize len,
-                     GArray *offsets)
+size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize len, GArray *offsets)
 {
   g_array_set_size(offsets, 0);
   if (!word)

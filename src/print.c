@@ -11,8 +11,8 @@
 
 LayDrive print_drive(const RunPlan *plan, LayPurpose purpose)
 {
-  LayDrive d = {purpose, plan && plan->layout == RUN_LAY_STREAM && purpose == LAY_FOR_PRINT, 0, 0,
-                NULL, NULL};
+  LayDrive d = {.purpose = purpose,
+                .stream = plan && plan->layout == RUN_LAY_STREAM && purpose == LAY_FOR_PRINT};
   if (plan) {
     d.helpers = plan->helpers;
     d.count_helpers = plan->count_helpers;
@@ -141,8 +141,8 @@ static PdfResult draw_once(Book *book, const OctavoOptions *opts, const Style *s
   RunPlan *plan = opts->plan;
   LaySink draw = pdf_sink(pd);
   /* two threads: the pages drawn on the pipe's while the next are laid out */
-  PagePipe *pipe = plan && plan->draw_thread ? page_pipe_start(plan, book, &draw, opts->verbose)
-                                             : NULL;
+  PagePipe *pipe =
+      plan && plan->draw_thread ? page_pipe_start(plan, book, &draw, opts->verbose) : NULL;
   Sinks s = {pipe ? page_pipe_sink(pipe) : draw, marks};
   LaySink sink = sinks(&s);
   LayDrive d = print_drive(plan, LAY_FOR_PRINT);

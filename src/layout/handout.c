@@ -372,8 +372,7 @@ static Layout *handout_stream(const LayDrive *d, const LayPlan *plan, const LayS
 }
 
 Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts,
-                      const Style *st, const Fonts *fonts, const Colophon *col,
-                      const LaySink *sink)
+                      const Style *st, const Fonts *fonts, const Colophon *col, const LaySink *sink)
 {
   bool stream = d->stream && sink->page && d->purpose == LAY_FOR_PRINT;
   if (d->purpose == LAY_FOR_PRINT && !stream) {
@@ -385,8 +384,8 @@ Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *
   /* the page list, or a handout drawn as it is laid out: counted first,
    * unless the caller's aux holds the count of a drive before (the same
    * book drawn again) */
-  LayPlan *plan = stream && d->aux && d->aux->plan ? d->aux->plan
-                                                   : handout_plan(d, book, opts, st, fonts, col);
+  LayPlan *plan =
+      stream && d->aux && d->aux->plan ? d->aux->plan : handout_plan(d, book, opts, st, fonts, col);
   if (sink->marks)
     sink->marks(sink->ud, plan->count->page_marks);
   Layout *lay = stream ? handout_stream(d, plan, sink) : plan_take(plan);

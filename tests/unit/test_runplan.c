@@ -106,7 +106,7 @@ static void test_both(void **state)
   (void)state;
   RunPlan *p = plan_for("both", 1, 6);
   assert_int_equal(p->layout, RUN_LAY_STREAM);
-  assert_true(p->marks); /* the EPUB's page list from the streamed PDF */
+  assert_true(p->marks);          /* the EPUB's page list from the streamed PDF */
   assert_int_equal(p->passes, 1); /* one pass gives both */
   assert_false(p->epub_thread || p->draw_thread);
   runplan_end(p);
@@ -166,8 +166,8 @@ static void test_handout(void **state)
   runplan_end(p);
 
   /* kept whole with its contents: a first pass for their numbers */
-  RunWant k = {.pdfs = 1, .preview = true, .handout = true, .toc = true, .threads = 1,
-               .chapters = 6};
+  RunWant k = {
+      .pdfs = 1, .preview = true, .handout = true, .toc = true, .threads = 1, .chapters = 6};
   p = runplan_decide(&k);
   assert_int_equal(p->layout, RUN_LAY_WHOLE);
   assert_int_equal(p->passes, 2);
