@@ -10,8 +10,12 @@
 #include <string.h>
 #include <pthread.h>
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
+/* The run's dictionaries, shared by every thread of the run under its
+ * lock (libhyphen's parsed patterns are immutable once loaded). */
+struct Hyphenator {
+  pthread_mutex_t lock;
+  GHashTable *dicts; /* normalised language -> HyphenDict* (a sentinel when none) */
+};
 static const char none_sentinel = 0; /* its address only: no dictionary */
 #define NONE ((gpointer)&none_sentinel)
 
@@ -60,7 +64,7 @@ static HyphenDict *try_load(const char *name)
 
 /* The dictionary for lang, loaded on first use; NULL when none. Call with
  * the lock held. */
-static HyphenDict *dict_for(const char *lang)
+static HyphenDict *dict_for(Hyphenator *h, const char *lang)
 {
   if (!lang || !*lang)
     return NULL;
@@ -69,9 +73,7 @@ static HyphenDict *dict_for(const char *lang)
   if (!ll[0])
     return NULL;
   char *key = g_strdup_printf("%s_%s", ll, cc);
-  if (!dicts)
-    dicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_dict);
-  gpointer v = g_hash_table_lookup(dicts, key);
+  gpointer v = g_hash_table_lookup(h->dicts, key);
   if (v) {
     g_free(key);
     return v == NONE ? NULL : v;
@@ -101,7 +103,7 @@ static HyphenDict *dict_for(const char *lang)
         g_free(name);
       }
   }
-  g_hash_table_insert(dicts, key, d ? (gpointer)d : NONE);
+  g_hash_table_insert(h->dicts, key, d ? (gpointer)d : NONE);
   return d;
 }
 
@@ -121,9 +123,9 @@ bool hyphen_unhyphenated(const char *lang)
   return false;
 }
 
-char *hyphen_missing(const char *lang)
+char *hyphen_missing(Hyphenator *h, const char *lang)
 {
-  if (!lang || !*lang || hyphen_unhyphenated(lang) || hyphen_has_language(lang))
+  if (!lang || !*lang || hyphen_unhyphenated(lang) || hyphen_has_language(h, lang))
     return NULL;
   return g_strdup_printf("no hyphenation patterns for language '%s': its lines break between "
                          "words only (libhyphen's hyph_*.dic in /usr/share/hyphen or "
@@ -131,36 +133,54 @@ char *hyphen_missing(const char *lang)
                          lang);
 }
 
-bool hyphen_has_language(const char *lang)
+bool hyphen_has_language(Hyphenator *h, const char *lang)
 {
   if (hyphen_unhyphenated(lang))
     return false;
-  pthread_mutex_lock(&lock);
-  bool ok = dict_for(lang) != NULL;
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_lock(&h->lock);
+  bool ok = dict_for(h, lang) != NULL;
+  pthread_mutex_unlock(&h->lock);
   return ok;
 }
 
-static gpointer preload(gpointer lang)
+Hyphenator *hyphenator_new(void)
 {
-  hyphen_has_language(lang);
-  g_free(lang);
+  Hyphenator *h = g_new0(Hyphenator, 1);
+  pthread_mutex_init(&h->lock, NULL);
+  h->dicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_dict);
+  return h;
+}
+
+void hyphenator_free(Hyphenator *h)
+{
+  if (!h)
+    return;
+  g_hash_table_destroy(h->dicts);
+  pthread_mutex_destroy(&h->lock);
+  g_free(h);
+}
+
+typedef struct {
+  Hyphenator *h;
+  char *lang;
+} Preload;
+
+static gpointer preload(gpointer data)
+{
+  Preload *p = data;
+  hyphen_has_language(p->h, p->lang);
+  g_free(p->lang);
+  g_free(p);
   return NULL;
 }
 
-void hyphen_preload(RunPlan *plan, const char *lang)
+void hyphen_preload(RunPlan *plan, Hyphenator *h, const char *lang)
 {
-  if (lang && *lang)
-    runplan_spawn(plan, "octavo-hyphen", preload, g_strdup(lang)); /* joined by runplan_end */
-}
-
-void hyphen_cleanup(void)
-{
-  pthread_mutex_lock(&lock);
-  if (dicts)
-    g_hash_table_destroy(dicts);
-  dicts = NULL;
-  pthread_mutex_unlock(&lock);
+  if (!lang || !*lang)
+    return;
+  Preload *p = g_new(Preload, 1);
+  *p = (Preload){h, g_strdup(lang)};
+  runplan_spawn(plan, "octavo-hyphen", preload, p); /* joined by runplan_end */
 }
 
 /* Characters that make a word code, a path or a URL when inside it. */
@@ -268,7 +288,7 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
   g_string_free(low, TRUE);
 }
 
-size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets)
+size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize len, GArray *offsets)
 {
   g_array_set_size(offsets, 0);
   if (!word)
@@ -304,8 +324,8 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       return 0;
   }
 
-  pthread_mutex_lock(&lock);
-  HyphenDict *d = dict_for(lang);
+  pthread_mutex_lock(&h->lock);
+  HyphenDict *d = dict_for(h, lang);
   if (d) {
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
     const char *p = s;
@@ -322,7 +342,7 @@ size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *off
       p = q;
     }
   }
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&h->lock);
   return offsets->len;
 }
 
@@ -338,6 +358,7 @@ typedef struct {
 } Entry;
 
 struct HyphenCache {
+  Hyphenator *h;
   char *lang;
   GHashTable *words; /* Entry * (owned) */
   GArray *scratch;   /* size_t: hyphen_points' output on a miss */
@@ -358,9 +379,10 @@ static gboolean entry_equal(gconstpointer a, gconstpointer b)
   return x->len == y->len && memcmp(x->word, y->word, x->len) == 0;
 }
 
-HyphenCache *hyphen_cache_new(const char *lang)
+HyphenCache *hyphen_cache_new(Hyphenator *h, const char *lang)
 {
   HyphenCache *c = g_new0(HyphenCache, 1);
+  c->h = h;
   c->lang = g_strdup(lang);
   c->words = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
   c->scratch = g_array_new(FALSE, FALSE, sizeof(size_t));
@@ -372,7 +394,7 @@ const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, 
   Entry probe = {word, (guint32)len, 0};
   Entry *e = len <= G_MAXUINT32 ? g_hash_table_lookup(c->words, &probe) : NULL;
   if (!e) {
-    hyphen_points(c->lang, word, (gssize)len, c->scratch);
+    hyphen_points(c->h, c->lang, word, (gssize)len, c->scratch);
     if (len > G_MAXUINT32) { /* not cached: answered from the scratch array */
       *n = c->scratch->len;
       return (const size_t *)(void *)c->scratch->data;

@@ -2,8 +2,9 @@
  * libhyphen's own <hyphen.h> behind -Isrc): where a word may be hyphenated, from libhyphen's TeX patterns
  * (Debian's hyphen-* dictionaries in /usr/share/hyphen), chosen by language.
  * Knows nothing of fonts or line breaking: the layout turns the points into
- * flagged penalties. Dictionaries are loaded once per language, under a lock
- * (callable from any thread), and freed by hyphen_cleanup(). */
+ * flagged penalties. The dictionaries are the run's (a Hyphenator, made by
+ * main.c and given to the layout's shapers): loaded once per language,
+ * under its lock (callable from any thread), freed with it. */
 #ifndef OCTAVO_HYPHEN_H
 #define OCTAVO_HYPHEN_H
 
@@ -16,9 +17,17 @@
 #define HYPHEN_MIN_LEFT 2  /* letters before a hyphenation point */
 #define HYPHEN_MIN_RIGHT 3 /* letters after it */
 
+/* A run's hyphenation dictionaries, none loaded yet. Free with
+ * hyphenator_free, after every thread that uses it is joined. */
+typedef struct Hyphenator Hyphenator;
+Hyphenator *hyphenator_new(void);
+/* Free h and every dictionary it loaded. Accepts NULL. */
+void hyphenator_free(Hyphenator *h);
+
 /* Whether a dictionary exists for `lang` (a BCP 47 tag: "en", "en-US",
- * "de-DE"; NULL or "" is no language). "en" falls back to en_US. */
-bool hyphen_has_language(const char *lang);
+ * "de-DE"; NULL or "" is no language), loaded into h. "en" falls back to
+ * en_US. */
+bool hyphen_has_language(Hyphenator *h, const char *lang);
 
 /* Whether `lang` is set without hyphens at line ends whatever patterns
  * exist (Arabic-script languages, Hebrew, Chinese, Japanese, Korean, Thai,
@@ -29,14 +38,14 @@ bool hyphen_unhyphenated(const char *lang);
 /* A warning's text when `lang` is hyphenated in print but has no patterns
  * here (its lines then break between words only); NULL when it has them
  * or is set without hyphens. Caller frees. */
-char *hyphen_missing(const char *lang);
+char *hyphen_missing(Hyphenator *h, const char *lang);
 
-/* Starts loading the dictionary for `lang` on a thread of plan's, so that
- * libhyphen parses its patterns (en_US: 38 M instructions) while the
+/* Starts loading the dictionary for `lang` into h on a thread of plan's, so
+ * that libhyphen parses its patterns (en_US: 38 M instructions) while the
  * caller loads fonts; the first hyphen_has_language() or hyphen_points()
- * for lang waits for it (the lock). Joined by runplan_end, which must come
- * before hyphen_cleanup(). */
-void hyphen_preload(RunPlan *plan, const char *lang);
+ * for lang waits for it (h's lock). Joined by runplan_end, which must come
+ * before hyphenator_free(h). */
+void hyphen_preload(RunPlan *plan, Hyphenator *h, const char *lang);
 
 /* The hyphenation points of `word` (UTF-8, `len` bytes, or -1 when
  * NUL-terminated), as it appears in running text: punctuation, quotes and
@@ -52,24 +61,21 @@ void hyphen_preload(RunPlan *plan, const char *lang);
  * word holding soft hyphens (U+00AD) gets exactly those points, just after
  * each soft hyphen, in any language. The layout should not call it for code
  * spans or link text that is a URL. */
-size_t hyphen_points(const char *lang, const char *word, gssize len, GArray *offsets);
+size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize len,
+                     GArray *offsets);
 
 /* A cache of hyphen_points() for one language: words repeat, and a lookup
  * must cost much less than libhyphen. Not locked: one per thread. */
 typedef struct HyphenCache HyphenCache;
 
-/* A cache for lang (as hyphen_points). Free with hyphen_cache_free(). */
-HyphenCache *hyphen_cache_new(const char *lang);
+/* A cache for lang (as hyphen_points), from h's dictionaries (h outlives
+ * it). Free with hyphen_cache_free(). */
+HyphenCache *hyphen_cache_new(Hyphenator *h, const char *lang);
 /* hyphen_points(lang, word, len) through the cache: returns its points
  * (byte offsets, increasing) and sets *n to their number. The array
  * belongs to the cache and lives as long as it. */
 const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, guint *n);
 /* Free. Accepts NULL. */
 void hyphen_cache_free(HyphenCache *c);
-
-/* Free every loaded dictionary (main.c, at the run's end: no atexit).
- * Safe to call more than once; later calls to hyphen_points() load them
- * again. */
-void hyphen_cleanup(void);
 
 #endif

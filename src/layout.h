@@ -1,8 +1,9 @@
 /* layout.h: document model -> pages of positioned glyph runs, rules, images,
- * links and destinations. Plain data: no cairo calls. pdf.c draws it; the
- * EPUB's page list takes its page marks (Layout.page_marks). The book is
- * only read. The implementation is in src/layout/ (layout/layout.c: the
- * driver).
+ * links and destinations, by one driver (lay_drive) handing them to a sink
+ * or keeping them. Plain data: no cairo calls. pdf.c draws it; the EPUB's
+ * page list takes its page marks (Layout.page_marks). The book is only
+ * read. The implementation is in src/layout/ (layout/layout.c: the
+ * driver; print.c connects it to the run plan and the sinks).
  *
  * Coordinates are points from the page's top-left corner, y downwards. */
 #ifndef OCTAVO_LAYOUT_H
@@ -84,82 +85,88 @@ typedef struct Layout {
   const Fonts *fonts; /* the font set the glyph runs' fonts come from (the
                         * caller's, not owned; for drawing more with the same
                         * fonts, e.g. a cover) */
+  int unresolved;     /* forward references drawn that the layout did not resolve: 0
+                        * but for a bug (a contents entry or a link destination never
+                        * placed; a handout's pages not its counting pass's) */
 } Layout;
 
-/* Lay out the book for print with the loaded style st (its paper and
- * columns) and fonts (columns, toc_depth, linebreak, link_notes, lang and
- * split_level from opts). colophon (colophon.h; NULL: none) is set on a
- * last page of its own (the book) or after the text (the handout), in
- * neither the contents nor the outline. Only reads book, st, fonts and
- * colophon. Never returns NULL (allocation failure aborts); free with
- * lay_free(). The layout keeps pointers into book and fonts: free it
- * first. */
-Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
-                 const Colophon *colophon);
 /* What a layout is for: the printed book, or only the EPUB's page list
  * (Layout.page_marks), which needs the page breaks and not what is drawn
  * around them: then the running heads and folios, the title page's
  * content, the colophon's page and the outline are left out (the page
- * marks are the same). The handout's page list is its counting pass
- * (lay_handout_plan). */
+ * marks are the same). */
 typedef enum { LAY_FOR_PRINT, LAY_FOR_PAGE_LIST } LayPurpose;
-/* lay_book for a purpose (lay_book: LAY_FOR_PRINT). */
-Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose);
-/* Where lay_book_stream hands each page, in drawing order: its items,
- * which the sink owns from then on (free them with lay_items_free, on any
- * thread: the fonts they hold references to stay alive as long as the
- * layout's font map, see lay_items_free), and `label`, the page label of
- * the book's page at the position being drawn (valid during the call). */
+
+/* Where the driver (lay_drive) hands what it makes; each member may be
+ * NULL, ud is given to each.
+ *   page:   each page as soon as it is final, in drawing order: the title
+ *           page, the body, the colophon's page, then the book's contents
+ *           and their padding page last (the PDF's archive pass moves those
+ *           Layout.front_pages - 1 pages after the title page); `label` is
+ *           the label of the book's page at the position drawn (valid
+ *           during the call), so the labels are right once moved. The
+ *           items are the sink's from then on (free them with
+ *           lay_items_free, on any thread: their fonts stay alive as long
+ *           as the layout's font map, see lay_items_free). NULL: the pages
+ *           are kept in the Layout returned, in the book's order.
+ *   marks:  the page marks (BookPageMark) once final, once: before the
+ *           first page when a counting pass made them (the handout),
+ *           else at the layout's end; valid during the call.
+ *   placed: the body pages placed so far, as they are placed (progress). */
 typedef struct {
   void (*page)(void *ud, GArray *items, const char *label);
+  void (*marks)(void *ud, const GArray *marks);
+  void (*placed)(void *ud, int pages);
   void *ud;
 } LaySink;
 
-/* lay_book (print) for a PDF drawn while it is laid out, so that memory
- * does not grow with the pages: each page goes to sink as soon as it is
- * final, then is emptied. The contents are laid out first with
- * placeholder numbers (an entry's lines do not depend on its number), which
- * gives the front matter's page count, so every body page's number is
- * known before the body. The pages come in this order: the title page, the
- * body chapter by chapter, the colophon's page, then the contents and
- * their padding page last, with their numbers: the PDF moves those
- * (Layout.front_pages - 1 pages) after the title page; every page is
- * handed the label of the book's page at its position, so the labels are
- * right once moved. Returns the layout with its pages in the book's
- * order, emptied (but for their Figure and Note tags and images), its
- * outline and page marks. *exact false: what the placeholders predicted
- * (the contents' entries and pages, links to destinations placed later)
- * did not hold, and what was drawn is not the book: draw it from lay_book.
- * The handout (its contents run on with the text) is streamed by
- * lay_handout_stream: returns NULL. */
-Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style *st,
-                        const Fonts *fonts, const Colophon *colophon, const LaySink *sink,
-                        bool *exact);
-/* The handout streamed: what a first, counting pass finds, which the
- * streamed pass needs before its first page is drawn. */
-typedef struct LayPlan LayPlan;
-/* The handout's counting pass (two with --toc when the contents lose
- * entries once their numbers are known): the handout laid out without
- * its glyphs (as the page list's layout) and without keeping its pages,
- * so that memory does not grow with them. It gives the page count that
- * the running heads print ("page N of M"), the pages the contents'
- * entries land on, every destination placed, the page marks. NULL when
- * st is not the handout's. Free with lay_plan_free. */
-LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Style *st,
-                          const Fonts *fonts, const Colophon *colophon);
-/* The handout's page marks (BookPageMark), as lay_book's: valid until
- * lay_plan_free. */
-const GArray *lay_plan_marks(const LayPlan *plan);
-/* The handout laid out for print (as lay_book) with plan's page count
- * and contents' numbers, each page handed to sink, in order, as soon as
- * no later line can change it, then emptied. Returns the layout, its
- * pages emptied (but for their Figure and Note tags and images), its
- * outline and page marks. *exact false: the pages, destinations or page
- * marks are not the plan's, and what was drawn is not the book: draw it
- * from lay_book. */
-Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact);
-void lay_plan_free(LayPlan *plan);
+/* How the driver lays out (what the run plan decided: runplan.h). */
+typedef struct {
+  LayPurpose purpose;
+  bool stream;       /* with a sink->page, for print: each page handed over as it is final,
+                      * then emptied (memory does not grow with the pages); else the pages
+                      * are kept (sink->page unused) */
+  int helpers;       /* threads the drawn (or kept) pass may use beside its own: a book's
+                      * chapters set ahead on them (layout/pool.c), else, with one or more,
+                      * the paragraphs shaped ahead on one (layout/ahead.c) */
+  int count_helpers; /* the same for a counting pass */
+  struct Hyphenator *hyphenator; /* the run's hyphenation dictionaries (hyphenate.h), shared
+                                  * by the pass's shapers; NULL: the pass loads its own */
+  struct LayAux *aux; /* what a counting pass found, kept by the caller across drives of
+                       * the same book (lay_aux_new); NULL: the drive's own */
+} LayDrive;
+
+/* What a counting pass found that the drawn pass reads (TeX's .aux, in
+ * memory: the handout's page count, its contents' numbers, where each
+ * destination landed, its page marks). A caller that lays the same book
+ * out again with the same style and options (cairo's refused tags: drawn
+ * once more) keeps one across the drives, so that the count is made once.
+ * Free with lay_aux_free (accepts NULL). */
+typedef struct LayAux LayAux;
+LayAux *lay_aux_new(void);
+void lay_aux_free(LayAux *aux);
+
+/* The one layout driver: the book (or the handout, the style's
+ * chapter_new_page false) laid out as d says, pages and page marks to
+ * sink (NULL: none). Forward references (the contents' page numbers, link
+ * destinations, the handout's "page N of M") are read from what the pass
+ * itself placed when they are drawn after it (the book's contents, drawn
+ * last), else from a counting pass made first (the handout: its page
+ * count, its contents' numbers, its page marks); never guessed and
+ * redone (src/README.md, "The layout driver"). opts gives columns,
+ * toc_depth, linebreak, link_notes, split_level and the plan whose
+ * threads the helpers are; colophon (NULL: none) is set on a last page of
+ * its own (the book) or after the text (the handout). Only reads book,
+ * st, fonts and colophon. Returns the layout: its pages whole when kept,
+ * emptied (but for their Figure and Note tags and images) when streamed;
+ * its outline and page marks either way. Never NULL; free with lay_free,
+ * before book and fonts. */
+Layout *lay_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts, const Style *st,
+                  const Fonts *fonts, const Colophon *colophon, const LaySink *sink);
+
+/* lay_drive for print, kept, on this thread only (tests, tools). */
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                 const Colophon *colophon);
 
 /* Free a layout. Accepts NULL. */
 void lay_free(Layout *lay);

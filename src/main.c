@@ -23,6 +23,7 @@
 #include "options.h"
 #include "pdf.h"
 #include "preview.h"
+#include "print.h"
 #include "progress.h"
 #include "qpdflib.h"
 #include "project.h"
@@ -137,8 +138,8 @@ typedef struct {
   bool style_ok;       /* the style file was read (else style holds the defaults) */
   Fonts *fonts;        /* NULL when fonts/ is unreadable */
   CoverageChars chars; /* the book's characters, from the coverage check (with fonts) */
-  bool stream;         /* the PDF is laid out as it is drawn (pdf_write_stream) */
-  PdfMarks *marks;     /* streamed: its page marks for the EPUB's page list (or NULL) */
+  bool stream;         /* the PDF is laid out as it is drawn (print_pdf) */
+  PrintMarks *marks;   /* streamed: its page marks for the EPUB's page list (or NULL) */
   Colophon *colophon;  /* for it (NULL: none) */
   char *identifier;    /* epub_identifier, when the print colophon made it (else NULL): the
                         * EPUB's, made once (a digest of the whole model) */
@@ -150,19 +151,14 @@ static bool write_output(Book *book, const Layout *lay, const Loaded *ld, const 
   switch (out->format) {
   case FMT_EPUB: {
     /* streamed beside the PDF: its marks, once its layout is done */
-    const GArray *marks = lay ? lay->page_marks : ld->marks ? pdf_marks_wait(ld->marks) : NULL;
+    const GArray *marks = lay ? lay->page_marks : ld->marks ? print_marks_wait(ld->marks) : NULL;
     return ld->chars.text ? epub_write_chars(book, &ld->style, ld->fonts, opts, marks, &ld->chars,
                                              ld->identifier, out->path)
                           : epub_write(book, &ld->style, ld->fonts, opts, marks, out->path);
   }
   case FMT_PDF:
-    if (!lay && ld->stream) {
-      Layout *streamed = NULL;
-      bool ok = pdf_write_stream(book, opts, &ld->style, ld->fonts, ld->colophon, out->path,
-                                 ld->marks, &streamed);
-      lay_free(streamed);
-      return ok;
-    }
+    if (!lay && ld->stream)
+      return print_pdf(book, opts, &ld->style, ld->fonts, ld->colophon, out->path, ld->marks);
     return pdf_write(book, lay, opts, out->path);
   case FMT_XHTML: return xhtml_write_file(book, opts, out->path);
   case FMT_HTML: return xhtml_write_fragment_file(book, opts, out->path);
@@ -631,50 +627,45 @@ static int thread_count(const Args *a);
 static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded *ld, Layout **lay)
 {
   RunPlan *plan = opts->plan;
-  bool need_pdf = plan->want.pdfs > 0 || plan->want.preview; /* the previews are the PDF's pages */
   bool need_epub = plan->want.epubs > 0;
-  /* one PDF and nothing else that wants the pages: laid out as it is
-   * drawn, each page released once drawn (memory does not grow with the
-   * pages); an EPUB's page list waits for its marks (pdf_marks_wait) */
-  bool stream = plan->layout == RUN_LAY_STREAM;
   bool need_lay = plan->layout != RUN_LAY_NONE;
+  /* the pages drawn (a PDF, the previews, --dump-layout), not only counted
+   * for the EPUB's page list */
+  bool drawn = need_lay && plan->layout != RUN_LAY_PAGE_LIST;
   /* as the plan says (with more than one thread): the hyphenation patterns
    * load on the other core while the style and fonts do, libqpdf (the
    * archive pass) and the EPUB's cover while the book is laid out */
   if (plan->hyphen_preload)
-    hyphen_preload(plan, book->meta.lang);
+    hyphen_preload(plan, plan->hyphenator, book->meta.lang);
   if (plan->qpdf_preload)
     qpdflib_preload(plan);
-  if ((need_lay || need_epub) && !load_shared(book, ld, opts, need_pdf || a->dump_layout))
+  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn))
     return EXIT_INPUT;
   if (plan->cover_ahead)
     epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
     progress_step("laying out pages", 0);
-    char *nohyph = need_pdf || a->dump_layout ? hyphen_missing(book->meta.lang) : NULL;
+    char *nohyph = drawn ? hyphen_missing(plan->hyphenator, book->meta.lang) : NULL;
     if (nohyph)
       book_diag(book, BOOK_WARNING, NULL, "%s", nohyph);
     g_free(nohyph);
     /* only the EPUB's page list: the page breaks, nothing drawn (the
      * handout's colophon runs on after the text: it is set for it too) */
-    bool print = need_pdf || a->dump_layout || !ld->style.chapter_new_page;
+    bool print = drawn || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
     ld->identifier = print ? epub_identifier(book, opts) : NULL;
     Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
                                          util_build_time(book->meta.date), ld->fonts)
                           : NULL;
-    if (stream) {
+    if (plan->layout == RUN_LAY_STREAM) { /* laid out as it is drawn: print_pdf */
       ld->stream = true;
       ld->colophon = col;
-      ld->marks = plan->marks ? pdf_marks_new() : NULL;
+      ld->marks = plan->marks ? print_marks_new() : NULL;
       return EXIT_OK;
     }
-    *lay = lay_book_for(book, opts, &ld->style, ld->fonts, col,
-                        need_pdf || a->dump_layout ? LAY_FOR_PRINT : LAY_FOR_PAGE_LIST);
+    *lay = print_layout(book, opts, &ld->style, ld->fonts, col);
     colophon_free(col);
-    if (!*lay && (need_pdf || a->dump_layout))
-      return EXIT_INPUT;
   }
   return EXIT_OK;
 }
@@ -813,6 +804,7 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.preview = a->preview != NULL;
   want.dump_layout = a->dump_layout;
   want.attach_source = opts->attach_source;
+  want.toc = opts->toc;
   want.chapters = book->chapters->len;
   want.cover_given = book->cover != NULL;
   want.threads = opts->threads;
@@ -841,8 +833,10 @@ static int run(Args *a, const char *argv0)
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
   RunPlan *plan = NULL;
+  Hyphenator *hyph = hyphenator_new(); /* the run's dictionaries */
   if (rc == EXIT_OK) {
     plan = opts.plan = decide_plan(book, a, &opts);
+    plan->hyphenator = hyph;
     if (opts.verbose) {
       char *said = runplan_describe(plan);
       fputs(said, stderr);
@@ -864,6 +858,8 @@ static int run(Args *a, const char *argv0)
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
     rc = write_outputs(book, lay, &ld, &opts, a->outs);
+  if (plan && opts.verbose)
+    fprintf(stderr, "octavo: layout passes: %d\n", runplan_passes(plan));
   runplan_end(plan); /* every thread joined: a preloader, a cover never asked for */
   opts.plan = NULL;
 
@@ -876,12 +872,12 @@ static int run(Args *a, const char *argv0)
   lay_free(lay);
   colophon_free(ld.colophon);
   g_free(ld.identifier);
-  pdf_marks_free(ld.marks);
+  print_marks_free(ld.marks);
   style_clear(&ld.style);
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);
   book_free(book);
-  hyphen_cleanup();
+  hyphenator_free(hyph); /* after runplan_end: no preloader left */
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
   return rc;

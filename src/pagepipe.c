@@ -1,6 +1,6 @@
 /* pagepipe.c: pages laid out on one thread, drawn on another.
  *
- * lay_book_stream hands each finished page to a sink; with two threads the
+ * the layout driver (lay_drive) hands each finished page to a sink; with two threads the
  * sink is this pipe, which queues the page (at most PIPE_BOUND pages, so
  * memory stays flat) for a drawing thread that runs the real sink (pdf.c's
  * painter into cairo). The layout of the next pages and the drawing of the
@@ -202,7 +202,7 @@ PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool 
 
 LaySink page_pipe_sink(PagePipe *pp)
 {
-  return (LaySink){pipe_page, pp};
+  return (LaySink){.page = pipe_page, .ud = pp};
 }
 
 /* The drawing thread's diagnostics put where one thread gives them. */

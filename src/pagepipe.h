@@ -1,5 +1,5 @@
 /* pagepipe.h: a LaySink that runs another sink on a thread of its own, so
- * that the pages lay_book_stream finishes are drawn while the next ones
+ * that the pages the layout driver (lay_drive) finishes are drawn while the next ones
  * are laid out (-j 2 and more). See pagepipe.c for why it is thread safe. */
 #ifndef OCTAVO_PAGEPIPE_H
 #define OCTAVO_PAGEPIPE_H
@@ -17,7 +17,7 @@ typedef struct PagePipe PagePipe;
  * on stderr how each thread spent its time. Finish with page_pipe_finish. */
 PagePipe *page_pipe_start(RunPlan *plan, Book *book, const LaySink *inner, bool verbose);
 
-/* The sink to hand lay_book_stream: each page is made ready for the
+/* The sink to hand lay_drive: each page is made ready for the
  * drawing thread and queued (the layout waits while 16 pages are). */
 LaySink page_pipe_sink(PagePipe *pp);
 

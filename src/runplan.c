@@ -46,15 +46,22 @@ RunPlan *runplan_decide(const RunWant *want)
   else if (marks)
     p->layout = RUN_LAY_PAGE_LIST;
   p->marks = p->layout == RUN_LAY_STREAM && marks;
-  p->counted = p->layout == RUN_LAY_STREAM && w->handout;
+  p->counted = (p->layout == RUN_LAY_STREAM || p->layout == RUN_LAY_PAGE_LIST) && w->handout;
+  /* one pass, but the handout's counting pass and its whole layout's
+   * first pass for the contents' numbers */
+  if (p->layout != RUN_LAY_NONE)
+    p->passes = 1 + (p->layout == RUN_LAY_STREAM && p->counted) +
+                (p->layout == RUN_LAY_WHOLE && w->handout && w->toc);
 
   unsigned outs = w->epubs + w->pdfs + w->others;
   p->epub_thread = multi && w->epubs > 0 && w->epubs < outs;
   p->draw_thread = multi && p->layout == RUN_LAY_STREAM;
-  int busy = p->draw_thread ? 1 : 0; /* the cores beside the layout's, less the drawing's */
-  if (p->layout != RUN_LAY_NONE && !w->handout && w->chapters >= 2 && threads - 1 - busy >= 1)
-    p->chapter_threads = MIN(threads - 1 - busy, (int)w->chapters - 1);
-  p->shape_ahead = p->layout != RUN_LAY_NONE && p->chapter_threads == 0 && threads >= 2 + busy;
+  /* the cores beside the layout's, less the drawing's */
+  p->helpers = p->layout == RUN_LAY_NONE ? 0 : threads - 1 - (p->draw_thread ? 1 : 0);
+  p->count_helpers = p->counted ? threads - 1 : 0;
+  if (!w->handout && w->chapters >= 2 && p->helpers >= 1)
+    p->chapter_threads = MIN(p->helpers, (int)w->chapters - 1);
+  p->shape_ahead = p->layout != RUN_LAY_NONE && p->chapter_threads == 0 && p->helpers >= 1;
   p->hyphen_preload = multi && p->layout != RUN_LAY_NONE;
   p->qpdf_preload = multi && pdf;
   p->cover_ahead = multi && w->epubs > 0 && !w->cover_given; /* a given one is only read */
@@ -79,8 +86,9 @@ char *runplan_describe(const RunPlan *p)
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "octavo: plan: outputs epub=%u pdf=%u other=%u preview=%s dump=%s\n",
                          w->epubs, w->pdfs, w->others, yes(w->preview), yes(w->dump_layout));
-  g_string_append_printf(s, "octavo: plan: layout=%s handout=%s counted=%s marks=%s\n",
-                         layouts[p->layout], yes(w->handout), yes(p->counted), yes(p->marks));
+  g_string_append_printf(s, "octavo: plan: layout=%s handout=%s counted=%s marks=%s passes=%d\n",
+                         layouts[p->layout], yes(w->handout), yes(p->counted), yes(p->marks),
+                         p->passes);
   g_string_append_printf(s,
                          "octavo: plan: threads=%d epub-thread=%s draw-thread=%s "
                          "chapter-threads=%d shape-ahead=%s\n",
@@ -136,6 +144,17 @@ gpointer runplan_take(RunPlan *plan, const char *key)
     g_hash_table_remove(plan->reg->kept, key);
   pthread_mutex_unlock(&plan->reg->lock);
   return data;
+}
+
+void runplan_count_pass(RunPlan *plan)
+{
+  if (plan)
+    g_atomic_int_inc(&plan->layout_passes);
+}
+
+int runplan_passes(const RunPlan *plan)
+{
+  return g_atomic_int_get(&plan->layout_passes);
 }
 
 unsigned runplan_started(const RunPlan *plan, const char *name)

@@ -20,6 +20,7 @@ typedef struct {
   bool handout;                 /* --layout handout: the sections run on */
   bool preview, dump_layout;    /* --preview DIR, --dump-layout */
   bool attach_source;           /* the PDF's archive pass embeds the sources */
+  bool toc;                     /* --toc: the handout prints its contents */
   unsigned chapters;            /* the book's chapters, as parsed */
   bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
   int threads;                  /* -j, else OCTAVO_THREADS, else the cores: 1 or more */
@@ -40,16 +41,31 @@ typedef struct RunPlan {
   /* the layout */
   RunLayout layout;
   bool marks;   /* the streamed PDF hands its page marks to the EPUB's page list */
-  bool counted; /* a streamed handout: a counting pass first (its page count, its marks) */
+  bool counted; /* the handout streamed or for the page list: a counting pass first (its
+                 * page count, its contents' numbers, its marks) */
+  int passes;   /* the layout passes the run makes (at least: a handout's contents that
+                 * lose entries once numbered are counted again; cairo's refused tags
+                 * lay a streamed PDF out again): -v's "layout passes" says how many */
   /* the threads, beside the main one (which lays out and draws) */
   bool epub_thread;    /* the EPUBs written on a thread beside the PDF */
   bool draw_thread;    /* a streamed PDF's pages drawn on a thread of their own */
+  int helpers;         /* threads the drawn (or kept) layout pass may use beside its own */
+  int count_helpers;   /* the same for a counting pass (nothing drawn meanwhile) */
   int chapter_threads; /* a book's chapters set ahead on this many threads (pool.c) */
   bool shape_ahead;    /* else the paragraphs shaped ahead on one thread (ahead.c) */
   bool hyphen_preload; /* the hyphenation patterns loaded while the fonts load */
   bool qpdf_preload;   /* libqpdf opened while the book is laid out */
   bool cover_ahead;    /* the EPUB's cover drawn while the book is laid out (octavo's) */
   bool sources_thread; /* the archive pass's sources read beside qpdf's work */
+  /* what the run did: the layout passes made (a pass: the book, or the
+   * handout, laid out once from its first page to its last, counted or
+   * drawn; runplan_count_pass), read at the run's end (-v: "layout
+   * passes: N") */
+  int layout_passes; /* atomic */
+  /* the run's own state, which its modules are given (no file-scope
+   * variable): the hyphenation dictionaries (hyphenate.h), made and freed
+   * by main.c (after runplan_end: a preloader may be loading into them) */
+  struct Hyphenator *hyphenator;
   /* the threads started and what the run keeps until its end (runplan.c) */
   struct RunRegistry *reg;
 } RunPlan;
@@ -79,6 +95,11 @@ gpointer runplan_join(RunPlan *plan, RunThread *t);
 void runplan_keep(RunPlan *plan, const char *key, gpointer data, GDestroyNotify free);
 /* The data kept under key, no longer kept (the caller frees it), or NULL. */
 gpointer runplan_take(RunPlan *plan, const char *key);
+
+/* One more layout pass made (any thread; plan NULL: none counted). */
+void runplan_count_pass(RunPlan *plan);
+/* The layout passes made so far. */
+int runplan_passes(const RunPlan *plan);
 
 /* The threads plan started with name, in all (for -v and the tests). */
 unsigned runplan_started(const RunPlan *plan, const char *name);

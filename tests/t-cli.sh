@@ -74,18 +74,40 @@ plan() { # expected-line octavo-arguments...: -v's plan holds the line
   grep -qx "octavo: plan: $want" plan.err || fail "-v $*: no 'plan: $want' in: $(grep plan: plan.err)"
 }
 plan "outputs epub=1 pdf=1 other=0 preview=no dump=no" -j1 plan.md -o p.epub -o p.pdf
-plan "layout=stream handout=no counted=no marks=yes" -j1 plan.md -o p.epub -o p.pdf
+plan "layout=stream handout=no counted=no marks=yes passes=1" -j1 plan.md -o p.epub -o p.pdf
 plan "threads=1 epub-thread=no draw-thread=no chapter-threads=0 shape-ahead=no" -j1 plan.md -o p.epub -o p.pdf
 plan "threads=4 epub-thread=yes draw-thread=yes chapter-threads=1 shape-ahead=no" -j4 plan.md -o p.epub -o p.pdf
 plan "preload hyphen=yes qpdf=yes cover=yes sources-thread=yes" -j4 plan.md -o p.epub -o p.pdf
-plan "layout=page-list handout=no counted=no marks=no" -j4 plan.md -o p.epub
+plan "layout=page-list handout=no counted=no marks=no passes=1" -j4 plan.md -o p.epub
 plan "threads=4 epub-thread=no draw-thread=no chapter-threads=1 shape-ahead=no" -j4 plan.md -o p.epub
-plan "layout=stream handout=yes counted=yes marks=no" -j4 --layout handout plan.md -o p.pdf
+plan "layout=stream handout=yes counted=yes marks=no passes=2" -j4 --layout handout plan.md -o p.pdf
 plan "threads=4 epub-thread=no draw-thread=yes chapter-threads=0 shape-ahead=yes" -j4 --layout handout plan.md -o p.pdf
-plan "layout=none handout=no counted=no marks=no" -j2 --no-page-list plan.md -o p.epub
-plan "layout=whole handout=no counted=no marks=no" -j2 --preview prev plan.md -o p.pdf
+plan "layout=none handout=no counted=no marks=no passes=0" -j2 --no-page-list plan.md -o p.epub
+plan "layout=whole handout=no counted=no marks=no passes=1" -j2 --preview prev plan.md -o p.pdf
 OCTAVO_THREADS=3 plan "threads=3 epub-thread=yes draw-thread=yes chapter-threads=1 shape-ahead=no" plan.md -o p.epub -o p.pdf
 "$OCTAVO" -q plan.md -o p.epub 2>plan.err && ! grep -q 'plan:' plan.err || fail "the plan printed without -v"
+# The layout passes the plan says are the ones the layout driver made
+# (-v's "layout passes: N", counted by the driver: one per Run), for EPUB
+# only, PDF only, both, the handout (counted first), its page list, the
+# whole handout with its contents (a pass for their numbers), --preview
+# (kept whole), no layout, at -j1 and -j4.
+passes() { # N octavo-arguments...
+  n=$1; shift
+  "$OCTAVO" -v "$@" >/dev/null 2>plan.err || fail "-v $*: failed: $(cat plan.err)"
+  grep -qx "octavo: layout passes: $n" plan.err || fail "-v $*: not 'layout passes: $n': $(grep 'passes' plan.err)"
+  grep -q "^octavo: plan: layout=.* passes=$n\$" plan.err || fail "-v $*: the plan does not say passes=$n: $(grep 'passes' plan.err)"
+}
+for j in 1 4; do
+  passes 1 -j$j plan.md -o p.epub
+  passes 1 -j$j plan.md -o p.pdf
+  passes 1 -j$j plan.md -o p.epub -o p.pdf
+  passes 2 -j$j --layout handout plan.md -o p.pdf
+  passes 2 -j$j --layout handout plan.md -o p.epub -o p.pdf
+  passes 1 -j$j --layout handout plan.md -o p.epub
+  passes 2 -j$j --layout handout --toc --preview prev plan.md -o p.pdf
+  passes 1 -j$j --preview prev plan.md -o p.pdf
+  passes 0 -j$j --no-page-list plan.md -o p.epub
+done
 
 # Every option --help lists is documented in the manual page and in README.
 "$OCTAVO" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > options.txt

@@ -39,7 +39,7 @@ check seed 0 "$TOP/content/lsfmm-bpf-2023.md" -o seed.epub -o seed.pdf
 check multi 0 "$TOP"/tests/books/multi/0*.md -o multi.epub -o multi.pdf
 # every grammar, scanner and query of src/highlight.c once
 check highlight 0 "$TOP/tests/books/highlight/langs.md" -o highlight.epub -o highlight.pdf
-# the PDF alone is drawn as it is laid out (pdf_write_stream): each page
+# the PDF alone is drawn as it is laid out (print_pdf: lay_drive streamed): each page
 # freed once drawn, the layout's records and the archive pass's move
 check seed-stream 0 "$TOP/content/lsfmm-bpf-2023.md" -o seed-alone.pdf
 check multi-stream 0 "$TOP"/tests/books/multi/0*.md --columns 2 -o multi-alone.pdf

@@ -173,10 +173,10 @@ static void add_slots(GArray *slots, BookNode *root, guint chapter)
     }
 }
 
-Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy)
+Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int helpers)
 {
   const Book *book = env->book;
-  if (env->opts->threads < 2 + busy || !fonts || !env->opts->plan)
+  if (helpers < 1 || !fonts || !env->opts->plan)
     return NULL;
   GArray *slots = g_array_new(FALSE, TRUE, sizeof(Slot));
   for (guint fi = 0; fi < book->footnotes->len; fi++) { /* as layout_notes takes them */

@@ -3,9 +3,10 @@
  * every chapter running on, the URL list and the colophon), broken into
  * pages with "page N of M" in the head of each.
  *
- * Laid out whole (lay_handout: --dump-layout, --preview, a PDF beside
- * other outputs), or streamed so that memory does not grow with the pages
- * (lay_handout_plan, then lay_handout_stream): the list is built a few
+ * lay_drive's settings (handout_drive): laid out whole (handout_whole:
+ * --dump-layout, --preview, several PDFs), counted (handout_plan: the
+ * EPUB's page list), or streamed so that memory does not grow with the
+ * pages (handout_plan, then handout_stream): the list is built a few
  * pages at a time and paginated as it grows (paginate.c's PageFeed), each page
  * handed over once placed. M must be known before the first page is drawn,
  * so a counting pass goes first: the same layout without glyphs (as the
@@ -93,12 +94,12 @@ static bool handout_more(Handout *h)
 /* One pass of the handout: no front matter; sections run on. folios: where
  * the destinations landed in a previous pass (for the contents' numbers),
  * or NULL. *landed (if not NULL) takes where they land in this one. */
-static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const Style *st,
-                            const Fonts *fonts, const Colophon *col, GHashTable *folios,
-                            GHashTable **landed)
+static Layout *handout_pass(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                            const Style *st, const Fonts *fonts, const Colophon *col,
+                            const LaySink *sink, GHashTable *folios, GHashTable **landed)
 {
   Run r;
-  run_init(&r, book, opts, st, fonts, col, 0, false);
+  run_init(&r, book, opts, st, fonts, col, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   Handout h;
@@ -125,14 +126,15 @@ static Layout *handout_pass(const Book *book, const OctavoOptions *opts, const S
 
 /* The handout: with printed contents, a first pass finds the pages the
  * entries land on (the contents take the same room whatever the numbers). */
-Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                    const Fonts *fonts, const Colophon *col)
+static Layout *handout_whole(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                             const Style *st, const Fonts *fonts, const Colophon *col,
+                             const LaySink *sink)
 {
   if (!opts->toc && !st->contents_always)
-    return handout_pass(book, opts, st, fonts, col, NULL, NULL);
+    return handout_pass(d, book, opts, st, fonts, col, sink, NULL, NULL);
   GHashTable *folios = NULL;
-  lay_free(handout_pass(book, opts, st, fonts, col, NULL, &folios));
-  Layout *lay = handout_pass(book, opts, st, fonts, col, folios, NULL);
+  lay_free(handout_pass(d, book, opts, st, fonts, col, NULL, NULL, &folios));
+  Layout *lay = handout_pass(d, book, opts, st, fonts, col, sink, folios, NULL);
   g_hash_table_destroy(folios);
   return lay;
 }
@@ -171,7 +173,8 @@ static void handout_flow(Run *r, GHashTable *folios, PagesDone done, void *ud)
   build_clear(&h.c);
 }
 
-struct LayPlan {
+typedef struct {
+  const LayDrive *d; /* the drive's (its count_helpers, its Hyphenator) */
   const Book *book;
   const OctavoOptions *opts;
   const Style *st;
@@ -180,6 +183,10 @@ struct LayPlan {
   GHashTable *folios; /* where the contents' entries land (--toc), or NULL (owned) */
   GHashTable *landed; /* every destination placed -> its folio (owned) */
   Layout *count;      /* the counting pass's layout: empty pages, the page marks */
+} LayPlan;
+
+struct LayAux {
+  LayPlan *plan; /* the handout's counting pass, or NULL */
 };
 
 /* The counting pass's pages: where their destinations landed, their
@@ -206,7 +213,7 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
 {
   Run r;
   /* the page breaks without the glyphs */
-  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, 0, true);
+  run_init(&r, pl->book, pl->opts, pl->st, pl->fonts, pl->colophon, pl->d, true, NULL);
   Layout *lay = layout_new(pl->book, pl->st, pl->fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   handout_flow(&r, folios, count_pages, lay);
@@ -220,17 +227,22 @@ static Layout *count_pass(const LayPlan *pl, GHashTable *folios, GHashTable **la
   return lay;
 }
 
-LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Style *st,
-                          const Fonts *fonts, const Colophon *colophon)
+/* The handout's counting pass (two with --toc when the contents lose
+ * entries once their numbers are known): the handout laid out without
+ * its glyphs (as the page list's layout) and without keeping its pages,
+ * so that memory does not grow with them. It gives the page count that
+ * the running heads print ("page N of M"), the pages the contents'
+ * entries land on, every destination placed, the page marks: what the
+ * drawn pass reads (TeX's .aux, in memory). Free with plan_free. */
+static LayPlan *handout_plan(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                             const Style *st, const Fonts *fonts, const Colophon *colophon)
 {
-  if (st->chapter_new_page)
-    return NULL;
   LayPlan *pl = g_new0(LayPlan, 1);
-  *pl = (LayPlan){book, opts, st, fonts, colophon, NULL, NULL, NULL};
+  *pl = (LayPlan){d, book, opts, st, fonts, colophon, NULL, NULL, NULL};
   bool same_toc;
   pl->count = count_pass(pl, NULL, &pl->landed, &same_toc);
   if (opts->toc || st->contents_always) {
-    /* the contents' numbers are the first pass's, as lay_handout's */
+    /* the contents' numbers are the first pass's, as handout_whole's */
     pl->folios = pl->landed;
     pl->landed = NULL;
     if (same_toc)
@@ -240,23 +252,19 @@ LayPlan *lay_handout_plan(const Book *book, const OctavoOptions *opts, const Sty
       pl->count = count_pass(pl, pl->folios, &pl->landed, &same_toc);
     }
   }
+  pl->d = NULL; /* counted: the drive's settings are not read again */
   return pl;
 }
 
-const GArray *lay_plan_marks(const LayPlan *plan)
-{
-  return plan->count->page_marks;
-}
-
 /* The counting pass's layout (its pages empty), taken from the plan. */
-Layout *lay_plan_take(LayPlan *plan)
+static Layout *plan_take(LayPlan *plan)
 {
   Layout *lay = plan->count;
   plan->count = NULL;
   return lay;
 }
 
-void lay_plan_free(LayPlan *plan)
+static void plan_free(LayPlan *plan)
 {
   if (!plan)
     return;
@@ -337,11 +345,17 @@ static bool same_keys(GHashTable *a, GHashTable *b)
   return true;
 }
 
-Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact)
+/* The handout drawn as it is laid out with plan's page count and
+ * contents' numbers, each page handed to sink, in order, as soon as no
+ * later line can change it, then emptied. Returns the layout, its pages
+ * emptied (but for their Figure and Note tags and images), its outline
+ * and page marks; unresolved when its pages, destinations or page marks
+ * are not the plan's (the counting pass lays out the same lines without
+ * their glyphs: never, but for a bug). */
+static Layout *handout_stream(const LayDrive *d, const LayPlan *plan, const LaySink *sink)
 {
   Run r;
-  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon,
-           plan->opts->threads > 1, false); /* the pipe draws (pdf.c) */
+  run_init(&r, plan->book, plan->opts, plan->st, plan->fonts, plan->colophon, d, false, sink);
   Layout *lay = layout_new(plan->book, plan->st, plan->fonts);
   HandoutStream s = {plan, lay, sink};
   layout_notes(&r.env, &r.shp, &r.store);
@@ -349,9 +363,48 @@ Layout *lay_handout_stream(const LayPlan *plan, const LaySink *sink, bool *exact
   lay->front_pages = 0;
   build_outline(&r, lay);
   /* the counting pass's pages, destinations and page marks were the
-   * right ones */
-  *exact = lay->pages->len == plan->count->pages->len && same_keys(r.dest_folio, plan->landed) &&
-           same_marks(lay->page_marks, plan->count->page_marks);
+   * drawn pass's */
+  lay->unresolved = lay->pages->len != plan->count->pages->len ||
+                    !same_keys(r.dest_folio, plan->landed) ||
+                    !same_marks(lay->page_marks, plan->count->page_marks);
   run_clear(&r);
   return lay;
+}
+
+Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                      const Style *st, const Fonts *fonts, const Colophon *col, const LaySink *sink)
+{
+  bool stream = d->stream && sink->page && d->purpose == LAY_FOR_PRINT;
+  if (d->purpose == LAY_FOR_PRINT && !stream) {
+    Layout *lay = handout_whole(d, book, opts, st, fonts, col, sink);
+    if (sink->marks)
+      sink->marks(sink->ud, lay->page_marks);
+    return lay;
+  }
+  /* the page list, or a handout drawn as it is laid out: counted first,
+   * unless the caller's aux holds the count of a drive before (the same
+   * book drawn again) */
+  LayPlan *plan =
+      stream && d->aux && d->aux->plan ? d->aux->plan : handout_plan(d, book, opts, st, fonts, col);
+  if (sink->marks)
+    sink->marks(sink->ud, plan->count->page_marks);
+  Layout *lay = stream ? handout_stream(d, plan, sink) : plan_take(plan);
+  if (stream && d->aux)
+    d->aux->plan = plan; /* the aux's */
+  else
+    plan_free(plan);
+  return lay;
+}
+
+LayAux *lay_aux_new(void)
+{
+  return g_new0(LayAux, 1);
+}
+
+void lay_aux_free(LayAux *aux)
+{
+  if (!aux)
+    return;
+  plan_free(aux->plan);
+  g_free(aux);
 }

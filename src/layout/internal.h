@@ -3,7 +3,7 @@
  *
  * The data, by lifetime:
  *  - LayEnv: the read-only environment (book, options, style, geometry,
- *    language, line-breaking parameters), set up once by lay_book;
+ *    language, line-breaking parameters), set up once per pass (run_init);
  *  - LayShaper: shaping and its caches (font metrics, label widths,
  *    hyphenation points): a cache changes, a result does not;
  *  - LayStore: what one step leaves for a later one (the notes laid out
@@ -43,6 +43,7 @@ typedef struct {
   const OctavoOptions *opts;
   const Style *st;
   bool hyph; /* the language has hyphenation patterns */
+  struct Hyphenator *hyphenator; /* the run's dictionaries (the shapers' on other threads too) */
   LbParams lbp;
   LbMode mode;
   bool url_end;               /* --link-notes=end: the URLs listed at the chapter's end */
@@ -189,7 +190,7 @@ double vl_height(const GArray *vl);
 
 /* ctx: fonts_context's, or shape_thread_context's on another thread
  * (taken: shaper_clear unrefs it). */
-void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang);
+void shaper_init(LayShaper *shp, PangoContext *ctx, struct Hyphenator *hyph, const char *lang);
 void shaper_clear(LayShaper *shp);
 /* The running text's font: the body face at the body's size, or at the
  * notes' in a footnote (paragraphs, list labels; ahead.c shapes with it). */
@@ -417,6 +418,7 @@ typedef struct {
   GPtrArray *pages; /* LayPage * */
   GArray *frames;   /* Frame, one per column of each page */
   GArray *marks;    /* PageMark per page: where its first line with a source starts */
+  const LaySink *sink; /* its placed() told each new page (progress), or NULL */
 } Body;
 
 typedef struct {
@@ -502,9 +504,9 @@ void running_heads(const LayEnv *env, LayShaper *shp, Body *b, guint from, const
 /* Paragraphs shaped ahead (ahead.c)                                        */
 
 /* Start shaping the footnotes' and chapters' paragraphs on a thread of its own, ahead of
- * the layout: NULL when opts->threads has no core for it beside the
- * layout's and `busy` others, or nothing to gain. */
-Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int busy);
+ * the layout: NULL when the plan gives the pass no helper thread
+ * (LayDrive's helpers), or nothing to gain. */
+Ahead *ahead_start(const LayEnv *env, const Fonts *fonts, const char *lang, int helpers);
 /* The shaping of paragraph `node`, when the thread made it from the same
  * text and attributes as p and font d (the caller owns it); else NULL, and
  * the caller shapes. Claims node: the thread leaves it alone after. */
@@ -541,14 +543,19 @@ struct Run {
   Outline *outline;       /* the book's sections (outline.h): contents, bookmarks, heads */
   GHashTable *dest_folio; /* destination name -> int *: the folio of the body page it is on */
   Pool *pool;             /* the chapters set on other threads, or NULL */
+  struct Hyphenator *own_hyph; /* the pass's own dictionaries when the drive gave none */
 };
 
-/* busy: the threads busy beside the layout's meanwhile (a streamed PDF's
- * drawing thread: 1); when opts->threads leaves cores over, a book's
- * chapters are set on them (pool.c), or else the paragraphs shaped on
- * one (ahead.c). marks_only: LayEnv's. */
+/* One pass over the book (counted: runplan_count_pass) as d says: a
+ * counting pass (`counting`: lines without glyphs, as the page list's) or
+ * the drawn or kept one; the threads it may use beside its own (d's
+ * count_helpers or helpers): a book's chapters are set on them (pool.c),
+ * or else the paragraphs shaped on one (ahead.c); d's Hyphenator (or one
+ * of its own). sink (NULL: none): its placed() is told each body page as
+ * it is placed. */
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only);
+              const Fonts *fonts, const Colophon *colophon, const LayDrive *d, bool counting,
+              const LaySink *sink);
 /* Chapter ci's vertical list (layout.c), set with shp; its URL notes and
  * the destinations it emits go to store. *span_end: the items of its
  * opening, which span the columns. */
@@ -583,12 +590,11 @@ GArray *toc_shown(const Run *r, GHashTable *landed);
 /* What a drawn page keeps for the archive pass: its Figure and Note tags
  * and images (shallow copies). */
 GArray *figure_items(const GArray *items);
-/* The counting pass's layout, taken from plan (handout.c): its pages
- * empty, its page marks (the page list's). */
-Layout *lay_plan_take(LayPlan *plan);
-/* The handout laid out whole (handout.c). */
-Layout *lay_handout(const Book *book, const OctavoOptions *opts, const Style *st,
-                    const Fonts *fonts, const Colophon *col);
+/* lay_drive for the handout (handout.c): the style's chapter_new_page is
+ * false. */
+Layout *handout_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                      const Style *st, const Fonts *fonts, const Colophon *col,
+                      const LaySink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* The colophon (back.c)                                                    */

@@ -1,5 +1,8 @@
-/* layout/layout.c: the driver. lay_book runs the steps of the print layout
- * in order, each a function of its own file:
+/* layout/layout.c: the driver. lay_drive lays out the book (or hands the
+ * handout to handout.c) with the settings the run plan chose (LayDrive:
+ * for print or the page list; kept, or each page handed to a sink as it
+ * is final), running the steps of the print layout in order, each a
+ * function of its own file:
  *
  *  1. the footnotes, each as its own vertical list (notes.c);
  *  2. each top-level chapter from a new page, the chapters that run on
@@ -13,8 +16,11 @@
  *     (back.c; the handout sets it after its text), the outline, and links
  *     to destinations never placed dropped.
  *
- * The handout (--layout handout: one vertical list, sections running on)
- * is laid out, whole or streamed, by handout.c.
+ * Streamed (book_stream), the front matter comes first but its contents
+ * are reserved, drawn after the body from the pass's own destinations
+ * (src/README.md, "The layout driver"). The handout (--layout handout: one
+ * vertical list, sections running on) is laid out, whole, counted or
+ * streamed, by handout.c.
  *
  * No cairo calls: pdf.c draws what this produces. The book, the style and
  * the fonts are only read. */
@@ -25,6 +31,7 @@
 #include "fonts.h"
 #include "hyphenate.h"
 #include "outline.h"
+#include "runplan.h"
 
 static void ptr_array_free(gpointer a)
 {
@@ -54,13 +61,14 @@ static GHashTable *link_targets(const Book *book)
 }
 
 static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, const Style *st,
-                     const char *lang, const Colophon *colophon)
+                     const char *lang, const Colophon *colophon, Hyphenator *hyph)
 {
   memset(env, 0, sizeof *env);
   env->book = book;
   env->opts = opts;
   env->st = st;
-  env->hyph = hyphen_has_language(lang);
+  env->hyphenator = hyph;
+  env->hyph = hyphen_has_language(hyph, lang);
   lb_params_default(&env->lbp);
   env->lbp.emergency_stretch = st->body_size_pt * 1.5;
   env->lbp.max_hyphen_run = 2; /* no three hyphenated lines in a row */
@@ -78,13 +86,19 @@ static void env_init(LayEnv *env, const Book *book, const OctavoOptions *opts, c
 }
 
 void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *st,
-              const Fonts *fonts, const Colophon *colophon, int busy, bool marks_only)
+              const Fonts *fonts, const Colophon *colophon, const LayDrive *d, bool counting,
+              const LaySink *sink)
 {
   memset(r, 0, sizeof *r);
+  runplan_count_pass(opts->plan); /* a Run is one pass over the book */
+  int helpers = counting ? d->count_helpers : d->helpers;
+  Hyphenator *hyph = d->hyphenator;
+  if (!hyph)
+    hyph = r->own_hyph = hyphenator_new();
   const char *lang = book->meta.lang; /* always set (book.h) */
-  shaper_init(&r->shp, fonts_context(fonts), lang);
-  env_init(&r->env, book, opts, st, lang, colophon);
-  r->env.marks_only = marks_only;
+  shaper_init(&r->shp, fonts_context(fonts), hyph, lang);
+  env_init(&r->env, book, opts, st, lang, colophon, hyph);
+  r->env.marks_only = counting || d->purpose == LAY_FOR_PAGE_LIST;
   r->store.notes = g_hash_table_new(NULL, NULL);
   r->store.note_h = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   r->store.kids = g_hash_table_new_full(NULL, NULL, NULL, ptr_array_free);
@@ -93,16 +107,16 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
   r->store.url_notes = g_ptr_array_new_with_free_func(url_note_free);
   r->store.url_index = g_hash_table_new(g_str_hash, g_str_equal);
   body_init(&r->body);
+  r->body.sink = sink;
   r->outline = outline_new(book, r->env.chapter_level, opts->toc_depth,
                            labels_get(lang, LABEL_UNTITLED_SECTION));
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  /* the cores beside the layout's and the busy ones: the chapters set on
-   * them (a book's chapters start new pages), else the paragraphs shaped
-   * on one */
+  /* the helpers the plan gives the pass: the chapters set on them (a
+   * book's chapters start new pages), else the paragraphs shaped on one */
   if (st->chapter_new_page)
-    r->pool = pool_start(r, fonts, opts->threads - 1 - busy);
+    r->pool = pool_start(r, fonts, helpers);
   if (!r->pool)
-    r->shp.ahead = ahead_start(&r->env, fonts, lang, busy);
+    r->shp.ahead = ahead_start(&r->env, fonts, lang, helpers);
 }
 
 void run_clear(Run *r)
@@ -127,6 +141,7 @@ void run_clear(Run *r)
   body_clear(&r->body);
   outline_free(r->outline);
   g_hash_table_destroy(r->dest_folio);
+  hyphenator_free(r->own_hyph); /* after every shaper that read it */
 }
 
 /* An empty layout of the style's paper, with the book's title as printed. */
@@ -455,7 +470,7 @@ void drop_dead_links(Layout *lay)
 /* ------------------------------------------------------------------------ */
 /* Streaming: each page handed over as soon as it is final                  */
 
-/* One lay_book_stream call's state besides the run. */
+/* One book_stream call's state besides the run. */
 typedef struct {
   Run *r;
   Layout *lay; /* the pages in the book's order (emptied once drawn) */
@@ -557,9 +572,12 @@ static void stream_chapters(Stream *s)
     ci = flow_chapters(s->r, ci, stream_page, s);
 }
 
-/* The contents with their page numbers in place of the placeholders' pages
- * (lay's 1 .. 1 + n): false when they differ in entries (`shown` placeholder
- * entries before) or pages from what the placeholders predicted. */
+/* The contents with their page numbers (the pass's own: every body page is
+ * placed) in place of the pages reserved for them (lay's 1 .. 1 + n): an
+ * entry's lines do not depend on its number, and every entry's heading is
+ * placed (the outline's entries are chapters and their headings, each
+ * laid out once). False when that did not hold (`shown` entries reserved
+ * for): the contents drawn are the reserved pages, unresolved. */
 static bool contents_final(Stream *s, guint shown_before, guint n)
 {
   Run *r = s->r;
@@ -594,16 +612,20 @@ static bool forward_placed(const Stream *s)
   return true;
 }
 
-Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style *st,
-                        const Fonts *fonts, const Colophon *colophon, const LaySink *sink,
-                        bool *exact)
+/* The book drawn as it is laid out (lay_drive with a page sink and
+ * d->stream): the title page, the contents reserved at their length (an
+ * entry's lines do not depend on its number), which gives the front
+ * matter's page count and so every body page's label and mark; the body,
+ * chapter by chapter, each page handed over as it is placed; the
+ * colophon's page; then the contents with their numbers, last (the
+ * PDF's archive pass moves them after the title page). A link drawn
+ * before its destination is placed is checked at the end. */
+static Layout *book_stream(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                           const Style *st, const Fonts *fonts, const Colophon *colophon,
+                           const LaySink *sink)
 {
-  *exact = false;
-  if (!st->chapter_new_page)
-    return NULL;
   Run r;
-  /* the pipe draws (pdf.c) */
-  run_init(&r, book, opts, st, fonts, colophon, opts->threads > 1, false);
+  run_init(&r, book, opts, st, fonts, colophon, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   Stream s = {&r,
               lay,
@@ -635,7 +657,7 @@ Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style
    * the title page */
   for (int i = 1; i < lay->front_pages; i++)
     hand_over(&s, lay->pages->pdata[i], true);
-  *exact = same && forward_placed(&s);
+  lay->unresolved = !same + !forward_placed(&s);
   build_outline(&r, lay);
   g_hash_table_destroy(s.known);
   g_hash_table_destroy(s.forward);
@@ -646,28 +668,16 @@ Layout *lay_book_stream(const Book *book, const OctavoOptions *opts, const Style
 /* ------------------------------------------------------------------------ */
 /* The driver                                                               */
 
-Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
-                 const Colophon *colophon)
+/* The book kept whole (for print: several PDFs, --preview, --dump-layout),
+ * or only counted (the page list: each page emptied as it is placed):
+ * the body first, then the front matter with the numbers it found. */
+static Layout *book_whole(const LayDrive *d, const Book *book, const OctavoOptions *opts,
+                          const Style *st, const Fonts *fonts, const Colophon *colophon,
+                          const LaySink *sink)
 {
-  return lay_book_for(book, opts, st, fonts, colophon, LAY_FOR_PRINT);
-}
-
-Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *st,
-                     const Fonts *fonts, const Colophon *colophon, LayPurpose purpose)
-{
-  if (!st->chapter_new_page && purpose == LAY_FOR_PAGE_LIST) {
-    /* the counting pass gives the page marks, its memory bounded */
-    LayPlan *plan = lay_handout_plan(book, opts, st, fonts, colophon);
-    Layout *lay = plan ? lay_plan_take(plan) : NULL;
-    lay_plan_free(plan);
-    if (lay)
-      return lay;
-  }
-  if (!st->chapter_new_page)
-    return lay_handout(book, opts, st, fonts, colophon);
-  bool print = purpose == LAY_FOR_PRINT;
+  bool print = d->purpose == LAY_FOR_PRINT;
   Run r;
-  run_init(&r, book, opts, st, fonts, colophon, 0, !print);
+  run_init(&r, book, opts, st, fonts, colophon, d, false, sink);
   Layout *lay = layout_new(book, st, fonts);
   layout_notes(&r.env, &r.shp, &r.store);
   lay_chapters(&r, print);
@@ -684,6 +694,28 @@ Layout *lay_book_for(const Book *book, const OctavoOptions *opts, const Style *s
   }
   run_clear(&r);
   return lay;
+}
+
+Layout *lay_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts, const Style *st,
+                  const Fonts *fonts, const Colophon *colophon, const LaySink *sink)
+{
+  static const LaySink none = {0};
+  if (!sink)
+    sink = &none;
+  if (!st->chapter_new_page) /* the handout: its sections run on */
+    return handout_drive(d, book, opts, st, fonts, colophon, sink);
+  bool stream = d->stream && sink->page && d->purpose == LAY_FOR_PRINT;
+  Layout *lay = (stream ? book_stream : book_whole)(d, book, opts, st, fonts, colophon, sink);
+  if (sink->marks)
+    sink->marks(sink->ud, lay->page_marks);
+  return lay;
+}
+
+Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
+                 const Colophon *colophon)
+{
+  LayDrive d = {LAY_FOR_PRINT, false, 0, 0, NULL, NULL};
+  return lay_drive(&d, book, opts, st, fonts, colophon, NULL);
 }
 
 void lay_free(Layout *lay)

@@ -3,7 +3,6 @@
  * page foot, table headers repeated, two columns balanced on a chapter's
  * last page. */
 #include "layout/internal.h"
-#include "progress.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,6 +21,7 @@ void body_init(Body *b)
   b->pages = g_ptr_array_new();
   b->frames = g_array_new(FALSE, TRUE, sizeof(Frame));
   b->marks = g_array_new(FALSE, TRUE, sizeof(PageMark));
+  b->sink = NULL;
 }
 
 /* Frees the arrays, not the pages (they go to the layout). */
@@ -85,7 +85,8 @@ static Frame *frame_next(const Pager *c, Body *b, bool new_page, BookChapter *ch
     g_ptr_array_add(b->pages, p);
     g_array_set_size(b->marks, b->marks->len + 1);
     p->folio = (int)b->pages->len;
-    progress_update(p->folio);
+    if (b->sink && b->sink->placed)
+      b->sink->placed(b->sink->ud, p->folio);
   }
   Frame f = {0};
   f.page = b->pages->pdata[b->pages->len - 1];

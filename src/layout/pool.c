@@ -160,7 +160,7 @@ Pool *pool_start(Run *r, const Fonts *fonts, int workers)
   for (int i = 0; i < workers; i++) {
     Worker *w = &p->workers[i];
     w->pool = p;
-    shaper_init(&w->shp, shape_thread_context(fonts), r->shp.lang);
+    shaper_init(&w->shp, shape_thread_context(fonts), r->env.hyphenator, r->shp.lang);
   }
   for (int i = 0; i < workers; i++)
     p->workers[i].thread = runplan_spawn(plan, "octavo-chapter", worker_thread, &p->workers[i]);

@@ -10,7 +10,7 @@
 #include "fontlock.h"
 #include "hyphenate.h"
 
-void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang)
+void shaper_init(LayShaper *shp, PangoContext *ctx, struct Hyphenator *hyph, const char *lang)
 {
   shp->pctx = ctx;
   shp->lang = lang;
@@ -20,7 +20,7 @@ void shaper_init(LayShaper *shp, PangoContext *ctx, const char *lang)
                                          (GEqualFunc)pango_font_description_equal,
                                          (GDestroyNotify)pango_font_description_free, g_free);
   shp->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  shp->hyph_cache = hyphen_cache_new(lang);
+  shp->hyph_cache = hyphen_cache_new(hyph, lang);
   shp->hyph_w = g_hash_table_new_full(NULL, NULL, g_object_unref, g_free);
   shp->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)shape_free);
   shp->toc_lines =

@@ -10,11 +10,14 @@
 
 #include "hyphenate.h"
 
+/* The run's dictionaries, as main.c makes them (one per test run). */
+static Hyphenator *H;
+
 /* The word with '-' at each point. */
 static char *marked(const char *lang, const char *word)
 {
   GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
-  hyphen_points(lang, word, -1, o);
+  hyphen_points(H, lang, word, -1, o);
   GString *s = g_string_new(NULL);
   size_t last = 0;
   for (guint i = 0; i < o->len; i++) {
@@ -65,10 +68,10 @@ static void test_soft_hyphens(void **state)
   GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
   const char *w = "hyphen\xc2\xad"
                   "ation";
-  assert_int_equal(hyphen_points("en", w, -1, o), 1);
+  assert_int_equal(hyphen_points(H, "en", w, -1, o), 1);
   assert_int_equal(g_array_index(o, size_t, 0), 8);
-  assert_int_equal(hyphen_points(NULL, w, -1, o), 1);
-  assert_int_equal(hyphen_points("en", "\xc2\xadword", -1, o), 0);
+  assert_int_equal(hyphen_points(H, NULL, w, -1, o), 1);
+  assert_int_equal(hyphen_points(H, "en", "\xc2\xadword", -1, o), 0);
   g_array_free(o, TRUE);
 }
 
@@ -79,7 +82,7 @@ static void test_minimum_fragments(void **state)
   const char *words[] = {"hyphenation",     "typography", "development", "abbreviation",
                          "uncopyrightable", "kernel",     "memory",      "allocation"};
   for (size_t w = 0; w < G_N_ELEMENTS(words); w++) {
-    size_t n = hyphen_points("en", words[w], -1, o);
+    size_t n = hyphen_points(H, "en", words[w], -1, o);
     size_t len = strlen(words[w]);
     assert_true(n > 0);
     for (guint i = 0; i < o->len; i++) {
@@ -89,9 +92,9 @@ static void test_minimum_fragments(void **state)
     }
   }
   /* Too short to break at all. */
-  assert_int_equal(hyphen_points("en", "into", -1, o), 0);
-  assert_int_equal(hyphen_points("en", "a", -1, o), 0);
-  assert_int_equal(hyphen_points("en", "", -1, o), 0);
+  assert_int_equal(hyphen_points(H, "en", "into", -1, o), 0);
+  assert_int_equal(hyphen_points(H, "en", "a", -1, o), 0);
+  assert_int_equal(hyphen_points(H, "en", "", -1, o), 0);
   g_array_free(o, TRUE);
 }
 
@@ -115,26 +118,26 @@ static void test_never(void **state)
                          "a=b+configuration",
                          "\xff\xfe"};
   for (size_t i = 0; i < G_N_ELEMENTS(never); i++)
-    if (hyphen_points("en", never[i], -1, o) != 0)
+    if (hyphen_points(H, "en", never[i], -1, o) != 0)
       fail_msg("\"%s\" got %u points", never[i], o->len);
   /* An explicit length: only the first word counts. */
-  assert_int_equal(hyphen_points("en", "hyphenation and more", 11, o), 2);
+  assert_int_equal(hyphen_points(H, "en", "hyphenation and more", 11, o), 2);
   g_array_free(o, TRUE);
 }
 
 static void test_languages(void **state)
 {
   (void)state;
-  assert_true(hyphen_has_language("en"));
-  assert_true(hyphen_has_language("en-US"));
-  assert_false(hyphen_has_language(NULL));
-  assert_false(hyphen_has_language(""));
-  assert_false(hyphen_has_language("zz"));
+  assert_true(hyphen_has_language(H, "en"));
+  assert_true(hyphen_has_language(H, "en-US"));
+  assert_false(hyphen_has_language(H, NULL));
+  assert_false(hyphen_has_language(H, ""));
+  assert_false(hyphen_has_language(H, "zz"));
   EXPECT(NULL, "hyphenation", "hyphenation");
   EXPECT("zz", "hyphenation", "hyphenation");
-  /* Cleanup, then use again: the dictionary loads again. */
-  hyphen_cleanup();
-  hyphen_cleanup();
+  /* Freed, then a new run's: the dictionary loads again. */
+  hyphenator_free(H);
+  H = hyphenator_new();
   EXPECT("en", "hyphenation", "hy-phen-ation");
 }
 
@@ -156,10 +159,10 @@ static void test_other_languages(void **state)
   assert_true(hyphen_unhyphenated("fa"));
   assert_true(hyphen_unhyphenated("zh-Hant"));
   assert_false(hyphen_unhyphenated("de-AT"));
-  assert_false(hyphen_has_language("th"));
-  assert_null(hyphen_missing("fa"));
-  assert_null(hyphen_missing("de"));
-  char *w = hyphen_missing("zz");
+  assert_false(hyphen_has_language(H, "th"));
+  assert_null(hyphen_missing(H, "fa"));
+  assert_null(hyphen_missing(H, "de"));
+  char *w = hyphen_missing(H, "zz");
   assert_non_null(w);
   assert_non_null(strstr(w, "'zz'"));
   g_free(w);
@@ -173,7 +176,8 @@ int main(void)
       cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
       cmocka_unit_test(test_other_languages),
   };
+  H = hyphenator_new();
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  hyphen_cleanup();
+  hyphenator_free(H);
   return rc;
 }

@@ -30,6 +30,8 @@ static void test_epub_only(void **state)
   (void)state;
   RunPlan *p = plan_for("epub", 1, 6);
   assert_int_equal(p->layout, RUN_LAY_PAGE_LIST); /* the page list's page breaks */
+  assert_int_equal(p->passes, 1);
+  assert_int_equal(p->helpers, 0);
   assert_false(p->marks);
   assert_false(p->epub_thread);
   assert_int_equal(p->chapter_threads, 0);
@@ -41,6 +43,8 @@ static void test_epub_only(void **state)
   assert_false(p->epub_thread); /* nothing beside it: written on the main thread */
   assert_false(p->draw_thread);
   assert_int_equal(p->chapter_threads, 3); /* every core but the layout's */
+  assert_int_equal(p->helpers, 3);
+  assert_int_equal(p->passes, 1);
   assert_false(p->shape_ahead);
   assert_true(p->hyphen_preload && p->cover_ahead);
   assert_false(p->qpdf_preload || p->sources_thread);
@@ -50,6 +54,7 @@ static void test_epub_only(void **state)
   RunWant w = {.epubs = 1, .threads = 4, .chapters = 6};
   p = runplan_decide(&w);
   assert_int_equal(p->layout, RUN_LAY_NONE);
+  assert_int_equal(p->passes, 0);
   assert_int_equal(p->chapter_threads, 0);
   assert_false(p->shape_ahead || p->hyphen_preload);
   assert_true(p->cover_ahead);
@@ -67,6 +72,8 @@ static void test_pdf_only(void **state)
   (void)state;
   RunPlan *p = plan_for("pdf", 1, 6);
   assert_int_equal(p->layout, RUN_LAY_STREAM);
+  assert_int_equal(p->passes, 1); /* the contents drawn last: no counting pass */
+  assert_int_equal(p->helpers, 0);
   assert_false(p->marks || p->counted || p->draw_thread || p->epub_thread);
   assert_int_equal(p->chapter_threads, 0);
   assert_false(p->qpdf_preload || p->sources_thread || p->cover_ahead);
@@ -77,6 +84,8 @@ static void test_pdf_only(void **state)
   assert_true(p->draw_thread);
   assert_false(p->epub_thread || p->marks);
   assert_int_equal(p->chapter_threads, 2); /* the layout's and the drawing's cores busy */
+  assert_int_equal(p->helpers, 2);
+  assert_int_equal(p->passes, 1);
   assert_true(p->qpdf_preload && p->sources_thread && p->hyphen_preload);
   assert_false(p->cover_ahead);
   runplan_end(p);
@@ -103,7 +112,8 @@ static void test_both(void **state)
   (void)state;
   RunPlan *p = plan_for("both", 1, 6);
   assert_int_equal(p->layout, RUN_LAY_STREAM);
-  assert_true(p->marks); /* the EPUB's page list from the streamed PDF */
+  assert_true(p->marks);          /* the EPUB's page list from the streamed PDF */
+  assert_int_equal(p->passes, 1); /* one pass gives both */
   assert_false(p->epub_thread || p->draw_thread);
   runplan_end(p);
 
@@ -117,6 +127,7 @@ static void test_both(void **state)
   RunWant w = {.epubs = 1, .pdfs = 2, .page_list = true, .threads = 4, .chapters = 6};
   p = runplan_decide(&w);
   assert_int_equal(p->layout, RUN_LAY_WHOLE);
+  assert_int_equal(p->passes, 1); /* kept, drawn twice */
   assert_false(p->marks || p->draw_thread);
   assert_true(p->epub_thread);
   assert_int_equal(p->chapter_threads, 3);
@@ -130,6 +141,7 @@ static void test_handout(void **state)
   RunPlan *p = runplan_decide(&w);
   assert_int_equal(p->layout, RUN_LAY_STREAM);
   assert_true(p->counted); /* counted first, then streamed */
+  assert_int_equal(p->passes, 2);
   assert_false(p->shape_ahead);
   runplan_end(p);
 
@@ -138,12 +150,33 @@ static void test_handout(void **state)
   assert_true(p->counted && p->draw_thread);
   assert_int_equal(p->chapter_threads, 0); /* its sections run on: no chapter pool */
   assert_true(p->shape_ahead);
+  assert_int_equal(p->helpers, 2);       /* the drawn pass: beside the drawing */
+  assert_int_equal(p->count_helpers, 3); /* the counting pass: nothing drawn meanwhile */
+  assert_int_equal(p->passes, 2);
   runplan_end(p);
 
   w.threads = 2; /* the drawing takes the second core: nothing shaped ahead of the drawn pass */
   p = runplan_decide(&w);
   assert_true(p->draw_thread);
   assert_false(p->shape_ahead);
+  assert_int_equal(p->helpers, 0);
+  assert_int_equal(p->count_helpers, 1);
+  runplan_end(p);
+
+  /* its page list alone: the counting pass */
+  RunWant e = {.epubs = 1, .page_list = true, .handout = true, .threads = 4, .chapters = 6};
+  p = runplan_decide(&e);
+  assert_int_equal(p->layout, RUN_LAY_PAGE_LIST);
+  assert_true(p->counted);
+  assert_int_equal(p->passes, 1);
+  runplan_end(p);
+
+  /* kept whole with its contents: a first pass for their numbers */
+  RunWant k = {
+      .pdfs = 1, .preview = true, .handout = true, .toc = true, .threads = 1, .chapters = 6};
+  p = runplan_decide(&k);
+  assert_int_equal(p->layout, RUN_LAY_WHOLE);
+  assert_int_equal(p->passes, 2);
   runplan_end(p);
 }
 
@@ -153,6 +186,7 @@ static void test_preview(void **state)
   RunWant w = {.pdfs = 1, .preview = true, .threads = 4, .chapters = 6};
   RunPlan *p = runplan_decide(&w);
   assert_int_equal(p->layout, RUN_LAY_WHOLE); /* the previews want every page kept */
+  assert_int_equal(p->passes, 1);
   assert_false(p->draw_thread);
   assert_int_equal(p->chapter_threads, 3);
   runplan_end(p);
@@ -177,7 +211,7 @@ static void test_describe(void **state)
   RunPlan *p = plan_for("both", 4, 6);
   char *s = runplan_describe(p);
   assert_non_null(strstr(s, "octavo: plan: outputs epub=1 pdf=1 other=0"));
-  assert_non_null(strstr(s, "layout=stream handout=no counted=no marks=yes"));
+  assert_non_null(strstr(s, "layout=stream handout=no counted=no marks=yes passes=1"));
   assert_non_null(strstr(s, "threads=4 epub-thread=yes draw-thread=yes chapter-threads=2"));
   assert_non_null(strstr(s, "preload hyphen=yes qpdf=yes cover=yes sources-thread=yes"));
   g_free(s);
