@@ -98,14 +98,26 @@ static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off
 {
   if (!t || !*t)
     return;
-  char *v = g_utf8_validate(t, -1, NULL) ? g_strdup(t) : g_utf8_make_valid(t, -1);
-  for (char *q = v; *q; q++)
-    if ((unsigned char)*q < 0x20)
-      *q = ' ';
-  size_t n = strlen(v);
+  /* the node's text as it is, or (a control character or invalid UTF-8 in
+   * it) a copy made right */
+  const char *end = NULL;
+  bool valid = g_utf8_validate(t, -1, &end);
+  size_t n = (size_t)(end - t);
+  bool ctrl = false;
+  for (size_t i = 0; i < n && !ctrl; i++)
+    ctrl = (unsigned char)t[i] < 0x20;
+  char *own = NULL;
+  if (!valid || ctrl) {
+    own = valid ? g_strdup(t) : g_utf8_make_valid(t, -1);
+    for (char *q = own; *q; q++)
+      if ((unsigned char)*q < 0x20)
+        *q = ' ';
+    n = strlen(own);
+  }
+  const char *v = own ? own : t;
   if (!collapse) {
     piece(p, node, v, 0, n, node_off);
-    g_free(v);
+    g_free(own);
     return;
   }
   bool space = p->text->len > 0 && p->text->str[p->text->len - 1] == ' ' && !tail_is_code(p);
@@ -122,7 +134,7 @@ static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off
     space = true;
   }
   piece(p, node, v, from, n, node_off);
-  g_free(v);
+  g_free(own);
 }
 
 void para_text(Para *p, BookNode *node, const char *t, size_t node_off)
@@ -447,9 +459,11 @@ void para_mark(const Para *p, size_t at, BookNode **node, size_t *off)
   *off = 0;
 }
 
-guint8 *span_flags(const Para *p)
+guint8 *span_flags(const Para *p, GByteArray *out)
 {
-  guint8 *f = g_new0(guint8, p->text->len + 1);
+  g_byte_array_set_size(out, (guint)p->text->len + 1);
+  guint8 *f = out->data;
+  memset(f, 0, p->text->len + 1);
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *s = &g_array_index(p->spans, Span, i);
     guint8 bit = s->kind == SPAN_CODE      ? F_CODE
