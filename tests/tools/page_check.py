@@ -37,6 +37,8 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              lines deep, and no other page less than a third full (the
              depth of its text or of what is drawn: a figure's, a code
              block's background)
+  notes      no page's foot holds two notes (URL notes or footnotes)
+             with the same label
   tables     (--strict-tables) no word of a table cell broken across lines
              in the PDF
   code-css   (--chromium) every <pre> and every child of a listing figure
@@ -623,6 +625,34 @@ def main():
           f"{len(thin)} other pages under a third full {thin[:8]}")
     if "--no-runts" in args and (runts or thin):
         fails.append("runts")
+
+    # notes: the labels at a page's foot (the lines after its last
+    # body-size line, the folio apart), a URL note's ("b https://...": one
+    # or two letters, then the URL) and a footnote's ("2 Text...", not in
+    # a monospace face), each at most once on the page: a book's URL notes
+    # are lettered on through the chapters that run on after one that
+    # opens a page, footnotes numbered through the book (issue 31: a
+    # nested chapter's notes began again at "a")
+    twice, labelled = [], 0
+    for pi, bl in enumerate(body):
+        last = max((i for i, l in enumerate(bl) if l[6] >= bsize), default=-1)
+        labels = []
+        for l in bl[last + 1:]:
+            t = l[2].strip()
+            m = re.match(r"([a-z]{1,2}) (\S*[:/@.]\S*)$", t)
+            if not m and "mono" not in l[4].lower():
+                m = re.match(r"([0-9]+) \S", t)
+            if m:
+                labels.append(m.group(1))
+        labelled += bool(labels)
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            twice.append(f"page {pi + 1}: {' '.join(dup)} twice")
+    print(f"notes: {labelled} pages with notes at the foot, {len(twice)} with a label twice")
+    for t in twice[:5]:
+        print("  " + t)
+    if twice:
+        fails.append("notes")
 
     # tables
     if strict_tables:
