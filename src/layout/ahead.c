@@ -82,7 +82,8 @@ static void shape_slot(Ahead *a, Slot *s, guint *chapter)
    * (handout.c) */
   if (s->chapter != *chapter && a->env->st->chapter_new_page && s->chapter != G_MAXUINT) {
     LayStore *st = &a->store;
-    st->url_base = lay_runs_on(a->env, s->chapter) ? st->url_base + st->url_notes->len - st->url_first : 0;
+    st->url_base =
+        lay_runs_on(a->env, s->chapter) ? st->url_base + st->url_notes->len - st->url_first : 0;
     st->url_first = st->url_notes->len;
     *chapter = s->chapter;
   }

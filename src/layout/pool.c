@@ -47,7 +47,7 @@ enum { FREE, BUILDING, BUILT, TAKEN };
 enum { ITEMS_AHEAD = 16384 }; /* a few thousand lines: about a hundred pages */
 
 typedef struct {
-  int state; /* under the mutex */
+  int state;  /* under the mutex */
   int notes;  /* the URL notes it made once set (under the mutex), or -1 */
   guint base; /* the notes of its flow before it: its letters go on from there */
   GArray *vl;
