@@ -87,6 +87,9 @@ typedef struct {
   GPtrArray *url_notes;  /* UrlNote, owned, in order */
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */
+  guint url_base;        /* the notes of its flow before it (the chapters it runs on
+                          * after, lay_runs_on): its letters go on from theirs, so that
+                          * no page's foot holds two notes "a" */
   guint url_chapter;     /* the book's chapter being set, 1..: its URL notes' ids are
                           * "url <chapter>-<n>"; 0: the handout's, "url <n>" */
   GHashTable *dests;     /* names of emitted destinations */

@@ -157,7 +157,8 @@ static const char *html_attr(const BookNode *n, const char *name)
 }
 
 /* The chapter's URL note for href: one per distinct URL in a chapter, so a
- * page (or the chapter's list) never prints the same URL twice. */
+ * page (or the chapter's list) never prints the same URL twice; lettered
+ * on from the notes of the chapters its flow ran on from (url_base). */
 static UrlNote *url_note_for(Build *c, const char *href)
 {
   GPtrArray *all = c->store->url_notes;
@@ -168,11 +169,11 @@ static UrlNote *url_note_for(Build *c, const char *href)
   UrlNote *u = g_new0(UrlNote, 1);
   guint k = all->len - c->store->url_first;
   GString *lab = g_string_new(NULL);
-  for (guint v = k + 1; v > 0; v = (v - 1) / 26)
+  for (guint v = c->store->url_base + k + 1; v > 0; v = (v - 1) / 26)
     g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
   u->label = g_string_free(lab, FALSE);
-  /* a book's per chapter, as its letters (a chapter may be set on
-   * another thread, pool.c); a handout's through. With a space, which no
+  /* a book's per chapter (a chapter may be set on another thread,
+   * pool.c); a handout's through. With a space, which no
    * id of the book holds (slugs make none, sanitize_elements.c refuses
    * one in an id): a heading "URL 2" keeps its own destination. */
   u->id = c->store->url_chapter ? g_strdup_printf("url %u-%u", c->store->url_chapter, k + 1)
