@@ -189,10 +189,48 @@ static bool codeish(gunichar c)
   return c < 128 && strchr("/\\_@.:=<>{}[]()#$%&*+~|^`;,!?\"", (int)c) != NULL;
 }
 
-/* Opening and closing punctuation to strip around a word. */
+/* Opening and closing punctuation to strip around a word. (ASCII without
+ * GLib's tables: the same answers, g_unichar_isspace's \t \n \f \r and
+ * space, not \v.) */
 static bool wrapper(gunichar c)
 {
+  if (c < 128)
+    return g_ascii_ispunct(c) || (g_ascii_isspace(c) && c != '\v');
   return g_unichar_ispunct(c) || g_unichar_isspace(c);
+}
+
+static bool letter(gunichar c)
+{
+  return c < 128 ? g_ascii_isalpha(c) : g_unichar_isalpha(c) || g_unichar_ismark(c);
+}
+
+/* What a hyphenation reuses from word to word: its language's dictionary
+ * (looked up once, under the lock: dict_for) and the buffers of a letter
+ * run lower-cased. A HyphenCache keeps one; hyphen_points makes one a
+ * call. */
+typedef struct {
+  Hyphenator *run; /* the run's dictionaries */
+  const char *lang;
+  HyphenDict *dict;
+  bool looked_up;
+  GString *low;   /* the run lower-cased (in the dictionary's character set) */
+  GArray *orig;   /* size_t: per byte of low, its offset in the word; one past the end */
+  GByteArray *hy; /* libhyphen's answer, a byte per byte of low */
+} Hyph;
+
+static void hyph_init(Hyph *h, Hyphenator *run, const char *lang)
+{
+  *h = (Hyph){.run = run, .lang = lang};
+  h->low = g_string_sized_new(64);
+  h->orig = g_array_sized_new(FALSE, FALSE, sizeof(size_t), 64);
+  h->hy = g_byte_array_sized_new(72);
+}
+
+static void hyph_clear(Hyph *h)
+{
+  g_string_free(h->low, TRUE);
+  g_array_free(h->orig, TRUE);
+  g_byte_array_free(h->hy, TRUE);
 }
 
 /* A dictionary in a single-byte character set (Debian's German, Dutch and
@@ -221,14 +259,15 @@ static bool to_dict_charset(const HyphenDict *d, GString *low, GArray *orig)
   return true;
 }
 
-/* Hyphenate one letter run word[a,b) with the dictionary; append points. */
-static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, GArray *out)
+/* Hyphenate one letter run word[a,b) with h's dictionary; append points. */
+static void hyphenate_run(Hyph *h, const char *word, size_t a, size_t b, GArray *out)
 {
+  HyphenDict *d = h->dict;
   /* Skip acronyms and camel case: any capital after the first letter. */
   size_t nchars = 0;
   for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
-    gunichar c = g_utf8_get_char(p);
-    if (nchars > 0 && g_unichar_isupper(c))
+    gunichar c = (guchar)*p < 128 ? (guchar)*p : g_utf8_get_char(p);
+    if (nchars > 0 && (c < 128 ? g_ascii_isupper(c) : g_unichar_isupper(c)))
       return;
     nchars++;
   }
@@ -236,59 +275,67 @@ static void hyphenate_run(HyphenDict *d, const char *word, size_t a, size_t b, G
     return;
 
   /* Lower-case it, remembering where each lower-case character came from. */
-  GString *low = g_string_sized_new(b - a + 8);
-  GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* per low byte: source offset */
+  GString *low = h->low;
+  GArray *orig = h->orig; /* per low byte: source offset */
+  g_string_truncate(low, 0);
+  /* sized once: a character lower-cased takes at most twice its bytes
+   * (U+023A, two, becomes U+2C65, three), and one past the end */
+  g_array_set_size(orig, (guint)(2 * (b - a) + 1));
+  size_t *o = (size_t *)(void *)orig->data;
+  guint no = 0;
   for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
+    size_t src = (size_t)(p - word);
+    if ((guchar)*p < 128) {
+      g_string_append_c(low, g_ascii_tolower(*p));
+      o[no++] = src;
+      continue;
+    }
     gunichar c = g_unichar_tolower(g_utf8_get_char(p));
     char buf[8];
     int k = g_unichar_to_utf8(c, buf);
-    size_t src = (size_t)(p - word);
     for (int j = 0; j < k; j++)
-      g_array_append_val(orig, src);
+      o[no++] = src;
     g_string_append_len(low, buf, k);
   }
-  size_t end = b;
-  g_array_append_val(orig, end);
-  if (!d->utf8 && !to_dict_charset(d, low, orig)) { /* a letter the patterns cannot hold */
-    g_array_free(orig, TRUE);
-    g_string_free(low, TRUE);
+  o[no++] = b;
+  g_array_set_size(orig, no);
+  if (!d->utf8 && !to_dict_charset(d, low, orig)) /* a letter the patterns cannot hold */
     return;
-  }
+  if (low->len >= 1000) /* libhyphen's own word limit is far lower in practice */
+    return;
 
-  if (low->len < 1000) { /* libhyphen's own word limit is far lower in practice */
-    char *hy = g_malloc0(low->len + 5);
-    char **rep = NULL;
-    int *pos = NULL, *cut = NULL;
-    if (hnj_hyphen_hyphenate2(d, low->str, (int)low->len, hy, NULL, &rep, &pos, &cut) == 0) {
-      /* hy[i] odd: a break after byte i. Count letters on each side. */
-      size_t left = 0;
-      for (size_t i = 0; i + 1 < low->len; i++) {
-        bool char_end = !d->utf8 || ((unsigned char)low->str[i + 1] & 0xC0) != 0x80;
-        if (!char_end)
-          continue;
-        left++;
-        if (!(hy[i] & 1) || (rep && rep[i]))
-          continue;
-        if (left < HYPHEN_MIN_LEFT || nchars - left < HYPHEN_MIN_RIGHT)
-          continue;
-        size_t off = g_array_index(orig, size_t, i + 1);
-        g_array_append_val(out, off);
-      }
+  g_byte_array_set_size(h->hy, (guint)low->len + 5);
+  char *hy = (char *)h->hy->data;
+  memset(hy, 0, low->len + 5);
+  char **rep = NULL;
+  int *pos = NULL, *cut = NULL;
+  if (hnj_hyphen_hyphenate2(d, low->str, (int)low->len, hy, NULL, &rep, &pos, &cut) == 0) {
+    /* hy[i] odd: a break after byte i. Count letters on each side. */
+    size_t left = 0;
+    for (size_t i = 0; i + 1 < low->len; i++) {
+      bool char_end = !d->utf8 || ((unsigned char)low->str[i + 1] & 0xC0) != 0x80;
+      if (!char_end)
+        continue;
+      left++;
+      if (!(hy[i] & 1) || (rep && rep[i]))
+        continue;
+      if (left < HYPHEN_MIN_LEFT || nchars - left < HYPHEN_MIN_RIGHT)
+        continue;
+      size_t off = g_array_index(orig, size_t, i + 1);
+      g_array_append_val(out, off);
     }
-    if (rep) {
-      for (size_t i = 0; i < low->len; i++)
-        free(rep[i]); /* allocated by libhyphen */
-      free(rep);
-    }
-    free(pos);
-    free(cut);
-    g_free(hy);
   }
-  g_array_free(orig, TRUE);
-  g_string_free(low, TRUE);
+  if (rep) {
+    for (size_t i = 0; i < low->len; i++)
+      free(rep[i]); /* allocated by libhyphen */
+    free(rep);
+  }
+  free(pos);
+  free(cut);
 }
 
-size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize len, GArray *offsets)
+/* hyphen_points with h's language, dictionary and buffers. */
+static size_t points(Hyph *h, const char *word, gssize len, GArray *offsets)
 {
   g_array_set_size(offsets, 0);
   if (!word)
@@ -319,31 +366,42 @@ size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize l
   if (e - s < HYPHEN_MIN_LEFT + HYPHEN_MIN_RIGHT)
     return 0;
   for (const char *p = s; p < e; p = g_utf8_next_char(p)) {
-    gunichar c = g_utf8_get_char(p);
-    if (g_unichar_isdigit(c) || codeish(c))
+    gunichar c = (guchar)*p < 128 ? (guchar)*p : g_utf8_get_char(p);
+    if (c < 128 ? g_ascii_isdigit(c) || codeish(c) : g_unichar_isdigit(c))
       return 0;
   }
 
-  pthread_mutex_lock(&h->lock);
-  HyphenDict *d = dict_for(h, lang);
-  if (d) {
+  pthread_mutex_lock(&h->run->lock);
+  if (!h->looked_up) {
+    h->dict = dict_for(h->run, h->lang);
+    h->looked_up = true;
+  }
+  if (h->dict) {
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
     const char *p = s;
     while (p < e) {
-      while (p < e && !g_unichar_isalpha(g_utf8_get_char(p)) &&
-             !g_unichar_ismark(g_utf8_get_char(p)))
+      while (p < e && !letter(g_utf8_get_char(p)))
         p = g_utf8_next_char(p);
       const char *q = p;
-      while (q < e &&
-             (g_unichar_isalpha(g_utf8_get_char(q)) || g_unichar_ismark(g_utf8_get_char(q))))
+      while (q < e && letter(g_utf8_get_char(q)))
         q = g_utf8_next_char(q);
       if (q > p)
-        hyphenate_run(d, word, (size_t)(p - word), (size_t)(q - word), offsets);
+        hyphenate_run(h, word, (size_t)(p - word), (size_t)(q - word), offsets);
       p = q;
     }
   }
-  pthread_mutex_unlock(&h->lock);
+  pthread_mutex_unlock(&h->run->lock);
   return offsets->len;
+}
+
+size_t hyphen_points(Hyphenator *run, const char *lang, const char *word, gssize len,
+                     GArray *offsets)
+{
+  Hyph h;
+  hyph_init(&h, run, lang);
+  size_t n = points(&h, word, len, offsets);
+  hyph_clear(&h);
+  return n;
 }
 
 /* ---- the cache ---- */
@@ -358,8 +416,8 @@ typedef struct {
 } Entry;
 
 struct HyphenCache {
-  Hyphenator *h;
   char *lang;
+  Hyph hyph;         /* the dictionary, looked up at the first miss; buffers */
   GHashTable *words; /* Entry * (owned) */
   GArray *scratch;   /* size_t: hyphen_points' output on a miss */
 };
@@ -382,8 +440,8 @@ static gboolean entry_equal(gconstpointer a, gconstpointer b)
 HyphenCache *hyphen_cache_new(Hyphenator *h, const char *lang)
 {
   HyphenCache *c = g_new0(HyphenCache, 1);
-  c->h = h;
   c->lang = g_strdup(lang);
+  hyph_init(&c->hyph, h, c->lang);
   c->words = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
   c->scratch = g_array_new(FALSE, FALSE, sizeof(size_t));
   return c;
@@ -394,7 +452,7 @@ const size_t *hyphen_cache_points(HyphenCache *c, const char *word, size_t len, 
   Entry probe = {word, (guint32)len, 0};
   Entry *e = len <= G_MAXUINT32 ? g_hash_table_lookup(c->words, &probe) : NULL;
   if (!e) {
-    hyphen_points(c->h, c->lang, word, (gssize)len, c->scratch);
+    points(&c->hyph, word, (gssize)len, c->scratch);
     if (len > G_MAXUINT32) { /* not cached: answered from the scratch array */
       *n = c->scratch->len;
       return (const size_t *)(void *)c->scratch->data;
@@ -420,6 +478,7 @@ void hyphen_cache_free(HyphenCache *c)
     return;
   g_hash_table_destroy(c->words);
   g_array_free(c->scratch, TRUE);
+  hyph_clear(&c->hyph);
   g_free(c->lang);
   g_free(c);
 }

@@ -69,7 +69,8 @@ size_t hyphen_points(Hyphenator *h, const char *lang, const char *word, gssize l
 typedef struct HyphenCache HyphenCache;
 
 /* A cache for lang (as hyphen_points), from h's dictionaries (h outlives
- * it). Free with hyphen_cache_free(). */
+ * it). It looks lang's dictionary up at its first miss and keeps it. Free
+ * with hyphen_cache_free(). */
 HyphenCache *hyphen_cache_new(Hyphenator *h, const char *lang);
 /* hyphen_points(lang, word, len) through the cache: returns its points
  * (byte offsets, increasing) and sets *n to their number. The array

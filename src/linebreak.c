@@ -509,8 +509,9 @@ static void emit_line(const Para *pp, GArray *lines, size_t start, size_t end, s
 static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *st)
 {
   KP kp = {.pp = pp, .p = p, .st = st};
-  kp.active = g_array_new(FALSE, FALSE, sizeof(Active));
-  kp.passive = g_array_new(FALSE, FALSE, sizeof(Passive));
+  /* room for a paragraph of a dozen lines from the start (no doubling from one) */
+  kp.active = g_array_sized_new(FALSE, FALSE, sizeof(Active), 32);
+  kp.passive = g_array_sized_new(FALSE, FALSE, sizeof(Passive), 64);
   kp.easy_line = p->looseness == 0 ? (pp->nwidths > 0 ? pp->nwidths - 1 : 0) : (size_t)-3;
   long best = -2;
   int pass = 0;
@@ -530,7 +531,7 @@ static int kp_break(const Para *pp, const LbParams *p, GArray *lines, LbStats *s
   st->passive = kp.passive->len;
 
   /* Walk back from the end; then emit in order. */
-  GArray *ends = g_array_new(FALSE, FALSE, sizeof(size_t));
+  GArray *ends = g_array_sized_new(FALSE, FALSE, sizeof(size_t), 32);
   for (long q = best; q >= 0; q = g_array_index(kp.passive, Passive, q).prev)
     g_array_append_val(ends, g_array_index(kp.passive, Passive, q).pos);
   if (ends->len == 0) { /* cannot happen (TeX's rule keeps a breaking); never return nothing */
@@ -634,11 +635,14 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
   }
 
   Para pp = {.it = it, .n = m, .widths = widths, .nwidths = nwidths};
-  pp.w = g_new(double, m + 1);
-  pp.y = g_new(double, m + 1);
-  pp.z = g_new(double, m + 1);
-  pp.fil = g_new(size_t, m + 1);
-  pp.next_box = g_new(size_t, m + 1);
+  /* the five running sums in one allocation (a paragraph's: one malloc, not five) */
+  G_STATIC_ASSERT(sizeof(double) == sizeof(size_t));
+  double *sums = g_new(double, 5 * (m + 1));
+  pp.w = sums;
+  pp.y = sums + (m + 1);
+  pp.z = sums + 2 * (m + 1);
+  pp.fil = (size_t *)(void *)(sums + 3 * (m + 1));
+  pp.next_box = (size_t *)(void *)(sums + 4 * (m + 1));
   pp.w[0] = pp.y[0] = pp.z[0] = 0;
   pp.fil[0] = 0;
   for (size_t i = 0; i < m; i++) {
@@ -674,11 +678,7 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
       last->start = n;
   }
 
-  g_free(pp.w);
-  g_free(pp.y);
-  g_free(pp.z);
-  g_free(pp.fil);
-  g_free(pp.next_box);
+  g_free(sums);
   g_free(own);
   return pass;
 }

@@ -82,7 +82,7 @@ typedef struct {
   char *split_level; /* "auto" or 1..6 */
   gboolean number_sections, smart, toc;
   gboolean quiet, verbose, version, dump, dump_layout, no_fonts, no_page_list, no_highlight;
-  int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the cores) */
+  int jobs;     /* -j: threads (0: OCTAVO_THREADS, else the run plan from the load) */
   GArray *outs; /* Output */
 } Args;
 
@@ -337,8 +337,8 @@ static GOptionContext *option_context(Args *a)
        "--preview: the pages to draw as thumbnails, e.g. 1-3,7 (1 = the title page; default all)",
        "LIST"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
-       "Threads (default: $OCTAVO_THREADS, else one per core); the outputs are the same "
-       "whatever the number",
+       "Threads (default: $OCTAVO_THREADS, else one per core not busy with other work: "
+       "-v says how many); the outputs are the same whatever the number",
        "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "Print errors only, no warnings", NULL},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Say what is written", NULL},
@@ -687,8 +687,9 @@ static int write_preview(Book *book, const Layout *lay, const Args *a)
   return rc;
 }
 
-/* The threads -j, OCTAVO_THREADS or the cores give (check_options
- * checked them). */
+/* The threads -j or OCTAVO_THREADS ask for (check_options checked them);
+ * 0 when neither does: the run plan decides from the machine
+ * (runplan_threads). */
 static int thread_count(const Args *a)
 {
   const char *env = g_getenv("OCTAVO_THREADS");
@@ -696,7 +697,7 @@ static int thread_count(const Args *a)
     return a->jobs;
   if (env && *env)
     return (int)g_ascii_strtoull(env, NULL, 10);
-  return (int)g_get_num_processors();
+  return 0;
 }
 
 /* The outputs being written, on two threads: the EPUBs on a second one. */
@@ -808,6 +809,8 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.chapters = book->chapters->len;
   want.cover_given = book->cover != NULL;
   want.threads = opts->threads;
+  if (want.threads < 1)
+    runplan_probe(&want);
   return runplan_decide(&want);
 }
 
@@ -837,6 +840,7 @@ static int run(Args *a, const char *argv0)
   if (rc == EXIT_OK) {
     plan = opts.plan = decide_plan(book, a, &opts);
     plan->hyphenator = hyph;
+    opts.threads = plan->want.threads; /* as decided: every module reads it */
     if (opts.verbose) {
       char *said = runplan_describe(plan);
       fputs(said, stderr);

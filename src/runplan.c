@@ -8,7 +8,11 @@
  * paragraph-less book), but it starts no thread itself. */
 #include "runplan.h"
 
+#include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -29,13 +33,66 @@ struct RunRegistry {
   GHashTable *kept;   /* key -> Kept * */
 };
 
+int runplan_threads(int cpus, double load)
+{
+  if (cpus < 1)
+    return 1;
+  if (!(load > 0)) /* also NaN */
+    load = 0;
+  double busy = floor(load + 0.5);
+  return busy >= cpus ? 1 : MAX(1, cpus - (int)busy);
+}
+
+/* How many of this process's threads are runnable now (state R in
+ * /proc/self/task/N/stat): they are in /proc/loadavg's count too, and are
+ * not other work (GLib's and pango's own threads may run at start-up).
+ * At least 1, the caller. */
+static int own_runnable(void)
+{
+  int n = 0;
+  GDir *dir = g_dir_open("/proc/self/task", 0, NULL);
+  for (const char *t; dir && (t = g_dir_read_name(dir));) {
+    char *path = g_build_filename("/proc/self/task", t, "stat", NULL);
+    char *stat = NULL;
+    if (g_file_get_contents(path, &stat, NULL, NULL)) {
+      const char *close = strrchr(stat, ')'); /* the name may hold spaces and parentheses */
+      n += close && close[1] == ' ' && close[2] == 'R';
+    }
+    g_free(stat);
+    g_free(path);
+  }
+  if (dir)
+    g_dir_close(dir);
+  return MAX(n, 1);
+}
+
+void runplan_probe(RunWant *want)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  want->cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+  if (want->cpus < 1)
+    want->cpus = (int)g_get_num_processors();
+  double avg = 0;
+  int running = 0, total = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  bool both = f && fscanf(f, "%lf %*f %*f %d/%d", &avg, &running, &total) == 3;
+  if (f)
+    fclose(f);
+  if (both)
+    want->load = MIN(avg, (double)MAX(running - own_runnable(), 0));
+  else
+    want->load = getloadavg(&avg, 1) == 1 ? avg : 0;
+}
+
 RunPlan *runplan_decide(const RunWant *want)
 {
   RunPlan *p = g_new0(RunPlan, 1);
   p->want = *want;
   const RunWant *w = &p->want;
-  if (p->want.threads < 1)
-    p->want.threads = 1;
+  p->threads_chosen = want->threads < 1;
+  if (p->threads_chosen)
+    p->want.threads = runplan_threads(w->cpus, w->load);
   int threads = w->threads;
   bool multi = threads > 1;
   bool pdf = w->pdfs > 0 || w->preview; /* the previews are the PDF's pages */
@@ -89,6 +146,14 @@ char *runplan_describe(const RunPlan *p)
   g_string_append_printf(s, "octavo: plan: layout=%s handout=%s counted=%s marks=%s passes=%d\n",
                          layouts[p->layout], yes(w->handout), yes(p->counted), yes(p->marks),
                          p->passes);
+  if (p->threads_chosen)
+    g_string_append_printf(s,
+                           "octavo: plan: cores=%d load=%.2f -> threads=%d (no -j nor "
+                           "OCTAVO_THREADS: a thread per core not busy)\n",
+                           w->cpus, w->load, w->threads);
+  else
+    g_string_append_printf(s, "octavo: plan: threads=%d as asked (-j or OCTAVO_THREADS)\n",
+                           w->threads);
   g_string_append_printf(s,
                          "octavo: plan: threads=%d epub-thread=%s draw-thread=%s "
                          "chapter-threads=%d shape-ahead=%s\n",

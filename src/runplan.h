@@ -23,7 +23,10 @@ typedef struct {
   bool toc;                     /* --toc: the handout prints its contents */
   unsigned chapters;            /* the book's chapters, as parsed */
   bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
-  int threads;                  /* -j, else OCTAVO_THREADS, else the cores: 1 or more */
+  int threads;                  /* -j, else OCTAVO_THREADS: 1 or more; 0: neither, the plan
+                                 * decides from the machine (cpus, load) */
+  int cpus;                     /* the CPUs the process may run on (runplan_probe) */
+  double load;                  /* how many of them other work keeps busy (runplan_probe) */
 } RunWant;
 
 /* How the print pages are laid out. */
@@ -37,7 +40,8 @@ typedef enum {
 typedef struct RunThread RunThread;
 
 typedef struct RunPlan {
-  RunWant want;
+  RunWant want;        /* as asked, with want.threads the number decided */
+  bool threads_chosen; /* want.threads was 0: decided from cpus and load */
   /* the layout */
   RunLayout layout;
   bool marks;   /* the streamed PDF hands its page marks to the EPUB's page list */
@@ -70,8 +74,27 @@ typedef struct RunPlan {
   struct RunRegistry *reg;
 } RunPlan;
 
-/* The plan for want (want->threads >= 1). Free with runplan_end. */
+/* The plan for want. want->threads >= 1 is taken as it is (-j N means N);
+ * 0 is runplan_threads(want->cpus, want->load). The plan's want.threads is
+ * the number decided. A pure function of want: the machine is read by
+ * runplan_probe, before. Free with runplan_end. */
 RunPlan *runplan_decide(const RunWant *want);
+
+/* The threads for a run given the CPUs it may use and the load other work
+ * puts on them: one per CPU not busy, a CPU counted busy when more than
+ * half of it is (cpus - round(load), at least 1, at most cpus): two free
+ * cores give two threads, a load of 0.5 or more on two give one, where a
+ * second thread would wait for a core and hold memory for nothing. */
+int runplan_threads(int cpus, double load);
+
+/* The machine as the plan sees it, into want->cpus and want->load: the
+ * CPUs of the process's affinity mask (sched_getaffinity), and the load of
+ * others: the smaller of the last minute's load average and the runnable
+ * tasks at this moment less this process's own (/proc/loadavg's fourth field), so
+ * that a run just ended (the average still high, nothing running now) or a
+ * short burst (something running now, the average low) does not take a
+ * free core away. Without /proc/loadavg, getloadavg's average alone. */
+void runplan_probe(RunWant *want);
 
 /* The plan in words, one "key=value" line per group, each line starting
  * with "octavo: plan: " and ending with a newline (what -v prints). Free

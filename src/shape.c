@@ -103,7 +103,10 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
       pango_attr_break(s->text, (int)len, attrs, 0, s->log, s->nchars + 1);
     keep_hangul(s->text, s->log, s->nchars);
   }
-  gint64 *adv = g_new0(gint64, len + 1);
+  /* each glyph's advance at its cluster's byte + 1, then summed in place
+   * (cum_pu[i]: the advances of bytes [0, i)): no array of its own */
+  s->cum_pu = g_new0(gint64, len + 1);
+  gint64 *adv = s->cum_pu + 1;
   if (len > 0) {
     /* on a thread's context its fonts are readied once (font_seen) and
      * shaped with unlocked; on another, under fontlock (cairo's faces) */
@@ -133,11 +136,8 @@ static Shaped *shape(PangoContext *ctx, const char *text, size_t len, PangoAttrL
     if (s->locked)
       fontlock_leave();
   }
-  s->cum_pu = g_new(gint64, len + 1);
-  s->cum_pu[0] = 0;
   for (size_t i = 0; i < len; i++)
-    s->cum_pu[i + 1] = s->cum_pu[i] + adv[i];
-  g_free(adv);
+    s->cum_pu[i + 1] += s->cum_pu[i];
   return s;
 }
 

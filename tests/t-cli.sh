@@ -108,6 +108,15 @@ for j in 1 4; do
   passes 1 -j$j --preview prev plan.md -o p.pdf
   passes 0 -j$j --no-page-list plan.md -o p.epub
 done
+plan "threads=4 as asked (-j or OCTAVO_THREADS)" -j4 plan.md -o p.epub
+# neither -j nor OCTAVO_THREADS: the threads from the cores not busy (runplan_threads), and
+# -v says from what (test_runplan asserts the decision for given cores and loads)
+env -u OCTAVO_THREADS "$OCTAVO" -v plan.md -o p.epub >/dev/null 2>plan.err || fail "-v: failed"
+grep -Eq '^octavo: plan: cores=[1-9][0-9]* load=[0-9]+\.[0-9]{2} -> threads=[1-9][0-9]* ' plan.err ||
+  fail "-v without -j: no 'cores=N load=L -> threads=T' in: $(grep plan: plan.err)"
+chosen=$(sed -n 's/^octavo: plan: cores=.* -> threads=\([0-9]*\) .*/\1/p' plan.err)
+grep -q "^octavo: plan: threads=$chosen epub-thread=" plan.err ||
+  fail "-v without -j: the plan's threads are not the ones chosen ($chosen): $(grep plan: plan.err)"
 
 # Every option --help lists is documented in the manual page and in README.
 "$OCTAVO" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u > options.txt

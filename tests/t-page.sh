@@ -25,6 +25,10 @@
 #   runts      (the corpus's books) no chapter's last page under 5 lines
 #              deep, no other page under a third full
 #   tables     no word of a table cell broken across lines
+#   notes      no page's foot holds two URL notes or two footnotes with the
+#              same label (the test book's nested chapter and the chapter
+#              it runs on after each have a link and a footnote [^own]; a
+#              run-on chapter's URL notes once began again at "a")
 #   code-css   (when chromium is installed) code and listings left-aligned in
 #              the EPUB, computed by headless Chromium with the book's CSS and
 #              a reader's justified body (every book: its chapters with code

@@ -77,10 +77,14 @@ struct Ahead {
  * or the layout's to shape). */
 static void shape_slot(Ahead *a, Slot *s, guint *chapter)
 {
-  /* a book's chapter letters its URL notes from a (layout.c); a handout
-   * runs on (handout.c) */
+  /* a book's flow letters its URL notes from a, on through the chapters
+   * that run on (layout.c's chapter_notes_take); a handout runs on
+   * (handout.c) */
   if (s->chapter != *chapter && a->env->st->chapter_new_page && s->chapter != G_MAXUINT) {
-    a->store.url_first = a->store.url_notes->len;
+    LayStore *st = &a->store;
+    st->url_base =
+        lay_runs_on(a->env, s->chapter) ? st->url_base + st->url_notes->len - st->url_first : 0;
+    st->url_first = st->url_notes->len;
     *chapter = s->chapter;
   }
   bool note = s->chapter == G_MAXUINT;

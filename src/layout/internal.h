@@ -71,6 +71,10 @@ typedef struct {
   GHashTable *toc_lines;          /* a contents entry (depth, dest, title) -> GPtrArray of GArray of
                           * LayItem: its title's lines as the placeholder pass set them (front.c) */
   Ahead *ahead; /* the body's paragraphs shaped on another thread, or NULL (one thread) */
+  GString *key;        /* shape_label_attrs' and label_width's lookup key, reused */
+  GArray *label_slices; /* ShapeSlice: shape_label_attrs' (emptied after each) */
+  GPtrArray *bufs; /* struct ParaBufs *: set_para's arrays not in use, kept with their room
+                    * from paragraph to paragraph (lines.c) */
 } LayShaper;
 
 typedef struct {
@@ -83,6 +87,9 @@ typedef struct {
   GPtrArray *url_notes;  /* UrlNote, owned, in order */
   GHashTable *url_index; /* a note's uri (its string) -> 1 + its index in url_notes */
   guint url_first;       /* the first of the current chapter */
+  guint url_base;        /* the notes of its flow before it (the chapters it runs on
+                          * after, lay_runs_on): its letters go on from theirs, so that
+                          * no page's foot holds two notes "a" */
   guint url_chapter;     /* the book's chapter being set, 1..: its URL notes' ids are
                           * "url <chapter>-<n>"; 0: the handout's, "url <n>" */
   GHashTable *dests;     /* names of emitted destinations */
@@ -208,7 +215,7 @@ double label_width(LayShaper *shp, const PangoFontDescription *d, const char *st
  * pango's itemising decides a paragraph's (only its first 256 bytes are
  * looked at). */
 bool text_rtl(LayShaper *shp, const char *text, size_t len);
-void word_points(LayShaper *shp, const char *w, size_t len, GArray *out);
+const size_t *word_points(LayShaper *shp, const char *w, size_t len, guint *n);
 double hyphen_width(LayShaper *shp, const Shaped *sh, size_t at);
 
 /* ------------------------------------------------------------------------ */
@@ -298,7 +305,9 @@ void para_inlines(Build *c, Para *p, BookNode *parent);
  * run's last node. */
 BookNode *para_inline_run(Build *c, Para *p, BookNode *first);
 void para_mark(const Para *p, size_t at, BookNode **node, size_t *off);
-guint8 *span_flags(const Para *p);
+/* p's span flags, one per byte and one past the end, into out (its bytes
+ * replaced); returns out's data. */
+guint8 *span_flags(const Para *p, GByteArray *out);
 gint cmp_span(gconstpointer a, gconstpointer b);
 
 /* ------------------------------------------------------------------------ */
@@ -343,9 +352,13 @@ static inline guint8 flag_at(const guint8 *flags, size_t flen, size_t at)
 const ImgBox *image_at(const GArray *imgs, size_t at);
 /* The boxes, glue and penalties of p shaped as sh (flags: span_flags(p);
  * imgs: its inline images) into items (LbItem) and meta (Meta, one each),
- * ending as TeX does. */
+ * ending as TeX does. *points: an array build_items keeps its break
+ * points in (made on the first call, reused after; the caller frees). */
 void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta);
+                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta,
+                 GArray **points);
+/* set_para's arrays kept by shp (shp->bufs), freed (shaper_clear). */
+void para_bufs_free(GPtrArray *bufs);
 
 /* ------------------------------------------------------------------------ */
 /* Setting lines (lines.c)                                                  */

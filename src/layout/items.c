@@ -139,8 +139,8 @@ static bool cluster_start(const Shaped *sh, size_t at)
  * not after - or ., which would read as part of an option or a name); then, in any piece between
  * them still wider than the line, points between any two characters. */
 static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j, size_t bw,
-                            const GArray *hp, bool url, bool ident, bool cspan, double mark_w,
-                            GArray *pts)
+                            const size_t *hp, guint nhp, bool url, bool ident, bool cspan,
+                            double mark_w, GArray *pts)
 {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i];
@@ -160,10 +160,10 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
       before += alnum_byte(t[counted]);
     if (!sh->log[k].is_cursor_position)
       continue;
-    while (h < hp->len && b0 + g_array_index(hp, size_t, h) < at)
+    while (h < nhp && b0 + hp[h] < at)
       h++;
     Point p = {at, P_NONE};
-    if (h < hp->len && b0 + g_array_index(hp, size_t, h) == at && cluster_start(sh, at))
+    if (h < nhp && b0 + hp[h] == at && cluster_start(sh, at))
       p.kind = P_HYPH;
     else if (url && url_point(t, at, b0, bw))
       p.kind = P_URL;
@@ -286,8 +286,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
 }
 
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                       const guint8 *flags, size_t flen, int i, int j, GArray *hp, GArray *pts,
-                       GArray *items, GArray *meta)
+                       const guint8 *flags, size_t flen, int i, int j, GArray *pts, GArray *items,
+                       GArray *meta)
 {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
@@ -297,15 +297,16 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   while (bw < b1 && !(flag_at(flags, flen, bw) & F_MARK))
     all |= flag_at(flags, flen, bw++);
   bool url = all & F_URL, code = (all & F_CODE) && !url;
-  g_array_set_size(hp, 0);
+  const size_t *hp = NULL; /* the word's hyphenation points (the cache's) */
+  guint nhp = 0;
   if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
-    word_points(c->shp, t + b0, bw - b0, hp);
-  bool ident = !url && (code || (!hp->len && identifier_like(t, b0, bw)));
+    hp = word_points(c->shp, t + b0, bw - b0, &nhp);
+  bool ident = !url && (code || (!nhp && identifier_like(t, b0, bw)));
   BreakMarks bm = {0};
   if (ps->whole_words) /* a table cell as wide as its widest word: none broken */
     g_array_set_size(pts, 0);
   else
-    word_points_all(sh, ps, i, j, bw, hp, url, ident, code,
+    word_points_all(sh, ps, i, j, bw, hp, nhp, url, ident, code,
                     break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
@@ -415,13 +416,15 @@ static void build_end(GArray *items, GArray *meta, size_t end)
 }
 
 void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta)
+                 const guint8 *flags, const GArray *imgs, GArray *items, GArray *meta,
+                 GArray **points)
 {
   const char *t = sh->text;
   int n = sh->nchars;
   size_t flen = p->text->len;
-  GArray *hp = g_array_new(FALSE, FALSE, sizeof(size_t));
-  GArray *pts = g_array_new(FALSE, FALSE, sizeof(Point));
+  if (!*points)
+    *points = g_array_new(FALSE, FALSE, sizeof(Point));
+  GArray *pts = *points;
   for (int i = 0; i < n;) {
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
@@ -443,10 +446,8 @@ void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps,
            !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0) &&
            !(flag_at(flags, flen, (size_t)sh->char_byte[j]) & F_IMAGE))
       j++;
-    build_word(c, sh, ps, ragged, flags, flen, i, j, hp, pts, items, meta);
+    build_word(c, sh, ps, ragged, flags, flen, i, j, pts, items, meta);
     i = j;
   }
-  g_array_free(hp, TRUE);
-  g_array_free(pts, TRUE);
   build_end(items, meta, sh->len);
 }

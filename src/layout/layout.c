@@ -209,7 +209,8 @@ GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint 
   return vl;
 }
 
-/* Chapter ci's vertical list, its URL notes from r->store.url_first on:
+/* Chapter ci's vertical list, its URL notes from r->store.url_first on,
+ * lettered on from r->store.url_base:
  * set here, or taken from the threads that set chapters ahead. */
 static GArray *chapter_take(Run *r, guint ci, guint *span_end)
 {
@@ -226,13 +227,18 @@ bool lay_runs_on(const LayEnv *env, guint ci)
 }
 
 /* Chapter ci's vertical list, its URL notes at the page foot laid out
- * (with --link-notes=foot) and the next chapter's numbered from there. */
+ * (with --link-notes=foot): lettered from a where a flow opens, else on
+ * from the chapters before it in its flow (url_base). */
 static GArray *chapter_notes_take(Run *r, guint ci, guint *span_end)
 {
+  LayStore *s = &r->store;
+  if (!lay_runs_on(&r->env, ci))
+    s->url_base = 0;
   GArray *vl = chapter_take(r, ci, span_end);
   if (!r->env.url_end)
-    url_notes_foot(&r->env, &r->shp, &r->store, r->store.url_first);
-  r->store.url_first = r->store.url_notes->len;
+    url_notes_foot(&r->env, &r->shp, s, s->url_first);
+  s->url_base += s->url_notes->len - s->url_first;
+  s->url_first = s->url_notes->len;
   return vl;
 }
 

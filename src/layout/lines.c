@@ -179,9 +179,87 @@ static bool too_loose(const GArray *items, size_t s, size_t e, double ratio)
   return nat > 0 && nat + ratio * str > MAX_SPACE * nat + 1e-6;
 }
 
+/* An inline image set on the current line, its left edge at x. */
+typedef struct {
+  double x;
+  const ImgBox *box;
+} Placed;
+
+/* set_para's arrays, kept by the shaper (LayShaper.bufs) from paragraph to
+ * paragraph with their room: a paragraph allocates none of them anew nor
+ * grows them from empty (a set of them per set_para running: a table
+ * cell's paragraph may be set while another is). */
+typedef struct ParaBufs {
+  GArray *items, *meta; /* LbItem, Meta */
+  GByteArray *flags;    /* span_flags */
+  GArray *imgs;         /* ImgBox */
+  GArray *lines;        /* LbLine */
+  GArray *slices;       /* ShapeSlice (emptied: none owns a font or glyphs) */
+  GArray *xs;           /* XPos */
+  GArray *placed;       /* Placed */
+  GArray *vis;          /* guint: a line's slices in visual order */
+  GByteArray *levels;   /* visual_order's embedding levels */
+  GArray *points;       /* build_items' (made there) */
+} ParaBufs;
+
+static ParaBufs *bufs_take(LayShaper *shp)
+{
+  if (shp->bufs->len)
+    return g_ptr_array_steal_index_fast(shp->bufs, shp->bufs->len - 1);
+  ParaBufs *b = g_new0(ParaBufs, 1);
+  b->items = g_array_new(FALSE, TRUE, sizeof(LbItem));
+  b->meta = g_array_new(FALSE, TRUE, sizeof(Meta));
+  b->flags = g_byte_array_new();
+  b->imgs = g_array_new(FALSE, FALSE, sizeof(ImgBox));
+  b->lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
+  b->slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  b->xs = g_array_new(FALSE, FALSE, sizeof(XPos));
+  b->placed = g_array_new(FALSE, FALSE, sizeof(Placed));
+  b->vis = g_array_new(FALSE, FALSE, sizeof(guint));
+  b->levels = g_byte_array_new();
+  return b;
+}
+
+/* b given back to shp, emptied (its room kept). */
+static void bufs_give(LayShaper *shp, ParaBufs *b)
+{
+  for (guint k = 0; k < b->slices->len; k++)
+    shape_slice_clear(&g_array_index(b->slices, ShapeSlice, k));
+  g_array_set_size(b->slices, 0);
+  g_array_set_size(b->items, 0);
+  g_array_set_size(b->meta, 0);
+  g_array_set_size(b->imgs, 0);
+  g_array_set_size(b->lines, 0);
+  g_array_set_size(b->xs, 0);
+  g_array_set_size(b->placed, 0);
+  g_ptr_array_add(shp->bufs, b);
+}
+
+void para_bufs_free(GPtrArray *bufs)
+{
+  for (guint i = 0; i < bufs->len; i++) {
+    ParaBufs *b = bufs->pdata[i];
+    g_array_free(b->items, TRUE);
+    g_array_free(b->meta, TRUE);
+    g_byte_array_free(b->flags, TRUE);
+    g_array_free(b->imgs, TRUE);
+    g_array_free(b->lines, TRUE);
+    g_array_free(b->slices, TRUE);
+    g_array_free(b->xs, TRUE);
+    g_array_free(b->placed, TRUE);
+    g_array_free(b->vis, TRUE);
+    g_byte_array_free(b->levels, TRUE);
+    if (b->points)
+      g_array_free(b->points, TRUE);
+    g_free(b);
+  }
+  g_ptr_array_free(bufs, TRUE);
+}
+
 /* A paragraph being set: shaped once, its break items, and per line the
  * slices of its glyphs and where each byte landed. */
 typedef struct {
+  ParaBufs *bufs;
   Para *p;
   const ParaStyle *ps;
   bool ragged;
@@ -196,12 +274,6 @@ typedef struct {
   GArray *imgs;   /* ImgBox: the inline images, by byte */
   GArray *placed; /* Placed: the current line's images */
 } Setting;
-
-/* An inline image set on the current line, its left edge at x. */
-typedef struct {
-  double x;
-  const ImgBox *box;
-} Placed;
 
 /* A URL note's letter set against its word extracts as a word of its own:
  * its text starts with a zero-width space (which the first glyph's
@@ -221,10 +293,11 @@ static void mark_text(LayItem *it)
  * the lowest odd one, every run of slices at that level or higher is
  * reversed (the glyphs of a right-to-left slice are already in visual
  * order). Returns whether any slice is right to left. */
-static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis)
+static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis, GByteArray *levels)
 {
   guint n = slices->len;
-  guint8 *lv = g_new0(guint8, n + 1), hi = 0, lo_odd = G_MAXUINT8;
+  g_byte_array_set_size(levels, n + 1);
+  guint8 *lv = levels->data, hi = 0, lo_odd = G_MAXUINT8;
   for (guint i = 0; i < n; i++) {
     const ShapeRun *r = shape_run_at(sh, g_array_index(slices, ShapeSlice, i).start);
     lv[i] = r ? r->item->analysis.level : 0;
@@ -245,7 +318,6 @@ static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis)
       }
       i = j > i ? j : i + 1;
     }
-  g_free(lv);
   return lo_odd != G_MAXUINT8;
 }
 
@@ -453,8 +525,10 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
   }
   /* set left to right in visual order; the items in logical order, so
    * that the text extracts in reading order */
-  guint n = slices->len, *vis = g_new(guint, n + 1);
-  S->bidi = visual_order(S->sh, slices, vis);
+  guint n = slices->len;
+  g_array_set_size(S->bufs->vis, n + 1);
+  guint *vis = (guint *)(void *)S->bufs->vis->data;
+  S->bidi = visual_order(S->sh, slices, vis, S->bufs->levels);
   guint first = li_items->len;
   g_array_set_size(li_items, first + n);
   for (guint k = 0; k < n; k++)
@@ -464,7 +538,6 @@ static double set_glyphs(Build *c, Setting *S, const LbLine *ln, size_t s, size_
     g_array_index(slices, ShapeSlice, k).font = NULL;
     g_array_index(slices, ShapeSlice, k).glyphs = NULL;
   }
-  g_free(vis);
   images_items(S, li_items);
   XPos xend = {b, x, 0};
   g_array_append_val(S->xs, xend);
@@ -580,9 +653,8 @@ static bool ends_hard(const Setting *S, const GArray *lines, int li)
  * is drawn at, by byte. A line of a vertical list grows to hold a tall
  * image; a line set for its caller (out: a table cell) cannot, and its
  * images stay within its room above the baseline. */
-static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool out)
+static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool out, GArray *imgs)
 {
-  GArray *imgs = g_array_new(FALSE, FALSE, sizeof(ImgBox));
   double max_h = out ? MAX(ps->base_pt, ps->size_pt * 0.75) : c->env->text_h * 0.6;
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *sp = &g_array_index(p->spans, Span, i);
@@ -600,12 +672,12 @@ static GArray *image_boxes(Build *c, const Para *p, const ParaStyle *ps, bool ou
   return imgs; /* in order: a SPAN_IMAGE is added as its character is */
 }
 
-/* S's items broken into lines (a new array of LbLine). */
+/* S's items broken into lines (S's array of LbLine). */
 static GArray *break_lines(Build *c, Setting *S, LbParams *lp)
 {
   const ParaStyle *ps = S->ps;
   double widths[2] = {ps->width_pt - ps->indent_pt, ps->width_pt};
-  GArray *lines = g_array_new(FALSE, TRUE, sizeof(LbLine));
+  GArray *lines = S->bufs->lines;
   *lp = c->env->lbp;
   /* a line looser than MAX_SPACE (the glue stretches by half a space per
    * unit of ratio) is set ragged (set_glyphs): from the emergency pass on
@@ -689,21 +761,22 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   p->shaped = NULL;
   pango_context_set_base_dir(c->shp->pctx, PANGO_DIRECTION_WEAK_LTR);
   S.rtl = !out && (ps->mirror || (ps->rtl_right && rtl_paragraph(S.sh)));
-  /* about a box and a glue a word, and a penalty a hyphenation point:
-   * sized once from the text rather than grown by doubling */
-  guint guess = (guint)S.sh->nchars / 2 + 8;
-  S.items = g_array_sized_new(FALSE, TRUE, sizeof(LbItem), guess);
-  S.meta = g_array_sized_new(FALSE, TRUE, sizeof(Meta), guess);
-  S.flags = span_flags(p); /* for the items and the letter spacing */
-  S.imgs = image_boxes(c, p, ps, out != NULL);
-  build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta);
+  /* the shaper's arrays, emptied, with the room the paragraphs before
+   * made (GArray grows by doubling and keeps it: after the first long
+   * paragraph none grows) */
+  ParaBufs *B = S.bufs = bufs_take(c->shp);
+  S.items = B->items;
+  S.meta = B->meta;
+  S.flags = span_flags(p, B->flags); /* for the items and the letter spacing */
+  S.imgs = image_boxes(c, p, ps, out != NULL, B->imgs);
+  build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta, &B->points);
   LbParams lp;
   GArray *lines = break_lines(c, &S, &lp);
   if (tag && !out)
     open_tag(c, tag);
-  S.slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
-  S.xs = g_array_new(FALSE, FALSE, sizeof(XPos));
-  S.placed = g_array_new(FALSE, FALSE, sizeof(Placed));
+  S.slices = B->slices;
+  S.xs = B->xs;
+  S.placed = B->placed;
   int nl = (int)lines->len;
   info.nlines = nl;
   if (S.rtl) /* the labels before the first line (list marks, task boxes) go to its right */
@@ -746,16 +819,7 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   }
   if (nl == 0 && tag && !out)
     g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */
-  for (guint k = 0; k < S.slices->len; k++)
-    shape_slice_clear(&g_array_index(S.slices, ShapeSlice, k));
-  g_array_free(S.slices, TRUE);
-  g_array_free(S.xs, TRUE);
-  g_array_free(S.placed, TRUE);
-  g_array_free(S.imgs, TRUE);
-  g_free(S.flags);
-  g_array_free(lines, TRUE);
-  g_array_free(S.items, TRUE);
-  g_array_free(S.meta, TRUE);
+  bufs_give(c->shp, B);
   if (ahead)
     ahead_done(c->shp->ahead, S.sh);
   else

@@ -98,14 +98,26 @@ static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off
 {
   if (!t || !*t)
     return;
-  char *v = g_utf8_validate(t, -1, NULL) ? g_strdup(t) : g_utf8_make_valid(t, -1);
-  for (char *q = v; *q; q++)
-    if ((unsigned char)*q < 0x20)
-      *q = ' ';
-  size_t n = strlen(v);
+  /* the node's text as it is, or (a control character or invalid UTF-8 in
+   * it) a copy made right */
+  const char *end = NULL;
+  bool valid = g_utf8_validate(t, -1, &end);
+  size_t n = (size_t)(end - t);
+  bool ctrl = false;
+  for (size_t i = 0; i < n && !ctrl; i++)
+    ctrl = (unsigned char)t[i] < 0x20;
+  char *own = NULL;
+  if (!valid || ctrl) {
+    own = valid ? g_strdup(t) : g_utf8_make_valid(t, -1);
+    for (char *q = own; *q; q++)
+      if ((unsigned char)*q < 0x20)
+        *q = ' ';
+    n = strlen(own);
+  }
+  const char *v = own ? own : t;
   if (!collapse) {
     piece(p, node, v, 0, n, node_off);
-    g_free(v);
+    g_free(own);
     return;
   }
   bool space = p->text->len > 0 && p->text->str[p->text->len - 1] == ' ' && !tail_is_code(p);
@@ -122,7 +134,7 @@ static void para_text_as(Para *p, BookNode *node, const char *t, size_t node_off
     space = true;
   }
   piece(p, node, v, from, n, node_off);
-  g_free(v);
+  g_free(own);
 }
 
 void para_text(Para *p, BookNode *node, const char *t, size_t node_off)
@@ -145,7 +157,8 @@ static const char *html_attr(const BookNode *n, const char *name)
 }
 
 /* The chapter's URL note for href: one per distinct URL in a chapter, so a
- * page (or the chapter's list) never prints the same URL twice. */
+ * page (or the chapter's list) never prints the same URL twice; lettered
+ * on from the notes of the chapters its flow ran on from (url_base). */
 static UrlNote *url_note_for(Build *c, const char *href)
 {
   GPtrArray *all = c->store->url_notes;
@@ -156,11 +169,11 @@ static UrlNote *url_note_for(Build *c, const char *href)
   UrlNote *u = g_new0(UrlNote, 1);
   guint k = all->len - c->store->url_first;
   GString *lab = g_string_new(NULL);
-  for (guint v = k + 1; v > 0; v = (v - 1) / 26)
+  for (guint v = c->store->url_base + k + 1; v > 0; v = (v - 1) / 26)
     g_string_prepend_c(lab, (char)('a' + (v - 1) % 26));
   u->label = g_string_free(lab, FALSE);
-  /* a book's per chapter, as its letters (a chapter may be set on
-   * another thread, pool.c); a handout's through. With a space, which no
+  /* a book's per chapter (a chapter may be set on another thread,
+   * pool.c); a handout's through. With a space, which no
    * id of the book holds (slugs make none, sanitize_elements.c refuses
    * one in an id): a heading "URL 2" keeps its own destination. */
   u->id = c->store->url_chapter ? g_strdup_printf("url %u-%u", c->store->url_chapter, k + 1)
@@ -447,9 +460,11 @@ void para_mark(const Para *p, size_t at, BookNode **node, size_t *off)
   *off = 0;
 }
 
-guint8 *span_flags(const Para *p)
+guint8 *span_flags(const Para *p, GByteArray *out)
 {
-  guint8 *f = g_new0(guint8, p->text->len + 1);
+  g_byte_array_set_size(out, (guint)p->text->len + 1);
+  guint8 *f = out->data;
+  memset(f, 0, p->text->len + 1);
   for (guint i = 0; i < p->spans->len; i++) {
     const Span *s = &g_array_index(p->spans, Span, i);
     guint8 bit = s->kind == SPAN_CODE      ? F_CODE

@@ -1,14 +1,19 @@
 /* layout/pool.c: a book's chapters set on several threads.
  *
- * Each chapter starts on a new page, and its vertical list (its lines,
- * glue and penalties: chapter_vlist, most of the layout's time) depends on
- * the book and the options, not on the pages before it, but for two
- * things the chapters before it leave in the run's store: the
- * destinations already emitted (a name is emitted once in the book) and
- * the URL notes (a chapter's are lettered and named from its first,
- * "url-<chapter>-<n>", so a chapter makes the same ones alone). So with
- * threads to spare, threads of their own build the chapters' lists ahead
- * of the layout, in order, each into a store of its own; the layout (the
+ * A chapter's vertical list (its lines, glue and penalties: chapter_vlist,
+ * most of the layout's time) depends on the book and the options, not on
+ * the pages before it, but for two things the chapters before it leave in
+ * the run's store: the destinations already emitted (a name is emitted
+ * once in the book) and the URL notes. A chapter's notes are named from
+ * its first, "url <chapter>-<n>", and lettered on from the notes of the
+ * chapters before it in its flow (the chapter that opens a page and those
+ * that run on after it, lay_runs_on), from a where a flow opens: so a
+ * chapter makes the same notes alone once it knows how many the chapters
+ * before it in its flow made. So with threads to spare, threads of their
+ * own build the chapters' lists ahead of the layout, in order, each into a
+ * store of its own: a flow's chapters one after the other (a chapter is
+ * claimed once the one before it in its flow is set and its notes
+ * counted), the flows side by side; the layout (the
  * caller of pool_take, which paginates the chapters in order) takes each
  * list in turn and adds its URL notes and destinations to the run's
  * store. A chapter that emitted a destination an earlier one (or a note)
@@ -42,7 +47,9 @@ enum { FREE, BUILDING, BUILT, TAKEN };
 enum { ITEMS_AHEAD = 16384 }; /* a few thousand lines: about a hundred pages */
 
 typedef struct {
-  int state; /* under the mutex */
+  int state;  /* under the mutex */
+  int notes;  /* the URL notes it made once set (under the mutex), or -1 */
+  guint base; /* the notes of its flow before it: its letters go on from there */
   GArray *vl;
   guint span_end;
   LayStore store; /* its URL notes and destinations */
@@ -95,27 +102,42 @@ static void build(Pool *p, LayShaper *shp, guint ci)
 {
   Job *j = &p->jobs[ci];
   store_local(&j->store);
+  j->store.url_base = j->base;
   j->vl = chapter_vlist(&p->r->env, shp, &j->store, ci, &j->span_end);
 }
 
-/* Claim the next free chapter within reach of the layout (under the
+/* Claim the first free chapter within reach of the layout whose letters
+ * are known (it opens a flow, or the chapter before it is set) (under the
  * mutex): its index, or G_MAXUINT. */
 static guint claim(Pool *p)
 {
   while (p->next < p->n && p->jobs[p->next].state != FREE)
     p->next++;
-  if (p->next >= p->n || p->next >= p->taken + p->ahead ||
-      (p->next > p->taken && p->items >= ITEMS_AHEAD))
-    return G_MAXUINT;
-  p->jobs[p->next].state = BUILDING;
-  return p->next++;
+  for (guint ci = p->next; ci < p->n && ci < p->taken + p->ahead; ci++) {
+    if (ci > p->taken && p->items >= ITEMS_AHEAD)
+      break;
+    Job *j = &p->jobs[ci];
+    if (j->state != FREE)
+      continue;
+    if (!lay_runs_on(&p->r->env, ci))
+      j->base = 0;
+    else if (j[-1].notes >= 0)
+      j->base = j[-1].base + (guint)j[-1].notes;
+    else
+      continue;
+    j->state = BUILDING;
+    return ci;
+  }
+  return G_MAXUINT;
 }
 
 /* Chapter ci built (under the mutex). */
 static void done(Pool *p, guint ci)
 {
-  p->jobs[ci].state = BUILT;
-  p->items += p->jobs[ci].vl->len;
+  Job *j = &p->jobs[ci];
+  j->state = BUILT;
+  j->notes = (int)j->store.url_notes->len;
+  p->items += j->vl->len;
   p->built++;
 }
 
@@ -154,6 +176,8 @@ Pool *pool_start(Run *r, const Fonts *fonts, int workers)
   p->r = r;
   p->n = n;
   p->jobs = g_new0(Job, n);
+  for (guint i = 0; i < n; i++)
+    p->jobs[i].notes = -1;
   p->ahead = 4 * ((guint)workers + 1);
   p->nworkers = workers;
   p->workers = g_new0(Worker, workers);
@@ -208,6 +232,7 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
       build(p, &r->shp, other);
       pthread_mutex_lock(&p->mutex);
       done(p, other);
+      pthread_cond_broadcast(&p->changed); /* the next in its flow may be claimed */
       continue;
     }
     gint64 t0 = g_get_monotonic_time();
@@ -233,7 +258,16 @@ GArray *pool_take(Pool *p, guint ci, guint *span_end)
       vlist_free(j->vl);
       p->again++;
     }
+    /* set here, its letters on from r->store.url_base (layout.c) */
+    guint from = r->store.url_notes->len;
     vl = chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
+    if (!built) { /* the next in its flow may be claimed now */
+      pthread_mutex_lock(&p->mutex);
+      j->base = r->store.url_base;
+      j->notes = (int)(r->store.url_notes->len - from);
+      pthread_cond_broadcast(&p->changed);
+      pthread_mutex_unlock(&p->mutex);
+    }
   }
   j->vl = NULL;
   store_local_clear(&j->store);

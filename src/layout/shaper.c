@@ -25,6 +25,9 @@ void shaper_init(LayShaper *shp, PangoContext *ctx, struct Hyphenator *hyph, con
   shp->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)shape_free);
   shp->toc_lines =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
+  shp->bufs = g_ptr_array_new();
+  shp->key = g_string_sized_new(64);
+  shp->label_slices = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
 }
 
 void shaper_clear(LayShaper *shp)
@@ -35,6 +38,9 @@ void shaper_clear(LayShaper *shp)
   g_hash_table_destroy(shp->hyph_w);
   g_hash_table_destroy(shp->labels);
   g_hash_table_destroy(shp->toc_lines);
+  para_bufs_free(shp->bufs);
+  g_string_free(shp->key, TRUE);
+  g_array_free(shp->label_slices, TRUE);
   g_object_unref(shp->pctx);
 }
 
@@ -53,6 +59,16 @@ PangoFontDescription *text_desc(const Style *st, bool note)
 {
   return font_desc(st->body_face, note ? st->note_size_pt : st->body_size_pt, PANGO_STYLE_NORMAL,
                    PANGO_WEIGHT_NORMAL);
+}
+
+/* shp->key set to font description key dk, a separator and str: the
+ * labels' and widths' lookup key (copied only when a new entry keeps it). */
+static const char *label_key(LayShaper *shp, const char *dk, const char *str)
+{
+  g_string_assign(shp->key, dk);
+  g_string_append_c(shp->key, '\x1f');
+  g_string_append(shp->key, str);
+  return shp->key->str;
 }
 
 /* The string of font description d, the caches' key (owned by shp):
@@ -105,19 +121,16 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
    * broken: those without attributes are shaped once, without a break
    * analysis. */
   Shaped *sh = NULL;
-  char *key = NULL;
-  if (!attrs) {
-    key = g_strconcat(desc_key(shp, d), "\x1f", str, NULL);
-    sh = g_hash_table_lookup(shp->labels, key);
-  }
+  if (!attrs)
+    sh = g_hash_table_lookup(shp->labels, label_key(shp, desc_key(shp, d), str));
   if (!sh) {
     pango_context_set_font_description(shp->pctx, d);
     sh = shape_unbroken(shp->pctx, str, strlen(str), attrs, shp->plang);
-    if (key)
-      g_hash_table_insert(shp->labels, g_steal_pointer(&key), sh);
+    if (!attrs) /* shp->key is still this label's: shaping made no key */
+      g_hash_table_insert(shp->labels, g_strdup(shp->key->str), sh);
   }
-  g_free(key);
-  GArray *sl = g_array_new(FALSE, TRUE, sizeof(ShapeSlice));
+  GArray *sl = shp->label_slices;
+  g_array_set_size(sl, 0);
   shape_slices(sh, 0, sh->len, sl);
   double x0 = x;
   for (guint i = 0; i < sl->len; i++) {
@@ -137,7 +150,7 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
     x += s->width_pt;
     shape_slice_clear(s);
   }
-  g_array_free(sl, TRUE);
+  g_array_set_size(sl, 0);
   if (attrs)
     shape_free(sh);
   return x - x0;
@@ -146,26 +159,22 @@ double shape_label_attrs(LayShaper *shp, GArray *items, const PangoFontDescripti
 /* The width of a short string, cached (bullets, numbers, folios repeat). */
 double label_width(LayShaper *shp, const PangoFontDescription *d, const char *str)
 {
-  char *key = g_strconcat(desc_key(shp, d), "\x1f", str, NULL);
-  double *w = g_hash_table_lookup(shp->metrics, key);
-  if (w) {
-    g_free(key);
+  const char *dk = desc_key(shp, d);
+  double *w = g_hash_table_lookup(shp->metrics, label_key(shp, dk, str));
+  if (w)
     return *w;
-  }
-  w = g_new(double, 2); /* the table frees double[2] values */
-  w[0] = shape_label(shp, NULL, d, str, 0, 0, 0);
-  g_hash_table_insert(shp->metrics, key, w);
+  w = g_new(double, 2);                           /* the table frees double[2] values */
+  w[0] = shape_label(shp, NULL, d, str, 0, 0, 0); /* it sets shp->key: made again after */
+  g_hash_table_insert(shp->metrics, g_strdup(label_key(shp, dk, str)), w);
   return w[0];
 }
 
 /* The hyphenation points of a word, from a cache: words repeat, and
- * libhyphen is not free. */
-void word_points(LayShaper *shp, const char *w, size_t len, GArray *out)
+ * libhyphen is not free. The array is the cache's (*n points), valid
+ * until the next call: read, not copied. */
+const size_t *word_points(LayShaper *shp, const char *w, size_t len, guint *n)
 {
-  guint n;
-  const size_t *pts = hyphen_cache_points(shp->hyph_cache, w, len, &n);
-  g_array_set_size(out, 0);
-  g_array_append_vals(out, pts, n);
+  return hyphen_cache_points(shp->hyph_cache, w, len, n);
 }
 
 /* The advance of a hyphen in the font at byte `at`, shaped once per font. */

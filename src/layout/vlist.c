@@ -246,13 +246,16 @@ VItem *emit_line(Build *c, GArray *items, double h, double pen)
   }
   c->space = 0;
   c->first_block = false;
-  GArray *all = items_new();
+  /* the line's items are the list's (no copy) unless items wait before
+   * them: then both, into an array of their size */
+  GArray *all = items;
   if (c->pending->len) {
+    all = g_array_sized_new(FALSE, TRUE, sizeof(LayItem), c->pending->len + items->len);
     g_array_append_vals(all, c->pending->data, c->pending->len);
     g_array_set_size(c->pending, 0); /* moved, not copied */
+    g_array_append_vals(all, items->data, items->len);
+    g_array_free(items, TRUE);
   }
-  g_array_append_vals(all, items->data, items->len);
-  g_array_free(items, TRUE);
   quote_rules(c, all, h, false);
   for (guint q = 0; q < c->quote_x->len; q++)
     g_array_index(c->quote_x, QuoteRule, q).started = true;

@@ -37,6 +37,8 @@ Prints one line per check, "name: numbers", and exits 1 when one fails:
              lines deep, and no other page less than a third full (the
              depth of its text or of what is drawn: a figure's, a code
              block's background)
+  notes      no page's foot holds two notes (URL notes or footnotes)
+             with the same label
   tables     (--strict-tables) no word of a table cell broken across lines
              in the PDF
   code-css   (--chromium) every <pre> and every child of a listing figure
@@ -137,7 +139,8 @@ def epub_docs(path):
 # ---- the PDF ----------------------------------------------------------------
 
 def stext_pages(pdf):
-    """Per page: a list of lines (y, x, text, size, font) in reading order."""
+    """Per page: a list of lines (y, x, text, size, font, bottom, largest
+    size, right, the first character's font) in reading order."""
     r = subprocess.run(["mutool", "draw", "-q", "-F", "stext", "-o", "-", pdf],
                        capture_output=True, text=True)
     if r.returncode:
@@ -152,12 +155,13 @@ def stext_pages(pdf):
     for pg in root.iter("page"):
         lines = []
         for ln in pg.iter("line"):
-            chars, sizes, fonts = [], {}, {}
+            chars, sizes, fonts, first = [], {}, {}, ""
             for f in ln.iter("font"):
                 for ch in f.iter("char"):
                     c = ch.get("c", "")
                     chars.append(c)
                     if c.strip():
+                        first = first or f.get("name")
                         sz = round(float(f.get("size")), 1)
                         sizes[sz] = sizes.get(sz, 0) + 1
                         fonts[f.get("name")] = fonts.get(f.get("name"), 0) + 1
@@ -167,7 +171,7 @@ def stext_pages(pdf):
             size = max(sizes, key=sizes.get) if sizes else 0
             font = max(fonts, key=fonts.get) if fonts else ""
             lines.append((bb[1], bb[0], "".join(chars), size, font, bb[3], max(sizes, default=0),
-                          bb[2]))
+                          bb[2], first))
         lines.sort(key=lambda l: (round(l[0]), l[1]))
         pages.append(lines)
     return pages
@@ -623,6 +627,35 @@ def main():
           f"{len(thin)} other pages under a third full {thin[:8]}")
     if "--no-runts" in args and (runts or thin):
         fails.append("runts")
+
+    # notes: the labels at a page's foot (the lines after its last
+    # body-size line, the folio apart; a label in the body's face, not a
+    # code line's), a URL note's ("b https://...": one or two letters, then
+    # the URL) and a footnote's ("2 Text..."), each at most once on the
+    # page: a book's URL notes
+    # are lettered on through the chapters that run on after one that
+    # opens a page, footnotes numbered through the book (issue 31: a
+    # nested chapter's notes began again at "a")
+    twice, labelled = [], 0
+    for pi, bl in enumerate(body):
+        last = max((i for i, l in enumerate(bl) if l[6] >= bsize), default=-1)
+        labels = []
+        for l in bl[last + 1:]:
+            t = l[2].strip()
+            if "mono" in l[8].lower():
+                continue
+            m = re.match(r"([a-z]{1,2}) (\S*[:/@.]\S*)$", t) or re.match(r"([0-9]+) \S", t)
+            if m:
+                labels.append(m.group(1))
+        labelled += bool(labels)
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            twice.append(f"page {pi + 1}: {' '.join(dup)} twice")
+    print(f"notes: {labelled} pages with notes at the foot, {len(twice)} with a label twice")
+    for t in twice[:5]:
+        print("  " + t)
+    if twice:
+        fails.append("notes")
 
     # tables
     if strict_tables:

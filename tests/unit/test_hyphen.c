@@ -168,13 +168,62 @@ static void test_other_languages(void **state)
   g_free(w);
 }
 
+/* The cache answers as hyphen_points does, word by word, for words that
+ * share prefixes, differ in length by a byte, run past eight bytes (the
+ * hash's steps), repeat, or are taken from inside a longer text (len, not
+ * NUL: the cache's key is the bytes given). */
+static void test_cache(void **state)
+{
+  (void)state;
+  const char *words[] = {"hyphenation",
+                         "hyphenations",
+                         "hyphen",
+                         "typography",
+                         "typographer",
+                         "extraordinarily",
+                         "incomprehensibilities",
+                         "characteristically",
+                         "abc",
+                         "",
+                         "NASA",
+                         "page_cache_ra",
+                         "co\xc2\xadoperate",
+                         "r\xc3\xa9sum\xc3\xa9s",
+                         "encyclopaedia",
+                         "encyclopaedias,",
+                         "(parenthesised)",
+                         "well-established",
+                         "hyphenation"};
+  HyphenCache *c = hyphen_cache_new(H, "en-US");
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < G_N_ELEMENTS(words); i++) {
+      size_t len = strlen(words[i]);
+      hyphen_points(H, "en-US", words[i], (gssize)len, o);
+      /* the word inside a longer text: only its bytes count */
+      char *text = g_strconcat(words[i], "xyzzy", NULL);
+      guint n = 99;
+      const size_t *pts = hyphen_cache_points(c, text, len, &n);
+      assert_int_equal(n, o->len);
+      for (guint k = 0; k < n; k++)
+        assert_int_equal(pts[k], g_array_index(o, size_t, k));
+      g_free(text);
+    }
+  guint n = 0;
+  const size_t *pts = hyphen_cache_points(c, "hyphenation", 11, &n);
+  assert_true(n >= 2); /* hy-phen-ation */
+  assert_int_equal(pts[0], 2);
+  g_array_free(o, TRUE);
+  hyphen_cache_free(c);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_words),       cmocka_unit_test(test_case_and_punctuation),
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
       cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
-      cmocka_unit_test(test_other_languages),
+      cmocka_unit_test(test_other_languages),   cmocka_unit_test(test_cache),
   };
   H = hyphenator_new();
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "runplan.h"
@@ -218,6 +219,62 @@ static void test_describe(void **state)
   runplan_end(p);
 }
 
+/* No -j: the threads from the CPUs and the load others put on them. */
+static void test_threads_from_load(void **state)
+{
+  (void)state;
+  assert_int_equal(runplan_threads(2, 0.0), 2); /* two free cores: two threads */
+  assert_int_equal(runplan_threads(2, 0.3), 2);
+  assert_int_equal(runplan_threads(2, 0.5), 1); /* half a core busy counts as busy */
+  assert_int_equal(runplan_threads(2, 1.3), 1);
+  assert_int_equal(runplan_threads(2, 6.0), 1); /* never fewer than one */
+  assert_int_equal(runplan_threads(4, 1.3), 3);
+  assert_int_equal(runplan_threads(4, 2.6), 1);
+  assert_int_equal(runplan_threads(1, 0.0), 1);
+  assert_int_equal(runplan_threads(0, 0.0), 1);  /* the CPUs unknown */
+  assert_int_equal(runplan_threads(8, -1.0), 8); /* no load read */
+  assert_int_equal(runplan_threads(2, NAN), 2);
+
+  /* the plan takes it when threads is 0, and says so */
+  RunWant w = {.pdfs = 1, .epubs = 1, .page_list = true, .chapters = 6, .cpus = 2, .load = 0.1};
+  RunPlan *p = runplan_decide(&w);
+  assert_int_equal(p->want.threads, 2);
+  assert_true(p->threads_chosen && p->draw_thread && p->epub_thread);
+  char *s = runplan_describe(p);
+  assert_non_null(strstr(s, "octavo: plan: cores=2 load=0.10 -> threads=2"));
+  g_free(s);
+  runplan_end(p);
+
+  w.load = 1.3; /* one core busy: the plan of one thread, nothing beside the main one */
+  p = runplan_decide(&w);
+  assert_int_equal(p->want.threads, 1);
+  assert_false(p->draw_thread || p->epub_thread || p->hyphen_preload || p->qpdf_preload);
+  assert_int_equal(p->chapter_threads, 0);
+  s = runplan_describe(p);
+  assert_non_null(strstr(s, "cores=2 load=1.30 -> threads=1"));
+  g_free(s);
+  runplan_end(p);
+
+  /* -j N means N whatever the load */
+  w.threads = 2;
+  w.load = 5;
+  p = runplan_decide(&w);
+  assert_int_equal(p->want.threads, 2);
+  assert_false(p->threads_chosen);
+  assert_true(p->draw_thread);
+  s = runplan_describe(p);
+  assert_non_null(strstr(s, "threads=2 as asked"));
+  assert_null(strstr(s, "cores="));
+  g_free(s);
+  runplan_end(p);
+
+  /* the probe reads this machine: at least one CPU, a load not negative */
+  RunWant m = {0};
+  runplan_probe(&m);
+  assert_true(m.cpus >= 1);
+  assert_true(m.load >= 0);
+}
+
 static gpointer add_one(gpointer data)
 {
   g_atomic_int_inc((int *)data);
@@ -266,7 +323,7 @@ int main(void)
       cmocka_unit_test(test_epub_only), cmocka_unit_test(test_pdf_only),
       cmocka_unit_test(test_both),      cmocka_unit_test(test_handout),
       cmocka_unit_test(test_preview),   cmocka_unit_test(test_describe),
-      cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_threads),   cmocka_unit_test(test_threads_from_load),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
