@@ -88,6 +88,7 @@ static void defaults(Style *st)
   st->code_leading_pt = 11;
   st->code_pad_pt = 4;
   st->code_gray = 0.94;
+  st->code_min_size = 0.8; /* of the code's size: LaTeX's \small under \normalsize is 0.9, \footnotesize 0.8 */
   /* a listing's lines (as styles/print.ini sets them) */
   static const double numbers[3] = {0x5c / 255.0, 0x5c / 255.0, 0x5c / 255.0},
                       mark[3] = {0xf3 / 255.0, 0xe4 / 255.0, 0xac / 255.0},
@@ -234,6 +235,7 @@ static const struct {
     {"code", "leading", offsetof(Style, code_leading_pt)},
     {"code", "padding", offsetof(Style, code_pad_pt)},
     {"code", "background", offsetof(Style, code_gray)},
+    {"code", "min-size", offsetof(Style, code_min_size)},
     {"footnote", "size", offsetof(Style, note_size_pt)},
     {"footnote", "leading", offsetof(Style, note_leading_pt)},
     {"caption", "size", offsetof(Style, caption_size_pt)},
@@ -387,12 +389,31 @@ static bool load_tokens(Style *st, GKeyFile *kf, const Sel *sel, const char *f, 
   return true;
 }
 
+/* A fraction of the code's size never shrinks a listing below this: the
+ * smallest code that still reads on paper (print.ini's size for code in
+ * two A5 columns). */
+#define CODE_LEGIBLE_PT 6.5
+
+double style_code_min_pt(const Style *st, double size_pt)
+{
+  double m = st->code_min_size <= 1 ? MAX(st->code_min_size * size_pt, CODE_LEGIBLE_PT)
+                                    : st->code_min_size;
+  return MIN(m, size_pt);
+}
+
 /* Sizes a text can be read at, and a text block left by the margins. */
 static bool check_sizes(const Style *st, const char *f, const char *p, GError **err)
 {
   if (st->body_size_pt < 4 || st->leading_pt < st->body_size_pt * 0.8 || st->code_size_pt < 4) {
     g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                 "%s: body or code size too small, or leading below the size", f);
+    return false;
+  }
+  if (st->code_min_size <= 0 || (st->code_min_size > 1 && st->code_min_size < 4)) {
+    g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                "%s: [code] min-size: a fraction of the size (above 0, up to 1) or at least 4 "
+                "(points), not %g",
+                f, st->code_min_size);
     return false;
   }
   double textw = st->paper_w_pt - st->margin_inner_pt - st->margin_outer_pt;

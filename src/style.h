@@ -57,6 +57,10 @@ typedef struct {
   char *code_face;
   double code_size_pt, code_leading_pt, code_pad_pt;
   double code_gray; /* background of code blocks: 0 black .. 1 white */
+  /* The smallest size a listing wider than the measure is set at so that
+   * its widest line fits ([code] min-size): a fraction of the code's size
+   * (up to 1; 1 never shrinks one) or, above 1, points; style_code_min_pt. */
+  double code_min_size;
   /* How each class of a code block's tokens is drawn ([code-tokens]; the
    * index is a BookTokClass of book.h): a token whose class is not set is
    * drawn as plain code. */
@@ -102,6 +106,11 @@ bool style_load_layout(Style *st, const char *path, OctavoPaper paper, int colum
                        OctavoLayout layout, GError **err);
 /* Free the strings of a style. Accepts a style never loaded if zeroed. */
 void style_clear(Style *st);
+/* The floor, in points, of a code block set at size_pt that is shrunk to
+ * fit the measure ([code] min-size): a fraction of size_pt never below
+ * 6.5 pt, or the points the style gives; never above size_pt (then the
+ * block is never shrunk). */
+double style_code_min_pt(const Style *st, double size_pt);
 /* Paper size in points; false for OCTAVO_PAPER_STYLE or an unknown value. */
 bool style_paper_size(OctavoPaper paper, double *w_pt, double *h_pt);
 

@@ -306,7 +306,10 @@ void xw_code_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b)
 /* <pre class="numbered"> for a listing whose lines the source numbers,
  * "unnumbered" for one it refuses them, neither for the style's default
  * (styles/book.css: pre.numbered); the first number as the code's
- * counter-reset. */
+ * counter-reset. A listing wider than the reader's page scrolls
+ * (styles/book.css: its lines are never wrapped, a drawing stays whole),
+ * so it is focusable (tabindex 0): a keyboard scrolls it too (WCAG 2.1.1,
+ * axe's scrollable-region-focusable). */
 static void write_code_block(XhtmlWriter *x, BookNode *n)
 {
   start(x, "pre");
@@ -314,6 +317,7 @@ static void write_code_block(XhtmlWriter *x, BookNode *n)
     attr(x, "dir", "ltr"); /* code reads left to right in any book */
   if (n->as.code.linenos != BOOK_LINENOS_DEFAULT)
     attr(x, "class", n->as.code.linenos == BOOK_LINENOS_ON ? "numbered" : "unnumbered");
+  attr(x, "tabindex", "0");
   start(x, "code");
   if (n->as.code.info && *n->as.code.info) {
     char *cls = g_strconcat("language-", n->as.code.info, NULL);

@@ -10,7 +10,7 @@
 # - the EPUB: each <pre><code>'s text is the model's, byte for byte, and its
 #   <span class="tok-CLASS"> are the model's tokens, exactly;
 # - the PDF: each listing's characters (mutool's stext, in the code face at
-#   the code size) are the model's, in order, and each is drawn in the colour
+#   the code size, or the smaller one a wide listing is set at) are the model's, in order, and each is drawn in the colour
 #   that styles/print.ini gives its token's class (black where plain);
 #   copying gives no continuation mark;
 # - styles/book.css: every token class at 4.5:1 or more against the
@@ -276,12 +276,20 @@ def epub_listings(name):
     return out
 
 # ---- the PDF's listings: characters of the code face at the code size ----
+# (8.3 pt, or smaller when a wide listing is set to fit the measure, in
+# twentieths of a point, layout/blocks.c's code_fit_size, down to 6.5 pt:
+# never the sizes of inline code, 0.86 of the table's 9 pt or a note's
+# 8.5 pt, nor a note's listing's 7.82 pt)
+def listing_size(s):
+    s = float(s)
+    return abs(s - 8.3) < 0.05 or (6.45 <= s < 8.3 and abs(s * 20 - round(s * 20)) < 0.04)
+
 CH = re.compile(r'<font name="([^"]*)" size="([0-9.]+)"|<char [^>]*color="(#[0-9a-f]{6})" c="([^"]*)"')
 def pdf_chars(name):
     chars, mono = [], False
     for m in CH.finditer(open(os.path.join(T, name + ".stext"), encoding="utf-8").read()):
         if m.group(1):
-            mono = "DejaVuSansMono" in m.group(1) and abs(float(m.group(2)) - 8.3) < 0.05
+            mono = "DejaVuSansMono" in m.group(1) and listing_size(m.group(2))
         elif mono:
             c = html.unescape(m.group(4))
             if c.strip():
@@ -489,7 +497,7 @@ faces = re.findall(r'<font name="([^"]*)" size="([0-9.]+)"|<char [^>]*c="([^"]*)
 font, seq = "", []
 for fn, size, ch in faces:
     if fn:
-        font = fn if abs(float(size) - 8.3) < 0.05 else ""
+        font = fn if listing_size(size) else ""
     elif font.startswith("DejaVuSansMono") and html.unescape(ch).strip():
         seq.append(font)
 exp_cls = []

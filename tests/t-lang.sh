@@ -54,8 +54,8 @@ done
 [ "$n" -gt 0 ] && [ "$nr" = "$n" ] && ok "dir=rtl on $nr of $n documents" || bad "dir=rtl on $nr of $n documents"
 grep -q '<spine[^>]* page-progression-direction="rtl"' "$T/fa/EPUB/package.opf" &&
   ok "page-progression-direction=rtl" || bad "no page-progression-direction=rtl on the spine"
-grep -q '<pre dir="ltr">' "$T"/fa/EPUB/ch*.xhtml && ok "code blocks left to right" ||
-  bad "no <pre dir=\"ltr\"> in the Persian book"
+grep -q '<pre dir="ltr"' "$T"/fa/EPUB/ch*.xhtml && ok "code blocks left to right" ||
+  bad "no <pre dir=\"ltr\" in the Persian book"
 grep -q 'فهرست مطالب' "$T/fa/EPUB/nav.xhtml" && ok "EPUB: the contents in Persian" ||
   bad "EPUB: the nav's heading is not فهرست مطالب"
 pdftotext "$T/fa.pdf" - | grep -q 'فهرست مطالب' && ok "PDF: the contents in Persian" ||

@@ -34,4 +34,21 @@ for n in $names; do
     echo "FAIL $n: the trace differs"; head -n 40 "$tmp/$n.diff"; rc=1
   fi
 done
+# code-fit's sizes, as the PDF draws them (the trace shows the lines, not
+# the type): the drawing set smaller than [code] size (8.3 pt), not below
+# min-size (0.8 of it), the far wider listing at 8.3 pt with its wraps
+case " $names " in *" code-fit "*)
+  if command -v mutool >/dev/null 2>&1 && [ "${UPDATE:-0}" != 1 ]; then
+    # shellcheck disable=SC2046 # the arguments are words
+    "$OCTAVO" -q $(cat "$D/code-fit.args") "$D/code-fit.md" -o "$tmp/code-fit.pdf" &&
+      mutool draw -q -F stext -o "$tmp/code-fit.stext" "$tmp/code-fit.pdf" 3 2>/dev/null
+    sizes=$(grep -o '<font name="DejaVuSansMono" size="[0-9.]*"' "$tmp/code-fit.stext" 2>/dev/null |
+      sed 's/.*size="//; s/"//' | awk '{ printf "%.2f\n", $1 }' | sort -u | tr '\n' ' ')
+    if awk -v s="$sizes" 'BEGIN { n = split(s, a, " "); exit !(n == 2 && a[1] >= 8.3 * 0.8 && a[1] < 8.2 && a[2] == 8.30) }'; then
+      echo "ok   code-fit sizes: $sizes(pt)"
+    else
+      echo "FAIL code-fit: code sizes '$sizes', want one below 8.2 pt and not below 6.64, and 8.30"; rc=1
+    fi
+  fi ;;
+esac
 exit $rc

@@ -385,10 +385,75 @@ static int code_line_count(const GString *t)
   return k;
 }
 
-/* A code block: monospace, ragged, shaped once; a line longer than the
- * measure wraps with a continuation mark; a tinted band behind it; its
- * lines numbered in a gutter where the source or the style asks
- * (book_code_numbered), a marked line's band tinted. */
+/* Code text t shaped in the code face at `size` (attrs: its tokens'
+ * colours and faces); *d gets the font's description, the caller's. */
+static Shaped *code_shape(Build *c, const GString *t, PangoAttrList *attrs, double size,
+                          PangoFontDescription **d)
+{
+  *d = font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
+  pango_context_set_font_description(c->shp->pctx, *d);
+  return shape_text(c->shp->pctx, t->str, t->len, attrs, c->shp->plang);
+}
+
+/* The width in points of the widest source line of code text t as sh
+ * shapes it (what code_lines compares with the measure). */
+static double code_widest(const Shaped *sh, const GString *t)
+{
+  double w = 0;
+  for (size_t ls = 0;;) {
+    const char *nl = memchr(t->str + ls, '\n', t->len - ls);
+    size_t le = nl ? (size_t)(nl - t->str) : t->len;
+    w = MAX(w, shape_width_pt(sh, ls, le));
+    if (!nl)
+      return w;
+    ls = le + 1;
+  }
+}
+
+/* The gutter of cs's line numbers, the widest being `last`, in the
+ * context's current font: its digits, one digit's width, the gutter's (the
+ * widest number and one digit's space). */
+static void code_gutter(Build *c, CodeSet *cs, int last)
+{
+  cs->digits = shape_text(c->shp->pctx, "0123456789", 10, NULL, c->shp->plang);
+  PangoFont *f = NULL;
+  char widest[16];
+  int nd = g_snprintf(widest, sizeof widest, "%d", last);
+  memset(widest, '0', (size_t)nd);
+  PangoGlyphString *g = shape_extra(cs->digits, 0, widest, &f);
+  double w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
+  cs->digit_w = w / MAX(nd, 1);
+  cs->gutter = w + cs->digit_w;
+  pango_glyph_string_free(g);
+  if (f)
+    g_object_unref(f);
+}
+
+/* The size of a code block whose type size is `size`, its widest line and
+ * gutter w wide at that size, in a band `room` wide: its own when it fits;
+ * else, as a book designer sets a wide listing \small, the size (in
+ * twentieths of a point) at which it fits, one size for the whole block,
+ * when that is no smaller than the style's floor (style_code_min_pt: a
+ * drawing, a table, aligned columns stay whole); else its own, and its
+ * long lines wrap (code_lines): once a line must wrap the picture is cut
+ * anyway, and a smaller size would cost every line some legibility for
+ * fewer continuation lines; the block also stays as it was before this
+ * rule. Monospaced advances scale with the size (metrics are not hinted). */
+static double code_fit_size(const Style *st, double size, double w, double room)
+{
+  if (w <= room || w <= 0)
+    return size;
+  double fit = size * room / w, floor_pt = style_code_min_pt(st, size);
+  if (fit < floor_pt)
+    return size;
+  return MAX(floor(fit * 20) / 20, floor_pt);
+}
+
+/* A code block: monospace, ragged, shaped once (twice when it is set
+ * smaller to fit: code_fit_size); a line longer than the measure wraps
+ * with a continuation mark; a tinted band behind it; its lines numbered in
+ * a gutter where the source or the style asks (book_code_numbered), a
+ * marked line's band tinted. */
 static void do_code(Build *c, BookNode *n)
 {
   GArray *orig = g_array_new(FALSE, FALSE, sizeof(size_t)); /* byte of t -> byte of src */
@@ -396,35 +461,33 @@ static void do_code(Build *c, BookNode *n)
   double size = c->note_mode ? c->st->note_size_pt * 0.92 : c->st->code_size_pt;
   CodeSet cs = {0};
   cs.leading = c->note_mode ? c->st->note_leading_pt : c->st->code_leading_pt;
-  PangoFontDescription *d =
-      font_desc(c->st->code_face, size, PANGO_STYLE_NORMAL, PANGO_WEIGHT_NORMAL);
-  pango_context_set_font_description(c->shp->pctx, d);
-  PangoAttrList *attrs = token_attrs(c, n, orig, t->len);
-  Shaped *sh = shape_text(c->shp->pctx, t->str, t->len, attrs, c->shp->plang);
-  if (attrs)
-    pango_attr_list_unref(attrs);
-  cs.sh = sh;
   cs.pad = c->st->code_pad_pt;
   cs.left = left_of(c);
   cs.width = c->measure - left_of(c);
+  PangoAttrList *attrs = token_attrs(c, n, orig, t->len);
+  PangoFontDescription *d = NULL;
+  Shaped *sh = code_shape(c, t, attrs, size, &d);
+  bool numbered = book_code_numbered(n, c->st->code_line_numbers);
+  int last_no = n->as.code.line_offset + code_line_count(t);
+  if (numbered)
+    code_gutter(c, &cs, last_no);
+  double fit = code_fit_size(c->st, size, code_widest(sh, t) + cs.gutter, cs.width - 2 * cs.pad);
+  if (fit < size) { /* set again, smaller, the leading in proportion */
+    shape_free(sh);
+    pango_font_description_free(d);
+    sh = code_shape(c, t, attrs, fit, &d);
+    cs.leading *= fit / size;
+    if (numbered) {
+      shape_free(cs.digits);
+      code_gutter(c, &cs, last_no);
+    }
+  }
+  if (attrs)
+    pango_attr_list_unref(attrs);
+  cs.sh = sh;
   cs.base = baseline(c->shp, d, cs.leading);
   cs.mark = shape_extra(sh, 0, "\xE2\x86\xAA", &cs.mark_font); /* ↪ */
   cs.mark_w = pango_glyph_string_get_width(cs.mark) / (double)PANGO_SCALE + 2;
-  if (book_code_numbered(n, c->st->code_line_numbers)) {
-    /* the gutter: the widest number and one digit's space */
-    cs.digits = shape_text(c->shp->pctx, "0123456789", 10, NULL, c->shp->plang);
-    PangoFont *f = NULL;
-    char widest[16];
-    int nd = g_snprintf(widest, sizeof widest, "%d", n->as.code.line_offset + code_line_count(t));
-    memset(widest, '0', (size_t)nd);
-    PangoGlyphString *g = shape_extra(cs.digits, 0, widest, &f);
-    double w = pango_glyph_string_get_width(g) / (double)PANGO_SCALE;
-    cs.digit_w = w / MAX(nd, 1);
-    cs.gutter = w + cs.digit_w;
-    pango_glyph_string_free(g);
-    if (f)
-      g_object_unref(f);
-  }
   /* a listing's code right under its caption or file name (listing_head) */
   bool headed = n->parent && n->parent->type == BOOK_FIGURE && n->parent->as.figure.listing &&
                 n == n->parent->first_child &&

@@ -419,11 +419,13 @@ static double range_height(const GArray *vl, guint i, guint end)
 }
 
 /* One column: a chapter's last page holding less than the style's
- * last-page-lines: the page before breaks up to PAGE_STRETCH_LINES body
- * lines higher (a short page, within its ragged bottom: five, as a code
- * listing's lines are shorter than the body's and a runt of two code
- * lines needs seven) when the last page then holds enough and the rest
- * still fits it. (A page made longer,
+ * last-page-lines: the page before breaks up to PAGE_STRETCH_LINES + 1
+ * body lines higher (a short page, a line past its ragged bottom: six, as
+ * a code listing's lines are shorter than the body's, a runt of two code
+ * lines needs seven, and a wide listing set smaller (blocks.c) can leave
+ * two body lines behind a paragraph and a short listing that, moved
+ * together, are more than five lines high) when the last page then holds
+ * enough and the rest still fits it. (A page made longer,
  * as LaTeX's \enlargethispage, would set lines below the text block.) */
 static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double first_h,
                      guint placed, GPtrArray *pnotes)
@@ -436,7 +438,7 @@ static void fix_runt(const Pager *c, const GArray *vl, GArray *ranges, double fi
   if (last->end < n || range_height(vl, last->start, n) >= want - 0.5)
     return;
   double h0 = placed + len - 2 == 0 ? first_h : c->text_h;
-  for (int k = 1; k <= (int)PAGE_STRETCH_LINES; k++) {
+  for (int k = 1; k <= (int)PAGE_STRETCH_LINES + 1; k++) {
     bool clean = false;
     guint e = frame_fill(c, vl, prev->start, h0 - k * lead, pnotes, &clean);
     if (!clean || e <= prev->start)

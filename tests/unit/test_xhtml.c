@@ -38,7 +38,7 @@ static void test_fragment_elements(void **state)
       "href=\"#fn-1\">1</a></sup>",
       "<ol start=\"3\">\n<li>three</li>\n<li>four</li>\n</ol>",
       "<input type=\"checkbox\" disabled=\"disabled\" checked=\"checked\"",
-      "<pre><code class=\"language-c\"><span class=\"line\">int main(void) { return 1 &lt; 2; }\n</span></code></pre>",
+      "<pre tabindex=\"0\"><code class=\"language-c\"><span class=\"line\">int main(void) { return 1 &lt; 2; }\n</span></code></pre>",
       "<hr/>",
       "<blockquote>\n<p>quoted</p>\n</blockquote>",
       "<thead>\n<tr>\n<th scope=\"col\">r0c0</th>\n<th scope=\"col\" "
@@ -365,7 +365,7 @@ static void test_figures(void **state)
       "<img src=\"images/img-1.png\" alt=\"\" style=\"width: 50%\"/></figure>",
       "<figure class=\"listing\"><figcaption>Listing 1: Main</figcaption>\n<p "
       "class=\"file-name\"><code>src/&lt;main&gt;.rs</code></p>\n"
-      "<pre><code><span class=\"line\">fn main() {}\n</span></code></pre>\n</figure>",
+      "<pre tabindex=\"0\"><code><span class=\"line\">fn main() {}\n</span></code></pre>\n</figure>",
       "<p class=\"missing-image\">gone</p>\n<p class=\"caption\">Its caption</p>",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
