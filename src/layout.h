@@ -130,6 +130,9 @@ typedef struct {
                       * chapters set ahead on them (layout/pool.c), else, with one or more,
                       * the paragraphs shaped ahead on one (layout/ahead.c) */
   int count_helpers; /* the same for a counting pass */
+  int chapter_threads; /* the plan's: of the helpers, the chapters set ahead on this many
+                        * (a book's flows side by side, layout/pool.c); 0: none, the
+                        * helpers shape paragraphs ahead instead */
   struct Hyphenator *hyphenator; /* the run's hyphenation dictionaries (hyphenate.h), shared
                                   * by the pass's shapers; NULL: the pass loads its own */
   struct LayAux *aux; /* what a counting pass found, kept by the caller across drives of
@@ -169,6 +172,11 @@ Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, c
                  const Colophon *colophon);
 
 /* Free a layout. Accepts NULL. */
+/* How many flows the book has in print: chapters that open a page, each
+ * with the chapters that run on after it (an mdBook's nested ones, an
+ * article's sections). The run plan sets chapters on threads by flows. */
+unsigned lay_flows(const Book *book);
+
 void lay_free(Layout *lay);
 
 /* A text dump of the layout: one line per page break and per text line

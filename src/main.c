@@ -806,7 +806,7 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.dump_layout = a->dump_layout;
   want.attach_source = opts->attach_source;
   want.toc = opts->toc;
-  want.chapters = book->chapters->len;
+  want.chapters = lay_flows(book); /* what the chapter threads can share */
   want.cover_given = book->cover != NULL;
   want.threads = opts->threads;
   if (want.threads < 1)

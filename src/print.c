@@ -16,6 +16,7 @@ LayDrive print_drive(const RunPlan *plan, LayPurpose purpose)
   if (plan) {
     d.helpers = plan->helpers;
     d.count_helpers = plan->count_helpers;
+    d.chapter_threads = plan->chapter_threads;
     d.hyphenator = plan->hyphenator;
   }
   return d;

@@ -21,7 +21,8 @@ typedef struct {
   bool preview, dump_layout;    /* --preview DIR, --dump-layout */
   bool attach_source;           /* the PDF's archive pass embeds the sources */
   bool toc;                     /* --toc: the handout prints its contents */
-  unsigned chapters;            /* the book's chapters, as parsed */
+  unsigned chapters;            /* the book's flows in print (lay_flows): chapters that
+                                 * open a page, which threads can set side by side */
   bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
   int threads;                  /* -j, else OCTAVO_THREADS: 1 or more; 0: neither, the plan
                                  * decides from the machine (cpus, load) */

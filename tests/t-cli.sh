@@ -67,13 +67,18 @@ mkfifo out.fifo && {
 }
 # -v prints the run plan (src/runplan.c), decided once from the outputs and
 # the threads; tests/unit/test_runplan.c asserts it case by case.
-printf '# T\n\n## One\n\nText.\n\n## Two\n\nMore.\n' > plan.md
+# plan.md: two # chapters, two flows in print (each opens a page), which the
+# chapter threads can share; article.md: a # title over ## sections, which
+# run on (one flow): its helper shapes paragraphs ahead instead.
+printf -- '---\ntitle: T\n---\n\n# One\n\nText.\n\n# Two\n\nMore.\n' > plan.md
+printf '# T\n\n## One\n\nText.\n\n## Two\n\nMore.\n' > article.md
 plan() { # expected-line octavo-arguments...: -v's plan holds the line
   want=$1; shift
   "$OCTAVO" -v "$@" >/dev/null 2>plan.err || fail "-v $*: failed: $(cat plan.err)"
   grep -qx "octavo: plan: $want" plan.err || fail "-v $*: no 'plan: $want' in: $(grep plan: plan.err)"
 }
 plan "outputs epub=1 pdf=1 other=0 preview=no dump=no" -j1 plan.md -o p.epub -o p.pdf
+plan "threads=4 epub-thread=yes draw-thread=yes chapter-threads=0 shape-ahead=yes" -j4 article.md -o p.epub -o p.pdf
 plan "layout=stream handout=no counted=no marks=yes passes=1" -j1 plan.md -o p.epub -o p.pdf
 plan "threads=1 epub-thread=no draw-thread=no chapter-threads=0 shape-ahead=no" -j1 plan.md -o p.epub -o p.pdf
 plan "threads=4 epub-thread=yes draw-thread=yes chapter-threads=1 shape-ahead=no" -j4 plan.md -o p.epub -o p.pdf

@@ -111,10 +111,11 @@ void run_init(Run *r, const Book *book, const OctavoOptions *opts, const Style *
   r->outline = outline_new(book, r->env.chapter_level, opts->toc_depth,
                            labels_get(lang, LABEL_UNTITLED_SECTION));
   r->dest_folio = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  /* the helpers the plan gives the pass: the chapters set on them (a
-   * book's chapters start new pages), else the paragraphs shaped on one */
-  if (st->chapter_new_page)
-    r->pool = pool_start(r, fonts, helpers);
+  /* the helpers the plan gives the pass: the chapters set on them when
+   * the plan says so (a book of two flows or more), else the paragraphs
+   * shaped on one */
+  if (!counting && d->chapter_threads > 0 && st->chapter_new_page)
+    r->pool = pool_start(r, fonts, MIN(helpers, d->chapter_threads));
   if (!r->pool)
     r->shp.ahead = ahead_start(&r->env, fonts, lang, helpers);
 }
@@ -219,11 +220,26 @@ static GArray *chapter_take(Run *r, guint ci, guint *span_end)
   return chapter_vlist(&r->env, &r->shp, &r->store, ci, span_end);
 }
 
+/* Does chapter ci of book run on after the one before it (no new page)?
+ * The one rule: lay_runs_on and lay_flows read it. */
+static bool chapter_runs_on(const Book *book, guint ci)
+{
+  const BookChapter *ch = book->chapters->pdata[ci];
+  return ci > 0 && (book->article || !ch->heading ||
+                    ch->heading->as.heading.level > book->chapter_level || ch->nest > 0);
+}
+
 bool lay_runs_on(const LayEnv *env, guint ci)
 {
-  const BookChapter *ch = env->book->chapters->pdata[ci];
-  return ci > 0 && (env->book->article || !ch->heading ||
-                    ch->heading->as.heading.level > env->chapter_level || ch->nest > 0);
+  return chapter_runs_on(env->book, ci);
+}
+
+unsigned lay_flows(const Book *book)
+{
+  unsigned n = 0;
+  for (guint ci = 0; ci < book->chapters->len; ci++)
+    n += !chapter_runs_on(book, ci);
+  return n;
 }
 
 /* Chapter ci's vertical list, its URL notes at the page foot laid out
@@ -720,7 +736,7 @@ Layout *lay_drive(const LayDrive *d, const Book *book, const OctavoOptions *opts
 Layout *lay_book(const Book *book, const OctavoOptions *opts, const Style *st, const Fonts *fonts,
                  const Colophon *colophon)
 {
-  LayDrive d = {LAY_FOR_PRINT, false, 0, 0, NULL, NULL};
+  LayDrive d = {.purpose = LAY_FOR_PRINT}; /* no helpers: on this thread only */
   return lay_drive(&d, book, opts, st, fonts, colophon, NULL);
 }
 
