@@ -707,8 +707,7 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
  * diagnostic when a PNG cannot be read again as it was drawn (cut,
  * corrupt or changed since) or a placeholder is missing: the PDF is then
  * not written, rather than written with a blank image. */
-static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book,
-                      const char *name)
+static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book, const char *name)
 {
   guint n = pngpass_count(pngs);
   if (n == 0)

@@ -825,33 +825,38 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
   if (!rewritable(u) || pn == 0)
     return out;
   GArray *objs = NULL;
-  const char *p = u->base, *end = u->base + u->prev_xref;
-  while (p < end && (p = memmem(p, (gsize)(end - p), prefix, pn)) != NULL) {
-    gsize at = (gsize)(p - u->base);
-    p += pn;
-    if (at < 7 || (u->base[at - 1] != '\n' && u->base[at - 1] != '\r'))
-      continue;
-    if (!objs)
-      objs = base_objs(u);
-    guint lo = 0, hi = objs->len; /* the last object starting before at */
-    while (lo < hi) {
-      guint mid = lo + (hi - lo) / 2;
-      if (g_array_index(objs, BaseObj, mid).off < at)
-        lo = mid + 1;
-      else
-        hi = mid;
+  const char *end = u->base + u->prev_xref;
+  /* window by window, each dropped from memory once searched */
+  for (const char *win = u->base; win < end; win += MIN((gsize)DROP_EVERY, (gsize)(end - win))) {
+    const char *wend = win + MIN((gsize)DROP_EVERY, (gsize)(end - win)),
+               *lim = wend + MIN(pn - 1, (gsize)(end - wend));
+    for (const char *p = win;
+         p < wend && (p = memmem(p, (gsize)(lim - p), prefix, pn)) != NULL && p < wend; p++) {
+      gsize at = (gsize)(p - u->base);
+      if (at < 7 || (u->base[at - 1] != '\n' && u->base[at - 1] != '\r'))
+        continue;
+      if (!objs)
+        objs = base_objs(u);
+      guint lo = 0, hi = objs->len; /* the last object starting before at */
+      while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(objs, BaseObj, mid).off < at)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == 0)
+        continue;
+      const BaseObj *obj = &g_array_index(objs, BaseObj, lo - 1);
+      guint64 oend = lo < objs->len ? g_array_index(objs, BaseObj, lo).off : u->prev_xref;
+      PdfStreamBytes sb;
+      if (stream_at(u, obj, oend, at, &sb))
+        g_array_append_val(out, sb);
     }
-    if (lo == 0)
-      continue;
-    const BaseObj *obj = &g_array_index(objs, BaseObj, lo - 1);
-    guint64 oend = lo < objs->len ? g_array_index(objs, BaseObj, lo).off : u->prev_xref;
-    PdfStreamBytes sb;
-    if (stream_at(u, obj, oend, at, &sb))
-      g_array_append_val(out, sb);
+    pdfupdate_drop_pages(u);
   }
   if (objs)
     g_array_free(objs, TRUE);
-  pdfupdate_drop_pages(u); /* the file read through */
   return out;
 }
 

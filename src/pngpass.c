@@ -30,7 +30,7 @@ typedef struct {
   guint32 w, h;
   int depth, ctype, interlace;
   bool trns;
-  int plte_n;          /* palette entries (0: none) */
+  int plte_n; /* palette entries (0: none) */
   guchar plte[3 * 256];
 } PngHead;
 
@@ -40,7 +40,7 @@ typedef struct {
 } Entry;
 
 struct PngPass {
-  GPtrArray *entries; /* Entry * */
+  GPtrArray *entries;  /* Entry * */
   GHashTable *by_path; /* path -> entry number + 1 */
 };
 
@@ -190,8 +190,8 @@ cairo_surface_t *pngpass_placeholder(PngPass *t, const char *path, int width_px,
     Walk w = {(const guchar *)g_mapped_file_get_contents(map), g_mapped_file_get_length(map), 0};
     PngHead h;
     Chunk first;
-    bool ok = read_head(&w, &h, &first, false, NULL) && copyable(&h) &&
-              h.w == (guint32)width_px && h.h == (guint32)height_px;
+    bool ok = read_head(&w, &h, &first, false, NULL) && copyable(&h) && h.w == (guint32)width_px &&
+              h.h == (guint32)height_px;
     g_mapped_file_unref(map);
     if (!ok)
       return NULL;
@@ -204,8 +204,8 @@ cairo_surface_t *pngpass_placeholder(PngPass *t, const char *path, int width_px,
   }
   cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
   char *marker = g_strdup_printf(PNGPASS_MARKER "%d", n);
-  cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_CCITT_FAX, (unsigned char *)marker,
-                              strlen(marker), g_free, marker);
+  cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_CCITT_FAX, (unsigned char *)marker, strlen(marker),
+                              g_free, marker);
   /* cairo writes a CCITT image only with its parameters; the archive pass
    * replaces its whole dictionary */
   static const char params[] = "Columns=1 Rows=1";
