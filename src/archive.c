@@ -13,6 +13,9 @@
  *     on every link annotation, /Alt on every Figure structure element;
  *   - a trailer /ID hashed from the content.
  *
+ * Each PNG the painter drew as a placeholder (pngpass.h) is written in its
+ * place: the PNG's own IDAT data and an image dictionary for it.
+ *
  * It only adds keys and objects: page content, annotations' targets, the
  * outline, page labels and the structure tree stay as cairo wrote them;
  * but when pdf.c drew the contents last (it streams the pages: PdfMove),

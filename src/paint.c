@@ -5,7 +5,9 @@
  * needs (paint_set_image_dpi), drawn by reference (cairo stores each
  * once, see Image) and released after the page of their last draw; their
  * size on the page comes from the model, never from the file: PNG
- * (cairo; libpng row by row when scaled), JPEG (embedded as it is, or decoded
+ * (cairo; libpng row by row when scaled; on a PDF, one that needs every
+ * pixel and qualifies is a placeholder the archive pass replaces by the
+ * file's own data, pngpass.h), JPEG (embedded as it is, or decoded
  * smaller and written again), GIF (its first frame, gdk-pixbuf), SVG
  * (recorded once as vectors, librsvg). One that cannot be drawn gets a
  * warning and a frame. */
