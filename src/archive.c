@@ -720,7 +720,7 @@ static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book
   for (guint i = 0; ok && i < found->len; i++) {
     const PdfStreamBytes *sb = &g_array_index(found, PdfStreamBytes, i);
     int e = pngpass_entry(pngs, sb->data, sb->data_len);
-    if (e < 0 || done[e] || !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/CCITTFaxDecode") ||
+    if (e < 0 || !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/CCITTFaxDecode") ||
         !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/Image"))
       continue;
     char *dict = NULL;

@@ -19,8 +19,9 @@
  *
  * The walk over the chunks is the PNG format's own framing (a length, a
  * type, the data, a CRC-32), not a decoder: libpng checks that the data
- * decodes at parse time (image.c); here every chunk's CRC is checked
- * with zlib's crc32 when the data is copied. */
+ * decodes at parse time (image.c); here the critical chunks' CRCs are
+ * checked with zlib's crc32 (the ones before the first IDAT when the
+ * painter decides, all of them when the data is copied), as libpng does. */
 #include "pngpass.h"
 
 #include <string.h>
@@ -90,7 +91,9 @@ typedef struct {
 } Chunk;
 
 /* The next chunk; false at the file's end or when the chunk runs past it
- * (a cut file). check: its CRC too (false when it does not match). */
+ * (a cut file). check: a critical chunk's CRC too (false when it does not
+ * match); an ancillary chunk's is not, as libpng by default only warns
+ * and drops such a chunk, and the file decodes. */
 static bool next_chunk(Walk *w, Chunk *c, bool check, GError **err)
 {
   if (w->len - w->at < 12) {
@@ -106,7 +109,7 @@ static bool next_chunk(Walk *w, Chunk *c, bool check, GError **err)
                 (const char *)c->type);
     return false;
   }
-  if (check) {
+  if (check && !(c->type[0] & 0x20)) {
     uLong crc = crc32(crc32(0L, Z_NULL, 0), c->type, 4 + c->len);
     if (crc != be32(c->data + c->len)) {
       g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a %.4s chunk's CRC does not match",
@@ -190,7 +193,7 @@ cairo_surface_t *pngpass_placeholder(PngPass *t, const char *path, int width_px,
     Walk w = {(const guchar *)g_mapped_file_get_contents(map), g_mapped_file_get_length(map), 0};
     PngHead h;
     Chunk first;
-    bool ok = read_head(&w, &h, &first, false, NULL) && copyable(&h) && h.w == (guint32)width_px &&
+    bool ok = read_head(&w, &h, &first, true, NULL) && copyable(&h) && h.w == (guint32)width_px &&
               h.h == (guint32)height_px;
     g_mapped_file_unref(map);
     if (!ok)

@@ -51,7 +51,8 @@ const char *pngpass_path(const PngPass *t, int n);
  * BitsPerComponent, FlateDecode with DecodeParms Predictor 15, Colors,
  * BitsPerComponent, Columns; /Interpolate true when interpolate; no
  * /Length; g_free), *data the IDAT chunks' data concatenated (the zlib
- * stream). Every chunk's length and CRC (zlib's crc32) checked, to IEND.
+ * stream). Every chunk's length and every critical chunk's CRC (zlib's
+ * crc32) checked, to IEND.
  * False with *err set when the file is cut, corrupt or no longer the one
  * drawn (its header changed). */
 bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GBytes **data,

@@ -188,6 +188,26 @@ PY
 done < "$D/copy.list"
 [ $i -eq 8 ] || bad "copy: $i images drawn, want 8"
 grep -q "/Indexed" "$D/obj-2.txt" || bad "copy: the palette PNG is not /Indexed"
+# an ancillary chunk with a bad CRC (libpng drops it, the file decodes): still
+# copied; a file cut inside its IDAT data: a warning, and left out, as before
+python3 - "$D" <<'PY'
+import sys
+d = sys.argv[1]
+b = open(f"{d}/c-rgb.png", "rb").read()
+bad = b"\0\0\0\x04tEXtabcd\xde\xad\xbe\xef"
+open(f"{d}/anc.png", "wb").write(b[:33] + bad + b[33:])
+open(f"{d}/cut.png", "wb").write(b[:len(b) // 2])
+PY
+printf '# Odd\n\n![anc](anc.png)\n\n![cut](cut.png)\n' > "$D/odd.md"
+"$OCTAVO" "$D/odd.md" -o "$D/odd.pdf" 2> "$D/odd.err" || bad "odd: octavo failed: $(cat "$D/odd.err")"
+grep -q "warning: image cut.png cannot be decoded" "$D/odd.err" ||
+  bad "odd: no warning for the cut PNG: $(cat "$D/odd.err")"
+grep -q "anc.png" "$D/odd.err" && bad "odd: a warning for anc.png: $(cat "$D/odd.err")"
+id=$(pdfimages -list "$D/odd.pdf" | awk 'NR > 2 && $3 == "image" { print $11 }')
+[ "$(echo $id | wc -w)" = 1 ] && qpdf --show-object="$id" "$D/odd.pdf" | grep -q "/Predictor 15" ||
+  bad "odd: anc.png is not copied (images: '$id')"
+qpdf --check "$D/odd.pdf" > "$D/odd.qpdf" 2>&1 && ! grep -q WARNING "$D/odd.qpdf" || bad "odd: qpdf --check"
+
 # the pixels: each copy as its decoded twin
 # (the pages with images: the colophon's identifier differs)
 pages=$(pdfimages -list "$D/one.pdf" | awk 'NR > 2 { print $1 }' | sort -un)
