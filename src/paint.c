@@ -569,11 +569,16 @@ static cairo_surface_t *decode_raster(const Painter *p, const BookResource *r, i
       (s = pngpass_placeholder(p->pngs, r->path, r->width_px, r->height_px))) {
     *sw = *sh = 1;
   } else if (r->kind == BOOK_IMAGE_JPEG && pdf && full) {
-    /* the surface only gives cairo the size: it writes the data */
+    /* cairo writes the data, its /Width and /Height from the JPEG's header:
+     * a 1 x 1 surface carries it (the figure's box is then the page's cm,
+     * the same bytes as a surface of the JPEG's size, which cost 4 bytes a
+     * pixel to clear, and as much again for cairo's snapshot of it when it
+     * is released) */
     gchar *data = NULL;
     gsize len = 0;
     if (g_file_get_contents(r->path, &data, &len, err)) {
-      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+      *sw = *sh = 1;
       cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free,
                                   data);
     }
