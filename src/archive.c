@@ -13,6 +13,9 @@
  *     on every link annotation, /Alt on every Figure structure element;
  *   - a trailer /ID hashed from the content.
  *
+ * Each PNG the painter drew as a placeholder (pngpass.h) is written in its
+ * place: the PNG's own IDAT data and an image dictionary for it.
+ *
  * It only adds keys and objects: page content, annotations' targets, the
  * outline, page labels and the structure tree stay as cairo wrote them;
  * but when pdf.c drew the contents last (it streams the pages: PdfMove),
@@ -41,6 +44,7 @@
 #include "archive_fig.h"
 #include "archive_src.h"
 #include "pdfupdate.h"
+#include "pngpass.h"
 #include "util.h"
 
 /* The sRGB profile, from the Debian packages the Makefile installs. */
@@ -699,6 +703,55 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
     set_key(q, root, "/Version", qpdf_oh_new_name(q, "/1.7"));
 }
 
+/* ---- PNGs copied as they are (pngpass.h) ---- */
+
+/* Each placeholder cairo wrote for a PNG of pngs replaced by the PNG's own
+ * data and dictionary (keeping cairo's /Interpolate). False with a
+ * diagnostic when a PNG cannot be read again as it was drawn (cut,
+ * corrupt or changed since) or a placeholder is missing: the PDF is then
+ * not written, rather than written with a blank image. */
+static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book, const char *name)
+{
+  guint n = pngpass_count(pngs);
+  if (n == 0)
+    return true;
+  bool *done = g_new0(bool, n), ok = true;
+  GArray *found = pdfupdate_find_streams(u, PNGPASS_MARKER);
+  for (guint i = 0; ok && i < found->len; i++) {
+    const PdfStreamBytes *sb = &g_array_index(found, PdfStreamBytes, i);
+    int e = pngpass_entry(pngs, sb->data, sb->data_len);
+    if (e < 0 || !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/CCITTFaxDecode") ||
+        !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/Image"))
+      continue;
+    char *dict = NULL;
+    GBytes *data = NULL;
+    GError *err = NULL;
+    bool interpolate = g_strstr_len(sb->dict, (gssize)sb->dict_len, "/Interpolate true") != NULL;
+    if (!pngpass_image(pngs, e, interpolate, &dict, &data, &err)) {
+      book_diag(book, BOOK_ERROR, NULL, "%s: image %s cannot be copied into the PDF: %s", name,
+                pngpass_path(pngs, e), err->message);
+      g_error_free(err);
+      ok = false;
+      break;
+    }
+    qpdf_oh d = qpdf_oh_parse(q, dict);
+    pdfupdate_replace_stream(u, sb->id, d, data);
+    qpdf_oh_release(q, d);
+    g_bytes_unref(data);
+    g_free(dict);
+    done[e] = true;
+  }
+  for (guint e = 0; ok && e < n; e++)
+    if (!done[e]) {
+      book_diag(book, BOOK_ERROR, NULL, "%s: image %s: its place in cairo's output was not found",
+                name, pngpass_path(pngs, (int)e));
+      ok = false;
+    }
+  g_array_free(found, TRUE);
+  g_free(done);
+  return ok;
+}
+
 /* CPU time of the process, in microseconds (the pass's cost for -v). */
 static gint64 cpu_us(void)
 {
@@ -708,7 +761,7 @@ static gint64 cpu_us(void)
 }
 
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
-                 char **pdf, const char *name)
+                 const PngPass *pngs, char **pdf, const char *name)
 {
   char *fresh = NULL; /* the file written anew (pdfupdate_write), to replace *pdf */
   ArchiveStandard std;
@@ -766,6 +819,8 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
     goto done;
   }
   pdfupdate_drop_pages(u); /* the page tree read through */
+  if (!copy_pngs(q, u, pngs, book, name))
+    goto done;
   if (!std.pdfa3u && !std.pdfua1)
     goto append;
   add_info_and_xmp(q, u, root, book, &std);

@@ -13,6 +13,7 @@
 #include "book.h"
 #include "layout.h"
 #include "options.h"
+#include "pngpass.h"
 
 /* The standards a --pdf-standard value asks for. */
 typedef struct {
@@ -37,9 +38,10 @@ typedef struct {
 
 /* Rewrite the PDF at *pdf (cairo's finished output, a temporary file) as
  * an archival PDF for opts->pdf_standard, attaching the book's Markdown
- * sources when opts->attach_source. `name` is the path the user asked
- * for, for messages. For "none" it only moves (move; nothing to move:
- * it does nothing and returns true). The result
+ * sources when opts->attach_source, each PNG of pngs (the painter's;
+ * NULL: none) written in place of its placeholder (pngpass.h). `name` is
+ * the path the user asked for, for messages. For "none" it only moves
+ * (move), copies the PNGs and writes the file anew, compact. The result
  * depends only on the input bytes, the book and SOURCE_DATE_EPOCH (the
  * trailer /ID is a hash of the content). Returns false with a diagnostic in
  * book when the PDF cannot be read or written or the ICC profile is
@@ -48,6 +50,6 @@ typedef struct {
  * and *pdf names the new one (util_temp_beside beside `name`), which the
  * caller commits. */
 bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const PdfMove *move,
-                 char **pdf, const char *name);
+                 const PngPass *pngs, char **pdf, const char *name);
 
 #endif

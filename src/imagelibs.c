@@ -297,8 +297,10 @@ static void png_quiet(png_structp png, png_const_charp msg)
  * row; *w, *h, *alpha (an alpha channel or a transparent colour) set
  * before the first. An interlaced file's rows come only once decoded
  * whole (libpng assembles the passes in them): *interlaced then says so
- * and row is never called unless whole is true. False with *err set when
- * the data does not decode to its end. */
+ * and row is never called unless whole is true. row NULL: only a check
+ * that the data decodes (libpng inflates, checks every CRC and unfilters
+ * each row, without the transforms to RGBA or a copy of the row). False
+ * with *err set when the data does not decode to its end. */
 static bool png_rows(const char *path, bool whole, RowFn row, void *ud, int *w, int *h,
                      bool *alpha, bool *interlaced, GError **err)
 {
@@ -323,20 +325,26 @@ static bool png_rows(const char *path, bool whole, RowFn row, void *ud, int *w, 
     png_uint_32 pw = png_get_image_width(png, info), ph = png_get_image_height(png, info);
     int type = png_get_color_type(png, info);
     *alpha = (type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
-    png_set_expand(png);
-    png_set_strip_16(png);
-    png_set_gray_to_rgb(png);
-    if (!*alpha)
-      png_set_filler(png, 0xff, PNG_FILLER_AFTER);
+    if (row) { /* only the check reads no pixels: no transforms, no row copied */
+      png_set_expand(png);
+      png_set_strip_16(png);
+      png_set_gray_to_rgb(png);
+      if (!*alpha)
+        png_set_filler(png, 0xff, PNG_FILLER_AFTER);
+    }
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     *w = (int)pw;
     *h = (int)ph;
     *interlaced = passes > 1;
     gsize stride = (gsize)pw * 4;
-    if (png_get_rowbytes(png, info) != stride)
+    if (row && png_get_rowbytes(png, info) != stride)
       png_error(png, "unexpected row size");
-    if (passes > 1 && whole) { /* every row whole: the image at once */
+    if (!row) { /* inflated, CRCs checked and unfiltered by libpng: nothing kept */
+      for (int p = 0; p < passes; p++)
+        for (png_uint_32 y = 0; y < ph; y++)
+          png_read_row(png, NULL, NULL);
+    } else if (passes > 1 && whole) { /* every row whole: the image at once */
       buf = g_malloc(stride * ph);
       for (int p = 0; p < passes; p++)
         for (png_uint_32 y = 0; y < ph; y++)

@@ -5,7 +5,9 @@
  * needs (paint_set_image_dpi), drawn by reference (cairo stores each
  * once, see Image) and released after the page of their last draw; their
  * size on the page comes from the model, never from the file: PNG
- * (cairo; libpng row by row when scaled), JPEG (embedded as it is, or decoded
+ * (cairo; libpng row by row when scaled; on a PDF, one that needs every
+ * pixel and qualifies is a placeholder the archive pass replaces by the
+ * file's own data, pngpass.h), JPEG (embedded as it is, or decoded
  * smaller and written again), GIF (its first frame, gdk-pixbuf), SVG
  * (recorded once as vectors, librsvg). One that cannot be drawn gets a
  * warning and a frame. */
@@ -18,6 +20,7 @@
 
 #include "fontlock.h"
 #include "imagelibs.h"
+#include "pngpass.h"
 #include "util.h"
 
 /* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
@@ -58,6 +61,7 @@ struct Painter {
   GHashTable *uses;     /* const BookResource * -> draws in the book (count_uses), or NULL */
   GPtrArray *done;      /* const BookResource *: drawn for the last time on this page */
   double image_dpi;     /* a PDF's rasters at most this many pixels per inch (<= 0: all) */
+  PngPass *pngs;        /* PNGs drawn as placeholders, copied by the archive pass (or NULL) */
   GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
   Drift drift;          /* PDF targets only */
   int depth;            /* open structure tags */
@@ -546,22 +550,35 @@ static void set_unique_id(cairo_surface_t *s, const BookResource *r, int w, int 
 }
 
 /* The raster r decoded at w x h pixels (full: the file's own size), or
- * NULL with *err set (or not, for cairo's PNG loader). A JPEG that needs
- * every pixel stays the file's JPEG data (a PDF embeds it as it is, DCT);
- * a smaller one is decoded at the smaller size (libjpeg's scaled decode)
- * and written as a JPEG again (quality 90); a PNG or GIF is decoded and
+ * NULL with *err set (or not, for cairo's PNG loader); *sw x *sh the
+ * surface's pixels. A JPEG that needs every pixel stays the file's JPEG
+ * data (a PDF embeds it as it is, DCT); a smaller one is decoded at the
+ * smaller size (libjpeg's scaled decode) and written as a JPEG again
+ * (quality 90); on a PDF, a PNG that needs every pixel and that pngpass.c
+ * takes as it is is not decoded: a 1 x 1 placeholder the archive pass
+ * replaces by the file's own data; any other PNG or GIF is decoded and
  * scaled (the PDF deflates it). */
 static cairo_surface_t *decode_raster(const Painter *p, const BookResource *r, int w, int h,
-                                      bool full, GError **err)
+                                      bool full, int *sw, int *sh, GError **err)
 {
   cairo_surface_t *s = NULL;
   bool pdf = p->target != PAINT_RASTER;
-  if (r->kind == BOOK_IMAGE_JPEG && pdf && full) {
-    /* the surface only gives cairo the size: it writes the data */
+  *sw = w;
+  *sh = h;
+  if (r->kind == BOOK_IMAGE_PNG && pdf && full && p->pngs &&
+      (s = pngpass_placeholder(p->pngs, r->path, r->width_px, r->height_px))) {
+    *sw = *sh = 1;
+  } else if (r->kind == BOOK_IMAGE_JPEG && pdf && full) {
+    /* cairo writes the data, its /Width and /Height from the JPEG's header:
+     * a 1 x 1 surface carries it (the figure's box is then the page's cm,
+     * the same bytes as a surface of the JPEG's size, which cost 4 bytes a
+     * pixel to clear, and as much again for cairo's snapshot of it when it
+     * is released) */
     gchar *data = NULL;
     gsize len = 0;
     if (g_file_get_contents(r->path, &data, &len, err)) {
-      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+      *sw = *sh = 1;
       cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free,
                                   data);
     }
@@ -673,11 +690,11 @@ static Image *load_image(Painter *p, const LayItem *it)
       h = it->h_pt;
     }
   } else if (r->width_px > 0 && r->height_px > 0) {
-    int pw, ph;
+    int pw, ph, sw, sh;
     needed_px(p, it, r->width_px, r->height_px, &pw, &ph, &full);
-    s = decode_raster(p, r, pw, ph, full, &err);
-    w = pw;
-    h = ph;
+    s = decode_raster(p, r, pw, ph, full, &sw, &sh, &err);
+    w = sw;
+    h = sh;
   }
   if (!s && !handle) {
     if (p->book && !im)
@@ -859,6 +876,11 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
 void paint_set_image_dpi(Painter *p, double dpi)
 {
   p->image_dpi = dpi;
+}
+
+void paint_set_pngpass(Painter *p, PngPass *pngs)
+{
+  p->pngs = p->target != PAINT_RASTER ? pngs : NULL;
 }
 
 /* The images drawn for the last time on the page shown since: released

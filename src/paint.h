@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "layout.h"
+#include "pngpass.h"
 
 typedef struct Painter Painter;
 
@@ -33,6 +34,13 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book);
  * new painter has it: every image at its own size. Raster targets draw at
  * their device's pixels whatever this says. */
 void paint_set_image_dpi(Painter *p, double dpi);
+
+/* On a PDF target, draw each PNG that needs every pixel and that
+ * pngpass.c takes as it is as a placeholder recorded in pngs (the
+ * caller's; it outlives the painter), which the archive pass replaces by
+ * the PNG's own compressed data (archive_pdf); without it, or on a raster
+ * target, every PNG is decoded. */
+void paint_set_pngpass(Painter *p, PngPass *pngs);
 
 /* Draw the items of one page (a GArray of LayItem) in order: one call per
  * page. Structure tags may open on one page and close on a later one. */

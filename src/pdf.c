@@ -75,6 +75,7 @@ struct PdfDrawing {
   cairo_surface_t *surf;
   cairo_t *cr;
   Painter *painter;
+  PngPass *pngs; /* the PNGs the painter drew as placeholders, for the archive pass */
   PdfTags mode;
   char *authors, *keywords, *date;
   GArray *tops; /* int per page drawn: elements it opens under Document */
@@ -112,6 +113,8 @@ static bool drawing_open(Drawing *d, Book *book, double w, double h, const char 
   d->cr = cairo_create(d->surf);
   d->painter = paint_new(d->cr, mode == PDF_TAGS_ALL ? PAINT_PDF_TAGS : PAINT_PDF, book);
   paint_set_image_dpi(d->painter, image_dpi);
+  d->pngs = pngpass_new();
+  paint_set_pngpass(d->painter, d->pngs);
   d->tops = g_array_new(FALSE, FALSE, sizeof(int));
   cairo_tag_begin(d->cr, "Document", "");
   return true;
@@ -215,8 +218,8 @@ static PdfMove moved_pages(const Drawing *d, int moved)
 /* After cairo: the status checked, the archive pass (which moves the
  * pages of `move`), the file renamed into place. */
 static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
-                       const PdfMove *move, cairo_status_t st, int werr, char *tmp,
-                       const char *path)
+                       const PdfMove *move, const PngPass *pngs, cairo_status_t st, int werr,
+                       char *tmp, const char *path)
 {
   GError *err = NULL;
   if (werr) {
@@ -234,7 +237,7 @@ static bool pdf_finish(Book *book, const Layout *lay, const OctavoOptions *opts,
     return false;
   }
   /* XMP, /Lang, /Alt, sources..., the contents' pages moved: archive.c */
-  if (!archive_pdf(book, lay, opts, move, &tmp, path)) {
+  if (!archive_pdf(book, lay, opts, move, pngs, &tmp, path)) {
     util_temp_discard(tmp);
     g_free(tmp);
     return false;
@@ -294,6 +297,7 @@ PdfResult pdf_close(PdfDrawing *d, const Layout *lay, const OctavoOptions *opts)
   Book *book = d->book;
   char *tmp = d->tmp, *path = d->path;
   bool all = d->mode == PDF_TAGS_ALL;
+  PngPass *pngs = d->pngs;
   g_free(d);
   PdfResult r;
   if (st == CAIRO_STATUS_TAG_ERROR && !werr && all) {
@@ -307,8 +311,9 @@ PdfResult pdf_close(PdfDrawing *d, const Layout *lay, const OctavoOptions *opts)
      * font subsets) is freed: give it back before the archive pass reads
      * the file */
     util_heap_release();
-    r = pdf_finish(book, lay, opts, &move, st, werr, tmp, path) ? PDF_WRITTEN : PDF_FAILED;
+    r = pdf_finish(book, lay, opts, &move, pngs, st, werr, tmp, path) ? PDF_WRITTEN : PDF_FAILED;
   }
+  pngpass_free(pngs);
   g_free(path);
   return r;
 }

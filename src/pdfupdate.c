@@ -512,9 +512,10 @@ static int base_obj_cmp(gconstpointer a, gconstpointer b)
  * object in the file (or of the cross-reference table), 0 for a free one.
  * The objects follow one another in cairo's file, so an object's
  * "endobj" is the last one before the next object. */
-static guint64 *base_ends(PdfUpdate *u)
+/* The file's objects in use (by its classic table from object 0) in the
+ * order of their offsets. */
+static GArray *base_objs(const PdfUpdate *u)
 {
-  guint64 *ends = g_new0(guint64, (gsize)u->xref_count);
   GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
   for (int i = 0; i < u->xref_count; i++) {
     const char *e = u->xref_entries + 20 * (gsize)i;
@@ -525,6 +526,13 @@ static guint64 *base_ends(PdfUpdate *u)
       g_array_append_val(objs, b);
   }
   g_array_sort(objs, base_obj_cmp);
+  return objs;
+}
+
+static guint64 *base_ends(PdfUpdate *u)
+{
+  guint64 *ends = g_new0(guint64, (gsize)u->xref_count);
+  GArray *objs = base_objs(u);
   for (guint i = 0; i < objs->len; i++) {
     const BaseObj *b = &g_array_index(objs, BaseObj, i);
     ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
@@ -761,4 +769,103 @@ bool pdfupdate_write(PdfUpdate *u, const char *path, const char *beside, char **
   }
   *fresh = tmp;
   return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams found by their data and replaced                                 */
+
+/* The stream whose data starts at base + at, in the object that starts
+ * at obj->off and ends before `end`; false when the bytes are not
+ * "id 0 obj <<...>> stream EOL data EOL endstream". */
+static bool stream_at(const PdfUpdate *u, const BaseObj *obj, guint64 end, gsize at,
+                      PdfStreamBytes *out)
+{
+  const char *e = u->xref_entries + 20 * (gsize)obj->id;
+  if (memcmp(e + 11, "00000", 5) || end > u->base_len)
+    return false;
+  char head[32];
+  int hn = snprintf(head, sizeof head, "%d 0 obj", obj->id);
+  const char *s = u->base + obj->off, *data = u->base + at;
+  if ((guint64)hn > at - obj->off || memcmp(s, head, (size_t)hn))
+    return false;
+  const char *kw = data; /* back over the EOL to "stream" */
+  if (kw > s && kw[-1] == '\n')
+    kw--;
+  if (kw > s && kw[-1] == '\r')
+    kw--;
+  if (kw - s < hn + 6 + 4 || memcmp(kw - 6, "stream", 6))
+    return false;
+  const char *d = s + hn, *de = kw - 6;
+  while (d < de && pdf_space(*d))
+    d++;
+  while (de > d && pdf_space(de[-1]))
+    de--;
+  if (de - d < 4 || memcmp(d, "<<", 2) || memcmp(de - 2, ">>", 2))
+    return false;
+  const char *t = NULL; /* the last "endstream" of the object */
+  for (const char *p = u->base + end - 9; p >= data; p--)
+    if (*p == 'e' && !memcmp(p, "endstream", 9)) {
+      t = p;
+      break;
+    }
+  if (!t)
+    return false;
+  if (t > data && t[-1] == '\n')
+    t--;
+  if (t > data && t[-1] == '\r')
+    t--;
+  *out = (PdfStreamBytes){obj->id, d, (gsize)(de - d), data, (gsize)(t - data)};
+  return true;
+}
+
+GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(PdfStreamBytes));
+  gsize pn = strlen(prefix);
+  if (!rewritable(u) || pn == 0)
+    return out;
+  GArray *objs = NULL;
+  const char *end = u->base + u->prev_xref;
+  /* window by window, each dropped from memory once searched */
+  for (const char *win = u->base; win < end; win += MIN((gsize)DROP_EVERY, (gsize)(end - win))) {
+    const char *wend = win + MIN((gsize)DROP_EVERY, (gsize)(end - win)),
+               *lim = wend + MIN(pn - 1, (gsize)(end - wend));
+    for (const char *p = win;
+         p < wend && (p = memmem(p, (gsize)(lim - p), prefix, pn)) != NULL && p < wend; p++) {
+      gsize at = (gsize)(p - u->base);
+      if (at < 7 || (u->base[at - 1] != '\n' && u->base[at - 1] != '\r'))
+        continue;
+      if (!objs)
+        objs = base_objs(u);
+      guint lo = 0, hi = objs->len; /* the last object starting before at */
+      while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(objs, BaseObj, mid).off < at)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == 0)
+        continue;
+      const BaseObj *obj = &g_array_index(objs, BaseObj, lo - 1);
+      guint64 oend = lo < objs->len ? g_array_index(objs, BaseObj, lo).off : u->prev_xref;
+      PdfStreamBytes sb;
+      if (stream_at(u, obj, oend, at, &sb))
+        g_array_append_val(out, sb);
+    }
+    pdfupdate_drop_pages(u);
+  }
+  if (objs)
+    g_array_free(objs, TRUE);
+  return out;
+}
+
+void pdfupdate_replace_stream(PdfUpdate *u, int id, qpdf_oh dict, GBytes *data)
+{
+  qpdf_oh len = qpdf_oh_new_integer(u->q, (long long)g_bytes_get_size(data));
+  qpdf_oh_replace_key(u->q, dict, "/Length", len);
+  qpdf_oh_release(u->q, len);
+  g_hash_table_insert(u->texts, GINT_TO_POINTER(id), g_strdup(qpdf_oh_unparse(u->q, dict)));
+  g_hash_table_insert(u->data, GINT_TO_POINTER(id), g_bytes_ref(data));
+  g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
 }

@@ -50,6 +50,31 @@ qpdf_oh pdfupdate_add(PdfUpdate *u, qpdf_oh value);
  * through qpdf: qpdf holds only its dictionary. */
 qpdf_oh pdfupdate_add_stream(PdfUpdate *u, qpdf_oh dict, GBytes *data);
 
+/* A stream object of the file, as its bytes have it (pointers into base). */
+typedef struct {
+  int id;                 /* its object number (generation 0) */
+  const char *dict;       /* its dictionary's text, "<<" to ">>" */
+  gsize dict_len;
+  const char *data;       /* its data, between "stream" and "endstream" and their EOLs */
+  gsize data_len;
+} PdfStreamBytes;
+
+/* The file's stream objects whose data begins with prefix (an ASCII string
+ * without line ends), found by a search of the file's bytes for "stream",
+ * an EOL and prefix, each placed in its object through the file's classic
+ * cross-reference table (cairo's): a GArray of PdfStreamBytes in the
+ * file's order (the caller frees it; empty when the table is not a
+ * classic one). The caller judges what it finds by its dictionary and
+ * data: the search reads bytes, not PDF syntax. */
+GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix);
+
+/* Write the file's stream object id (generation 0) in the update as a
+ * stream of dict (direct; /Length is set here: the caller may release it)
+ * and data (already encoded as dict's /Filter says), in place of its own
+ * dictionary and data. qpdf's handle on the object is left as it was:
+ * read nothing of it through qpdf afterwards. */
+void pdfupdate_replace_stream(PdfUpdate *u, int id, qpdf_oh dict, GBytes *data);
+
 /* When the file's bytes are a read-only file mapping (GMappedFile): drop
  * the pages of it read so far from the process's memory; they are read
  * again from the file (the page cache) when touched. For a large file

@@ -8,6 +8,9 @@
 # - a JPEG that needs every pixel is embedded as it is (DCT, the file's
 #   bytes); the EPUB keeps every file as it is;
 # - drawn twice on one page, still stored once, and qpdf --check clean;
+# - a PNG that needs every pixel, without alpha or interlacing, is its own
+#   IDAT data (FlateDecode, Predictor 15), drawing the pixels the decode path
+#   draws; one with alpha, interlaced or shown smaller is decoded;
 # - the PDF has the same bytes with one thread or two.
 set -u
 for t in qpdf pdfimages pdftoppm pdftotext python3 unzip; do
@@ -108,6 +111,112 @@ done
 ok=no
 for f in $(cat "$D/x.list"); do cmp -s "$f" "$D/f3.jpg" && ok=yes; done
 [ $ok = yes ] || bad "small: f3.jpg is not embedded as its own bytes"
+
+# a PNG copied as it is (pngpass.c): its IDAT chunks are the image's data,
+# with the PNG predictors; the ones that cannot be copied (an alpha channel,
+# interlaced, shown smaller than its pixels) are decoded; the pixels are the
+# same either way (each copied PNG against its interlaced twin, the same
+# pixels, which the decode path takes)
+python3 - "$D" <<'PY'
+import struct, sys, zlib
+d = sys.argv[1]
+def chunk(t, b): return struct.pack(">I", len(b)) + t + b + struct.pack(">I", zlib.crc32(t + b))
+def png(name, w, h, depth, ctype, px, plte=None, interlace=0):
+    """px(x, y) -> a tuple of samples, packed at depth bits"""
+    def row(xs, y):
+        bits = "".join(format(v, "0%db" % depth) for x in xs for v in px(x, y))
+        bits += "0" * (-len(bits) % 8)
+        return b"\0" + int(bits, 2).to_bytes(len(bits) // 8, "big")
+    passes = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+              (0, 1, 1, 2)) if interlace else ((0, 0, 1, 1),)
+    raw = b"".join(row(range(x0, w, dx), y) for x0, y0, dx, dy in passes if x0 < w
+                   for y in range(y0, h, dy))
+    z = zlib.compress(raw, 9)
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, interlace))
+    out += chunk(b"gAMA", struct.pack(">I", 45455)) + chunk(b"sRGB", b"\0")
+    if plte: out += chunk(b"PLTE", plte)
+    for i in range(0, len(z), 997):  # several IDAT chunks
+        out += chunk(b"IDAT", z[i:i + 997])
+    open(f"{d}/{name}", "wb").write(out + chunk(b"IEND", b""))
+W, H = 240, 160
+rgb = lambda x, y: ((x * 255) // W, (y * 255) // H, ((x ^ y) * 3) % 256)
+pal = bytes(v for i in range(13) for v in (i * 19 % 256, 255 - i * 11, i * 37 % 256))
+for name, depth, ctype, px, plte in (("rgb", 8, 2, rgb, None),
+                                     ("pal", 4, 3, lambda x, y: ((x // 9 + y // 7) % 13,), pal),
+                                     ("g2", 2, 0, lambda x, y: ((x // 5 + y // 3) % 4,), None),
+                                     ("g1", 1, 0, lambda x, y: ((x // 4 + y // 4) % 2,), None),
+                                     ("g8", 8, 0, lambda x, y: ((x * 7 + y) % 256,), None)):
+    png(f"c-{name}.png", W, H, depth, ctype, px, plte)
+    png(f"i-{name}.png", W, H, depth, ctype, px, plte, interlace=1)
+png("alpha.png", W, H, 8, 6, lambda x, y: rgb(x, y) + (255 if x < W // 2 else 128,))
+PY
+kinds="rgb pal g2 g1 g8"
+printf -- '---\ntitle: Copies\n---\n\n' > "$D/copy.md"; cp "$D/copy.md" "$D/twin.md"
+for k in $kinds; do
+  printf '# %s\n\n![%s](c-%s.png)\n\n' $k $k $k >> "$D/copy.md"
+  printf '# %s\n\n![%s](i-%s.png)\n\n' $k $k $k >> "$D/twin.md"
+done
+printf '# Not copied\n\n![a](alpha.png)\n\n![i](i-rgb.png)\n\n<img src="bigp.png" alt="b" width="220">\n' > "$D/nc.md"
+"$OCTAVO" -q "$D/copy.md" "$D/nc.md" -o "$D/copy.pdf" -j1 &&
+  "$OCTAVO" -q "$D/copy.md" -o "$D/one.pdf" -j1 && "$OCTAVO" -q "$D/twin.md" -o "$D/twin.pdf" -j1 ||
+  bad "copy: octavo failed"
+qpdf --check "$D/copy.pdf" > "$D/copy.qpdf" 2>&1 && ! grep -q WARNING "$D/copy.qpdf" ||
+  bad "copy: qpdf --check: $(grep -m1 -i 'warning\|error' "$D/copy.qpdf")"
+# the object id of each image in the order drawn
+pdfimages -list "$D/copy.pdf" | awk 'NR > 2 && $3 == "image" { print $11 }' > "$D/copy.list"
+i=0
+while read -r id; do
+  i=$((i + 1))
+  qpdf --show-object="$id" "$D/copy.pdf" > "$D/obj-$i.txt" 2>&1
+  if [ $i -le 5 ]; then # the copies: the stream is the file's IDAT data
+    k=$(echo $kinds | cut -d' ' -f$i)
+    grep -q "/Predictor 15" "$D/obj-$i.txt" || bad "copy $k: no /Predictor 15: $(cat "$D/obj-$i.txt")"
+    qpdf --show-object="$id" --raw-stream-data "$D/copy.pdf" > "$D/raw-$i.bin"
+    python3 - "$D/c-$k.png" "$D/raw-$i.bin" <<'PY' || bad "copy $k: the stream is not the PNG's IDAT data"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+at, idat = 8, b""
+while at < len(b):
+    n, t = struct.unpack(">I4s", b[at:at + 8])
+    if t == b"IDAT": idat += b[at + 8:at + 8 + n]
+    at += 12 + n
+sys.exit(0 if open(sys.argv[2], "rb").read() == idat else 1)
+PY
+  else # alpha, interlaced, shown smaller: decoded (cairo's plain FlateDecode)
+    grep -q "/Predictor" "$D/obj-$i.txt" && bad "copy: image $i (alpha, interlaced, smaller) was copied"
+  fi
+done < "$D/copy.list"
+[ $i -eq 8 ] || bad "copy: $i images drawn, want 8"
+grep -q "/Indexed" "$D/obj-2.txt" || bad "copy: the palette PNG is not /Indexed"
+# an ancillary chunk with a bad CRC (libpng drops it, the file decodes): still
+# copied; a file cut inside its IDAT data: a warning, and left out, as before
+python3 - "$D" <<'PY'
+import sys
+d = sys.argv[1]
+b = open(f"{d}/c-rgb.png", "rb").read()
+bad = b"\0\0\0\x04tEXtabcd\xde\xad\xbe\xef"
+open(f"{d}/anc.png", "wb").write(b[:33] + bad + b[33:])
+open(f"{d}/cut.png", "wb").write(b[:len(b) // 2])
+PY
+printf '# Odd\n\n![anc](anc.png)\n\n![cut](cut.png)\n' > "$D/odd.md"
+"$OCTAVO" "$D/odd.md" -o "$D/odd.pdf" 2> "$D/odd.err" || bad "odd: octavo failed: $(cat "$D/odd.err")"
+grep -q "warning: image cut.png cannot be decoded" "$D/odd.err" ||
+  bad "odd: no warning for the cut PNG: $(cat "$D/odd.err")"
+grep -q "anc.png" "$D/odd.err" && bad "odd: a warning for anc.png: $(cat "$D/odd.err")"
+id=$(pdfimages -list "$D/odd.pdf" | awk 'NR > 2 && $3 == "image" { print $11 }')
+[ "$(echo $id | wc -w)" = 1 ] && qpdf --show-object="$id" "$D/odd.pdf" | grep -q "/Predictor 15" ||
+  bad "odd: anc.png is not copied (images: '$id')"
+qpdf --check "$D/odd.pdf" > "$D/odd.qpdf" 2>&1 && ! grep -q WARNING "$D/odd.qpdf" || bad "odd: qpdf --check"
+
+# the pixels: each copy as its decoded twin
+# (the pages with images: the colophon's identifier differs)
+pages=$(pdfimages -list "$D/one.pdf" | awk 'NR > 2 { print $1 }' | sort -un)
+[ "$(echo $pages | wc -w)" -eq 5 ] || bad "copy: images on pages '$pages', want five pages"
+for p in $pages; do
+  pdftoppm -r 110 -f $p -l $p -singlefile "$D/one.pdf" "$D/pc-$p" &&
+    pdftoppm -r 110 -f $p -l $p -singlefile "$D/twin.pdf" "$D/pt-$p" || bad "copy: pdftoppm"
+  cmp -s "$D/pc-$p.ppm" "$D/pt-$p.ppm" || bad "copy: page $p differs from its decoded twin"
+done
 
 # the same bytes with one thread or two (all three books, images on every page)
 cat "$D/ten.md" "$D/small.md" > "$D/all.md"
