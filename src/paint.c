@@ -265,6 +265,16 @@ static bool show_text(Painter *p, const char *text, int len, PangoFont *font,
 
 static cairo_surface_t *surface_copy(cairo_surface_t *s);
 
+/* How a bitmap is resampled where it is drawn: smoothly on a raster
+ * (the preview); on a PDF, cairo's FAST, so that no image carries
+ * /Interpolate true, which PDF/A forbids (ISO 19005-2 6.2.8): the viewer
+ * scales it, and octavo has already brought it to the pixels the page
+ * needs (--image-dpi). Every bitmap octavo draws takes its filter here. */
+static cairo_filter_t image_filter(const Painter *p)
+{
+  return p->target == PAINT_RASTER ? CAIRO_FILTER_GOOD : CAIRO_FILTER_FAST;
+}
+
 /* Glyph glyph of a colour font as an image, made once per painter (a
  * surface is never shared between threads); NULL: it has none. */
 static cairo_surface_t *colour_glyph(Painter *p, PangoFont *font, PangoGlyph glyph, double *x_em,
@@ -328,11 +338,7 @@ static bool show_colour(Painter *p, const char *text, int len, PangoFont *font,
       cairo_translate(cr, gx + x_em * size, gy + y_em * size);
       cairo_scale(cr, px_em * size, px_em * size);
       cairo_set_source_surface(cr, s, 0, 0);
-      /* a PDF's images carry no /Interpolate true (PDF/A forbids it; the
-       * bitmap has some 700 pixels per inch at text sizes); a raster is
-       * resampled smoothly */
-      cairo_pattern_set_filter(cairo_get_source(cr),
-                               p->target == PAINT_RASTER ? CAIRO_FILTER_GOOD : CAIRO_FILTER_FAST);
+      cairo_pattern_set_filter(cairo_get_source(cr), image_filter(p));
       cairo_rectangle(cr, 0, 0, w, h); /* not cairo_paint: see draw_image */
       cairo_fill(cr);
       cairo_restore(cr);
@@ -799,7 +805,7 @@ static void draw_image(Painter *p, const LayItem *it)
   cairo_translate(cr, it->x_pt, it->y_pt);
   cairo_scale(cr, it->w_pt / sw, it->h_pt / sh);
   cairo_set_source_surface(cr, im->surface, 0, 0);
-  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+  cairo_pattern_set_filter(cairo_get_source(cr), image_filter(p));
   /* fill the image's rectangle, never cairo_paint(): cairo 1.16 fails the
    * whole file with a tag error at cairo_surface_finish() when an (unbounded)
    * paint of a surface pattern stands inside a structure tag (a Figure) */

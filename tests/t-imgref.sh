@@ -224,5 +224,11 @@ export SOURCE_DATE_EPOCH=1700000000
 "$OCTAVO" -q "$D/all.md" -o "$D/all-1.pdf" -j1 && "$OCTAVO" -q "$D/all.md" -o "$D/all-2.pdf" -j2 ||
   bad "all: octavo failed"
 cmp -s "$D/all-1.pdf" "$D/all-2.pdf" || bad "all: -j1 and -j2 differ"
+# no image asks the viewer to interpolate (PDF/A, ISO 19005-2 6.2.8: /Interpolate
+# true is forbidden): raster, copied PNG, JPEG, drawn twice on a page, emoji
+for f in all-1 copy twice; do
+  n=$(qpdf --qdf --object-streams=disable "$D/$f.pdf" - | grep -ac "/Interpolate true")
+  [ "$n" = 0 ] || bad "$f: $n image(s) with /Interpolate true"
+done
 [ $fail -eq 0 ] && echo "t-imgref: ok"
 exit $fail
