@@ -145,12 +145,19 @@ static void test_character_classes(void **state)
   EXPECT("en", "'hyphenation'", "'hy-phen-ation'");
   EXPECT("en", "HYPHENATION", "HYPHENATION");
   EXPECT("en", "hyphenATION", "hyphenATION");
-  EXPECT("en", "hyphenation\xe2\x80\x94" "configuration",
-         "hy-phen-ation\xe2\x80\x94" "con-fig-u-ra-tion");
+  EXPECT("en",
+         "hyphenation\xe2\x80\x94"
+         "configuration",
+         "hy-phen-ation\xe2\x80\x94"
+         "con-fig-u-ra-tion");
   EXPECT("en", "\xe2\x80\x9e\xe2\x80\x9chyphenation!\xe2\x80\x9d",
          "\xe2\x80\x9e\xe2\x80\x9chy-phen-ation!\xe2\x80\x9d");
   EXPECT("de", "Silbentrennung", "Sil-ben-tren-nung");
-  EXPECT("de", "\xc3\x9c" "berm\xc3\xa4\xc3\x9fig", "\xc3\x9c" "ber-m\xc3\xa4-\xc3\x9fig");
+  EXPECT("de",
+         "\xc3\x9c"
+         "berm\xc3\xa4\xc3\x9fig",
+         "\xc3\x9c"
+         "ber-m\xc3\xa4-\xc3\x9fig");
   g_array_free(o, TRUE);
 }
 
@@ -252,7 +259,8 @@ int main(void)
       cmocka_unit_test(test_known_words),       cmocka_unit_test(test_case_and_punctuation),
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
       cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
-      cmocka_unit_test(test_other_languages),   cmocka_unit_test(test_cache), cmocka_unit_test(test_character_classes),
+      cmocka_unit_test(test_other_languages),   cmocka_unit_test(test_cache),
+      cmocka_unit_test(test_character_classes),
   };
   H = hyphenator_new();
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
