@@ -183,10 +183,32 @@ void hyphen_preload(RunPlan *plan, Hyphenator *h, const char *lang)
   runplan_spawn(plan, "octavo-hyphen", preload, p); /* joined by runplan_end */
 }
 
-/* Characters that make a word code, a path or a URL when inside it. */
+/* Characters that make a word code, a path or a URL when inside it: a
+ * table (the same set as before, "/\\_@.:=<>{}[]()#$%&*+~|^`;,!?\"", without
+ * a strchr a character). */
+static const bool codeish_ascii[128] = {
+    ['/'] = 1, ['\\'] = 1, ['_'] = 1, ['@'] = 1, ['.'] = 1, [':'] = 1, ['='] = 1, ['<'] = 1,
+    ['>'] = 1, ['{'] = 1,  ['}'] = 1, ['['] = 1, [']'] = 1, ['('] = 1, [')'] = 1, ['#'] = 1,
+    ['$'] = 1, ['%'] = 1,  ['&'] = 1, ['*'] = 1, ['+'] = 1, ['~'] = 1, ['|'] = 1, ['^'] = 1,
+    ['`'] = 1, [';'] = 1,  [','] = 1, ['!'] = 1, ['?'] = 1, ['"'] = 1};
+
 static bool codeish(gunichar c)
 {
-  return c < 128 && strchr("/\\_@.:=<>{}[]()#$%&*+~|^`;,!?\"", (int)c) != NULL;
+  return c < 128 && codeish_ascii[c];
+}
+
+/* The character at *p (valid UTF-8), *p moved past it: ASCII without a
+ * call. */
+static inline gunichar next_char(const char **p)
+{
+  guchar b = (guchar) * *p;
+  if (b < 128) {
+    (*p)++;
+    return b;
+  }
+  gunichar c = g_utf8_get_char(*p);
+  *p = g_utf8_next_char(*p);
+  return c;
 }
 
 /* Opening and closing punctuation to strip around a word. (ASCII without
@@ -265,8 +287,8 @@ static void hyphenate_run(Hyph *h, const char *word, size_t a, size_t b, GArray 
   HyphenDict *d = h->dict;
   /* Skip acronyms and camel case: any capital after the first letter. */
   size_t nchars = 0;
-  for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
-    gunichar c = (guchar)*p < 128 ? (guchar)*p : g_utf8_get_char(p);
+  for (const char *p = word + a; p < word + b;) {
+    gunichar c = next_char(&p);
     if (nchars > 0 && (c < 128 ? g_ascii_isupper(c) : g_unichar_isupper(c)))
       return;
     nchars++;
@@ -286,7 +308,7 @@ static void hyphenate_run(Hyph *h, const char *word, size_t a, size_t b, GArray 
   for (const char *p = word + a; p < word + b; p = g_utf8_next_char(p)) {
     size_t src = (size_t)(p - word);
     if ((guchar)*p < 128) {
-      g_string_append_c(low, g_ascii_tolower(*p));
+      g_string_append_c(low, *p >= 'A' && *p <= 'Z' ? *p + ('a' - 'A') : *p);
       o[no++] = src;
       continue;
     }
@@ -346,16 +368,16 @@ static size_t points(Hyph *h, const char *word, gssize len, GArray *offsets)
 
   /* Strip punctuation around the word. */
   const char *s = word, *e = word + n;
-  while (s < e && wrapper(g_utf8_get_char(s)))
-    s = g_utf8_next_char(s);
+  for (const char *q = s; s < e && wrapper(next_char(&q));)
+    s = q;
   while (e > s) {
-    const char *prev = g_utf8_prev_char(e);
+    const char *prev = (guchar)e[-1] < 128 ? e - 1 : g_utf8_prev_char(e);
     if (!wrapper(g_utf8_get_char(prev)))
       break;
     e = prev;
   }
   /* Soft hyphens in the source are the author's choice: exactly those. */
-  if (g_strstr_len(s, e - s, "\xc2\xad")) {
+  if (e > s && memmem(s, (size_t)(e - s), "\xc2\xad", 2)) {
     for (const char *p = s; p < e; p = g_utf8_next_char(p))
       if (g_utf8_get_char(p) == 0xAD && p > s && p + 2 < e) {
         size_t off = (size_t)(p + 2 - word);
@@ -365,8 +387,8 @@ static size_t points(Hyph *h, const char *word, gssize len, GArray *offsets)
   }
   if (e - s < HYPHEN_MIN_LEFT + HYPHEN_MIN_RIGHT)
     return 0;
-  for (const char *p = s; p < e; p = g_utf8_next_char(p)) {
-    gunichar c = (guchar)*p < 128 ? (guchar)*p : g_utf8_get_char(p);
+  for (const char *p = s; p < e;) {
+    gunichar c = next_char(&p);
     if (c < 128 ? g_ascii_isdigit(c) || codeish(c) : g_unichar_isdigit(c))
       return 0;
   }
@@ -380,11 +402,11 @@ static size_t points(Hyph *h, const char *word, gssize len, GArray *offsets)
     /* Letter runs, split at hyphens, apostrophes and other non-letters. */
     const char *p = s;
     while (p < e) {
-      while (p < e && !letter(g_utf8_get_char(p)))
-        p = g_utf8_next_char(p);
+      for (const char *r = p; p < e && !letter(next_char(&r));)
+        p = r;
       const char *q = p;
-      while (q < e && letter(g_utf8_get_char(q)))
-        q = g_utf8_next_char(q);
+      for (const char *r = q; q < e && letter(next_char(&r));)
+        q = r;
       if (q > p)
         hyphenate_run(h, word, (size_t)(p - word), (size_t)(q - word), offsets);
       p = q;

@@ -194,8 +194,7 @@ void colophon_block(Build *c)
   GArray *items = items_new();
   double w = MIN(c->measure, 120);
   add_rule(items, LAY_RULE, c->env->book->meta.rtl ? c->measure - w : 0, 0, w, 0.4, 0.3);
-  VItem *v = emit_line(c, items, 0.4, 0);
-  v->trace = g_strdup("[colophon rule]");
+  emit_line(c, items, 0.4, 0);
   c->space = st->colophon_leading_pt * 0.25;
   c->keep = 1; /* the rule stays with the colophon */
   colophon_runin(c, c->env->colophon);

@@ -513,7 +513,6 @@ static void do_code(Build *c, BookNode *n)
     VItem *v = emit_line(c, items, h, pen);
     v->mark_node = n;
     v->mark_off = l->a < orig->len ? g_array_index(orig, size_t, l->a) : 0;
-    v->trace = g_strndup(t->str + l->a, l->b - l->a);
   }
   g_array_free(cs.slices, TRUE);
   g_array_free(cl, TRUE);
@@ -750,7 +749,6 @@ static void listing_head(Build *c, BookNode *n)
       c->space = 1;
     VItem *v = emit_line(c, items, lead, 0);
     v->mark_node = n;
-    v->trace = g_strdup_printf("[file %s]", n->as.figure.file_name);
     pango_font_description_free(d);
   }
   c->keep = 2;
@@ -796,7 +794,6 @@ static void do_figure(Build *c, BookNode *n)
   }
   VItem *v = emit_line(c, items, h, 0);
   v->mark_node = n;
-  v->trace = g_strdup_printf("[image %s]", img->as.image.src ? img->as.image.src : "");
   /* its caption (captions.c decided it: never the alt text), kept with it */
   BookNode *fc = n->last_child && n->last_child->type == BOOK_FIGCAPTION ? n->last_child : NULL;
   const char *title = img->as.image.title;

@@ -97,8 +97,7 @@ void title_block(Build *c)
   add_rule(items, LAY_RULE, 0, 0, c->measure, 0.6, 0);
   /* the air under the rule is part of its line: the first block after it
    * adds none (first_block), and c->space would be dropped with it */
-  VItem *v = emit_line(c, items, 0.6 + st->heading_after_pt * 2, LB_INFINITY);
-  v->trace = g_strdup("[title rule]");
+  emit_line(c, items, 0.6 + st->heading_after_pt * 2, LB_INFINITY);
   c->space = 0;
   c->first_block = true; /* no heading space above the first section */
   c->after_par = false;
@@ -122,8 +121,7 @@ static void contents_head(Build *c)
   double x = c->env->book->meta.rtl ? c->measure - label_width(c->shp, dh, head) : 0;
   shape_label(c->shp, items, dh, head, x, baseline(c->shp, dh, lh) + c->st->chapter_drop_pt, 0);
   add_tag(items, LAY_TAG_END, "H1");
-  VItem *v = emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
-  v->trace = g_strdup("Contents");
+  emit_line(c, items, lh + c->st->chapter_drop_pt + c->st->heading_after_pt * 2.5, 0);
   pango_font_description_free(dh);
 }
 
@@ -232,8 +230,7 @@ static void toc_entry(Build *c, const TocLook *k, const TocEntry *e, int folio, 
     add_link(all, k->rtl ? 0 : indent, 0, c->measure - indent, leading, e->dest, NULL);
     if (lastl)
       add_tag(all, LAY_TAG_END, "TOCI");
-    VItem *v = emit_line(c, all, leading, li > 0 ? LB_INFINITY : 0);
-    v->trace = g_strdup_printf("%s%s%s", e->title, lastl ? " ... " : "", lastl ? num : "");
+    emit_line(c, all, leading, li > 0 ? LB_INFINITY : 0);
   }
   g_ptr_array_free(lines, TRUE);
   para_clear(&p);

@@ -118,7 +118,6 @@ typedef struct {
   int header;       /* LINE: index of the table header row to repeat on a new page, or -1 */
   bool shared;      /* LINE: drawn more than once (a table header): copied, not moved */
   bool rtl;         /* LINE: set right to left (flush right) */
-  char *trace;      /* LINE: its text, for lay_trace (owned) */
   /* LINE: the first line of this chapter, run on after another
    * (flow_chapters); the running heads follow it (paginate.c) */
   BookChapter *chapter;
@@ -175,7 +174,7 @@ void add_link(GArray *items, double x, double y, double w, double h, const char 
               const char *uri);
 void items_append(GArray *dst, const GArray *src, double dx, double dy, bool plain);
 void items_move(GArray *dst, GArray *src, double dx, double dy);
-/* Free what the first n items of vl own (their items, notes, trace);
+/* Free what the first n items of vl own (their items, notes);
  * the items stay in vl. */
 void vitems_clear(GArray *vl, guint n);
 void vlist_free(GArray *vl);

@@ -180,9 +180,7 @@ GArray *chapter_vlist(const LayEnv *env, LayShaper *shp, LayStore *store, guint 
   if (on) {
     *span_end = 0;
   } else {
-    VItem *v =
-        emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
-    v->trace = g_strdup_printf("[chapter %s]", ch->id ? ch->id : "");
+    emit_line(c, items_new(), c->st->chapter_drop_pt * (ch->heading || ci == 0 ? 1 : 0.5), 0);
     c->keep = 3;
     c->first_block = true;
     if (ch->heading)

@@ -815,7 +815,6 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
       para_mark(p, L.a, &v->mark_node, &v->mark_off);
     if (!v->mark_node)
       v->mark_node = block;
-    v->trace = g_strndup(S.sh->text + L.a, L.b - L.a);
   }
   if (nl == 0 && tag && !out)
     g_array_set_size(c->pending, c->pending->len - 1); /* nothing to tag */

@@ -123,10 +123,10 @@ static void column_widths(Build *c, Tab *t)
 }
 
 /* Cell k of a row at x: its lines into items, aligned in the column; its
- * text appended to tr (the row's trace); the first source node in *mark.
+ * first source node in *mark.
  * Returns the cell's height. */
 static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, double x,
-                       GArray *items, GString *tr, BookNode **mark)
+                       GArray *items, BookNode **mark)
 {
   Para p;
   para_init(&p);
@@ -163,9 +163,6 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
   add_tag(items, LAY_TAG_END, ctag);
   if (p.srcs->len && !*mark)
     *mark = g_array_index(p.srcs, Src, 0).node;
-  if (tr->len)
-    g_string_append(tr, " | ");
-  g_string_append(tr, p.text->str);
   g_ptr_array_free(lines, TRUE);
   para_clear(&p);
   return si.nlines * t->leading + 2 * t->pad;
@@ -176,7 +173,7 @@ static double set_cell(Build *c, const Tab *t, BookNode *cell, int k, bool hdr, 
  * bands, so that they still nest). Takes items; the row's notes go with
  * its first band. */
 static void emit_bands(Build *c, const Tab *t, BookNode *row, GArray *items, double rowh,
-                       double pen, BookNode *mark, const char *tr, int header_idx)
+                       double pen, BookNode *mark, int header_idx)
 {
   double pad = t->pad, leading = t->leading;
   guint nb = (guint)MAX(1.0, ceil((rowh - 2 * pad) / leading - 1e-6));
@@ -203,7 +200,6 @@ static void emit_bands(Build *c, const Tab *t, BookNode *row, GArray *items, dou
     double bpen = k == 0 ? pen : (k == 1 || k + 1 == nb) ? LB_INFINITY : 0;
     VItem *bv = emit_line(c, bands->pdata[k], bh, bpen);
     bv->mark_node = k == 0 && mark ? mark : row;
-    bv->trace = g_strdup(k == 0 ? tr : "");
     bv->header = header_idx;
     if (k == 0 && c->cell_notes->len) {
       bv->notes = c->cell_notes;
@@ -229,11 +225,10 @@ static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx)
   add_tag(items, LAY_TAG_BEGIN, "TR");
   double x = x0, rowh = 0;
   int k = 0;
-  GString *tr = g_string_new(NULL);
   BookNode *mark = NULL;
   c->cell_notes = g_ptr_array_new();
   for (BookNode *cell = r->first_child; cell && k < t->ncols; cell = cell->next, k++) {
-    double h = set_cell(c, t, cell, k, hdr, x, items, tr, &mark); /* MAX evaluates twice */
+    double h = set_cell(c, t, cell, k, hdr, x, items, &mark); /* MAX evaluates twice */
     rowh = MAX(rowh, h);
     x += t->cw[k];
   }
@@ -250,8 +245,7 @@ static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx)
   double pen =
       (r->prev && (r->prev->as.row.header || !r->prev->prev || !r->next)) ? LB_INFINITY : 0;
   if (!hdr && rowh > c->env->text_h * 0.8) {
-    emit_bands(c, t, r, items, rowh, pen, mark, tr->str, *header_idx);
-    g_string_free(tr, TRUE);
+    emit_bands(c, t, r, items, rowh, pen, mark, *header_idx);
     return;
   }
   VItem *v = emit_line(c, items, rowh, pen);
@@ -261,7 +255,6 @@ static void set_row(Build *c, const Tab *t, BookNode *r, int *header_idx)
     g_ptr_array_free(c->cell_notes, TRUE);
   c->cell_notes = NULL;
   v->mark_node = mark ? mark : r;
-  v->trace = g_string_free(tr, FALSE);
   if (hdr && *header_idx < 0) {
     *header_idx = (int)c->vl->len - 1;
     v->shared = true;

@@ -160,7 +160,6 @@ void vitems_clear(GArray *vl, guint n)
     items_free(v->items);
     if (v->notes)
       g_ptr_array_free(v->notes, TRUE);
-    g_free(v->trace);
   }
 }
 

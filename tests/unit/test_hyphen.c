@@ -125,6 +125,42 @@ static void test_never(void **state)
   g_array_free(o, TRUE);
 }
 
+/* The character classes points() reads (ASCII without GLib's tables):
+ * each code character inside a word keeps it whole; other punctuation,
+ * ASCII and not, splits it into runs hyphenated on their own or is
+ * stripped around it. */
+static void test_character_classes(void **state)
+{
+  (void)state;
+  GArray *o = g_array_new(FALSE, FALSE, sizeof(size_t));
+  const char *code = "/\\_@.:=<>{}[]()#$%&*+~|^`;,!?\"";
+  for (const char *c = code; *c; c++) {
+    char *w = g_strdup_printf("hyphenation%cconfiguration", *c);
+    if (hyphen_points(H, "en", w, -1, o) != 0)
+      fail_msg("\"%s\" got %u points", w, o->len);
+    g_free(w);
+  }
+  EXPECT("en", "hyphenation-configuration", "hy-phen-ation-con-fig-u-ra-tion");
+  EXPECT("en", "\xc2\xabhyphenation\xc2\xbb,", "\xc2\xabhy-phen-ation\xc2\xbb,");
+  EXPECT("en", "'hyphenation'", "'hy-phen-ation'");
+  EXPECT("en", "HYPHENATION", "HYPHENATION");
+  EXPECT("en", "hyphenATION", "hyphenATION");
+  EXPECT("en",
+         "hyphenation\xe2\x80\x94"
+         "configuration",
+         "hy-phen-ation\xe2\x80\x94"
+         "con-fig-u-ra-tion");
+  EXPECT("en", "\xe2\x80\x9e\xe2\x80\x9chyphenation!\xe2\x80\x9d",
+         "\xe2\x80\x9e\xe2\x80\x9chy-phen-ation!\xe2\x80\x9d");
+  EXPECT("de", "Silbentrennung", "Sil-ben-tren-nung");
+  EXPECT("de",
+         "\xc3\x9c"
+         "berm\xc3\xa4\xc3\x9fig",
+         "\xc3\x9c"
+         "ber-m\xc3\xa4-\xc3\x9fig");
+  g_array_free(o, TRUE);
+}
+
 static void test_languages(void **state)
 {
   (void)state;
@@ -224,6 +260,7 @@ int main(void)
       cmocka_unit_test(test_minimum_fragments), cmocka_unit_test(test_never),
       cmocka_unit_test(test_soft_hyphens),      cmocka_unit_test(test_languages),
       cmocka_unit_test(test_other_languages),   cmocka_unit_test(test_cache),
+      cmocka_unit_test(test_character_classes),
   };
   H = hyphenator_new();
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
