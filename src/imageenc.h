@@ -16,6 +16,12 @@
  * NULL (a surface in an error state when cairo fails). */
 cairo_surface_t *imageenc_surface(int w, int h);
 
+/* The same, its memory mapped and never touched (zero pages, which take
+ * no memory until written): for a surface cairo only needs the size of (a
+ * JPEG a PDF embeds from its own data: its pixels are never drawn nor
+ * read, and a cleared 1,600 x 1,200 one held 7 MB). */
+cairo_surface_t *imageenc_blank_surface(int w, int h);
+
 /* The pixels of RGB24 surface s (flushed) as a PNG: 8-bit palette when 256
  * colours hold the image (a flat design anti-aliased: a third of RGB's
  * bytes to deflate), else 8-bit RGB; unfiltered, deterministic for the same

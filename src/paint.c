@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fontlock.h"
+#include "imageenc.h"
 #include "imagelibs.h"
 #include "util.h"
 
@@ -576,7 +577,7 @@ static cairo_surface_t *decode_raster(const Painter *p, const BookResource *r, i
     gchar *data = NULL;
     gsize len = 0;
     if (g_file_get_contents(r->path, &data, &len, err)) {
-      s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+      s = imageenc_blank_surface(w, h);
       cairo_surface_set_mime_data(s, CAIRO_MIME_TYPE_JPEG, (unsigned char *)data, len, g_free,
                                   data);
     }
