@@ -28,7 +28,12 @@
  * --pdf-standard none too. qpdf reads the file from memory and lazily: the
  * catalog, Info, the page tree and pages, the parent tree's entries for
  * pages with figures (archive_fig.c); the annotations are read as direct
- * copies (pdfupdate_read_direct), which qpdf does not keep. */
+ * copies (pdfupdate_read_direct), which qpdf does not keep. The pages are
+ * read one by one from the flat page tree (pdfupdate_page), the mapped
+ * file's pages dropped as they are read; what the changed dictionaries
+ * refer to and nothing reads (cairo's /Dests name tree, each page's
+ * resources and contents, /PageLabels, /Outlines) is never read
+ * (pdfupdate_unread): qpdf would read it only to write a reference. */
 #include "archive.h"
 
 #include <libxml/xmlwriter.h>
