@@ -38,6 +38,7 @@ struct PdfUpdate {
   GHashTable *objs;  /* object number -> generation + 1, to write */
   GHashTable *data;  /* object number -> GBytes: the new streams' data */
   GHashTable *texts; /* object number -> its serialised text (pdfupdate_replace) */
+  GHashTable *unread; /* object numbers qpdf holds a stand-in for (pdfupdate_unread) */
   /* the file's last cross-reference table, when it is a classic one: its
    * first subsection, for pdfupdate_read_direct */
   const char *xref_entries;
@@ -109,6 +110,7 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
                    g_hash_table_new(NULL, NULL),
                    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
                    g_hash_table_new_full(NULL, NULL, NULL, g_free),
+                   g_hash_table_new(NULL, NULL),
                    NULL,
                    0,
                    0};
@@ -123,6 +125,7 @@ void pdfupdate_free(PdfUpdate *u)
   g_hash_table_destroy(u->objs);
   g_hash_table_destroy(u->data);
   g_hash_table_destroy(u->texts);
+  g_hash_table_destroy(u->unread);
   g_free(u);
 }
 
@@ -132,6 +135,7 @@ void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh)
   if (id <= 0)
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
+  assert(!g_hash_table_contains(u->unread, GINT_TO_POINTER(id))); /* its stand-in would be written */
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id),
                       GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
 }
@@ -184,6 +188,7 @@ void pdfupdate_unread(PdfUpdate *u, qpdf_oh dict, const char *key)
     qpdf_oh stand_in = qpdf_oh_new_integer(u->q, 0);
     qpdf_replace_object(u->q, id, qpdf_oh_get_generation(u->q, ref), stand_in);
     qpdf_oh_release(u->q, stand_in);
+    g_hash_table_add(u->unread, GINT_TO_POINTER(id));
   }
   qpdf_oh_release(u->q, ref);
 }
