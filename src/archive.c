@@ -31,7 +31,12 @@
  * --pdf-standard none too. qpdf reads the file from memory and lazily: the
  * catalog, Info, the page tree and pages, the parent tree's entries for
  * pages with figures (archive_fig.c); the annotations are read as direct
- * copies (pdfupdate_read_direct), which qpdf does not keep. */
+ * copies (pdfupdate_read_direct), which qpdf does not keep. The pages are
+ * read one by one from the flat page tree (pdfupdate_page), the mapped
+ * file's pages dropped as they are read; what the changed dictionaries
+ * refer to and nothing reads (cairo's /Dests name tree, each page's
+ * resources and contents, /PageLabels, /Outlines) is never read
+ * (pdfupdate_unread): qpdf would read it only to write a reference. */
 #include "archive.h"
 
 #include <libxml/xmlwriter.h>
@@ -387,12 +392,14 @@ static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests)
 static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
 {
   GHashTable *dests = ua ? dest_texts(book) : NULL;
-  int n = qpdf_get_num_pages(q);
+  int n = pdfupdate_page_count(u);
   for (int i = 0; i < n; i++) {
-    qpdf_oh page = qpdf_get_page_n(q, (size_t)i);
+    qpdf_oh page = pdfupdate_page(u, i);
     if (ua) {
       set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
       pdfupdate_changed(u, page);
+      pdfupdate_unread(u, page, "/Resources"); /* copied as they are */
+      pdfupdate_unread(u, page, "/Contents");
     }
     qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
     int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
@@ -515,6 +522,7 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book, 
     qpdf_oh tree = qpdf_oh_new_dictionary(q);
     set_key(q, tree, "/Names", names);
     set_key(q, nd, "/EmbeddedFiles", tree);
+    pdfupdate_unread(u, nd, "/Dests"); /* cairo's name tree, copied as it is */
     qpdf_oh_release(q, nd);
   } else {
     qpdf_oh_release(q, af);
@@ -528,9 +536,8 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book, 
 /* /Kids of the page tree: the last mv->pages pages after the first.
  * cairo's page tree is flat (its /Count is the number of its /Kids): the
  * kids are moved without qpdf reading a page (qpdf_get_num_pages reads
- * them all, which is most of this pass with --pdf-standard none); qpdf's
- * page list is first built after the move (fix_pages), from the new
- * order. */
+ * them all, which is most of this pass with --pdf-standard none); the
+ * pages are read after the move (pdfupdate_page), in the new order. */
 static bool move_pages(qpdf_data q, PdfUpdate *u, qpdf_oh root, const PdfMove *mv)
 {
   qpdf_oh pages = qpdf_oh_get_key(q, root, "/Pages");
@@ -701,6 +708,8 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
   const char *v = qpdf_get_pdf_version(q);
   if (!v || strcmp(v, "1.7") < 0)
     set_key(q, root, "/Version", qpdf_oh_new_name(q, "/1.7"));
+  pdfupdate_unread(u, root, "/PageLabels"); /* cairo's, copied as they are */
+  pdfupdate_unread(u, root, "/Outlines");
 }
 
 /* ---- PNGs copied as they are (pngpass.h) ---- */

@@ -287,7 +287,7 @@ static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem)
  * Figure, in the order of their first marked content (page, then MCID):
  * the order in which pdf.c opened their tags. Reads only those pages'
  * entries of the parent tree and their elements' ancestors. */
-static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay)
+static GArray *figures_on_pages(qpdf_data q, PdfUpdate *u, qpdf_oh tree, const Layout *lay)
 {
   GArray *figs = g_array_new(FALSE, FALSE, sizeof(qpdf_oh));
   GHashTable *seen = g_hash_table_new(NULL, NULL);
@@ -305,7 +305,7 @@ static GArray *figures_on_pages(qpdf_data q, qpdf_oh tree, const Layout *lay)
     }
     if (!visit)
       continue;
-    qpdf_oh page = qpdf_get_page_n(q, p), sp = qpdf_oh_get_key(q, page, "/StructParents");
+    qpdf_oh page = pdfupdate_page(u, (int)p), sp = qpdf_oh_get_key(q, page, "/StructParents");
     qpdf_oh mcids = qpdf_oh_is_integer(q, sp)
                         ? num_tree_get(q, ptree, qpdf_oh_get_int_value(q, sp), 0)
                         : qpdf_oh_new_null(q);
@@ -342,7 +342,7 @@ static void set_figure_alts(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Layou
     qpdf_oh_release(q, tree);
     return;
   }
-  GArray *figs = figures_on_pages(q, tree, lay);
+  GArray *figs = figures_on_pages(q, u, tree, lay);
   if (figs->len != alts->len) {
     for (guint i = 0; i < figs->len; i++)
       qpdf_oh_release(q, g_array_index(figs, qpdf_oh, i));

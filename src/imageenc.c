@@ -272,14 +272,15 @@ static void unmap(void *data)
   g_free(m);
 }
 
-cairo_surface_t *imageenc_surface(int w, int h)
+/* An RGB24 surface of w x h on anonymous mapped memory (flags: mmap's
+ * more), unmapped when cairo frees it; else cairo's own. */
+static cairo_surface_t *mapped_surface(int w, int h, int flags)
 {
-#ifdef MAP_POPULATE
   int stride = cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, w);
   size_t len = (size_t)stride * (size_t)(h > 0 ? h : 0);
-  void *mem = stride > 0 && len > 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE,
-                                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
-                                    : MAP_FAILED;
+  void *mem = stride > 0 && len > 0
+                  ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0)
+                  : MAP_FAILED;
   if (mem != MAP_FAILED) {
     cairo_surface_t *s = cairo_image_surface_create_for_data(mem, CAIRO_FORMAT_RGB24, w, h, stride);
     Mapping *m = g_new(Mapping, 1);
@@ -289,8 +290,16 @@ cairo_surface_t *imageenc_surface(int w, int h)
     cairo_surface_destroy(s); /* cairo failed: unmapped, and the plain surface tried */
     unmap(m);
   }
-#endif
   return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+}
+
+cairo_surface_t *imageenc_surface(int w, int h)
+{
+#ifdef MAP_POPULATE
+  return mapped_surface(w, h, MAP_POPULATE);
+#else
+  return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+#endif
 }
 
 GBytes *imageenc_png(cairo_surface_t *s)

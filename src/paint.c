@@ -3,7 +3,9 @@
  * Images are loaded once per painter (a cache keyed by the model's
  * resource, used by the one thread that paints) at the pixels the page
  * needs (paint_set_image_dpi), drawn by reference (cairo stores each
- * once, see Image) and released after the page of their last draw; their
+ * once, see Image) and released after the page of their last draw, or
+ * sooner when the decoded images kept for later pages pass IMAGES_KEPT
+ * (decoded again, at the same size, for their next draw); their
  * size on the page comes from the model, never from the file: PNG
  * (cairo; libpng row by row when scaled; on a PDF, one that needs every
  * pixel and qualifies is a placeholder the archive pass replaces by the
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "fontlock.h"
+#include "imageenc.h"
 #include "imagelibs.h"
 #include "pngpass.h"
 #include "util.h"
@@ -60,6 +63,8 @@ struct Painter {
   GHashTable *images;   /* const BookResource * -> Image * (NULL: cannot be drawn) */
   GHashTable *uses;     /* const BookResource * -> draws in the book (count_uses), or NULL */
   GPtrArray *done;      /* const BookResource *: drawn for the last time on this page */
+  gsize kept;           /* bytes of the decoded rasters in images (Image.bytes) */
+  guint64 pages;        /* pages painted: when an image was last drawn (Image.page) */
   double image_dpi;     /* a PDF's rasters at most this many pixels per inch (<= 0: all) */
   PngPass *pngs;        /* PNGs drawn as placeholders, copied by the archive pass (or NULL) */
   GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
@@ -469,13 +474,24 @@ static guint draw_box(cairo_t *cr, const LayItem *it, const LayItem *end, bool f
  * later page that draws it, so the cache only has to hand it the same key:
  * a figure shown ten times is stored once. */
 typedef struct {
-  cairo_surface_t *surface; /* ARGB32/RGB24 image, or a recording (svg on a PDF) */
+  cairo_surface_t *surface; /* ARGB32/RGB24 image, or a recording (svg on a PDF); NULL:
+                             * a raster set aside (set_aside), decoded again when drawn */
   RsvgHandle *handle;       /* an SVG drawn on a raster target: drawn each time */
   bool svg;
   double w, h;       /* the surface's size: pixels, or the first draw's points (an SVG) */
   bool full;         /* a raster decoded at the file's own size */
   guint left;        /* draws still to come (counted in the book); 0: not counted */
+  gsize bytes;       /* a raster's memory: its pixels, or a JPEG's data drawn as it is */
+  guint64 page;      /* the painter's page of its last draw */
 } Image;
+
+/* The decoded rasters a painter keeps for later pages, at most: past it,
+ * those drawn longest ago are set aside after the page and decoded again
+ * (at the same pixel size, so with the same key: cairo still stores each
+ * once) when next drawn. The 10 MB benchmark book shows 28 files again
+ * and again across 4,000 pages: kept until their last draw they held
+ * 67 MB of pixels at once; the pages around one draw show a few. */
+#define IMAGES_KEPT (24u << 20)
 
 static void image_free(gpointer v)
 {
@@ -664,6 +680,21 @@ static bool svg_may_link(const BookResource *r)
   return link;
 }
 
+/* The memory a raster surface holds: a JPEG drawn as it is, its data
+ * (its pixels are never drawn: cairo writes the data); else its pixels.
+ * 0 for a recording (an SVG's vectors, kept). */
+static gsize raster_bytes(cairo_surface_t *s)
+{
+  if (!s || cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE)
+    return 0;
+  const unsigned char *jpeg = NULL;
+  unsigned long len = 0;
+  cairo_surface_get_mime_data(s, CAIRO_MIME_TYPE_JPEG, &jpeg, &len);
+  if (jpeg && cairo_image_surface_get_format(s) == CAIRO_FORMAT_RGB24 && len)
+    return len;
+  return (gsize)cairo_image_surface_get_stride(s) * (gsize)cairo_image_surface_get_height(s);
+}
+
 /* r's image for the item it: loaded the first time, again when it needs
  * more pixels than the last load has; NULL (warned once) when it cannot
  * be drawn. */
@@ -672,15 +703,19 @@ static Image *load_image(Painter *p, const LayItem *it)
   const BookResource *r = it->res;
   gpointer v;
   Image *im = NULL;
+  bool again = false; /* set aside: decoded again at its size, when that is enough */
   if (g_hash_table_lookup_extended(p->images, r, NULL, &v)) {
     im = v;
-    if (!im || im->svg || im->full)
+    if (!im || im->svg || (im->full && im->surface))
       return im;
     int w, h;
     bool full;
     needed_px(p, it, r->width_px, r->height_px, &w, &h, &full);
-    if (w <= im->w && h <= im->h)
-      return im;
+    if (w <= im->w && h <= im->h) {
+      if (im->surface)
+        return im;
+      again = true;
+    }
   }
   GError *err = NULL;
   cairo_surface_t *s = NULL;
@@ -698,12 +733,17 @@ static Image *load_image(Painter *p, const LayItem *it)
   } else if (r->width_px > 0 && r->height_px > 0) {
     int pw, ph, sw, sh;
     needed_px(p, it, r->width_px, r->height_px, &pw, &ph, &full);
+    if (again) { /* im->w x im->h: a decoded raster's pixels (a placeholder is full) */
+      pw = (int)im->w;
+      ph = (int)im->h;
+      full = im->full;
+    }
     s = decode_raster(p, r, pw, ph, full, &sw, &sh, &err);
     w = sw;
     h = sh;
   }
   if (!s && !handle) {
-    if (p->book && !im)
+    if (p->book && (!im || !im->surface))
       book_diag(p->book, BOOK_WARNING, &it->pos,
                 "image %s cannot be drawn in the PDF%s%s; a frame "
                 "stands in its place",
@@ -712,7 +752,7 @@ static Image *load_image(Painter *p, const LayItem *it)
       g_error_free(err);
     if (!im)
       g_hash_table_insert(p->images, (gpointer)r, NULL);
-    return im; /* a larger decode failed: the smaller one still draws */
+    return im && im->surface ? im : NULL; /* a larger decode failed: the smaller one draws */
   }
   if (err)
     g_error_free(err);
@@ -726,6 +766,10 @@ static Image *load_image(Painter *p, const LayItem *it)
   if (!p->uses)
     count_uses(p);
   n->left = im ? im->left : GPOINTER_TO_UINT(g_hash_table_lookup(p->uses, r));
+  n->bytes = raster_bytes(s);
+  if (im)
+    p->kept -= im->bytes;
+  p->kept += n->bytes;
   g_hash_table_insert(p->images, (gpointer)r, n); /* frees im */
   return n;
 }
@@ -734,6 +778,7 @@ static Image *load_image(Painter *p, const LayItem *it)
  * (paint_items; cairo holds the page's sources until then). */
 static void image_drawn(Painter *p, const BookResource *r, Image *im)
 {
+  im->page = p->pages;
   if (im->left > 0 && --im->left == 0)
     g_ptr_array_add(p->done, (gpointer)r);
 }
@@ -894,9 +939,47 @@ void paint_set_pngpass(Painter *p, PngPass *pngs)
  * its key is the same, so cairo still stores it once). */
 static void release_done(Painter *p)
 {
-  for (guint i = 0; i < p->done->len; i++)
+  for (guint i = 0; i < p->done->len; i++) {
+    Image *im = g_hash_table_lookup(p->images, p->done->pdata[i]);
+    if (im)
+      p->kept -= im->bytes;
     g_hash_table_remove(p->images, p->done->pdata[i]);
+  }
   g_ptr_array_set_size(p->done, 0);
+}
+
+static gint by_page(gconstpointer a, gconstpointer b)
+{
+  const Image *x = *(Image *const *)a, *y = *(Image *const *)b;
+  return x->page < y->page ? -1 : x->page > y->page;
+}
+
+/* The decoded rasters kept for later pages brought within IMAGES_KEPT
+ * (after a page is shown: cairo holds a page's sources until then), those
+ * drawn longest ago set aside first: their pixels freed, their size kept,
+ * so that their next draw decodes the same pixels under the same key. */
+static void set_aside(Painter *p)
+{
+  if (p->kept <= IMAGES_KEPT)
+    return;
+  GPtrArray *kept = g_ptr_array_new();
+  GHashTableIter hi;
+  gpointer v;
+  g_hash_table_iter_init(&hi, p->images);
+  while (g_hash_table_iter_next(&hi, NULL, &v)) {
+    Image *im = v;
+    if (im && im->surface && im->bytes)
+      g_ptr_array_add(kept, im);
+  }
+  g_ptr_array_sort(kept, by_page);
+  for (guint i = 0; i < kept->len && p->kept > IMAGES_KEPT; i++) {
+    Image *im = kept->pdata[i];
+    cairo_surface_destroy(im->surface);
+    im->surface = NULL;
+    p->kept -= im->bytes;
+    im->bytes = 0;
+  }
+  g_ptr_array_free(kept, TRUE);
 }
 
 void paint_items(Painter *p, const GArray *items)
@@ -905,6 +988,8 @@ void paint_items(Painter *p, const GArray *items)
   p->drift.in_text = false;
   g_hash_table_remove_all(p->on_page); /* a page's items come in one call */
   release_done(p);
+  set_aside(p);
+  p->pages++;
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
     if (it->kind != LAY_GLYPHS)

@@ -38,6 +38,7 @@ struct PdfUpdate {
   GHashTable *objs;  /* object number -> generation + 1, to write */
   GHashTable *data;  /* object number -> GBytes: the new streams' data */
   GHashTable *texts; /* object number -> its serialised text (pdfupdate_replace) */
+  GHashTable *unread; /* object numbers qpdf holds a stand-in for (pdfupdate_unread) */
   /* the file's last cross-reference table, when it is a classic one: its
    * first subsection, for pdfupdate_read_direct */
   const char *xref_entries;
@@ -109,6 +110,7 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
                    g_hash_table_new(NULL, NULL),
                    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
                    g_hash_table_new_full(NULL, NULL, NULL, g_free),
+                   g_hash_table_new(NULL, NULL),
                    NULL,
                    0,
                    0};
@@ -123,6 +125,7 @@ void pdfupdate_free(PdfUpdate *u)
   g_hash_table_destroy(u->objs);
   g_hash_table_destroy(u->data);
   g_hash_table_destroy(u->texts);
+  g_hash_table_destroy(u->unread);
   g_free(u);
 }
 
@@ -132,8 +135,62 @@ void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh)
   if (id <= 0)
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
+  assert(!g_hash_table_contains(u->unread, GINT_TO_POINTER(id))); /* its stand-in would be written */
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id),
                       GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
+}
+
+/* The catalog's /Pages /Kids (*kids, the caller's to release) and their
+ * number, when the page tree is flat (its /Count is that number). */
+static bool page_kids(PdfUpdate *u, qpdf_oh *kids, int *n)
+{
+  qpdf_data q = u->q;
+  qpdf_oh root = qpdf_get_root(q), pages = qpdf_oh_get_key(q, root, "/Pages");
+  qpdf_oh count = qpdf_oh_get_key(q, pages, "/Count");
+  *kids = qpdf_oh_get_key(q, pages, "/Kids");
+  *n = qpdf_oh_is_array(q, *kids) ? qpdf_oh_get_array_n_items(q, *kids) : 0;
+  bool flat =
+      *n > 0 && qpdf_oh_is_integer(q, count) && qpdf_oh_get_int_value_as_int(q, count) == *n;
+  qpdf_oh_release(q, count);
+  qpdf_oh_release(q, pages);
+  qpdf_oh_release(q, root);
+  if (!flat)
+    qpdf_oh_release(q, *kids);
+  return flat;
+}
+
+int pdfupdate_page_count(PdfUpdate *u)
+{
+  qpdf_oh kids;
+  int n;
+  if (!page_kids(u, &kids, &n))
+    return qpdf_get_num_pages(u->q);
+  qpdf_oh_release(u->q, kids);
+  return n;
+}
+
+qpdf_oh pdfupdate_page(PdfUpdate *u, int i)
+{
+  qpdf_oh kids;
+  int n;
+  if (!page_kids(u, &kids, &n))
+    return qpdf_get_page_n(u->q, (size_t)i);
+  qpdf_oh page = qpdf_oh_get_array_item(u->q, kids, i);
+  qpdf_oh_release(u->q, kids);
+  return page;
+}
+
+void pdfupdate_unread(PdfUpdate *u, qpdf_oh dict, const char *key)
+{
+  qpdf_oh ref = qpdf_oh_get_key(u->q, dict, key); /* not resolved: a reference stays one */
+  int id = qpdf_oh_is_indirect(u->q, ref) ? qpdf_oh_get_object_id(u->q, ref) : 0;
+  if (id > 0 && id < u->size && !g_hash_table_contains(u->objs, GINT_TO_POINTER(id))) {
+    qpdf_oh stand_in = qpdf_oh_new_integer(u->q, 0);
+    qpdf_replace_object(u->q, id, qpdf_oh_get_generation(u->q, ref), stand_in);
+    qpdf_oh_release(u->q, stand_in);
+    g_hash_table_add(u->unread, GINT_TO_POINTER(id));
+  }
+  qpdf_oh_release(u->q, ref);
 }
 
 qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
