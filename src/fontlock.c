@@ -277,6 +277,11 @@ bool fontlock_is_color(PangoFont *font)
   return font && color_face(font) != NULL;
 }
 
+gconstpointer fontlock_color_face(PangoFont *font)
+{
+  return font ? color_face(font) : NULL;
+}
+
 cairo_surface_t *fontlock_color_glyph(PangoFont *font, PangoGlyph glyph, double *x_em, double *y_em,
                                       double *px_em)
 {

@@ -33,6 +33,12 @@ cairo_scaled_font_t *fontlock_draw_font(PangoFont *font);
  * them). Any thread. */
 bool fontlock_is_color(PangoFont *font);
 
+/* font's colour face: one per font file and face index for the whole
+ * process, whichever thread's font map made font (the same address for
+ * every PangoFont of that file), so a key for what is made of its glyphs;
+ * NULL when it has no colour glyphs. Any thread. */
+gconstpointer fontlock_color_face(PangoFont *font);
+
 /* The size font's colour glyphs are drawn at, in user units per em (the
  * size pango laid them out at: its scaled font of a bitmap face is at the
  * bitmap's size); 0 when unknown. */

@@ -281,13 +281,16 @@ static cairo_filter_t image_filter(const Painter *p)
 }
 
 /* Glyph glyph of a colour font as an image, made once per painter (a
- * surface is never shared between threads); NULL: it has none. */
+ * surface is never shared between threads); NULL: it has none. Keyed by
+ * the colour face (its file), not by font's own objects: the chapters set
+ * on other threads (-j) shape with fonts of their own font maps, and one
+ * emoji must stay one image whoever set its chapter (fpb-howto's PDF
+ * stored a glyph twice at -j4, once at -j1). */
 static cairo_surface_t *colour_glyph(Painter *p, PangoFont *font, PangoGlyph glyph, double *x_em,
                                      double *y_em, double *px_em)
 {
-  hb_font_t *hf = pango_font_get_hb_font(font);
   char key[64];
-  g_snprintf(key, sizeof key, "%p/%u", (void *)(hf ? hb_font_get_face(hf) : NULL), glyph);
+  g_snprintf(key, sizeof key, "%p/%u", fontlock_color_face(font), glyph);
   double *where = NULL;
   cairo_surface_t *s = NULL;
   static const cairo_user_data_key_t where_key;

@@ -99,6 +99,19 @@ done
 # per painter, the PDF's drawing thread's and the layout's)
 "$OCTAVO" -q -j1 "$src" -o "$T/e1.pdf" && cmp -s "$T/e.pdf" "$T/e1.pdf" && ok "-j1 gives the same PDF" ||
   bad "-j1 gives another PDF"
+# the same emoji in chapters set on other threads (-j4: the chapter pool
+# shapes with fonts of its own font maps): still one image a glyph, and the
+# bytes of -j1 (fpb-howto stored a glyph twice at -j4)
+for i in 1 2 3; do
+  printf '# Chapter %s\n\nA smile 😀 and a family 👨‍👩‍👧 in chapter %s.\n' $i $i >"$T/c$i.md"
+done
+"$OCTAVO" -q -j1 "$T/c1.md" "$T/c2.md" "$T/c3.md" -o "$T/c-1.pdf" &&
+  "$OCTAVO" -q -j4 "$T/c1.md" "$T/c2.md" "$T/c3.md" -o "$T/c-4.pdf" || bad "chapters: octavo failed"
+cmp -s "$T/c-1.pdf" "$T/c-4.pdf" && ok "three chapters: -j4 gives the PDF of -j1" ||
+  bad "three chapters: -j4 gives another PDF than -j1"
+ids=$(pdfimages -list "$T/c-4.pdf" | awk 'NR > 2 && $3 == "image" { print $11 }' | sort -u | wc -l)
+[ "$ids" = 2 ] && ok "three chapters: two glyphs, two images" ||
+  bad "three chapters: $ids images for two glyphs (pdfimages -list)"
 
 # --- the EPUB ------------------------------------------------------------
 unzip -p "$T/e.epub" EPUB/ch01.xhtml 'EPUB/*.xhtml' 2>/dev/null | grep -q '👨‍👩‍👧 here' &&
