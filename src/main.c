@@ -893,6 +893,7 @@ int main(int argc, char **argv)
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
   util_heap_init();
+  util_env_take();
   atexit(close_stdout);
   Args args = {0};
   int rc = parse_args(&args, argc, argv);
