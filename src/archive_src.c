@@ -5,6 +5,7 @@
  * core the drawing has left idle. Either way the bytes are the same. */
 #include "archive_src.h"
 #include "runplan.h"
+#include "util.h"
 
 #include <zlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ ArchiveSources *archive_sources_start(const Book *book, gint64 build_time, RunPl
   ArchiveSources *as = g_new0(ArchiveSources, 1);
   as->srcs = book_sources(book);
   as->build_time = build_time;
-  const char *sde = g_getenv("SOURCE_DATE_EPOCH");
+  const char *sde = util_source_date_epoch();
   as->have_sde = sde && *sde;
   as->plan = plan;
   if (plan && plan->sources_thread && as->srcs->len)

@@ -1,5 +1,6 @@
 /* colophon.c: the colophon's lines for both books (colophon.h). */
 #include "colophon.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -105,7 +106,7 @@ Colophon *colophon_new(const Book *book, const char *lang, const char *identifie
     char *ymd = g_date_time_format(dt, "%Y-%m-%d");
     /* without SOURCE_DATE_EPOCH a build takes the text's date (util_build_time),
      * which is no build date: say what it is */
-    const char *sde = g_getenv("SOURCE_DATE_EPOCH");
+    const char *sde = util_source_date_epoch();
     const char *date = book->meta.date;
     bool dated = !(sde && *sde) && date && strncmp(date, ymd, 10) == 0;
     add_line(c, dated ? LABEL_DATED : LABEL_BUILT, labels_date(lang, ymd), false);

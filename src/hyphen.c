@@ -160,6 +160,16 @@ void hyphenator_free(Hyphenator *h)
   g_free(h);
 }
 
+static Hyphenator *left; /* hyphenator_leave's: reachable until exit */
+
+void hyphenator_leave(Hyphenator *h)
+{
+  if (!h)
+    return;
+  hyphenator_free(left); /* a second run in one process: the first's */
+  left = h;
+}
+
 typedef struct {
   Hyphenator *h;
   char *lang;

@@ -881,7 +881,7 @@ static int run(Args *a, const char *argv0)
   fonts_free(ld.fonts);
   coverage_chars_clear(&ld.chars);
   book_free(book);
-  hyphenator_free(hyph); /* after runplan_end: no preloader left */
+  hyphenator_leave(hyph); /* after runplan_end: no preloader left */
   g_ptr_array_free(opts.metadata, TRUE);
   g_free(datadir);
   return rc;
@@ -893,6 +893,7 @@ int main(int argc, char **argv)
    * LC_NUMERIC is "C" (DESIGN.md). */
   setlocale(LC_CTYPE, "");
   util_heap_init();
+  util_env_take();
   atexit(close_stdout);
   Args args = {0};
   int rc = parse_args(&args, argc, argv);

@@ -2,6 +2,7 @@
  * prefix sum of glyph advances by cluster; glyph slices for lines. */
 #include "shape.h"
 
+#include <hb.h>
 #include <string.h>
 
 #include "fontlock.h"
@@ -271,6 +272,22 @@ void shape_slice_clear(ShapeSlice *sl)
     pango_glyph_string_free(sl->glyphs);
   sl->font = NULL;
   sl->glyphs = NULL;
+}
+
+bool shape_has_char(const Shaped *s, size_t at, gunichar ch)
+{
+  const ShapeRun *r = shape_run_at(s, at);
+  if (!r && s->runs->len)
+    r = &g_array_index(s->runs, ShapeRun, s->runs->len - 1);
+  if (!r || !r->item->analysis.font)
+    return false;
+  if (s->locked)
+    fontlock_enter();
+  hb_codepoint_t g;
+  bool has = hb_font_get_nominal_glyph(pango_font_get_hb_font(r->item->analysis.font), ch, &g);
+  if (s->locked)
+    fontlock_leave();
+  return has;
 }
 
 PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font)

@@ -76,5 +76,12 @@ const ShapeRun *shape_run_at(const Shaped *s, size_t at);
  * shape_text (pieces at a hyphen). Caller frees the glyph string; *font gets
  * a new reference. */
 PangoGlyphString *shape_extra(const Shaped *s, size_t at, const char *str, PangoFont **font);
+/* Whether the font of the run holding byte `at` (as shape_extra's) has a
+ * glyph for ch: harfbuzz's answer from the font's character map, the one
+ * pango_shape asks. Shaping a character the font lacks gives pango's
+ * unknown glyph, and its advance makes pango load a font for the box's
+ * digits (a fontconfig sort and two threads): ask this first when only
+ * the glyph's presence matters. False when there is no run. */
+bool shape_has_char(const Shaped *s, size_t at, gunichar ch);
 
 #endif

@@ -324,9 +324,24 @@ char *util_find_datadir(const char *argv0)
 #endif
 }
 
+static bool sde_taken;
+static char *sde_value; /* lives until exit */
+
+void util_env_take(void)
+{
+  sde_value = g_strdup(g_getenv("SOURCE_DATE_EPOCH"));
+  sde_taken = true;
+  g_unsetenv("SOURCE_DATE_EPOCH");
+}
+
+const char *util_source_date_epoch(void)
+{
+  return sde_taken ? sde_value : g_getenv("SOURCE_DATE_EPOCH");
+}
+
 gint64 util_build_time(const char *fallback_date)
 {
-  const char *sde = g_getenv("SOURCE_DATE_EPOCH");
+  const char *sde = util_source_date_epoch();
   if (sde && *sde) {
     char *end = NULL;
     errno = 0;

@@ -95,6 +95,8 @@ static bool identifier_like(const char *t, size_t b0, size_t b1)
  * negative value when that font has no glyph for it. */
 static double cont_width(const Shaped *sh, size_t at)
 {
+  if (!shape_has_char(sh, at, g_utf8_get_char(CONT_MARK)))
+    return -1; /* not shaped: pango's box for a missing glyph costs a font */
   PangoFont *f = NULL;
   PangoGlyphString *g = shape_extra(sh, at, CONT_MARK, &f);
   double w = -1;
