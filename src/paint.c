@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "fontlock.h"
-#include "imageenc.h"
 #include "imagelibs.h"
 #include "pngpass.h"
 #include "util.h"
