@@ -714,6 +714,23 @@ static void fix_catalog(qpdf_data q, PdfUpdate *u, qpdf_oh root, const Book *boo
 
 /* ---- PNGs copied as they are (pngpass.h) ---- */
 
+/* A PNG's data, read when the archive pass writes its image (so that the
+ * pass never holds every PNG's at once). */
+typedef struct {
+  const PngPass *pngs;
+  int entry;
+} PngSource;
+
+static GBytes *png_data(gpointer user, gsize len, GError **err)
+{
+  const PngSource *src = user;
+  GBytes *data = pngpass_data(src->pngs, src->entry, len, err);
+  if (!data)
+    g_prefix_error(err, "image %s cannot be copied into the PDF: ",
+                   pngpass_path(src->pngs, src->entry));
+  return data;
+}
+
 /* Each placeholder cairo wrote for a PNG of pngs replaced by the PNG's own
  * data and dictionary (keeping cairo's /Interpolate). False with a
  * diagnostic when a PNG cannot be read again as it was drawn (cut,
@@ -733,10 +750,10 @@ static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book
         !g_strstr_len(sb->dict, (gssize)sb->dict_len, "/Image"))
       continue;
     char *dict = NULL;
-    GBytes *data = NULL;
+    gsize len = 0;
     GError *err = NULL;
     bool interpolate = g_strstr_len(sb->dict, (gssize)sb->dict_len, "/Interpolate true") != NULL;
-    if (!pngpass_image(pngs, e, interpolate, &dict, &data, &err)) {
+    if (!pngpass_image(pngs, e, interpolate, &dict, &len, &err)) {
       book_diag(book, BOOK_ERROR, NULL, "%s: image %s cannot be copied into the PDF: %s", name,
                 pngpass_path(pngs, e), err->message);
       g_error_free(err);
@@ -744,9 +761,10 @@ static bool copy_pngs(qpdf_data q, PdfUpdate *u, const PngPass *pngs, Book *book
       break;
     }
     qpdf_oh d = qpdf_oh_parse(q, dict);
-    pdfupdate_replace_stream(u, sb->id, d, data);
+    PngSource *src = g_new(PngSource, 1);
+    *src = (PngSource){pngs, e};
+    pdfupdate_replace_stream_from(u, sb->id, d, len, png_data, src, g_free);
     qpdf_oh_release(q, d);
-    g_bytes_unref(data);
     g_free(dict);
     done[e] = true;
   }

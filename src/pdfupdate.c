@@ -38,12 +38,61 @@ struct PdfUpdate {
   GHashTable *objs;  /* object number -> generation + 1, to write */
   GHashTable *data;  /* object number -> GBytes: the new streams' data */
   GHashTable *texts; /* object number -> its serialised text (pdfupdate_replace) */
+  GHashTable *sources; /* object number -> Source: data read when written */
+  GError *source_err;   /* the first Source that failed */
   GHashTable *unread; /* object numbers qpdf holds a stand-in for (pdfupdate_unread) */
   /* the file's last cross-reference table, when it is a classic one: its
    * first subsection, for pdfupdate_read_direct */
   const char *xref_entries;
   int xref_first, xref_count;
 };
+
+/* A stream's data read when its object is written
+ * (pdfupdate_replace_stream_from). */
+typedef struct {
+  PdfUpdateSource fn;
+  gpointer user;
+  GDestroyNotify free_user;
+  gsize len;
+} Source;
+
+static void source_free(gpointer v)
+{
+  Source *src = v;
+  if (src->free_user)
+    src->free_user(src->user);
+  g_free(src);
+}
+
+/* Object id's new stream data (a reference for the caller), read now when
+ * it comes from a Source; NULL when the update has none for it. A Source
+ * that fails leaves its error in u->source_err and gives len zeros, which
+ * keep the file's offsets what /Length says while the write goes on to
+ * fail. */
+static GBytes *take_data(PdfUpdate *u, int id)
+{
+  GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
+  if (data)
+    return g_bytes_ref(data);
+  Source *src = g_hash_table_lookup(u->sources, GINT_TO_POINTER(id));
+  if (!src)
+    return NULL;
+  GError *err = NULL;
+  data = src->fn(src->user, src->len, &err);
+  if (data && g_bytes_get_size(data) != src->len) {
+    g_bytes_unref(data);
+    data = NULL;
+    g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "a stream's data changed size");
+  }
+  if (!data) {
+    if (!u->source_err)
+      u->source_err = err;
+    else
+      g_error_free(err);
+    data = g_bytes_new_take(g_malloc0(src->len), src->len);
+  }
+  return data;
+}
 
 /* The offset after the last "startxref" in the file's tail. */
 static bool last_startxref(const char *base, gsize len, guint64 *out)
@@ -101,19 +150,19 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
     return NULL;
   }
   PdfUpdate *u = g_new0(PdfUpdate, 1);
-  *u = (PdfUpdate){q,
-                   base,
-                   len,
-                   prev,
-                   next,
-                   next,
-                   g_hash_table_new(NULL, NULL),
-                   g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
-                   g_hash_table_new_full(NULL, NULL, NULL, g_free),
-                   g_hash_table_new(NULL, NULL),
-                   NULL,
-                   0,
-                   0};
+  *u = (PdfUpdate){
+      .q = q,
+      .base = base,
+      .base_len = len,
+      .prev_xref = prev,
+      .next_id = next,
+      .size = next,
+      .objs = g_hash_table_new(NULL, NULL),
+      .data = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref),
+      .texts = g_hash_table_new_full(NULL, NULL, NULL, g_free),
+      .sources = g_hash_table_new_full(NULL, NULL, NULL, source_free),
+      .unread = g_hash_table_new(NULL, NULL),
+  };
   index_xref(u);
   return u;
 }
@@ -125,6 +174,9 @@ void pdfupdate_free(PdfUpdate *u)
   g_hash_table_destroy(u->objs);
   g_hash_table_destroy(u->data);
   g_hash_table_destroy(u->texts);
+  g_hash_table_destroy(u->sources);
+  if (u->source_err)
+    g_error_free(u->source_err);
   g_hash_table_destroy(u->unread);
   g_free(u);
 }
@@ -311,14 +363,16 @@ static GArray *write_objects(PdfUpdate *u, Out *o, GArray *offsets)
       qpdf_oh_release(u->q, oh);
     }
     out_str(o, "\n");
-    GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
+    GBytes *data = take_data(u, id);
     if (data) {
       gsize n = 0;
       const char *d = g_bytes_get_data(data, &n);
       out_str(o, "stream\n");
       out_put(o, d, n);
       out_str(o, "\nendstream\n");
+      g_bytes_unref(data);
       g_hash_table_remove(u->data, GINT_TO_POINTER(id));
+      g_hash_table_remove(u->sources, GINT_TO_POINTER(id));
     }
     out_str(o, "endobj\n");
     if (i % 4096 == 4095) /* what qpdf read of the file for them */
@@ -424,10 +478,13 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
   if (o.err)
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(o.err), "cannot append the update: %s",
                 g_strerror(o.err)); /* path may be /proc/self/fd/N: the caller names the file */
+  bool failed = o.err != 0 || u->source_err;
+  if (!o.err && u->source_err)
+    g_propagate_error(err, g_steal_pointer(&u->source_err));
   g_array_free(offsets, TRUE);
   if (ids)
     g_array_free(ids, TRUE);
-  return !o.err;
+  return !failed;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -651,7 +708,7 @@ static void base_put(Rewrite *w, int id, const guint64 *ends)
 static void update_put(Rewrite *w, int id, int gen)
 {
   PdfUpdate *u = w->u;
-  GBytes *data = g_hash_table_lookup(u->data, GINT_TO_POINTER(id));
+  GBytes *data = take_data(u, id);
   const char *text = g_hash_table_lookup(u->texts, GINT_TO_POINTER(id));
   qpdf_oh oh = 0;
   if (!text) {
@@ -666,6 +723,9 @@ static void update_put(Rewrite *w, int id, int gen)
     qpdf_oh_release(u->q, oh);
   g_hash_table_remove(u->texts, GINT_TO_POINTER(id));
   g_hash_table_remove(u->data, GINT_TO_POINTER(id));
+  g_hash_table_remove(u->sources, GINT_TO_POINTER(id));
+  if (data)
+    g_bytes_unref(data);
 }
 
 /* An indirect reference's "id gen R", or "null". */
@@ -805,6 +865,10 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
   if (w.o.err)
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(w.o.err), "%s",
                 g_strerror(w.o.err)); /* the caller names the output */
+  else if (u->source_err) {
+    g_propagate_error(err, g_steal_pointer(&u->source_err));
+    return false;
+  }
   return !w.o.err;
 }
 
@@ -917,12 +981,15 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
   return out;
 }
 
-void pdfupdate_replace_stream(PdfUpdate *u, int id, qpdf_oh dict, GBytes *data)
+void pdfupdate_replace_stream_from(PdfUpdate *u, int id, qpdf_oh dict, gsize len,
+                                   PdfUpdateSource fn, gpointer user, GDestroyNotify free_user)
 {
-  qpdf_oh len = qpdf_oh_new_integer(u->q, (long long)g_bytes_get_size(data));
-  qpdf_oh_replace_key(u->q, dict, "/Length", len);
-  qpdf_oh_release(u->q, len);
+  qpdf_oh l = qpdf_oh_new_integer(u->q, (long long)len);
+  qpdf_oh_replace_key(u->q, dict, "/Length", l);
+  qpdf_oh_release(u->q, l);
   g_hash_table_insert(u->texts, GINT_TO_POINTER(id), g_strdup(qpdf_oh_unparse(u->q, dict)));
-  g_hash_table_insert(u->data, GINT_TO_POINTER(id), g_bytes_ref(data));
+  Source *src = g_new(Source, 1);
+  *src = (Source){fn, user, free_user, len};
+  g_hash_table_insert(u->sources, GINT_TO_POINTER(id), src);
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
 }

@@ -79,12 +79,24 @@ typedef struct {
  * data: the search reads bytes, not PDF syntax. */
 GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix);
 
+/* Where the data of a stream given to pdfupdate_replace_stream_from comes
+ * from: called once, when the update writes that object, to return
+ * exactly len bytes, or NULL with *err set (then pdfupdate_write or
+ * pdfupdate_append fails with that error and its output is not to be
+ * used). */
+typedef GBytes *(*PdfUpdateSource)(gpointer user, gsize len, GError **err);
+
 /* Write the file's stream object id (generation 0) in the update as a
- * stream of dict (direct; /Length is set here: the caller may release it)
- * and data (already encoded as dict's /Filter says), in place of its own
- * dictionary and data. qpdf's handle on the object is left as it was:
- * read nothing of it through qpdf afterwards. */
-void pdfupdate_replace_stream(PdfUpdate *u, int id, qpdf_oh dict, GBytes *data);
+ * stream of dict (direct; /Length, len, is set here: the caller may release
+ * it) and the len bytes fn(user, len, err) gives (already encoded as
+ * dict's /Filter says), in place of its own dictionary and data. The data
+ * is read only when the object is written, so that the update never holds
+ * every replaced stream's at once (a book's PNGs copied as they are,
+ * archive.c: 8 MB held from the search to the write on the bench book).
+ * free_user (or NULL) releases user after the write. qpdf's handle on the
+ * object is left as it was: read nothing of it through qpdf afterwards. */
+void pdfupdate_replace_stream_from(PdfUpdate *u, int id, qpdf_oh dict, gsize len,
+                                   PdfUpdateSource fn, gpointer user, GDestroyNotify free_user);
 
 /* The number of pages of the file, and its page i (from 0; the caller
  * releases it), read when asked: from the catalog's /Pages /Kids when the

@@ -243,24 +243,22 @@ static bool same_head(const PngHead *a, const PngHead *b)
          memcmp(a->plte, b->plte, 3 * (gsize)a->plte_n) == 0;
 }
 
-bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GBytes **data,
-                   GError **err)
+/* Entry e's file walked again, to IEND, every chunk checked as
+ * pngpass_image says: its head in *h, the IDAT chunks' total length in
+ * *len, and their data appended to idat when not NULL. */
+static bool walk_idat(const Entry *e, PngHead *h, gsize *len, GByteArray *idat, GError **err)
 {
-  const Entry *e = t->entries->pdata[n];
-  *dict = NULL;
-  *data = NULL;
+  *len = 0;
   GMappedFile *map = g_mapped_file_new(e->path, FALSE, err);
   if (!map)
     return false;
   Walk w = {(const guchar *)g_mapped_file_get_contents(map), g_mapped_file_get_length(map), 0};
-  PngHead h;
   Chunk c;
-  bool ok = read_head(&w, &h, &c, true, err);
-  if (ok && !same_head(&h, &e->head)) {
+  bool ok = read_head(&w, h, &c, true, err);
+  if (ok && !same_head(h, &e->head)) {
     g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "the file changed while it was drawn");
     ok = false;
   }
-  GByteArray *idat = g_byte_array_new();
   bool in_idat = true, end = false;
   while (ok && !end) {
     if (is(&c, "IDAT")) {
@@ -269,7 +267,9 @@ bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GByte
         ok = false;
         break;
       }
-      g_byte_array_append(idat, c.data, c.len);
+      *len += c.len;
+      if (idat)
+        g_byte_array_append(idat, c.data, c.len);
     } else {
       in_idat = false;
       end = is(&c, "IEND");
@@ -278,10 +278,17 @@ bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GByte
       ok = next_chunk(&w, &c, true, err);
   }
   g_mapped_file_unref(map);
-  if (!ok) {
-    g_byte_array_free(idat, TRUE);
+  return ok;
+}
+
+bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, gsize *len,
+                   GError **err)
+{
+  const Entry *e = t->entries->pdata[n];
+  *dict = NULL;
+  PngHead h;
+  if (!walk_idat(e, &h, len, NULL, err))
     return false;
-  }
   int colors = h.ctype == 2 ? 3 : 1;
   GString *d = g_string_new(NULL);
   g_string_append_printf(d, "<< /Type /XObject /Subtype /Image /Width %u /Height %u /ColorSpace ",
@@ -300,6 +307,23 @@ bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GByte
                          "15 /Colors %d /BitsPerComponent %d /Columns %u >>%s >>",
                          h.depth, colors, h.depth, h.w, interpolate ? " /Interpolate true" : "");
   *dict = g_string_free(d, FALSE);
-  *data = g_byte_array_free_to_bytes(idat);
   return true;
+}
+
+GBytes *pngpass_data(const PngPass *t, int n, gsize len, GError **err)
+{
+  const Entry *e = t->entries->pdata[n];
+  PngHead h;
+  gsize got = 0;
+  GByteArray *idat = g_byte_array_sized_new((guint)MIN(len, G_MAXUINT));
+  if (!walk_idat(e, &h, &got, idat, err)) {
+    g_byte_array_free(idat, TRUE);
+    return NULL;
+  }
+  if (got != len) {
+    g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "the file changed while it was drawn");
+    g_byte_array_free(idat, TRUE);
+    return NULL;
+  }
+  return g_byte_array_free_to_bytes(idat);
 }

@@ -50,12 +50,18 @@ const char *pngpass_path(const PngPass *t, int n);
  * DeviceGray, DeviceRGB or Indexed on DeviceRGB with the PLTE,
  * BitsPerComponent, FlateDecode with DecodeParms Predictor 15, Colors,
  * BitsPerComponent, Columns; /Interpolate true when interpolate; no
- * /Length; g_free), *data the IDAT chunks' data concatenated (the zlib
- * stream). Every chunk's length and every critical chunk's CRC (zlib's
+ * /Length; g_free), *len the length of its data, the IDAT chunks' data
+ * concatenated (the zlib stream), which pngpass_data reads when it is
+ * written. Every chunk's length and every critical chunk's CRC (zlib's
  * crc32) checked, to IEND.
  * False with *err set when the file is cut, corrupt or no longer the one
  * drawn (its header changed). */
-bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, GBytes **data,
+bool pngpass_image(const PngPass *t, int n, bool interpolate, char **dict, gsize *len,
                    GError **err);
+
+/* Entry n's data (the len bytes pngpass_image measured), read from its
+ * file now with the same checks; NULL with *err set when the file is no
+ * longer what was measured. */
+GBytes *pngpass_data(const PngPass *t, int n, gsize len, GError **err);
 
 #endif
