@@ -28,6 +28,43 @@ static bool xml_char(gunichar c)
          (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
 }
 
+/* What each byte of text asks of the writer (xw_text_kind): an ASCII
+ * character libxml2 escapes in text (xmlEncodeSpecialChars: < > & " and
+ * CR), a C0 control XML 1.0 forbids, or (HIGH) the first byte of a
+ * character to decode. */
+enum { HIGH = 4 };
+static const guint8 byte_kind[256] = {
+    [0x00 ... 0x08] = XW_DROP, /* tab and line feed: 0 */
+    [0x0B ... 0x0C] = XW_DROP,
+    ['\r'] = XW_ESCAPE,
+    [0x0E ... 0x1F] = XW_DROP,
+    ['<'] = XW_ESCAPE,
+    ['>'] = XW_ESCAPE,
+    ['&'] = XW_ESCAPE,
+    ['"'] = XW_ESCAPE,
+    [0x80 ... 0xFF] = HIGH,
+};
+
+unsigned xw_text_kind(const char *s, size_t len)
+{
+  const guchar *p = (const guchar *)s, *e = p + len;
+  unsigned kind = 0;
+  while (p < e) {
+    unsigned k = byte_kind[*p];
+    if (k != HIGH) {
+      kind |= k;
+      p++;
+      continue;
+    }
+    /* one pass: glib decodes (and validates) only the non-ASCII characters */
+    gunichar c = g_utf8_get_char_validated((const char *)p, e - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2 || !xml_char(c))
+      return kind | XW_DROP;
+    p = (const guchar *)g_utf8_next_char(p);
+  }
+  return kind;
+}
+
 /* s (len bytes) as text XML can carry: escaping is libxml2's, but a
  * character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) cannot be
  * escaped at all, so it is dropped; invalid UTF-8 becomes U+FFFD. Returns
@@ -35,14 +72,7 @@ static bool xml_char(gunichar c)
 const char *xw_clean(const char *s, size_t len, char **tmp)
 {
   *tmp = NULL;
-  bool clean = g_utf8_validate(s, (gssize)len, NULL);
-  for (size_t i = 0; clean && i < len; i++) {
-    guchar b = (guchar)s[i];
-    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') ||
-        (b == 0xEF && i + 2 < len && (guchar)s[i + 1] == 0xBF && (guchar)s[i + 2] >= 0xBE))
-      clean = false;
-  }
-  if (clean)
+  if (!(xw_text_kind(s, len) & XW_DROP))
     return s;
   GString *out = g_string_sized_new(len);
   const char *p = s, *e = s + len;
