@@ -33,6 +33,7 @@ static bool xml_char(gunichar c)
  * CR), a C0 control XML 1.0 forbids, or (HIGH) the first byte of a
  * character to decode. */
 enum { HIGH = 4 };
+/* clang-format off */
 static const guint8 byte_kind[256] = {
     [0x00 ... 0x08] = XW_DROP, /* tab and line feed: 0 */
     [0x0B ... 0x0C] = XW_DROP,
@@ -44,6 +45,7 @@ static const guint8 byte_kind[256] = {
     ['"'] = XW_ESCAPE,
     [0x80 ... 0xFF] = HIGH,
 };
+/* clang-format on */
 
 unsigned xw_text_kind(const char *s, size_t len)
 {
