@@ -189,10 +189,7 @@ static void leave(XhtmlWriter *x, BookNode *n);
  * a reading system without dir="auto" sets it on the right side. */
 static void block_dir(XhtmlWriter *x, const BookNode *n)
 {
-  GString *t = g_string_new(NULL);
-  book_node_text(n, t);
-  int d = book_text_dir(t->str, t->len);
-  g_string_free(t, TRUE);
+  int d = book_node_dir(n);
   bool rtl = x->book->meta.rtl;
   if (d > 0 && !rtl)
     attr(x, "dir", "rtl");
@@ -293,8 +290,8 @@ static void token_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b, gu
   for (guint i = *lo; i < n->as.code.ntokens && t[i].start < b; i++) {
     size_t ts = MAX(t[i].start, at), te = MIN((size_t)t[i].start + t[i].len, b);
     text_len(x, s + at, ts - at);
-    char cls[32];
-    g_snprintf(cls, sizeof cls, "tok-%s", book_tok_name(t[i].cls));
+    char cls[32] = "tok-";
+    g_strlcat(cls, book_tok_name(t[i].cls), sizeof cls);
     start(x, "span");
     attr(x, "class", cls);
     text_len(x, s + ts, te - ts);

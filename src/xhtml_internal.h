@@ -132,7 +132,9 @@ static inline void text(XhtmlWriter *x, const char *s)
 }
 static inline void nl(XhtmlWriter *x)
 {
-  xmlTextWriterWriteString(x->w, BAD_CAST "\n");
+  /* what xmlTextWriterWriteString writes for it, without its escaping
+   * pass (a copy allocated and freed per line) */
+  xmlTextWriterWriteRawLen(x->w, BAD_CAST "\n", 1);
 }
 
 /* ---- xhtml_inline.c ---- */
