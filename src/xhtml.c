@@ -670,23 +670,28 @@ const GArray *xhtml_writer_pages(const XhtmlWriter *x)
   return x->pages;
 }
 
-xmlBufferPtr xw_open_buffer(XhtmlWriter *x)
+/* libxml2's output callback: the bytes appended to the document's string
+ * (as xmlNewTextWriterMemory appends them to an xmlBuffer, which would be
+ * copied out again). */
+static int append_out(void *out, const char *bytes, int len)
 {
-  xmlBufferPtr buf = xmlBufferCreate();
-  xmlBufferSetAllocationScheme(buf,
-                               XML_BUFFER_ALLOC_DOUBLEIT); /* big chapters: no quadratic growth */
-  x->w = xmlNewTextWriterMemory(buf, 0);
-  return buf;
+  g_string_append_len(out, bytes, len);
+  return len;
 }
 
-char *xw_close_buffer(XhtmlWriter *x, xmlBufferPtr buf)
+GString *xw_open_buffer(XhtmlWriter *x)
+{
+  GString *out = g_string_sized_new(65536);
+  x->w = xmlNewTextWriter(xmlOutputBufferCreateIO(append_out, NULL, out, NULL));
+  return out;
+}
+
+char *xw_close_buffer(XhtmlWriter *x, GString *out)
 {
   xmlTextWriterFlush(x->w);
-  xmlFreeTextWriter(x->w);
+  xmlFreeTextWriter(x->w); /* and its output buffer */
   x->w = NULL;
-  char *s = g_strndup((const char *)xmlBufferContent(buf), (gsize)xmlBufferLength(buf));
-  xmlBufferFree(buf);
-  return s;
+  return g_string_free(out, FALSE);
 }
 
 /* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet, <body>. */
@@ -772,7 +777,7 @@ static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id
 
 char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href)
 {
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, chapter_title(x->book, c), css_href, NULL, "bodymatter");
   write_chapter_section(x, c, c->id);
   xw_doc_end(x);
@@ -781,7 +786,7 @@ char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_hre
 void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out)
 {
   XhtmlWriter *x = writer_new(book, opts, MODE_FRAGMENT);
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   for (guint i = 0; i < book->chapters->len; i++)
     write_chapter_body(x, book->chapters->pdata[i]);
   char *s = xw_close_buffer(x, buf);
@@ -820,7 +825,7 @@ bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path)
     css = NULL; /* the document stands without its stylesheet */
   g_free(css_path);
   XhtmlWriter *x = writer_new(book, opts, MODE_SINGLE);
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, book->meta.title, NULL, css, "bodymatter");
   xw_title_block(x);
   for (guint i = 0; i < book->chapters->len; i++) {

@@ -69,8 +69,8 @@ const char *xw_clean(const char *s, size_t len, char **tmp);
 
 /* The writer's output goes to a new memory buffer until xw_close_buffer,
  * which returns what was written (caller frees) and frees the buffer. */
-xmlBufferPtr xw_open_buffer(XhtmlWriter *x);
-char *xw_close_buffer(XhtmlWriter *x, xmlBufferPtr buf);
+GString *xw_open_buffer(XhtmlWriter *x);
+char *xw_close_buffer(XhtmlWriter *x, GString *buf);
 
 /* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet
  * (css_href and/or inline_css, each may be NULL), <body epub:type>;
