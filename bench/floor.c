@@ -16,7 +16,7 @@
  * measurement is repeated and the median of each figure printed; with -m
  * only one floor is measured, and the PDF one without the break analysis
  * (for instruction counts under callgrind); -z sets the deflate level (0,
- * the default, is zlib's default, 6; octavo's EPUB uses 9). With -p the
+ * the default, is zlib's default, 6, as octavo's EPUB). With -p the
  * shaped runs are also drawn into a PDF (lines of about 75 bytes, 50 lines a
  * page, pango_cairo_show_glyph_item), timed apart and not counted: how much
  * of octavo's PDF is cairo's own work.

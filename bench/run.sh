@@ -142,9 +142,6 @@ bench_book() {
   NOIMG=$(noimg_inputs "$@")
   echo "bench: $name: floor x$RUNS" >&2
   "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -p "$SCRATCH/floor.pdf" -n "$RUNS" "$@" >"$SCRATCH/$name.floor"
-  # For information: the EPUB floor at octavo's own deflate level (9).
-  "$FLOOR" -d "$TOP" -o "$SCRATCH/floor.zip" -n "$RUNS" -m epub -z 9 "$@" |
-    sed -n 's/^epub_floor_\(wall\|cpu\) /epub9_floor_\1 /p' >>"$SCRATCH/$name.floor"
   for row in $OUTPUTS; do
     [ "$row" = pdf-j2 ] && [ -z "$JOBS" ] && continue
     case $row in *-noimg) [ -n "$NOIMG" ] || continue ;; esac

@@ -314,12 +314,17 @@ void book_node_unwrap(BookNode *n)
   book_node_free(n);
 }
 
-int book_text_dir(const char *s, size_t len)
+/* book_text_dir, with *stop set when the text is not valid UTF-8 (its
+ * direction is 0, whatever follows). */
+static int text_dir(const char *s, size_t len, bool *stop)
 {
+  *stop = false;
   for (const char *p = s, *end = s + len; p < end; p = g_utf8_next_char(p)) {
     gunichar c = g_utf8_get_char_validated(p, end - p);
-    if (c == (gunichar)-1 || c == (gunichar)-2)
+    if (c == (gunichar)-1 || c == (gunichar)-2) {
+      *stop = true;
       return 0;
+    }
     if (!g_unichar_isalpha(c))
       continue;
     switch (g_unichar_get_script(c)) {
@@ -339,6 +344,33 @@ int book_text_dir(const char *s, size_t len)
     case G_UNICODE_SCRIPT_INHERITED: continue;
     default: return -1;
     }
+  }
+  return 0;
+}
+
+int book_text_dir(const char *s, size_t len)
+{
+  bool stop;
+  return text_dir(s, len, &stop);
+}
+
+/* The nodes book_node_text reads, in its order (a break is a space, which
+ * is no strong character): a node's characters are whole, so the first
+ * strong one of the text is the first of the first node that has one. */
+int book_node_dir(const BookNode *node)
+{
+  BookIter it;
+  book_iter_init(&it, (BookNode *)node);
+  BookIterEvent ev;
+  while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+    const BookNode *n = it.cur;
+    if (ev != BOOK_ITER_ENTER || !n->text ||
+        (n->type != BOOK_TEXT && n->type != BOOK_CODE && n->type != BOOK_CODE_BLOCK))
+      continue;
+    bool stop;
+    int d = text_dir(n->text, strlen(n->text), &stop);
+    if (d || stop)
+      return d;
   }
   return 0;
 }

@@ -461,6 +461,9 @@ void book_node_text(const BookNode *node, GString *out);
  * scripts), -1 left to right (any other letter), 0 none (digits and
  * punctuation only). */
 int book_text_dir(const char *s, size_t len);
+/* book_text_dir of book_node_text(node), read without copying the text
+ * and only as far as its first strong character. */
+int book_node_dir(const BookNode *node);
 
 /* A new chapter appended to the book, with an empty root. */
 BookChapter *book_chapter_add(Book *book, const char *source);

@@ -173,6 +173,13 @@ static void dos_time(gint64 t, zip_uint16_t *dtime, zip_uint16_t *ddate)
   g_date_time_unref(dt);
 }
 
+/* The deflate level of the entries deflated: zlib's default. Against 9,
+ * measured on the documents of the bench books (issue 30): the 10 MB
+ * book's 14.2 MB of XHTML deflate in 0.20 s instead of 0.25 s for 8 kB
+ * more (0.07 % of its EPUB); a real book's prose (functional-light-js) in
+ * 7 ms instead of 12 for 1.2 % more; level 5 would cost 3-5 % more bytes. */
+#define DEFLATE_LEVEL 6
+
 static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool store,
                       zip_uint16_t dt, zip_uint16_t dd)
 {
@@ -187,7 +194,7 @@ static bool put_entry(Epub *e, zip_t *za, const char *name, GBytes *data, bool s
     return false;
   }
   if (zip_set_file_compression(za, (zip_uint64_t)idx, store ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
-                               store ? 0 : 9) < 0)
+                               store ? 0 : DEFLATE_LEVEL) < 0)
     return false;
   if (zip_file_set_dostime(za, (zip_uint64_t)idx, dt, dd, 0) < 0)
     return false;

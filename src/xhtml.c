@@ -28,6 +28,45 @@ static bool xml_char(gunichar c)
          (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
 }
 
+/* What each byte of text asks of the writer (xw_text_kind): an ASCII
+ * character libxml2 escapes in text (xmlEncodeSpecialChars: < > & " and
+ * CR), a C0 control XML 1.0 forbids, or (HIGH) the first byte of a
+ * character to decode. */
+enum { HIGH = 4 };
+/* clang-format off */
+static const guint8 byte_kind[256] = {
+    [0x00 ... 0x08] = XW_DROP, /* tab and line feed: 0 */
+    [0x0B ... 0x0C] = XW_DROP,
+    ['\r'] = XW_ESCAPE,
+    [0x0E ... 0x1F] = XW_DROP,
+    ['<'] = XW_ESCAPE,
+    ['>'] = XW_ESCAPE,
+    ['&'] = XW_ESCAPE,
+    ['"'] = XW_ESCAPE,
+    [0x80 ... 0xFF] = HIGH,
+};
+/* clang-format on */
+
+unsigned xw_text_kind(const char *s, size_t len)
+{
+  const guchar *p = (const guchar *)s, *e = p + len;
+  unsigned kind = 0;
+  while (p < e) {
+    unsigned k = byte_kind[*p];
+    if (k != HIGH) {
+      kind |= k;
+      p++;
+      continue;
+    }
+    /* one pass: glib decodes (and validates) only the non-ASCII characters */
+    gunichar c = g_utf8_get_char_validated((const char *)p, e - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2 || !xml_char(c))
+      return kind | XW_DROP;
+    p = (const guchar *)g_utf8_next_char(p);
+  }
+  return kind;
+}
+
 /* s (len bytes) as text XML can carry: escaping is libxml2's, but a
  * character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) cannot be
  * escaped at all, so it is dropped; invalid UTF-8 becomes U+FFFD. Returns
@@ -35,14 +74,7 @@ static bool xml_char(gunichar c)
 const char *xw_clean(const char *s, size_t len, char **tmp)
 {
   *tmp = NULL;
-  bool clean = g_utf8_validate(s, (gssize)len, NULL);
-  for (size_t i = 0; clean && i < len; i++) {
-    guchar b = (guchar)s[i];
-    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') ||
-        (b == 0xEF && i + 2 < len && (guchar)s[i + 1] == 0xBF && (guchar)s[i + 2] >= 0xBE))
-      clean = false;
-  }
-  if (clean)
+  if (!(xw_text_kind(s, len) & XW_DROP))
     return s;
   GString *out = g_string_sized_new(len);
   const char *p = s, *e = s + len;
@@ -157,10 +189,7 @@ static void leave(XhtmlWriter *x, BookNode *n);
  * a reading system without dir="auto" sets it on the right side. */
 static void block_dir(XhtmlWriter *x, const BookNode *n)
 {
-  GString *t = g_string_new(NULL);
-  book_node_text(n, t);
-  int d = book_text_dir(t->str, t->len);
-  g_string_free(t, TRUE);
+  int d = book_node_dir(n);
   bool rtl = x->book->meta.rtl;
   if (d > 0 && !rtl)
     attr(x, "dir", "rtl");
@@ -261,8 +290,8 @@ static void token_text(XhtmlWriter *x, const BookNode *n, size_t a, size_t b, gu
   for (guint i = *lo; i < n->as.code.ntokens && t[i].start < b; i++) {
     size_t ts = MAX(t[i].start, at), te = MIN((size_t)t[i].start + t[i].len, b);
     text_len(x, s + at, ts - at);
-    char cls[32];
-    g_snprintf(cls, sizeof cls, "tok-%s", book_tok_name(t[i].cls));
+    char cls[32] = "tok-";
+    g_strlcat(cls, book_tok_name(t[i].cls), sizeof cls);
     start(x, "span");
     attr(x, "class", cls);
     text_len(x, s + ts, te - ts);
@@ -641,23 +670,28 @@ const GArray *xhtml_writer_pages(const XhtmlWriter *x)
   return x->pages;
 }
 
-xmlBufferPtr xw_open_buffer(XhtmlWriter *x)
+/* libxml2's output callback: the bytes appended to the document's string
+ * (as xmlNewTextWriterMemory appends them to an xmlBuffer, which would be
+ * copied out again). */
+static int append_out(void *out, const char *bytes, int len)
 {
-  xmlBufferPtr buf = xmlBufferCreate();
-  xmlBufferSetAllocationScheme(buf,
-                               XML_BUFFER_ALLOC_DOUBLEIT); /* big chapters: no quadratic growth */
-  x->w = xmlNewTextWriterMemory(buf, 0);
-  return buf;
+  g_string_append_len(out, bytes, len);
+  return len;
 }
 
-char *xw_close_buffer(XhtmlWriter *x, xmlBufferPtr buf)
+GString *xw_open_buffer(XhtmlWriter *x)
+{
+  GString *out = g_string_sized_new(65536);
+  x->w = xmlNewTextWriter(xmlOutputBufferCreateIO(append_out, NULL, out, NULL));
+  return out;
+}
+
+char *xw_close_buffer(XhtmlWriter *x, GString *out)
 {
   xmlTextWriterFlush(x->w);
-  xmlFreeTextWriter(x->w);
+  xmlFreeTextWriter(x->w); /* and its output buffer */
   x->w = NULL;
-  char *s = g_strndup((const char *)xmlBufferContent(buf), (gsize)xmlBufferLength(buf));
-  xmlBufferFree(buf);
-  return s;
+  return g_string_free(out, FALSE);
 }
 
 /* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet, <body>. */
@@ -743,7 +777,7 @@ static void write_chapter_section(XhtmlWriter *x, BookChapter *c, const char *id
 
 char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_href)
 {
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, chapter_title(x->book, c), css_href, NULL, "bodymatter");
   write_chapter_section(x, c, c->id);
   xw_doc_end(x);
@@ -752,7 +786,7 @@ char *xhtml_chapter_document(XhtmlWriter *x, BookChapter *c, const char *css_hre
 void xhtml_fragment(Book *book, const OctavoOptions *opts, GString *out)
 {
   XhtmlWriter *x = writer_new(book, opts, MODE_FRAGMENT);
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   for (guint i = 0; i < book->chapters->len; i++)
     write_chapter_body(x, book->chapters->pdata[i]);
   char *s = xw_close_buffer(x, buf);
@@ -791,7 +825,7 @@ bool xhtml_write_file(Book *book, const OctavoOptions *opts, const char *path)
     css = NULL; /* the document stands without its stylesheet */
   g_free(css_path);
   XhtmlWriter *x = writer_new(book, opts, MODE_SINGLE);
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, book->meta.title, NULL, css, "bodymatter");
   xw_title_block(x);
   for (guint i = 0; i < book->chapters->len; i++) {

@@ -83,7 +83,7 @@ void xw_title_block(XhtmlWriter *x)
 
 char *xhtml_title_document(XhtmlWriter *x, const char *css_href)
 {
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, x->book->meta.title, css_href, NULL, "frontmatter");
   xw_title_block(x);
   xw_doc_end(x);
@@ -122,7 +122,7 @@ char *xhtml_cover_document(XhtmlWriter *x, const char *css_href, const char *img
     g_string_append_printf(alt, ". %s", by);
   g_free(by);
   bool svg = width > 0 && height > 0;
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, labels_get(lang, LABEL_COVER), css_href, svg ? COVER_CSS : NULL, "cover");
   start(x, "section");
   attr(x, "epub:type", "cover");
@@ -171,7 +171,7 @@ char *xhtml_colophon_document(XhtmlWriter *x, const char *css_href, const Coloph
 {
   const char *lang = xhtml_book_lang(x->book, x->opts);
   const char *heading = labels_get(lang, LABEL_COLOPHON);
-  xmlBufferPtr buf = xw_open_buffer(x);
+  GString *buf = xw_open_buffer(x);
   xw_doc_begin(x, heading, css_href, NULL, "backmatter");
   start(x, "section");
   attr(x, "epub:type", "colophon");

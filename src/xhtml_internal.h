@@ -54,6 +54,13 @@ struct XhtmlWriter {
 
 /* ---- xhtml.c: text XML can carry, the document shell ---- */
 
+/* What text s (len bytes) needs before XML carries it, as flags:
+ * XW_ESCAPE: libxml2's escaping (< > & " or CR); XW_DROP: xw_clean's
+ * repair (a C0 control, U+FFFE, U+FFFF, invalid UTF-8). 0: it goes out as
+ * it is. One pass over the bytes (glib decodes the non-ASCII characters). */
+enum { XW_ESCAPE = 1, XW_DROP = 2 };
+unsigned xw_text_kind(const char *s, size_t len);
+
 /* s (len bytes) as text XML can carry: escaping is libxml2's, but a
  * character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) cannot be
  * escaped at all, so it is dropped; invalid UTF-8 becomes U+FFFD. Returns
@@ -62,8 +69,8 @@ const char *xw_clean(const char *s, size_t len, char **tmp);
 
 /* The writer's output goes to a new memory buffer until xw_close_buffer,
  * which returns what was written (caller frees) and frees the buffer. */
-xmlBufferPtr xw_open_buffer(XhtmlWriter *x);
-char *xw_close_buffer(XhtmlWriter *x, xmlBufferPtr buf);
+GString *xw_open_buffer(XhtmlWriter *x);
+char *xw_close_buffer(XhtmlWriter *x, GString *buf);
 
 /* <?xml?>, <!DOCTYPE html>, <html>, <head> with title and stylesheet
  * (css_href and/or inline_css, each may be NULL), <body epub:type>;
@@ -104,20 +111,17 @@ static inline void text_len(XhtmlWriter *x, const char *s, size_t len)
 {
   if (len == 0)
     return;
-  char *tmp = NULL;
-  /* Text that needs neither libxml2's escaping (xmlEncodeSpecialChars:
-   * < > & " and CR) nor xw_clean's repair goes out as it is, without a
-   * copy: the bytes xmlTextWriterWriteString would write. */
-  size_t i = 0;
-  while (i < len && !strchr("<>&\"\r", s[i]))
-    i++;
-  if (i == len && xw_clean(s, len, &tmp) == s) {
+  /* Text that needs neither libxml2's escaping nor xw_clean's repair goes
+   * out as it is, without a copy: the bytes xmlTextWriterWriteString
+   * would write. */
+  unsigned kind = xw_text_kind(s, len);
+  if (!kind) {
     xmlTextWriterWriteRawLen(x->w, BAD_CAST s, (int)len);
     return;
   }
-  g_free(tmp);
+  char *tmp = NULL;
   char *t = g_strndup(s, len);
-  xmlTextWriterWriteString(x->w, BAD_CAST xw_clean(t, len, &tmp));
+  xmlTextWriterWriteString(x->w, BAD_CAST(kind & XW_DROP ? xw_clean(t, len, &tmp) : t));
   g_free(tmp);
   g_free(t);
 }
@@ -128,7 +132,9 @@ static inline void text(XhtmlWriter *x, const char *s)
 }
 static inline void nl(XhtmlWriter *x)
 {
-  xmlTextWriterWriteString(x->w, BAD_CAST "\n");
+  /* what xmlTextWriterWriteString writes for it, without its escaping
+   * pass (a copy allocated and freed per line) */
+  xmlTextWriterWriteRawLen(x->w, BAD_CAST "\n", 1);
 }
 
 /* ---- xhtml_inline.c ---- */

@@ -347,6 +347,43 @@ static void test_nonchars(void **state)
   assert_memory_equal(part, "\xEF\xBF\xBDxy\xEF\xBF\xBF", 8);
 }
 
+/* A node's direction (book_node_dir) is that of its text (book_node_text),
+ * read node by node: the first strong character decides, digits and
+ * punctuation do not, invalid UTF-8 stops it at 0. */
+static void test_node_dir(void **state)
+{
+  (void)state;
+  Book *b = book_new();
+  static const char *const cases[][3] = {
+      {"12, ", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", "abc"},  /* Hebrew after digits: 1 */
+      {"(1) ", "word", "\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a"}, /* a Latin word first: -1 */
+      {"42", " - ", "7"},                                   /* none: 0 */
+      {"", "\xff", "\xd7\xa9"},                             /* invalid first: 0 */
+      {"\xd7", "\xa9", "x"},                                /* a character cut: 0 */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    BookPos pos = {NULL, 1, 1};
+    BookNode *p = book_node_new(b, BOOK_PARAGRAPH, &pos);
+    book_node_append(p, text_node(b, cases[i][0]));
+    book_node_append(p, book_node_new(b, BOOK_SOFTBREAK, &pos));
+    BookNode *em = book_node_new(b, BOOK_EMPH, &pos);
+    book_node_append(p, em);
+    book_node_append(em, text_node(b, cases[i][1]));
+    book_node_append(p, text_node(b, cases[i][2]));
+    GString *t = g_string_new(NULL);
+    book_node_text(p, t);
+    assert_int_equal(book_node_dir(p), book_text_dir(t->str, t->len));
+    g_string_free(t, TRUE);
+    book_node_free(p);
+  }
+  BookPos pos = {NULL, 1, 1};
+  BookNode *p = book_node_new(b, BOOK_PARAGRAPH, &pos);
+  book_node_append(p, text_node(b, "3 \xd7\xa9"));
+  assert_int_equal(book_node_dir(p), 1);
+  book_node_free(p);
+  book_free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -355,6 +392,7 @@ int main(void)
       cmocka_unit_test(test_unwrap),        cmocka_unit_test(test_number_headings),
       cmocka_unit_test(test_outline_level), cmocka_unit_test(test_diag),
       cmocka_unit_test(test_dump),          cmocka_unit_test(test_nonchars),
+      cmocka_unit_test(test_node_dir),
   };
   return cmocka_run_group_tests_name("book", tests, NULL, NULL);
 }

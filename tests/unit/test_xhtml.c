@@ -157,6 +157,34 @@ static void test_xml_chars(void **state)
       "<p>abc\xef\xbf\xbd\xef\xbf\xbd.<a href=\"https://example.com/\" title=\"t\">x</a></p>\n");
   g_string_free(s, TRUE);
   book_free(b);
+  /* Each kind of text the writer tells apart (xw_text_kind): plain ASCII,
+   * characters beyond it (written as they are), what libxml2 escapes, and
+   * what is repaired: U+FFFF dropped, a surrogate's bytes, an overlong form
+   * and a cut character each U+FFFD per byte; all of them mixed. */
+  static const char *const text[][2] = {
+      {"plain", "plain"},
+      {"na\xc3\xafve \xe2\x80\x94 \xf0\x9f\x98\x80", "na\xc3\xafve \xe2\x80\x94 \xf0\x9f\x98\x80"},
+      {"a<b>&\"c\"\r", "a&lt;b&gt;&amp;&quot;c&quot;&#13;"},
+      {"\xc3\xa9<\xef\xbf\xbfx", "\xc3\xa9&lt;x"},
+      {"s\xed\xa0\x80o\xc0\x80"
+       "c\xe2\x80",
+       "s\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdo\xef\xbf\xbd\xef\xbf\xbd"
+       "c\xef\xbf\xbd\xef\xbf\xbd"},
+      {"\xef\xbf\xbd\t&\x1f\xf4\x8f\xbf\xbf", "\xef\xbf\xbd\t&amp;\xf4\x8f\xbf\xbf"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(text); i++) {
+    b = book_new();
+    c = book_chapter_add(b, "t.md");
+    c->id = g_strdup("t");
+    para(b, c->root, text[i][0]);
+    s = g_string_new(NULL);
+    xhtml_fragment(b, &opts, s);
+    char *want = g_strdup_printf("<p>%s</p>\n", text[i][1]);
+    assert_string_equal(s->str, want);
+    g_free(want);
+    g_string_free(s, TRUE);
+    book_free(b);
+  }
 }
 
 /* Raw HTML elements: void tags, href/src policy, <img> only with a
