@@ -280,6 +280,9 @@ static void draw_glyphs(Painter *p, const LayItem *it)
     draw_outline(p, it);
     return;
   }
+  /* handed to cairo where the layout set them: viewers place them there
+   * too, once the archive pass has written each TrueType font's widths
+   * exact (archive_widths.c: cairo 1.16 truncates them) */
   const PangoGlyphString *gs = it->glyphs;
   set_colour(p->cr, it);
   double x = it->x_pt, y = it->y_pt;
