@@ -14,15 +14,18 @@
  *   - a trailer /ID hashed from the content.
  *
  * Each PNG the painter drew as a placeholder (pngpass.h) is written in its
- * place: the PNG's own IDAT data and an image dictionary for it.
+ * place: the PNG's own IDAT data and an image dictionary for it. Each
+ * TrueType font's widths, which cairo truncates to whole thousandths of an
+ * em, are written exact (archive_widths.c).
  *
- * It only adds keys and objects: page content, annotations' targets, the
+ * Else it only adds keys and objects: page content, annotations' targets, the
  * outline, page labels and the structure tree stay as cairo wrote them;
  * but when pdf.c drew the contents last (it streams the pages: PdfMove),
  * their pages are moved after the title page in /Pages, and their
  * structure elements after the title page's under Document (the page
  * labels were drawn in the book's order already). With --pdf-standard
- * none that move and the compact writing are the whole pass.
+ * none that move, the PNGs, the widths and the compact writing are the
+ * whole pass.
  * The file is then written anew, compact (pdfupdate_write): each object
  * once, the changed ones as changed, every object but the streams in
  * compressed object streams, so that a link or a note costs a few hundred
@@ -48,6 +51,7 @@
 
 #include "archive_fig.h"
 #include "archive_src.h"
+#include "archive_widths.h"
 #include "pdfupdate.h"
 #include "pngpass.h"
 #include "util.h"
@@ -848,6 +852,7 @@ bool archive_pdf(Book *book, const Layout *lay, const OctavoOptions *opts, const
   pdfupdate_drop_pages(u); /* the page tree read through */
   if (!copy_pngs(q, u, pngs, book, name))
     goto done;
+  archive_widths(q, u, base, base_len, book, name);
   if (!std.pdfa3u && !std.pdfua1)
     goto append;
   add_info_and_xmp(q, u, root, book, &std);

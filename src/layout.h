@@ -35,8 +35,7 @@ typedef struct {
   LayKind kind;
   bool rgb_set;             /* RULE, FRAME, GLYPHS: drawn in rgb, not gray (the cover) */
   bool exact;               /* GLYPHS: at (x_pt, y_pt) exactly (not rounded to
-                              * cairo's 1/256), without the PDF viewers' width
-                              * correction (paint.c): the cover's runs */
+                              * cairo's 1/256): the cover's runs */
   bool outline;             /* GLYPHS: drawn as outlines, not as text: nothing to copy
                               * or search (a code line's continuation mark) */
   double x_pt, y_pt, w_pt, h_pt;

@@ -12,9 +12,7 @@
  * not, nor are cairo's fonts made from fontconfig patterns (pango's), which
  * only the holder of fontlock uses, around each call into them.
  * The drawing thread draws glyph runs with the fonts' drawing fonts
- * (fontlock_draw_font, on faces of octavo's own) and reaches a PangoFont
- * only through paint.c's drift correction (pango_font_get_hb_font, made
- * when first asked for, immutable then); both are made for every font of
+ * (fontlock_draw_font, on faces of octavo's own), made for every font of
  * a page, on the layout's thread, before the page is queued
  * (paint_font_ready, under fontlock), so the drawing thread only reads
  * pointers cached already. What pango draws itself (a hex box's mini

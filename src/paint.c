@@ -15,7 +15,6 @@
  * warning and a frame. */
 #include "paint.h"
 
-#include <hb.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
@@ -24,36 +23,6 @@
 #include "imagelibs.h"
 #include "pngpass.h"
 #include "util.h"
-
-/* cairo 1.16 writes a font's widths (/Widths, /W) truncated to whole
- * thousandths of an em, but places glyphs by their exact advances: a viewer
- * then draws each glyph up to 1/1000 em left of where cairo meant, and the
- * error adds up along a line (about 0.5 pt at the end of a justified line
- * of 10.5 pt type, so the right margin is not straight). Drift models what
- * a viewer will do: from the last position cairo set exactly (a Tm or Td:
- * a new text object, a new font size, another baseline, a jump of more
- * than 10 em), the error of the glyphs shown since; each glyph is handed
- * to cairo that much further right. Only TrueType faces (cairo's TrueType
- * subsetter is the one that truncates like this). */
-typedef struct {
-  bool in_text;         /* a text object is open and its position known */
-  double y, gray;       /* of the last glyphs shown */
-  bool rgb_set;         /* and their colour, when not a gray (a code token's) */
-  double rgb[3];
-  cairo_matrix_t scale; /* their scaled font's matrix (cairo sets a Tm when it changes) */
-  double next_x;        /* where cairo expects the next glyph (points) */
-  double err;           /* the viewer is this many points left of cairo */
-  GHashTable *units;    /* hb_face_t * -> Advances * (NULL: not TrueType) */
-} Drift;
-
-/* A TrueType face's glyph advances in ems, looked up once per glyph: a
- * page shows thousands of glyphs of a few hundred. */
-typedef struct {
-  hb_font_t *font; /* in font units (scale: upem) */
-  double upem;
-  guint n;    /* glyphs in the face */
-  double *em; /* n advances; NAN: not looked up yet */
-} Advances;
 
 struct Painter {
   cairo_t *cr;
@@ -67,9 +36,8 @@ struct Painter {
   double image_dpi;     /* a PDF's rasters at most this many pixels per inch (<= 0: all) */
   PngPass *pngs;        /* PNGs drawn as placeholders, copied by the archive pass (or NULL) */
   GHashTable *on_page;  /* the raster images drawn on the current page (PDF targets) */
-  Drift drift;          /* PDF targets only */
   int depth;            /* open structure tags */
-  PangoGlyphString *gs; /* scratch: the glyphs being drawn, moved as the drift asks */
+  PangoGlyphString *gs; /* scratch: an exact item's glyphs, moved to where they start */
   PangoItem *item;      /* scratch: their item (font borrowed) */
   GArray *cglyphs;      /* scratch: cairo_glyph_t, for show_text */
   GArray *clusters;     /* scratch: cairo_text_cluster_t, for show_text */
@@ -85,95 +53,6 @@ void paint_attr_str(GString *out, const char *s)
     g_string_append_c(out, *s);
   }
   g_string_append_c(out, '\'');
-}
-
-static void advances_free(gpointer p)
-{
-  Advances *a = p;
-  if (!a)
-    return;
-  hb_font_destroy(a->font);
-  g_free(a->em);
-  g_free(a);
-}
-
-static Advances *drift_advances(Drift *d, PangoFont *font)
-{
-  fontlock_enter(); /* made once per font, readied ahead on a drawing thread */
-  hb_font_t *hf = pango_font_get_hb_font(font);
-  fontlock_leave();
-  if (!hf)
-    return NULL;
-  hb_face_t *face = hb_font_get_face(hf);
-  gpointer v;
-  if (g_hash_table_lookup_extended(d->units, face, NULL, &v))
-    return v;
-  hb_blob_t *glyf = hb_face_reference_table(face, HB_TAG('g', 'l', 'y', 'f'));
-  Advances *a = NULL;
-  if (hb_blob_get_length(glyf) > 0) {
-    a = g_new0(Advances, 1);
-    a->font = hb_font_create(face);
-    a->upem = hb_face_get_upem(face);
-    a->n = hb_face_get_glyph_count(face);
-    a->em = g_new(double, a->n ? a->n : 1);
-    for (guint i = 0; i < a->n; i++)
-      a->em[i] = NAN;
-  }
-  hb_blob_destroy(glyf);
-  g_hash_table_insert(d->units, hb_face_reference(face), a); /* the key lives as long */
-  return a;
-}
-
-/* A glyph's advance in ems (see Advances). */
-static double advance_em(Advances *a, PangoGlyph g)
-{
-  if (g < a->n && !isnan(a->em[g]))
-    return a->em[g];
-  double em = hb_font_get_glyph_h_advance(a->font, g) / a->upem;
-  if (g < a->n)
-    a->em[g] = em;
-  return em;
-}
-
-/* Move gs's glyphs right by the viewers' accumulated error (see Drift). */
-static void drift_correct(Drift *d, const LayItem *it, PangoGlyphString *gs)
-{
-  Advances *adv = drift_advances(d, it->font);
-  cairo_matrix_t m = {0};
-  cairo_scaled_font_t *sf = fontlock_draw_font(it->font);
-  if (sf)
-    cairo_scaled_font_get_scale_matrix(sf, &m);
-  double size = m.xx; /* the type's size in points: the page is drawn at 1 pt per unit */
-  bool same_scale =
-      m.xx == d->scale.xx && m.xy == d->scale.xy && m.yx == d->scale.yx && m.yy == d->scale.yy;
-  if (!d->in_text || !same_scale || it->y_pt != d->y || it->gray != d->gray ||
-      it->rgb_set != d->rgb_set || (it->rgb_set && memcmp(it->rgb, d->rgb, sizeof d->rgb) != 0) ||
-      fabs(it->x_pt - d->next_x) > 10 * size)
-    d->err = 0; /* cairo sets this position exactly */
-  double x = it->x_pt;
-  int prev_dy = 0;
-  for (int i = 0; i < gs->num_glyphs; i++) {
-    PangoGlyphInfo *g = &gs->glyphs[i];
-    if (g->geometry.y_offset != prev_dy)
-      d->err = 0; /* another baseline: a Td */
-    prev_dy = g->geometry.y_offset;
-    double gx = x + g->geometry.x_offset / (double)PANGO_SCALE + d->err;
-    g->geometry.x_offset += (int)lround(d->err * PANGO_SCALE);
-    double exact = 0;
-    if (adv && !(g->glyph & PANGO_GLYPH_UNKNOWN_FLAG) && g->glyph != PANGO_GLYPH_EMPTY) {
-      double em = advance_em(adv, g->glyph);
-      exact = em * size;
-      d->err += (em - (double)(long)(em * 1000) / 1000) * size;
-    }
-    d->next_x = gx + exact;
-    x += g->geometry.width / (double)PANGO_SCALE;
-  }
-  d->in_text = true;
-  d->scale = m;
-  d->y = it->y_pt;
-  d->gray = it->gray;
-  d->rgb_set = it->rgb_set;
-  memcpy(d->rgb, it->rgb, sizeof d->rgb);
 }
 
 static void set_colour(cairo_t *cr, const LayItem *it)
@@ -362,7 +241,6 @@ static bool show_colour(Painter *p, const char *text, int len, PangoFont *font,
     show_glyphs_with(p, text, len, carrier, gs);
     cairo_scaled_font_destroy(carrier);
   }
-  p->drift.in_text = false;
   return true;
 }
 
@@ -400,30 +278,32 @@ static void draw_glyphs(Painter *p, const LayItem *it)
     return;
   if (it->outline) {
     draw_outline(p, it);
-    p->drift.in_text = false;
     return;
   }
-  /* a copy in the painter's scratch string: the layout's glyphs are read only */
-  PangoGlyphString *gs = p->gs;
-  int n = it->glyphs->num_glyphs;
-  pango_glyph_string_set_size(gs, n);
-  memcpy(gs->glyphs, it->glyphs->glyphs, sizeof *gs->glyphs * (size_t)n);
-  memcpy(gs->log_clusters, it->glyphs->log_clusters, sizeof *gs->log_clusters * (size_t)n);
-  if (p->target != PAINT_RASTER && !it->exact)
-    drift_correct(&p->drift, it, gs);
+  /* handed to cairo where the layout set them: viewers place them there
+   * too, once the archive pass has written each TrueType font's widths
+   * exact (archive_widths.c: cairo 1.16 truncates them) */
+  const PangoGlyphString *gs = it->glyphs;
   set_colour(p->cr, it);
   double x = it->x_pt, y = it->y_pt;
   if (it->exact) {
     /* cairo keeps the current point, where pango starts, in 24.8 fixed
-     * point: start from there and move the glyphs by the rest */
+     * point: start from there and move the glyphs by the rest, in a copy
+     * in the painter's scratch string (the layout's glyphs are read only) */
     x = nearbyint(x * 256) / 256;
     y = nearbyint(y * 256) / 256;
     int dx = (int)lround((it->x_pt - x) * PANGO_SCALE),
         dy = (int)lround((it->y_pt - y) * PANGO_SCALE);
-    for (int i = 0; i < gs->num_glyphs; i++) {
-      gs->glyphs[i].geometry.x_offset += dx;
-      gs->glyphs[i].geometry.y_offset += dy;
+    PangoGlyphString *moved = p->gs;
+    int n = gs->num_glyphs;
+    pango_glyph_string_set_size(moved, n);
+    memcpy(moved->glyphs, gs->glyphs, sizeof *gs->glyphs * (size_t)n);
+    memcpy(moved->log_clusters, gs->log_clusters, sizeof *gs->log_clusters * (size_t)n);
+    for (int i = 0; i < n; i++) {
+      moved->glyphs[i].geometry.x_offset += dx;
+      moved->glyphs[i].geometry.y_offset += dy;
     }
+    gs = moved;
   }
   cairo_move_to(p->cr, x, y);
   int len = (int)strlen(it->text);
@@ -434,7 +314,7 @@ static void draw_glyphs(Painter *p, const LayItem *it)
   item->length = len;
   item->num_chars = (int)g_utf8_strlen(it->text, len);
   item->analysis.font = it->font; /* borrowed: cleared before pango_item_free */
-  PangoGlyphItem gi = {.item = item, .glyphs = gs};
+  PangoGlyphItem gi = {.item = item, .glyphs = (PangoGlyphString *)gs}; /* pango reads it only */
   fontlock_enter(); /* pango draws with its fonts (a hex box's too) */
   pango_cairo_show_glyph_item(p->cr, it->text, &gi);
   fontlock_leave();
@@ -901,7 +781,6 @@ static void draw_dest(cairo_t *cr, const LayItem *it)
 void paint_font_ready(PangoFont *font)
 {
   fontlock_enter();
-  pango_font_get_hb_font(font);
   fontlock_draw_font(font);
   fontlock_leave();
 }
@@ -917,8 +796,6 @@ Painter *paint_new(cairo_t *cr, PaintTarget target, Book *book)
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)cairo_surface_destroy);
   p->on_page = g_hash_table_new(NULL, NULL);
   p->done = g_ptr_array_new();
-  p->drift.units =
-      g_hash_table_new_full(NULL, NULL, (GDestroyNotify)hb_face_destroy, advances_free);
   p->gs = pango_glyph_string_new();
   p->item = pango_item_new();
   p->cglyphs = g_array_new(FALSE, FALSE, sizeof(cairo_glyph_t));
@@ -987,15 +864,12 @@ static void set_aside(Painter *p)
 void paint_items(Painter *p, const GArray *items)
 {
   bool pdf = p->target != PAINT_RASTER, tags = p->target == PAINT_PDF_TAGS;
-  p->drift.in_text = false;
   g_hash_table_remove_all(p->on_page); /* a page's items come in one call */
   release_done(p);
   set_aside(p);
   p->pages++;
   for (guint k = 0; k < items->len; k++) {
     const LayItem *it = &g_array_index(items, LayItem, k);
-    if (it->kind != LAY_GLYPHS)
-      p->drift.in_text = false; /* drawing, a tag or a link ends cairo's text object */
     switch (it->kind) {
     case LAY_GLYPHS: draw_glyphs(p, it); break;
     case LAY_RULE:
@@ -1044,7 +918,6 @@ void paint_free(Painter *p)
   g_ptr_array_free(p->done, TRUE);
   g_hash_table_destroy(p->colour);
   g_hash_table_destroy(p->on_page);
-  g_hash_table_destroy(p->drift.units);
   pango_glyph_string_free(p->gs);
   pango_item_free(p->item);
   g_array_free(p->cglyphs, TRUE);

@@ -47,9 +47,8 @@ void paint_set_pngpass(Painter *p, PngPass *pngs);
 void paint_items(Painter *p, const GArray *items);
 
 /* Make now, on the thread that lays out (holding fontlock), what painting
- * asks of font: its drawing font (fontlock_draw_font) and its harfbuzz font
- * (the drift correction), so that items set in it are painted on another
- * thread without the lock. */
+ * asks of font: its drawing font (fontlock_draw_font), so that items set
+ * in it are painted on another thread without the lock. */
 void paint_font_ready(PangoFont *font);
 
 /* Structure tags opened and not yet closed (0 when the tree is whole). */

@@ -35,15 +35,20 @@
   X(qpdf_oh_get_int_value)                                                                         \
   X(qpdf_oh_get_int_value_as_int)                                                                  \
   X(qpdf_oh_get_key)                                                                               \
+  X(qpdf_oh_get_name)                                                                              \
+  X(qpdf_oh_get_numeric_value)                                                                     \
   X(qpdf_oh_get_object_id)                                                                         \
+  X(qpdf_oh_get_stream_data)                                                                       \
   X(qpdf_oh_get_utf8_value)                                                                        \
   X(qpdf_oh_has_key)                                                                               \
   X(qpdf_oh_is_array)                                                                              \
   X(qpdf_oh_is_dictionary)                                                                         \
   X(qpdf_oh_is_indirect)                                                                           \
   X(qpdf_oh_is_integer)                                                                            \
+  X(qpdf_oh_is_name)                                                                               \
   X(qpdf_oh_is_name_and_equals)                                                                    \
   X(qpdf_oh_is_null)                                                                               \
+  X(qpdf_oh_is_number)                                                                             \
   X(qpdf_oh_is_stream)                                                                             \
   X(qpdf_oh_is_string)                                                                             \
   X(qpdf_oh_new_array)                                                                             \
@@ -54,6 +59,7 @@
   X(qpdf_oh_new_name)                                                                              \
   X(qpdf_oh_new_null)                                                                              \
   X(qpdf_oh_new_object)                                                                            \
+  X(qpdf_oh_new_real_from_string)                                                                  \
   X(qpdf_oh_new_stream)                                                                            \
   X(qpdf_oh_new_string)                                                                            \
   X(qpdf_oh_new_unicode_string)                                                                    \
@@ -107,15 +113,20 @@ void qpdflib_preload(RunPlan *plan);
 #define qpdf_oh_get_int_value (qpdflib.qpdf_oh_get_int_value)
 #define qpdf_oh_get_int_value_as_int (qpdflib.qpdf_oh_get_int_value_as_int)
 #define qpdf_oh_get_key (qpdflib.qpdf_oh_get_key)
+#define qpdf_oh_get_name (qpdflib.qpdf_oh_get_name)
+#define qpdf_oh_get_numeric_value (qpdflib.qpdf_oh_get_numeric_value)
 #define qpdf_oh_get_object_id (qpdflib.qpdf_oh_get_object_id)
+#define qpdf_oh_get_stream_data (qpdflib.qpdf_oh_get_stream_data)
 #define qpdf_oh_get_utf8_value (qpdflib.qpdf_oh_get_utf8_value)
 #define qpdf_oh_has_key (qpdflib.qpdf_oh_has_key)
 #define qpdf_oh_is_array (qpdflib.qpdf_oh_is_array)
 #define qpdf_oh_is_dictionary (qpdflib.qpdf_oh_is_dictionary)
 #define qpdf_oh_is_indirect (qpdflib.qpdf_oh_is_indirect)
 #define qpdf_oh_is_integer (qpdflib.qpdf_oh_is_integer)
+#define qpdf_oh_is_name (qpdflib.qpdf_oh_is_name)
 #define qpdf_oh_is_name_and_equals (qpdflib.qpdf_oh_is_name_and_equals)
 #define qpdf_oh_is_null (qpdflib.qpdf_oh_is_null)
+#define qpdf_oh_is_number (qpdflib.qpdf_oh_is_number)
 #define qpdf_oh_is_stream (qpdflib.qpdf_oh_is_stream)
 #define qpdf_oh_is_string (qpdflib.qpdf_oh_is_string)
 #define qpdf_oh_new_array (qpdflib.qpdf_oh_new_array)
@@ -126,6 +137,7 @@ void qpdflib_preload(RunPlan *plan);
 #define qpdf_oh_new_name (qpdflib.qpdf_oh_new_name)
 #define qpdf_oh_new_null (qpdflib.qpdf_oh_new_null)
 #define qpdf_oh_new_object (qpdflib.qpdf_oh_new_object)
+#define qpdf_oh_new_real_from_string (qpdflib.qpdf_oh_new_real_from_string)
 #define qpdf_oh_new_stream (qpdflib.qpdf_oh_new_stream)
 #define qpdf_oh_new_string (qpdflib.qpdf_oh_new_string)
 #define qpdf_oh_new_unicode_string (qpdflib.qpdf_oh_new_unicode_string)
