@@ -45,6 +45,12 @@ struct PdfUpdate {
    * first subsection, for pdfupdate_read_direct */
   const char *xref_entries;
   int xref_first, xref_count;
+  /* the file's objects in use in the order of their offsets, and where
+   * each ends (ends[id]: the next object's offset, or the table's; 0 for
+   * a free one): object_index, once */
+  GArray *order; /* BaseObj */
+  guint64 *ends;
+  GHashTable *keys; /* object number -> text added to its dictionary (pdfupdate_add_keys) */
 };
 
 /* A stream's data read when its object is written
@@ -134,6 +140,118 @@ static void index_xref(PdfUpdate *u)
   u->xref_count = (int)count;
 }
 
+typedef struct {
+  guint64 off;
+  int id;
+} BaseObj;
+
+static int base_obj_cmp(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const BaseObj *)a)->off, y = ((const BaseObj *)b)->off;
+  return (x > y) - (x < y);
+}
+
+/* The offset a classic table's 20-byte entry e gives (its first 10
+ * digits). */
+static guint64 entry_offset(const char *e)
+{
+  guint64 off = 0;
+  for (int i = 0; i < 10 && g_ascii_isdigit(e[i]); i++)
+    off = off * 10 + (guint64)(e[i] - '0');
+  return off;
+}
+
+/* The file's objects in use (by its classic table from object 0) in the
+ * order of their offsets (u->order), and where each ends (u->ends[id]:
+ * the offset of the next object in the file, or of the cross-reference
+ * table; 0 for a free one). The objects follow one another in cairo's
+ * file, so an object's "endobj" is the last one before the next object.
+ * Computed once, for the search, the dictionaries read and the write. */
+static void object_index(PdfUpdate *u)
+{
+  if (u->order)
+    return;
+  GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
+  for (int i = 0; i < u->xref_count; i++) {
+    const char *e = u->xref_entries + 20 * (gsize)i;
+    if (e[17] != 'n')
+      continue;
+    BaseObj b = {entry_offset(e), i};
+    if (b.off < u->prev_xref)
+      g_array_append_val(objs, b);
+  }
+  g_array_sort(objs, base_obj_cmp);
+  u->ends = g_new0(guint64, (gsize)u->xref_count);
+  for (guint i = 0; i < objs->len; i++) {
+    const BaseObj *b = &g_array_index(objs, BaseObj, i);
+    u->ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
+  }
+  u->order = objs;
+}
+
+/* The length of "id 0 obj" at p (before end), or 0 when p does not start
+ * with it. */
+static gsize obj_head(const char *p, const char *end, int id)
+{
+  const char *s = p;
+  gint64 v = 0;
+  while (s < end && s - p < 10 && g_ascii_isdigit(*s))
+    v = v * 10 + (*s++ - '0');
+  if (s == p || (*p == '0' && s - p > 1) || v != id || end - s < 6 || memcmp(s, " 0 obj", 6))
+    return 0;
+  return (gsize)(s + 6 - p);
+}
+
+/* Whether the base is a file pdfupdate_write can rewrite: one classic
+ * table from object 0 that covers every object (cairo's). */
+static bool rewritable(const PdfUpdate *u)
+{
+  return u->xref_entries && u->xref_first == 0 && u->xref_count == u->size;
+}
+
+/* The last "endobj" in [s, end) (binary: a stream's data may hold NULs). */
+static const char *last_endobj(const char *s, const char *end)
+{
+  for (const char *p = end - 6; p >= s; p--)
+    if (*p == 'e' && !memcmp(p, "endobj", 6))
+      return p;
+  return NULL;
+}
+
+static bool pdf_space(char c)
+{
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
+}
+
+/* The value of the file's object id as its bytes have it, from after
+ * "id 0 obj" to before its last "endobj", blanks trimmed ([*v, *ve)),
+ * and the object's span in the file ([*off, *end)): false when the
+ * object is free, not of generation 0, or not where the table says. The
+ * file must be rewritable. */
+static bool base_value(PdfUpdate *u, int id, const char **v, const char **ve, guint64 *off,
+                       guint64 *end)
+{
+  object_index(u);
+  const char *e = u->xref_entries + 20 * (gsize)id;
+  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || !u->ends[id])
+    return false;
+  *off = entry_offset(e);
+  *end = u->ends[id];
+  gsize hn = *end <= u->base_len && *end > *off
+                 ? obj_head(u->base + *off, u->base + *end, id)
+                 : 0;
+  const char *s = u->base + *off + hn, *t = hn ? last_endobj(s, u->base + *end) : NULL;
+  if (!t)
+    return false;
+  while (s < t && pdf_space(*s))
+    s++;
+  while (t > s && pdf_space(t[-1]))
+    t--;
+  *v = s;
+  *ve = t;
+  return true;
+}
+
 PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
 {
   guint64 prev = 0;
@@ -162,6 +280,7 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
       .texts = g_hash_table_new_full(NULL, NULL, NULL, g_free),
       .sources = g_hash_table_new_full(NULL, NULL, NULL, source_free),
       .unread = g_hash_table_new(NULL, NULL),
+      .keys = g_hash_table_new_full(NULL, NULL, NULL, g_free),
   };
   index_xref(u);
   return u;
@@ -178,6 +297,10 @@ void pdfupdate_free(PdfUpdate *u)
   if (u->source_err)
     g_error_free(u->source_err);
   g_hash_table_destroy(u->unread);
+  g_hash_table_destroy(u->keys);
+  if (u->order)
+    g_array_free(u->order, TRUE);
+  g_free(u->ends);
   g_free(u);
 }
 
@@ -188,6 +311,7 @@ void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh)
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
   assert(!g_hash_table_contains(u->unread, GINT_TO_POINTER(id))); /* its stand-in would be written */
+  assert(!g_hash_table_contains(u->keys, GINT_TO_POINTER(id))); /* its keys would be lost */
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id),
                       GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
 }
@@ -254,11 +378,9 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
   const char *e = u->xref_entries + 20 * (gsize)(id - u->xref_first);
   if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || qpdf_oh_get_generation(u->q, ref) != 0)
     return 0;
-  guint64 off = g_ascii_strtoull(e, NULL, 10);
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
-  if (off >= u->base_len || u->base_len - off < (guint64)hn ||
-      memcmp(u->base + off, head, (size_t)hn))
+  guint64 off = entry_offset(e);
+  gsize hn = off < u->base_len ? obj_head(u->base + off, u->base + u->base_len, id) : 0;
+  if (!hn)
     return 0;
   const char *s = u->base + off + hn,
              *end = memmem(s, u->base_len - (gsize)(s - u->base), "endobj", 6);
@@ -277,6 +399,31 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
     return 0;
   }
   return o;
+}
+
+const char *pdfupdate_base_dict(PdfUpdate *u, qpdf_oh ref, gsize *len)
+{
+  int id = qpdf_oh_is_indirect(u->q, ref) ? qpdf_oh_get_object_id(u->q, ref) : 0;
+  const char *v, *ve;
+  guint64 off, end;
+  if (!rewritable(u) || id <= 0 || id >= u->xref_count || qpdf_oh_get_generation(u->q, ref) != 0 ||
+      g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) || !base_value(u, id, &v, &ve, &off, &end))
+    return NULL;
+  /* a dictionary, not a stream's (whose value ends in "endstream") */
+  if (ve - v < 4 || memcmp(v, "<<", 2) || memcmp(ve - 2, ">>", 2))
+    return NULL;
+  *len = (gsize)(ve - v);
+  return v;
+}
+
+void pdfupdate_add_keys(PdfUpdate *u, qpdf_oh ref, char *keys)
+{
+  int id = qpdf_oh_get_object_id(u->q, ref);
+  assert(rewritable(u) && id > 0 && id < u->xref_count);
+  assert(!g_hash_table_contains(u->objs, GINT_TO_POINTER(id)));
+  g_hash_table_insert(u->keys, GINT_TO_POINTER(id), keys);
 }
 
 void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value)
@@ -523,6 +670,7 @@ typedef struct {
   int next_stm;    /* the number the next object stream gets */
   GString *head;   /* the stream's "id offset" pairs */
   GString *body;   /* its objects' text */
+  GString *text;   /* an object's text with keys added (base_put) */
   int *ids;        /* its objects, OBJSTM_MAX */
   int n;           /* in it */
   gsize unread;    /* cairo's bytes read since their pages were dropped last */
@@ -578,12 +726,28 @@ static void stm_flush(Rewrite *w)
   w->n = 0;
 }
 
+/* n in decimal after s's text (a printf's cost, ~1,700 instructions,
+ * once for each of the file's objects, was 2 % of the pass). */
+static void append_uint(GString *s, guint64 n)
+{
+  char d[24];
+  gsize k = sizeof d;
+  do
+    d[--k] = (char)('0' + n % 10);
+  while ((n /= 10) > 0);
+  g_string_append_len(s, d + k, (gssize)(sizeof d - k));
+}
+
 /* Object id (generation 0, not a stream) with the value text[0..len) into
  * the object stream being filled. Its entry is set when the stream is
  * written. */
 static void stm_add(Rewrite *w, int id, const char *text, gsize len)
 {
-  g_string_append_printf(w->head, "%s%d %" G_GSIZE_FORMAT, w->n ? " " : "", id, w->body->len);
+  if (w->n)
+    g_string_append_c(w->head, ' ');
+  append_uint(w->head, (guint64)id);
+  g_string_append_c(w->head, ' ');
+  append_uint(w->head, w->body->len);
   g_string_append_len(w->body, text, (gssize)len);
   g_string_append_c(w->body, '\n');
   w->ids[w->n++] = id;
@@ -611,92 +775,32 @@ static void obj_put(Rewrite *w, int id, int gen, const char *text, gsize len, GB
   out_str(&w->o, "endobj\n");
 }
 
-typedef struct {
-  guint64 off;
-  int id;
-} BaseObj;
-
-static int base_obj_cmp(gconstpointer a, gconstpointer b)
-{
-  guint64 x = ((const BaseObj *)a)->off, y = ((const BaseObj *)b)->off;
-  return (x > y) - (x < y);
-}
-
-/* Where each of cairo's objects ends: ends[id] is the offset of the next
- * object in the file (or of the cross-reference table), 0 for a free one.
- * The objects follow one another in cairo's file, so an object's
- * "endobj" is the last one before the next object. */
-/* The file's objects in use (by its classic table from object 0) in the
- * order of their offsets. */
-static GArray *base_objs(const PdfUpdate *u)
-{
-  GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
-  for (int i = 0; i < u->xref_count; i++) {
-    const char *e = u->xref_entries + 20 * (gsize)i;
-    if (e[17] != 'n')
-      continue;
-    BaseObj b = {g_ascii_strtoull(e, NULL, 10), i};
-    if (b.off < u->prev_xref)
-      g_array_append_val(objs, b);
-  }
-  g_array_sort(objs, base_obj_cmp);
-  return objs;
-}
-
-static guint64 *base_ends(PdfUpdate *u)
-{
-  guint64 *ends = g_new0(guint64, (gsize)u->xref_count);
-  GArray *objs = base_objs(u);
-  for (guint i = 0; i < objs->len; i++) {
-    const BaseObj *b = &g_array_index(objs, BaseObj, i);
-    ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
-  }
-  g_array_free(objs, TRUE);
-  return ends;
-}
-
-/* The last "endobj" in [s, end) (binary: a stream's data may hold NULs). */
-static const char *last_endobj(const char *s, const char *end)
-{
-  for (const char *p = end - 6; p >= s; p--)
-    if (*p == 'e' && !memcmp(p, "endobj", 6))
-      return p;
-  return NULL;
-}
-
-static bool pdf_space(char c)
-{
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
-}
-
-/* cairo's object id as it is in the file; left out when its entry is
- * free, not generation 0, or not where the table says (a reference to it
- * reads as null, as before). */
-static void base_put(Rewrite *w, int id, const guint64 *ends)
+/* cairo's object id as it is in the file (with the keys
+ * pdfupdate_add_keys gave it); left out when its entry is free, not
+ * generation 0, or not where the table says (a reference to it reads as
+ * null, as before). */
+static void base_put(Rewrite *w, int id)
 {
   PdfUpdate *u = w->u;
-  const char *e = u->xref_entries + 20 * (gsize)id;
-  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || !ends[id])
+  const char *v, *ve;
+  guint64 off, end;
+  if (!base_value(u, id, &v, &ve, &off, &end))
     return;
-  guint64 off = g_ascii_strtoull(e, NULL, 10), end = ends[id];
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
-  if (end > u->base_len || end < off + (guint64)hn || memcmp(u->base + off, head, (size_t)hn))
-    return;
-  const char *s = u->base + off + hn, *t = last_endobj(s, u->base + end);
-  if (!t)
-    return;
-  const char *v = s, *ve = t;
-  while (v < ve && pdf_space(*v))
-    v++;
-  while (ve > v && pdf_space(ve[-1]))
-    ve--;
   /* a stream: a dictionary, "stream", the data, "endstream" */
   bool stream = ve - v >= 11 && !memcmp(v, "<<", 2) && !memcmp(ve - 9, "endstream", 9);
-  if (stream)
+  const char *keys = g_hash_table_lookup(u->keys, GINT_TO_POINTER(id));
+  if (stream) {
     obj_put(w, id, 0, v, (gsize)(ve - v), NULL);
-  else
+  } else if (keys) { /* a dictionary (pdfupdate_base_dict): before its ">>" */
+    g_string_truncate(w->text, 0);
+    g_string_append_len(w->text, v, ve - v - 2);
+    g_string_append_c(w->text, ' ');
+    g_string_append(w->text, keys);
+    g_string_append(w->text, ">>");
+    stm_add(w, id, w->text->str, w->text->len);
+  } else {
     stm_add(w, id, v, (gsize)(ve - v));
+  }
   w->unread += (gsize)(end - off);
   if (w->unread > DROP_EVERY) {
     pdfupdate_drop_pages(u);
@@ -836,13 +940,6 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
   qpdf_oh_release(q, trailer);
 }
 
-/* Whether the base is a file pdfupdate_write can rewrite: one classic
- * table from object 0 that covers every object (cairo's). */
-static bool rewritable(const PdfUpdate *u)
-{
-  return u->xref_entries && u->xref_first == 0 && u->xref_count == u->size;
-}
-
 static bool write_compact(PdfUpdate *u, const char *path, GError **err)
 {
   guint8 id0[16], id1[16];
@@ -860,6 +957,7 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
     x_grow(&w, (guint)u->next_id + 64);
     w.head = g_string_new(NULL);
     w.body = g_string_new(NULL);
+    w.text = g_string_new(NULL);
     w.ids = g_new(int, OBJSTM_MAX);
     /* cairo's header: the version line and the binary comment */
     const char *first = memmem(u->base, MIN(u->base_len, 1024), " 0 obj", 6);
@@ -873,17 +971,15 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
       out_str(&w.o, "%PDF-1.5\n%\xb5\xed\xae\xfb\n");
     } else
       out_put(&w.o, u->base, hlen);
-    guint64 *ends = base_ends(u);
     for (int id = 1; id < u->next_id; id++) {
       gpointer g;
       if (g_hash_table_lookup_extended(u->objs, GINT_TO_POINTER(id), NULL, &g))
         update_put(&w, id, GPOINTER_TO_INT(g) - 1);
       else if (id < u->xref_count)
-        base_put(&w, id, ends);
+        base_put(&w, id);
       if (id % 4096 == 4095 && w.o.err)
         break;
     }
-    g_free(ends);
     stm_flush(&w);
     pdfupdate_drop_pages(u);
   }
@@ -901,6 +997,8 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
     g_string_free(w.head, TRUE);
   if (w.body)
     g_string_free(w.body, TRUE);
+  if (w.text)
+    g_string_free(w.text, TRUE);
   g_free(w.ids);
   g_free(w.x);
   if (w.o.err)
@@ -945,17 +1043,16 @@ static bool stream_at(const PdfUpdate *u, const BaseObj *obj, guint64 end, gsize
   const char *e = u->xref_entries + 20 * (gsize)obj->id;
   if (memcmp(e + 11, "00000", 5) || end > u->base_len)
     return false;
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", obj->id);
   const char *s = u->base + obj->off, *data = u->base + at;
-  if ((guint64)hn > at - obj->off || memcmp(s, head, (size_t)hn))
+  gsize hn = obj_head(s, data, obj->id);
+  if (!hn)
     return false;
   const char *kw = data; /* back over the EOL to "stream" */
   if (kw > s && kw[-1] == '\n')
     kw--;
   if (kw > s && kw[-1] == '\r')
     kw--;
-  if (kw - s < hn + 6 + 4 || memcmp(kw - 6, "stream", 6))
+  if ((gsize)(kw - s) < hn + 6 + 4 || memcmp(kw - 6, "stream", 6))
     return false;
   const char *d = s + hn, *de = kw - 6;
   while (d < de && pdf_space(*d))
@@ -986,7 +1083,6 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
   gsize pn = strlen(prefix);
   if (!rewritable(u) || pn == 0)
     return out;
-  GArray *objs = NULL;
   const char *end = u->base + u->prev_xref;
   /* window by window, each dropped from memory once searched */
   for (const char *win = u->base; win < end; win += MIN((gsize)DROP_EVERY, (gsize)(end - win))) {
@@ -997,8 +1093,8 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
       gsize at = (gsize)(p - u->base);
       if (at < 7 || (u->base[at - 1] != '\n' && u->base[at - 1] != '\r'))
         continue;
-      if (!objs)
-        objs = base_objs(u);
+      object_index(u);
+      const GArray *objs = u->order;
       guint lo = 0, hi = objs->len; /* the last object starting before at */
       while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
@@ -1017,8 +1113,6 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
     }
     pdfupdate_drop_pages(u);
   }
-  if (objs)
-    g_array_free(objs, TRUE);
   return out;
 }
 

@@ -47,6 +47,22 @@ void pdfupdate_unread(PdfUpdate *u, qpdf_oh dict, const char *key);
  * take): then resolve ref itself. The caller releases the copy. */
 qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref);
 
+/* The text of the dictionary that the indirect reference ref points to,
+ * "<<" to ">>", as the file's bytes have it (*len bytes, in base: valid
+ * while the update is; not NUL-terminated), found through its classic
+ * cross-reference table without qpdf reading it: for a caller that only
+ * adds keys (pdfupdate_add_keys) and judges by a scan of the bytes
+ * whether it can. NULL when the file is not one pdfupdate_write rewrites
+ * (then pdfupdate_read_direct or qpdf), or the object is a stream, not a
+ * dictionary, or already named to the update. */
+const char *pdfupdate_base_dict(PdfUpdate *u, qpdf_oh ref, gsize *len);
+
+/* Write the dictionary pdfupdate_base_dict gave for ref with keys (PDF
+ * text, "/Key value ...", taken) before its closing ">>", and the rest of
+ * it as the file has it. The caller has checked that the dictionary holds
+ * none of these keys; it names nothing of ref to the update afterwards. */
+void pdfupdate_add_keys(PdfUpdate *u, qpdf_oh ref, char *keys);
+
 /* Write value (a direct object, serialised now: the caller may release
  * it) in the update as the object that ref refers to. */
 void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value);
