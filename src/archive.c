@@ -350,22 +350,29 @@ static GHashTable *dest_texts(const Book *book)
   return t;
 }
 
-/* /Contents for a link annotation: its URI, or the destination's text. */
+/* What a link to uri, or else to the named destination dest, goes to (for
+ * its /Contents): the URI, or the destination's text. Both ways of reading
+ * an annotation (link_contents, annot_keys) take it from here. */
+static char *contents_text(const char *uri, const char *dest, GHashTable *dests)
+{
+  if (uri)
+    return g_strdup(uri);
+  const char *text = dest ? g_hash_table_lookup(dests, dest) : NULL;
+  return text ? g_strdup_printf("Go to %s", text) : g_strdup("Go to another place in this book");
+}
+
+/* /Contents for a link annotation read through qpdf. */
 static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests)
 {
-  char *out = NULL;
+  char *uri = NULL;
   qpdf_oh a = qpdf_oh_get_key(q, annot, "/A");
-  if (qpdf_oh_is_dictionary(q, a)) {
-    const char *uri = dict_utf8(q, a, "/URI");
-    if (uri)
-      out = g_strdup(uri);
-  }
+  if (qpdf_oh_is_dictionary(q, a))
+    uri = g_strdup(dict_utf8(q, a, "/URI"));
   qpdf_oh_release(q, a);
-  if (!out) {
-    const char *dest = dict_utf8(q, annot, "/Dest");
-    const char *text = dest ? g_hash_table_lookup(dests, dest) : NULL;
-    out = text ? g_strdup_printf("Go to %s", text) : g_strdup("Go to another place in this book");
-  }
+  char *dest = uri ? NULL : g_strdup(dict_utf8(q, annot, "/Dest"));
+  char *out = contents_text(uri, dest, dests);
+  g_free(uri);
+  g_free(dest);
   return out;
 }
 
@@ -385,13 +392,171 @@ static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests)
   qpdf_oh_release(q, sub);
 }
 
-/* /Tabs /S on every page (PDF/UA), and every annotation fixed. An
- * annotation is read as a direct copy from the file's bytes when it can
- * be (pdfupdate_read_direct): qpdf then keeps nothing of the 25,000 of
- * the benchmark book. */
+/* ---- annotations, by a scan of cairo's bytes ---- */
+
+/* The links' /Contents as PDF strings, each written once by qpdf: a
+ * destination's by its name, a URI's by itself. */
+typedef struct {
+  qpdf_data q;
+  GHashTable *dests;  /* dest_texts */
+  GHashTable *by_dest, *by_uri; /* name or URI -> the PDF string (qpdf_oh_unparse's) */
+} LinkTexts;
+
+static const char *link_string(LinkTexts *lt, const char *uri, const char *dest)
+{
+  GHashTable *cache = uri ? lt->by_uri : lt->by_dest;
+  const char *key = uri ? uri : dest;
+  char *s = g_hash_table_lookup(cache, key);
+  if (!s) {
+    char *text = contents_text(uri, dest, lt->dests);
+    qpdf_oh str = qpdf_oh_new_unicode_string(lt->q, text);
+    s = g_strdup(qpdf_oh_unparse(lt->q, str));
+    qpdf_oh_release(lt->q, str);
+    g_free(text);
+    g_hash_table_insert(cache, g_strdup(key), s);
+  }
+  return s;
+}
+
+static bool pdf_delim(char c)
+{
+  return strchr(" \t\r\n\f/<>[]()%", c) != NULL; /* NUL too: a blank */
+}
+
+/* Where the name (e.g. "/F") is in t[0..n) as a name of its own (not the
+ * start of a longer one), or NULL. */
+static const char *find_name(const char *t, gsize n, const char *name)
+{
+  gsize k = strlen(name);
+  const char *e = t + n;
+  for (const char *p = t; p < e && (p = memmem(p, (gsize)(e - p), name, k)); p++)
+    if (p + k == e || pdf_delim(p[k]))
+      return p;
+  return NULL;
+}
+
+/* Whether t[0..n) (a dictionary's text outside its one string) holds
+ * nothing the scan cannot read: no other string (a hex string is a "<"
+ * that does not open a dictionary), no comment, no escape. */
+static bool plain_tokens(const char *t, gsize n)
+{
+  for (gsize i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '(' || c == ')' || c == '%' || c == '\\')
+      return false;
+    if (c == '<' && (i + 1 == n || t[++i] != '<'))
+      return false;
+  }
+  return true;
+}
+
+/* Whether p (before end), past blanks, starts with what. */
+static bool followed_by(const char *p, const char *end, const char *what)
+{
+  while (p < end && g_ascii_isspace(*p))
+    p++;
+  gsize k = strlen(what);
+  return (gsize)(end - p) >= k && !memcmp(p, what, k);
+}
+
+/* Whether p is in the dictionary opened just before `in` (not in one
+ * inside it, not after its end), in plain_tokens' text. */
+static bool within(const char *in, const char *p)
+{
+  int d = 0;
+  for (const char *c = in; c + 1 < p; c++)
+    if ((c[0] == '<' && c[1] == '<') || (c[0] == '>' && c[1] == '>')) {
+      d += c[0] == '<' ? 1 : -1;
+      c++;
+      if (d < 0)
+        return false;
+    }
+  return d == 0;
+}
+
+/* Whether the name (e.g. "/URI") is the token before p, after t. */
+static bool name_before(const char *t, const char *p, const char *name)
+{
+  while (p > t && g_ascii_isspace(p[-1]))
+    p--;
+  gsize k = strlen(name);
+  return (gsize)(p - t) >= k && !memcmp(p - k, name, k);
+}
+
+/* The name's first place in t[0..na) or else b[0..nb). */
+static const char *find_in(const char *t, gsize na, const char *b, gsize nb, const char *name)
+{
+  const char *p = find_name(t, na, name);
+  return p ? p : find_name(b, nb, name);
+}
+
+/* The keys fix_annot adds to the annotation whose dictionary is t[0..n)
+ * as the file has it (pdfupdate_base_dict), found by a scan of its bytes
+ * rather than qpdf's parse of it (the 5,000 annotations of the 2 MB bench
+ * book cost 0.75 G instructions through qpdf): "/F 4" and, for PDF/UA, a
+ * link's /Contents from its one string, the /URI of its /A or its /Dest.
+ * NULL, for the caller to read it through qpdf, unless it is as cairo
+ * writes one: at most one string, a literal of printable ASCII without
+ * escapes, which is the value of /Dest or of /URI in /A << >>; no hex
+ * string, comment, /F or /Contents; /A a dictionary, /Dest that string. */
+static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
+{
+  const char *end = t + n, *open = memchr(t, '(', n), *close = NULL;
+  if (open) {
+    close = memchr(open, ')', (gsize)(end - open));
+    if (!close)
+      return NULL;
+    for (const char *p = open + 1; p < close; p++)
+      if (*p < 0x20 || *p > 0x7e || *p == '(' || *p == '\\')
+        return NULL;
+  }
+  /* the text outside the string: t[0..na) and b[0..nb) */
+  const char *b = close ? close + 1 : end;
+  gsize na = (gsize)((open ? open : end) - t), nb = (gsize)(end - b);
+  if (!plain_tokens(t, na) || !plain_tokens(b, nb) || find_in(t, na, b, nb, "/F") ||
+      find_in(t, na, b, nb, "/Contents"))
+    return NULL;
+  const char *sub = find_in(t, na, b, nb, "/Subtype"), *v = NULL;
+  if (sub) { /* its value: "/Link" as a name of its own? */
+    v = sub + strlen("/Subtype");
+    while (v < end && g_ascii_isspace(*v))
+      v++;
+  }
+  bool link = v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdf_delim(v[5]));
+  if (!ua || !link)
+    return g_strdup("/F 4");
+  const char *a = find_in(t, na, b, nb, "/A"), *d = find_in(t, na, b, nb, "/Dest");
+  if ((a && !followed_by(a + 2, end, "<<")) || (d && !followed_by(d + 5, end, "(")))
+    return NULL; /* an indirect action or destination: qpdf resolves it */
+  bool uri = false, dest = false;
+  if (open && d) { /* d's value is the one string */
+    dest = within(t + 2, d);
+  } else if (open && a && a < open && within(t + 2, a)) { /* /A << ... /URI (...) ... >> */
+    const char *in = a + 2;
+    while (g_ascii_isspace(*in))
+      in++;
+    in += 2;
+    uri = within(in, open) && name_before(in, open, "/URI");
+  }
+  if (open && !uri && !dest)
+    return NULL;
+  char *s = open ? g_strndup(open + 1, (gsize)(close - open - 1)) : NULL;
+  char *keys =
+      g_strdup_printf("/F 4 /Contents %s", link_string(lt, uri ? s : NULL, dest ? s : NULL));
+  g_free(s);
+  return keys;
+}
+
+/* /Tabs /S on every page (PDF/UA), and every annotation fixed: the keys
+ * added to its bytes as the file has them when a scan can tell them
+ * (annot_keys), else read as a direct copy from the file's bytes when it
+ * can be (pdfupdate_read_direct), else through qpdf; qpdf then keeps
+ * nothing of the 25,000 of the benchmark book. */
 static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
 {
-  GHashTable *dests = ua ? dest_texts(book) : NULL;
+  LinkTexts lt = {q, ua ? dest_texts(book) : NULL,
+                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
   int n = pdfupdate_page_count(u);
   for (int i = 0; i < n; i++) {
     qpdf_oh page = pdfupdate_page(u, i);
@@ -405,13 +570,18 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
     int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
     for (int k = 0; k < na; k++) {
       qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
-      qpdf_oh d = qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
-      if (d) {
-        fix_annot(q, d, ua, dests);
+      gsize len = 0;
+      const char *text = pdfupdate_base_dict(u, a, &len);
+      char *keys = text ? annot_keys(text, len, ua, &lt) : NULL;
+      qpdf_oh d = !keys && qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
+      if (keys) {
+        pdfupdate_add_keys(u, a, keys);
+      } else if (d) {
+        fix_annot(q, d, ua, lt.dests);
         pdfupdate_replace(u, a, d);
         qpdf_oh_release(q, d);
       } else if (qpdf_oh_is_dictionary(q, a)) {
-        fix_annot(q, a, ua, dests);
+        fix_annot(q, a, ua, lt.dests);
         if (qpdf_oh_is_indirect(q, a)) {
           pdfupdate_changed(u, a);
         } else { /* a direct annotation: its holder is written */
@@ -426,8 +596,10 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
     if (i % 512 == 511) /* the file's pages read so far: not kept resident */
       pdfupdate_drop_pages(u);
   }
-  if (dests)
-    g_hash_table_destroy(dests);
+  if (lt.dests)
+    g_hash_table_destroy(lt.dests);
+  g_hash_table_destroy(lt.by_dest);
+  g_hash_table_destroy(lt.by_uri);
 }
 
 /* ---- output intent ---- */
