@@ -139,8 +139,9 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err);
  * object once, the update's version of it where there is one; streams as
  * they are, every other object of generation 0 in compressed object
  * streams, the cross-reference table a compressed stream whose dictionary
- * carries the trailer's /Root, /Info and /ID [MD5 of base, MD5 of what
- * was written before it], into a new temporary file beside `beside` (the
+ * carries the trailer's /Root, /Info and /ID [h h] (h: the MD5 of what
+ * was written before it, each stream's data counted by its length and
+ * CRC-32), into a new temporary file beside `beside` (the
  * output's name; util_temp_beside) returned in *fresh for the caller to
  * commit in place of path. A base that is not one classic table from object 0 (not
  * cairo's) gets pdfupdate_append instead. Returns false with *err set on
