@@ -41,7 +41,6 @@
 
 #include <libxml/xmlwriter.h>
 #include "qpdflib.h"
-#include <zlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -287,24 +286,13 @@ static qpdf_oh add_stream(qpdf_data q, PdfUpdate *u, GBytes *bytes, const char *
   return s;
 }
 
-/* The same from data, flate-compressed (zlib's level 3, as the sources in
- * archive_src.c) when compress. */
+/* The same from data, flate-compressed (pdfupdate_deflate) when
+ * compress. */
 static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len,
                           const char *dict_src, bool compress)
 {
-  GBytes *bytes = NULL;
-  if (compress) {
-    uLongf zlen = compressBound((uLong)len);
-    Bytef *z = g_malloc(zlen);
-    if (compress2(z, &zlen, data, (uLong)len, 3) == Z_OK)
-      bytes = g_bytes_new_take(z, zlen);
-    else
-      g_free(z);
-  }
-  bool deflated = bytes != NULL;
-  if (!bytes)
-    bytes = g_bytes_new(data, len);
-  qpdf_oh s = add_stream(q, u, bytes, dict_src, deflated);
+  GBytes *bytes = compress ? pdfupdate_deflate(data, len) : g_bytes_new(data, len);
+  qpdf_oh s = add_stream(q, u, bytes, dict_src, compress);
   g_bytes_unref(bytes);
   return s;
 }
@@ -571,11 +559,14 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
     for (int k = 0; k < na; k++) {
       qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
       gsize len = 0;
-      const char *text = pdfupdate_base_dict(u, a, &len);
+      int id = qpdf_oh_is_indirect(q, a) && qpdf_oh_get_generation(q, a) == 0
+                   ? qpdf_oh_get_object_id(q, a)
+                   : 0;
+      const char *text = id > 0 ? pdfupdate_base_dict(u, id, &len) : NULL;
       char *keys = text ? annot_keys(text, len, ua, &lt) : NULL;
       qpdf_oh d = !keys && qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
       if (keys) {
-        pdfupdate_add_keys(u, a, keys);
+        pdfupdate_add_keys(u, id, keys);
       } else if (d) {
         fix_annot(q, d, ua, lt.dests);
         pdfupdate_replace(u, a, d);
@@ -667,7 +658,7 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book, 
         g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
                         "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
                         date, s->len, s->md5);
-    qpdf_oh efi = add_stream(q, u, s->data, dict, s->deflated);
+    qpdf_oh efi = add_stream(q, u, s->data, dict, true);
     qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
                                     "/Desc (The Markdown source of this book) >>");
     set_key(q, spec, "/F", qpdf_oh_new_unicode_string(q, s->name));

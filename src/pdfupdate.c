@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "util.h"
@@ -401,12 +402,11 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
   return o;
 }
 
-const char *pdfupdate_base_dict(PdfUpdate *u, qpdf_oh ref, gsize *len)
+const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len)
 {
-  int id = qpdf_oh_is_indirect(u->q, ref) ? qpdf_oh_get_object_id(u->q, ref) : 0;
   const char *v, *ve;
   guint64 off, end;
-  if (!rewritable(u) || id <= 0 || id >= u->xref_count || qpdf_oh_get_generation(u->q, ref) != 0 ||
+  if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
       g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
       g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
       g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) || !base_value(u, id, &v, &ve, &off, &end))
@@ -418,9 +418,8 @@ const char *pdfupdate_base_dict(PdfUpdate *u, qpdf_oh ref, gsize *len)
   return v;
 }
 
-void pdfupdate_add_keys(PdfUpdate *u, qpdf_oh ref, char *keys)
+void pdfupdate_add_keys(PdfUpdate *u, int id, char *keys)
 {
-  int id = qpdf_oh_get_object_id(u->q, ref);
   assert(rewritable(u) && id > 0 && id < u->xref_count);
   assert(!g_hash_table_contains(u->objs, GINT_TO_POINTER(id)));
   g_hash_table_insert(u->keys, GINT_TO_POINTER(id), keys);
@@ -713,15 +712,20 @@ static void x_grow(Rewrite *w, guint need)
   w->nx = n;
 }
 
-/* data deflated (zlib's format, as /FlateDecode reads it) */
-static GBytes *deflated(const char *data, gsize len)
+GBytes *pdfupdate_deflate(const void *data, gsize len)
 {
-  uLongf n = compressBound((uLong)len);
-  Bytef *z = g_malloc(n);
-  if (compress2(z, &n, (const Bytef *)data, (uLong)len, Z_DEFAULT_COMPRESSION) != Z_OK)
-    g_error("zlib could not deflate %" G_GSIZE_FORMAT " bytes", len); /* only on no memory */
-  return g_bytes_new_take(g_realloc(z, n ? n : 1), n);
+  struct libdeflate_compressor *c = libdeflate_alloc_compressor(PDFUPDATE_DEFLATE_LEVEL);
+  if (!c)
+    g_error("libdeflate could not allocate a compressor"); /* only on no memory */
+  gsize bound = libdeflate_zlib_compress_bound(c, len);
+  guint8 *z = g_malloc(bound);
+  gsize n = libdeflate_zlib_compress(c, data, len, z, bound);
+  libdeflate_free_compressor(c);
+  if (n == 0) /* the bound is what it needs */
+    g_error("libdeflate could not deflate %" G_GSIZE_FORMAT " bytes", len);
+  return g_bytes_new_take(g_realloc(z, n), n);
 }
+
 
 /* The object stream filled so far, written as the next object. */
 static void stm_flush(Rewrite *w)
@@ -734,7 +738,7 @@ static void stm_flush(Rewrite *w)
   g_string_append_c(w->head, '\n'); /* the last offset ends before the first object */
   gsize first = w->head->len;
   g_string_append_len(w->head, w->body->str, (gssize)w->body->len);
-  GBytes *z = deflated(w->head->str, w->head->len);
+  GBytes *z = pdfupdate_deflate(w->head->str, w->head->len);
   gsize zn = 0;
   const char *zd = g_bytes_get_data(z, &zn);
   char dict[160];
@@ -933,7 +937,7 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
     for (gsize b = 1; i > 0 && b <= cols; b++)
       r[b] = (guint8)(r[b] - r[b - row]);
   }
-  GBytes *z = deflated((const char *)rows, row * size);
+  GBytes *z = pdfupdate_deflate((const char *)rows, row * size);
   gsize zn = 0;
   char *parms =
       g_strdup_printf(" /DecodeParms << /Columns %" G_GSIZE_FORMAT " /Predictor 12 >>", cols);
@@ -944,7 +948,7 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
       for (gsize b = 0; b < cols; b++)
         plain[i * cols + b] =
             (guint8)(rows[i * row + 1 + b] + (i > 0 ? plain[(i - 1) * cols + b] : 0));
-    GBytes *zp = deflated((const char *)plain, cols * size);
+    GBytes *zp = pdfupdate_deflate((const char *)plain, cols * size);
     g_free(plain);
     if (g_bytes_get_size(zp) <= g_bytes_get_size(z) + strlen(parms)) { /* the file's bytes */
       g_bytes_unref(z);
