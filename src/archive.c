@@ -535,11 +535,130 @@ static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
   return keys;
 }
 
-/* /Tabs /S on every page (PDF/UA), and every annotation fixed: the keys
- * added to its bytes as the file has them when a scan can tell them
- * (annot_keys), else read as a direct copy from the file's bytes when it
- * can be (pdfupdate_read_direct), else through qpdf; qpdf then keeps
- * nothing of the 25,000 of the benchmark book. */
+/* The annotation that is the file's object id (generation 0) fixed by a
+ * scan of its bytes (annot_keys): false when the scan cannot tell. */
+static bool annot_scan(PdfUpdate *u, int id, bool ua, LinkTexts *lt)
+{
+  gsize len = 0;
+  const char *text = id > 0 ? pdfupdate_base_dict(u, id, &len) : NULL;
+  char *keys = text ? annot_keys(text, len, ua, lt) : NULL;
+  if (keys)
+    pdfupdate_add_keys(u, id, keys);
+  return keys != NULL;
+}
+
+/* The annotation a (a reference, or a direct dictionary in the page's
+ * /Annots array annots) fixed through qpdf: read as a direct copy from
+ * the file's bytes when it can be (pdfupdate_read_direct), so that qpdf
+ * keeps nothing of it, else resolved. */
+static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, qpdf_oh a,
+                       bool ua, LinkTexts *lt)
+{
+  qpdf_oh d = qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
+  if (d) {
+    fix_annot(q, d, ua, lt->dests);
+    pdfupdate_replace(u, a, d);
+    qpdf_oh_release(q, d);
+  } else if (qpdf_oh_is_dictionary(q, a)) {
+    fix_annot(q, a, ua, lt->dests);
+    if (qpdf_oh_is_indirect(q, a)) {
+      pdfupdate_changed(u, a);
+    } else { /* a direct annotation: its holder is written */
+      pdfupdate_changed(u, annots);
+      pdfupdate_changed(u, page);
+    }
+  }
+}
+
+/* "id gen R" at *p (after blanks), before end: the id and gen, *p moved
+ * past it; false when the next token is not a reference. */
+static bool scan_ref(const char **p, const char *end, int *id, int *gen)
+{
+  const char *c = *p;
+  gint64 v[2];
+  for (int k = 0; k < 2; k++) {
+    while (c < end && g_ascii_isspace(*c))
+      c++;
+    const char *start = c;
+    v[k] = 0;
+    while (c < end && g_ascii_isdigit(*c) && c - start < 10)
+      v[k] = v[k] * 10 + (*c++ - '0');
+    if (c == start || (c < end && !pdf_delim(*c)))
+      return false;
+  }
+  while (c < end && g_ascii_isspace(*c))
+    c++;
+  if (c == end || *c != 'R' || (c + 1 < end && !pdf_delim(c[1])) || v[0] > G_MAXINT ||
+      v[1] > 65535)
+    return false;
+  *id = (int)v[0];
+  *gen = (int)v[1];
+  *p = c + 1;
+  return true;
+}
+
+/* Whether t[0..n) (a page dictionary as cairo writes it) holds nothing
+ * the scan cannot read: no string, no escape, and no comment but cairo's
+ * page number ("% 12" to the end of its line). */
+static bool plain_page(const char *t, gsize n)
+{
+  for (gsize i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '(' || c == ')' || c == '\\')
+      return false;
+    if (c == '<' && (i + 1 == n || t[++i] != '<'))
+      return false;
+    if (c == '%') /* digits and blanks to the end of the line */
+      for (i++; i < n && t[i] != '\n' && t[i] != '\r'; i++)
+        if (!g_ascii_isdigit(t[i]) && t[i] != ' ')
+          return false;
+  }
+  return true;
+}
+
+/* The page (the file's object page_id) fixed from a scan of its bytes: its
+ * /Annots array's references and /Tabs /S added (pdfupdate_add_keys), so
+ * that qpdf never parses it (~140 k instructions a page of the 2 MB bench
+ * book). False, for the caller to do it through qpdf, when the scan
+ * cannot tell: not a dictionary of the file's, a string or comment in it,
+ * /Tabs there already, /Annots not a direct array of references. */
+static bool fix_page_scan(qpdf_data q, PdfUpdate *u, int page_id, bool ua, LinkTexts *lt)
+{
+  gsize n = 0;
+  const char *t = page_id > 0 ? pdfupdate_base_dict(u, page_id, &n) : NULL;
+  if (!t || !plain_page(t, n) || find_name(t, n, "/Tabs"))
+    return false;
+  const char *end = t + n, *annots = find_name(t, n, "/Annots");
+  GArray *refs = g_array_new(FALSE, FALSE, sizeof(int) * 2);
+  bool ok = true;
+  if (annots) {
+    const char *p = annots + strlen("/Annots");
+    ok = followed_by(p, end, "[");
+    p = ok ? (const char *)memchr(p, '[', (gsize)(end - p)) + 1 : p;
+    int ref[2];
+    while (ok && scan_ref(&p, end, &ref[0], &ref[1]))
+      g_array_append_val(refs, ref);
+    ok = ok && followed_by(p, end, "]");
+  }
+  if (ok) {
+    if (ua)
+      pdfupdate_add_keys(u, page_id, g_strdup("/Tabs /S"));
+    for (guint k = 0; k < refs->len; k++) {
+      const int *ref = &g_array_index(refs, int, 2 * k);
+      if (ref[1] != 0 || !annot_scan(u, ref[0], ua, lt)) {
+        qpdf_oh a = qpdf_get_object_by_id(q, ref[0], ref[1]);
+        annot_qpdf(q, u, 0, 0, a, ua, lt); /* a reference: page and annots unused */
+        qpdf_oh_release(q, a);
+      }
+    }
+  }
+  g_array_free(refs, TRUE);
+  return ok;
+}
+
+/* /Tabs /S on every page (PDF/UA), and every annotation fixed: by a scan
+ * of the page's bytes when it can tell (fix_page_scan), else through
+ * qpdf. */
 static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
 {
   LinkTexts lt = {q, ua ? dest_texts(book) : NULL,
@@ -548,41 +667,27 @@ static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
   int n = pdfupdate_page_count(u);
   for (int i = 0; i < n; i++) {
     qpdf_oh page = pdfupdate_page(u, i);
-    if (ua) {
-      set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
-      pdfupdate_changed(u, page);
-      pdfupdate_unread(u, page, "/Resources"); /* copied as they are */
-      pdfupdate_unread(u, page, "/Contents");
-    }
-    qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
-    int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
-    for (int k = 0; k < na; k++) {
-      qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
-      gsize len = 0;
-      int id = qpdf_oh_is_indirect(q, a) && qpdf_oh_get_generation(q, a) == 0
-                   ? qpdf_oh_get_object_id(q, a)
-                   : 0;
-      const char *text = id > 0 ? pdfupdate_base_dict(u, id, &len) : NULL;
-      char *keys = text ? annot_keys(text, len, ua, &lt) : NULL;
-      qpdf_oh d = !keys && qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
-      if (keys) {
-        pdfupdate_add_keys(u, id, keys);
-      } else if (d) {
-        fix_annot(q, d, ua, lt.dests);
-        pdfupdate_replace(u, a, d);
-        qpdf_oh_release(q, d);
-      } else if (qpdf_oh_is_dictionary(q, a)) {
-        fix_annot(q, a, ua, lt.dests);
-        if (qpdf_oh_is_indirect(q, a)) {
-          pdfupdate_changed(u, a);
-        } else { /* a direct annotation: its holder is written */
-          pdfupdate_changed(u, annots);
-          pdfupdate_changed(u, page);
-        }
+    int page_id = qpdf_oh_is_indirect(q, page) && qpdf_oh_get_generation(q, page) == 0
+                      ? qpdf_oh_get_object_id(q, page)
+                      : 0;
+    if (!fix_page_scan(q, u, page_id, ua, &lt)) {
+      if (ua) {
+        set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
+        pdfupdate_changed(u, page);
+        pdfupdate_unread(u, page, "/Resources"); /* copied as they are */
+        pdfupdate_unread(u, page, "/Contents");
       }
-      qpdf_oh_release(q, a);
+      qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
+      int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
+      for (int k = 0; k < na; k++) {
+        qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
+        bool ref0 = qpdf_oh_is_indirect(q, a) && qpdf_oh_get_generation(q, a) == 0;
+        if (!ref0 || !annot_scan(u, qpdf_oh_get_object_id(q, a), ua, &lt))
+          annot_qpdf(q, u, page, annots, a, ua, &lt);
+        qpdf_oh_release(q, a);
+      }
+      qpdf_oh_release(q, annots);
     }
-    qpdf_oh_release(q, annots);
     qpdf_oh_release(q, page);
     if (i % 512 == 511) /* the file's pages read so far: not kept resident */
       pdfupdate_drop_pages(u);
