@@ -406,49 +406,12 @@ static const char *link_string(LinkTexts *lt, const char *uri, const char *dest)
   return s;
 }
 
-static bool pdf_delim(char c)
-{
-  return strchr(" \t\r\n\f/<>[]()%", c) != NULL; /* NUL too: a blank */
-}
 
-/* Where the name (e.g. "/F") is in t[0..n) as a name of its own (not the
- * start of a longer one), or NULL. */
-static const char *find_name(const char *t, gsize n, const char *name)
-{
-  gsize k = strlen(name);
-  const char *e = t + n;
-  for (const char *p = t; p < e && (p = memmem(p, (gsize)(e - p), name, k)); p++)
-    if (p + k == e || pdf_delim(p[k]))
-      return p;
-  return NULL;
-}
 
-/* Whether t[0..n) (a dictionary's text outside its one string) holds
- * nothing the scan cannot read: no other string (a hex string is a "<"
- * that does not open a dictionary), no comment, no escape. */
-static bool plain_tokens(const char *t, gsize n)
-{
-  for (gsize i = 0; i < n; i++) {
-    char c = t[i];
-    if (c == '(' || c == ')' || c == '%' || c == '\\')
-      return false;
-    if (c == '<' && (i + 1 == n || t[++i] != '<'))
-      return false;
-  }
-  return true;
-}
 
-/* Whether p (before end), past blanks, starts with what. */
-static bool followed_by(const char *p, const char *end, const char *what)
-{
-  while (p < end && g_ascii_isspace(*p))
-    p++;
-  gsize k = strlen(what);
-  return (gsize)(end - p) >= k && !memcmp(p, what, k);
-}
 
 /* Whether p is in the dictionary opened just before `in` (not in one
- * inside it, not after its end), in plain_tokens' text. */
+ * inside it, not after its end), in pdfupdate_plain's text. */
 static bool within(const char *in, const char *p)
 {
   int d = 0;
@@ -474,8 +437,8 @@ static bool name_before(const char *t, const char *p, const char *name)
 /* The name's first place in t[0..na) or else b[0..nb). */
 static const char *find_in(const char *t, gsize na, const char *b, gsize nb, const char *name)
 {
-  const char *p = find_name(t, na, name);
-  return p ? p : find_name(b, nb, name);
+  const char *p = pdfupdate_find_name(t, na, name);
+  return p ? p : pdfupdate_find_name(b, nb, name);
 }
 
 /* The keys fix_annot adds to the annotation whose dictionary is t[0..n)
@@ -501,7 +464,7 @@ static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
   /* the text outside the string: t[0..na) and b[0..nb) */
   const char *b = close ? close + 1 : end;
   gsize na = (gsize)((open ? open : end) - t), nb = (gsize)(end - b);
-  if (!plain_tokens(t, na) || !plain_tokens(b, nb) || find_in(t, na, b, nb, "/F") ||
+  if (!pdfupdate_plain(t, na) || !pdfupdate_plain(b, nb) || find_in(t, na, b, nb, "/F") ||
       find_in(t, na, b, nb, "/Contents"))
     return NULL;
   const char *sub = find_in(t, na, b, nb, "/Subtype"), *v = NULL;
@@ -510,11 +473,11 @@ static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
     while (v < end && g_ascii_isspace(*v))
       v++;
   }
-  bool link = v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdf_delim(v[5]));
+  bool link = v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdfupdate_delim(v[5]));
   if (!ua || !link)
     return g_strdup("/F 4");
   const char *a = find_in(t, na, b, nb, "/A"), *d = find_in(t, na, b, nb, "/Dest");
-  if ((a && !followed_by(a + 2, end, "<<")) || (d && !followed_by(d + 5, end, "(")))
+  if ((a && !pdfupdate_followed_by(a + 2, end, "<<")) || (d && !pdfupdate_followed_by(d + 5, end, "(")))
     return NULL; /* an indirect action or destination: qpdf resolves it */
   bool uri = false, dest = false;
   if (open && d) { /* d's value is the one string */
@@ -570,32 +533,6 @@ static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, 
   }
 }
 
-/* "id gen R" at *p (after blanks), before end: the id and gen, *p moved
- * past it; false when the next token is not a reference. */
-static bool scan_ref(const char **p, const char *end, int *id, int *gen)
-{
-  const char *c = *p;
-  gint64 v[2];
-  for (int k = 0; k < 2; k++) {
-    while (c < end && g_ascii_isspace(*c))
-      c++;
-    const char *start = c;
-    v[k] = 0;
-    while (c < end && g_ascii_isdigit(*c) && c - start < 10)
-      v[k] = v[k] * 10 + (*c++ - '0');
-    if (c == start || (c < end && !pdf_delim(*c)))
-      return false;
-  }
-  while (c < end && g_ascii_isspace(*c))
-    c++;
-  if (c == end || *c != 'R' || (c + 1 < end && !pdf_delim(c[1])) || v[0] > G_MAXINT ||
-      v[1] > 65535)
-    return false;
-  *id = (int)v[0];
-  *gen = (int)v[1];
-  *p = c + 1;
-  return true;
-}
 
 /* Whether t[0..n) (a page dictionary as cairo writes it) holds nothing
  * the scan cannot read: no string, no escape, and no comment but cairo's
@@ -626,19 +563,19 @@ static bool fix_page_scan(qpdf_data q, PdfUpdate *u, int page_id, bool ua, LinkT
 {
   gsize n = 0;
   const char *t = page_id > 0 ? pdfupdate_base_dict(u, page_id, &n) : NULL;
-  if (!t || !plain_page(t, n) || find_name(t, n, "/Tabs"))
+  if (!t || !plain_page(t, n) || pdfupdate_find_name(t, n, "/Tabs"))
     return false;
-  const char *end = t + n, *annots = find_name(t, n, "/Annots");
+  const char *end = t + n, *annots = pdfupdate_find_name(t, n, "/Annots");
   GArray *refs = g_array_new(FALSE, FALSE, sizeof(int) * 2);
   bool ok = true;
   if (annots) {
     const char *p = annots + strlen("/Annots");
-    ok = followed_by(p, end, "[");
+    ok = pdfupdate_followed_by(p, end, "[");
     p = ok ? (const char *)memchr(p, '[', (gsize)(end - p)) + 1 : p;
     int ref[2];
-    while (ok && scan_ref(&p, end, &ref[0], &ref[1]))
+    while (ok && pdfupdate_scan_ref(&p, end, &ref[0], &ref[1]))
       g_array_append_val(refs, ref);
-    ok = ok && followed_by(p, end, "]");
+    ok = ok && pdfupdate_followed_by(p, end, "]");
   }
   if (ok) {
     if (ua)

@@ -418,6 +418,20 @@ const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len)
   return v;
 }
 
+const char *pdfupdate_base_value(PdfUpdate *u, int id, gsize *len)
+{
+  const char *v, *ve;
+  guint64 off, end;
+  if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
+      g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) || !base_value(u, id, &v, &ve, &off, &end))
+    return NULL;
+  if (ve - v >= 9 && !memcmp(ve - 9, "endstream", 9))
+    return NULL;
+  *len = (gsize)(ve - v);
+  return v;
+}
+
 void pdfupdate_add_keys(PdfUpdate *u, int id, char *keys)
 {
   assert(rewritable(u) && id > 0 && id < u->xref_count);
@@ -1173,4 +1187,75 @@ void pdfupdate_replace_stream_from(PdfUpdate *u, int id, qpdf_oh dict, gsize len
   *src = (Source){fn, user, free_user, len};
   g_hash_table_insert(u->sources, GINT_TO_POINTER(id), src);
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scanning an object's bytes (pdfupdate_base_dict)                         */
+
+bool pdfupdate_delim(char c)
+{
+  return strchr(" \t\r\n\f/<>[]()%", c) != NULL; /* NUL too: a blank */
+}
+
+/* Where the name (e.g. "/F") is in t[0..n) as a name of its own (not the
+ * start of a longer one), or NULL. */
+const char *pdfupdate_find_name(const char *t, gsize n, const char *name)
+{
+  gsize k = strlen(name);
+  const char *e = t + n;
+  for (const char *p = t; p < e && (p = memmem(p, (gsize)(e - p), name, k)); p++)
+    if (p + k == e || pdfupdate_delim(p[k]))
+      return p;
+  return NULL;
+}
+
+/* Whether t[0..n) (a dictionary's text outside its one string) holds
+ * nothing the scan cannot read: no other string (a hex string is a "<"
+ * that does not open a dictionary), no comment, no escape. */
+bool pdfupdate_plain(const char *t, gsize n)
+{
+  for (gsize i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '(' || c == ')' || c == '%' || c == '\\')
+      return false;
+    if (c == '<' && (i + 1 == n || t[++i] != '<'))
+      return false;
+  }
+  return true;
+}
+
+/* Whether p (before end), past blanks, starts with what. */
+bool pdfupdate_followed_by(const char *p, const char *end, const char *what)
+{
+  while (p < end && g_ascii_isspace(*p))
+    p++;
+  gsize k = strlen(what);
+  return (gsize)(end - p) >= k && !memcmp(p, what, k);
+}
+
+/* "id gen R" at *p (after blanks), before end: the id and gen, *p moved
+ * past it; false when the next token is not a reference. */
+bool pdfupdate_scan_ref(const char **p, const char *end, int *id, int *gen)
+{
+  const char *c = *p;
+  gint64 v[2];
+  for (int k = 0; k < 2; k++) {
+    while (c < end && g_ascii_isspace(*c))
+      c++;
+    const char *start = c;
+    v[k] = 0;
+    while (c < end && g_ascii_isdigit(*c) && c - start < 10)
+      v[k] = v[k] * 10 + (*c++ - '0');
+    if (c == start || (c < end && !pdfupdate_delim(*c)))
+      return false;
+  }
+  while (c < end && g_ascii_isspace(*c))
+    c++;
+  if (c == end || *c != 'R' || (c + 1 < end && !pdfupdate_delim(c[1])) || v[0] > G_MAXINT ||
+      v[1] > 65535)
+    return false;
+  *id = (int)v[0];
+  *gen = (int)v[1];
+  *p = c + 1;
+  return true;
 }

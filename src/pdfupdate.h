@@ -66,6 +66,10 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref);
  * the update. */
 const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len);
 
+/* The same for any object of the file's but a stream (an array, say): its
+ * value's text, for a caller that reads it by a scan. */
+const char *pdfupdate_base_value(PdfUpdate *u, int id, gsize *len);
+
 /* Write the dictionary pdfupdate_base_dict gave for id with keys (PDF
  * text, "/Key value ...", taken) before its closing ">>", and the rest of
  * it as the file has it. The caller has checked that the dictionary holds
@@ -165,5 +169,22 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err);
  * update was appended to path). */
 bool pdfupdate_write(PdfUpdate *u, const char *path, const char *beside, char **fresh,
                      GError **err);
+
+/* A scan of an object's bytes as pdfupdate_base_dict gives them (cairo's
+ * objects: plain dictionaries, arrays of references), for the archival
+ * pass's callers, which fall back on qpdf when the scan cannot tell: */
+/* whether c ends a name or a number (a blank, NUL or a delimiter) */
+bool pdfupdate_delim(char c);
+/* where the name (e.g. "/F") is in t[0..n) as a name of its own (not the
+ * start of a longer one), or NULL */
+const char *pdfupdate_find_name(const char *t, gsize n, const char *name);
+/* whether t[0..n) holds nothing the scan cannot read: no string (a hex
+ * string is a "<" that does not open a dictionary), no comment, no escape */
+bool pdfupdate_plain(const char *t, gsize n);
+/* whether p (before end), past blanks, starts with what */
+bool pdfupdate_followed_by(const char *p, const char *end, const char *what);
+/* "id gen R" at *p (after blanks), before end: the id and gen, *p moved
+ * past it; false when the next token is not a reference */
+bool pdfupdate_scan_ref(const char **p, const char *end, int *id, int *gen);
 
 #endif
