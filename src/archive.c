@@ -11,7 +11,7 @@
  *     sources as embedded files (/AF, /Names /EmbeddedFiles);
  *   - /Tabs /S on every page, /F 4 (print) on every annotation, /Contents
  *     on every link annotation, /Alt on every Figure structure element;
- *   - a trailer /ID hashed from the content.
+ *   - a trailer /ID hashed from the content (pdfupdate.c says how).
  *
  * Each PNG the painter drew as a placeholder (pngpass.h) is written in its
  * place: the PNG's own IDAT data and an image dictionary for it.
@@ -29,14 +29,24 @@
  * bytes rather than cairo's 1-2 KB of plain text (issue 26); cairo's
  * bytes are read once through, not held. This runs for every PDF, with
  * --pdf-standard none too. qpdf reads the file from memory and lazily: the
- * catalog, Info, the page tree and pages, the parent tree's entries for
- * pages with figures (archive_fig.c); the annotations are read as direct
- * copies (pdfupdate_read_direct), which qpdf does not keep. The pages are
- * read one by one from the flat page tree (pdfupdate_page), the mapped
- * file's pages dropped as they are read; what the changed dictionaries
- * refer to and nothing reads (cairo's /Dests name tree, each page's
- * resources and contents, /PageLabels, /Outlines) is never read
- * (pdfupdate_unread): qpdf would read it only to write a reference. */
+ * catalog, Info, the page tree, the structure tree's root and Document.
+ * What is only given keys (each page's /Tabs, each annotation's /F and
+ * /Contents, each Figure's /Alt) is not parsed by qpdf, whose parser costs
+ * ~200 instructions a byte: a scan of cairo's bytes (pdfupdate_base_dict,
+ * pdfupdate_find_name...) reads what they need (a page's /Annots, a link's
+ * /URI or /Dest, the parent tree's entries for the pages with figures and
+ * their elements' /S and /P: archive_fig.c) and the keys are added to
+ * those bytes as they are written (pdfupdate_add_keys). An object the scan
+ * cannot read (not as cairo writes it: a string or comment where cairo has
+ * none, an indirect action...) goes through qpdf instead: an annotation as
+ * a direct copy (pdfupdate_read_direct), which qpdf does not keep. The
+ * pages are taken one by one from the flat page tree (pdfupdate_page),
+ * the mapped file's pages dropped as they are read; what the changed
+ * dictionaries refer to and nothing reads (cairo's /Dests name tree, each
+ * page's resources and contents, /PageLabels, /Outlines) is never read
+ * (pdfupdate_unread): qpdf would read it only to write a reference.
+ * Every stream the pass compresses goes through pdfupdate_deflate
+ * (libdeflate, one level). */
 #include "archive.h"
 
 #include <libxml/xmlwriter.h>
