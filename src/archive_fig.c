@@ -283,6 +283,21 @@ static qpdf_oh figure_of(qpdf_data q, qpdf_oh elem)
   return 0;
 }
 
+/* Whether the layout draws a Figure (or a part of one) on page pg; open:
+ * the Figure tags open before it, then after it. */
+static bool draws_figure(const LayPage *pg, int *open)
+{
+  bool visit = *open > 0;
+  for (guint k = 0; k < pg->items->len; k++) {
+    const LayItem *it = &g_array_index(pg->items, LayItem, k);
+    if ((it->kind == LAY_TAG_BEGIN || it->kind == LAY_TAG_END) && !strcmp(it->tag, "Figure")) {
+      *open += it->kind == LAY_TAG_BEGIN ? 1 : *open > 0 ? -1 : 0;
+      visit = true;
+    }
+  }
+  return visit;
+}
+
 /* The Figure elements with content on the pages where the layout draws a
  * Figure, in the order of their first marked content (page, then MCID):
  * the order in which pdf.c opened their tags. Reads only those pages'
@@ -294,16 +309,7 @@ static GArray *figures_on_pages(qpdf_data q, PdfUpdate *u, qpdf_oh tree, const L
   qpdf_oh ptree = qpdf_oh_get_key(q, tree, "/ParentTree");
   int open = 0;
   for (guint p = 0; p < lay->pages->len; p++) {
-    const LayPage *pg = lay->pages->pdata[p];
-    bool visit = open > 0;
-    for (guint k = 0; k < pg->items->len; k++) {
-      const LayItem *it = &g_array_index(pg->items, LayItem, k);
-      if ((it->kind == LAY_TAG_BEGIN || it->kind == LAY_TAG_END) && !strcmp(it->tag, "Figure")) {
-        open += it->kind == LAY_TAG_BEGIN ? 1 : open > 0 ? -1 : 0;
-        visit = true;
-      }
-    }
-    if (!visit)
+    if (!draws_figure(lay->pages->pdata[p], &open))
       continue;
     qpdf_oh page = pdfupdate_page(u, (int)p), sp = qpdf_oh_get_key(q, page, "/StructParents");
     qpdf_oh mcids = qpdf_oh_is_integer(q, sp)
@@ -422,16 +428,7 @@ static GArray *figures_scanned(qpdf_data q, PdfUpdate *u, qpdf_oh tree, const La
   bool ok = true;
   int open = 0;
   for (guint p = 0; ok && p < lay->pages->len; p++) {
-    const LayPage *pg = lay->pages->pdata[p];
-    bool visit = open > 0;
-    for (guint k = 0; k < pg->items->len; k++) {
-      const LayItem *it = &g_array_index(pg->items, LayItem, k);
-      if ((it->kind == LAY_TAG_BEGIN || it->kind == LAY_TAG_END) && !strcmp(it->tag, "Figure")) {
-        open += it->kind == LAY_TAG_BEGIN ? 1 : open > 0 ? -1 : 0;
-        visit = true;
-      }
-    }
-    if (!visit)
+    if (!draws_figure(lay->pages->pdata[p], &open))
       continue;
     qpdf_oh page = pdfupdate_page(u, (int)p), sp = qpdf_oh_get_key(q, page, "/StructParents");
     gpointer vid = NULL;
