@@ -396,7 +396,7 @@ static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests)
  * destination's by its name, a URI's by itself. */
 typedef struct {
   qpdf_data q;
-  GHashTable *dests;  /* dest_texts */
+  GHashTable *dests;            /* dest_texts */
   GHashTable *by_dest, *by_uri; /* name or URI -> the PDF string (qpdf_oh_unparse's) */
 } LinkTexts;
 
@@ -415,10 +415,6 @@ static const char *link_string(LinkTexts *lt, const char *uri, const char *dest)
   }
   return s;
 }
-
-
-
-
 
 /* Whether p is in the dictionary opened just before `in` (not in one
  * inside it, not after its end), in pdfupdate_plain's text. */
@@ -483,11 +479,13 @@ static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
     while (v < end && g_ascii_isspace(*v))
       v++;
   }
-  bool link = v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdfupdate_delim(v[5]));
+  bool link =
+      v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdfupdate_delim(v[5]));
   if (!ua || !link)
     return g_strdup("/F 4");
   const char *a = find_in(t, na, b, nb, "/A"), *d = find_in(t, na, b, nb, "/Dest");
-  if ((a && !pdfupdate_followed_by(a + 2, end, "<<")) || (d && !pdfupdate_followed_by(d + 5, end, "(")))
+  if ((a && !pdfupdate_followed_by(a + 2, end, "<<")) ||
+      (d && !pdfupdate_followed_by(d + 5, end, "(")))
     return NULL; /* an indirect action or destination: qpdf resolves it */
   bool uri = false, dest = false;
   if (open && d) { /* d's value is the one string */
@@ -524,8 +522,8 @@ static bool annot_scan(PdfUpdate *u, int id, bool ua, LinkTexts *lt)
  * /Annots array annots) fixed through qpdf: read as a direct copy from
  * the file's bytes when it can be (pdfupdate_read_direct), so that qpdf
  * keeps nothing of it, else resolved. */
-static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, qpdf_oh a,
-                       bool ua, LinkTexts *lt)
+static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, qpdf_oh a, bool ua,
+                       LinkTexts *lt)
 {
   qpdf_oh d = qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
   if (d) {
@@ -542,7 +540,6 @@ static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, 
     }
   }
 }
-
 
 /* Whether t[0..n) (a page dictionary as cairo writes it) holds nothing
  * the scan cannot read: no string, no escape, and no comment but cairo's

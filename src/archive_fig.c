@@ -437,8 +437,8 @@ static GArray *figures_scanned(qpdf_data q, PdfUpdate *u, qpdf_oh tree, const La
     ok = qpdf_oh_is_integer(q, sp) &&
          g_hash_table_lookup_extended(nums, GINT_TO_POINTER(qpdf_oh_get_int_value_as_int(q, sp)),
                                       NULL, &vid) &&
-         (t = pdfupdate_base_value(u, GPOINTER_TO_INT(vid), &n)) != NULL &&
-         pdfupdate_plain(t, n) && pdfupdate_followed_by(t, t + n, "[");
+         (t = pdfupdate_base_value(u, GPOINTER_TO_INT(vid), &n)) != NULL && pdfupdate_plain(t, n) &&
+         pdfupdate_followed_by(t, t + n, "[");
     qpdf_oh_release(q, sp);
     qpdf_oh_release(q, page);
     const char *c = ok ? (const char *)memchr(t, '[', n) + 1 : NULL, *end = t ? t + n : NULL;

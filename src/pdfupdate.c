@@ -238,9 +238,7 @@ static bool base_value(PdfUpdate *u, int id, const char **v, const char **ve, gu
     return false;
   *off = entry_offset(e);
   *end = u->ends[id];
-  gsize hn = *end <= u->base_len && *end > *off
-                 ? obj_head(u->base + *off, u->base + *end, id)
-                 : 0;
+  gsize hn = *end <= u->base_len && *end > *off ? obj_head(u->base + *off, u->base + *end, id) : 0;
   const char *s = u->base + *off + hn, *t = hn ? last_endobj(s, u->base + *end) : NULL;
   if (!t)
     return false;
@@ -409,7 +407,8 @@ const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len)
   if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
       g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
       g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
-      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) || !base_value(u, id, &v, &ve, &off, &end))
+      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) ||
+      !base_value(u, id, &v, &ve, &off, &end))
     return NULL;
   /* a dictionary, not a stream's (whose value ends in "endstream") */
   if (ve - v < 4 || memcmp(v, "<<", 2) || memcmp(ve - 2, ">>", 2))
@@ -424,7 +423,8 @@ const char *pdfupdate_base_value(PdfUpdate *u, int id, gsize *len)
   guint64 off, end;
   if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
       g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
-      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) || !base_value(u, id, &v, &ve, &off, &end))
+      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
+      !base_value(u, id, &v, &ve, &off, &end))
     return NULL;
   if (ve - v >= 9 && !memcmp(ve - 9, "endstream", 9))
     return NULL;
