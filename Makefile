@@ -29,13 +29,13 @@ BUILD_PKGS := build-essential pkg-config libglib2.0-dev libcmark-gfm-dev libcmar
               libxml2-dev libzip-dev libcairo2-dev libpango1.0-dev libharfbuzz-dev libfontconfig-dev \
               libyaml-dev libhyphen-dev $(HYPHEN_PKGS) libqpdf-dev icc-profiles-free librsvg2-dev \
               libgdk-pixbuf-2.0-dev libpng-dev fonts-noto-core fonts-noto-cjk fonts-symbola fonts-noto-color-emoji \
-              libtree-sitter-dev npm fonts-liberation
+              libtree-sitter-dev npm fonts-liberation libdeflate-dev
 TEST_PKGS  := libcmocka-dev epubcheck default-jre-headless poppler-utils qpdf python3 zip unzip valgrind \
               mupdf-tools
 
 # pkg-config modules (hyphen has no .pc file; its header is probed directly).
 PC_MODULES := glib-2.0 libcmark-gfm libxml-2.0 libzip cairo pangocairo pangoft2 harfbuzz harfbuzz-subset \
-              fontconfig yaml-0.1 libqpdf zlib librsvg-2.0 gdk-pixbuf-2.0 libpng tree-sitter
+              fontconfig yaml-0.1 libqpdf zlib libdeflate librsvg-2.0 gdk-pixbuf-2.0 libpng tree-sitter
 
 CC       ?= cc
 CSTD     := -std=gnu11

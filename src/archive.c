@@ -11,7 +11,7 @@
  *     sources as embedded files (/AF, /Names /EmbeddedFiles);
  *   - /Tabs /S on every page, /F 4 (print) on every annotation, /Contents
  *     on every link annotation, /Alt on every Figure structure element;
- *   - a trailer /ID hashed from the content.
+ *   - a trailer /ID hashed from the content (pdfupdate.c says how).
  *
  * Each PNG the painter drew as a placeholder (pngpass.h) is written in its
  * place: the PNG's own IDAT data and an image dictionary for it. Each
@@ -32,19 +32,28 @@
  * bytes rather than cairo's 1-2 KB of plain text (issue 26); cairo's
  * bytes are read once through, not held. This runs for every PDF, with
  * --pdf-standard none too. qpdf reads the file from memory and lazily: the
- * catalog, Info, the page tree and pages, the parent tree's entries for
- * pages with figures (archive_fig.c); the annotations are read as direct
- * copies (pdfupdate_read_direct), which qpdf does not keep. The pages are
- * read one by one from the flat page tree (pdfupdate_page), the mapped
- * file's pages dropped as they are read; what the changed dictionaries
- * refer to and nothing reads (cairo's /Dests name tree, each page's
- * resources and contents, /PageLabels, /Outlines) is never read
- * (pdfupdate_unread): qpdf would read it only to write a reference. */
+ * catalog, Info, the page tree, the structure tree's root and Document.
+ * What is only given keys (each page's /Tabs, each annotation's /F and
+ * /Contents, each Figure's /Alt) is not parsed by qpdf, whose parser costs
+ * ~200 instructions a byte: a scan of cairo's bytes (pdfupdate_base_dict,
+ * pdfupdate_find_name...) reads what they need (a page's /Annots, a link's
+ * /URI or /Dest, the parent tree's entries for the pages with figures and
+ * their elements' /S and /P: archive_fig.c) and the keys are added to
+ * those bytes as they are written (pdfupdate_add_keys). An object the scan
+ * cannot read (not as cairo writes it: a string or comment where cairo has
+ * none, an indirect action...) goes through qpdf instead: an annotation as
+ * a direct copy (pdfupdate_read_direct), which qpdf does not keep. The
+ * pages are taken one by one from the flat page tree (pdfupdate_page),
+ * the mapped file's pages dropped as they are read; what the changed
+ * dictionaries refer to and nothing reads (cairo's /Dests name tree, each
+ * page's resources and contents, /PageLabels, /Outlines) is never read
+ * (pdfupdate_unread): qpdf would read it only to write a reference.
+ * Every stream the pass compresses goes through pdfupdate_deflate
+ * (libdeflate, one level). */
 #include "archive.h"
 
 #include <libxml/xmlwriter.h>
 #include "qpdflib.h"
-#include <zlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -291,24 +300,13 @@ static qpdf_oh add_stream(qpdf_data q, PdfUpdate *u, GBytes *bytes, const char *
   return s;
 }
 
-/* The same from data, flate-compressed (zlib's level 3, as the sources in
- * archive_src.c) when compress. */
+/* The same from data, flate-compressed (pdfupdate_deflate) when
+ * compress. */
 static qpdf_oh new_stream(qpdf_data q, PdfUpdate *u, const void *data, size_t len,
                           const char *dict_src, bool compress)
 {
-  GBytes *bytes = NULL;
-  if (compress) {
-    uLongf zlen = compressBound((uLong)len);
-    Bytef *z = g_malloc(zlen);
-    if (compress2(z, &zlen, data, (uLong)len, 3) == Z_OK)
-      bytes = g_bytes_new_take(z, zlen);
-    else
-      g_free(z);
-  }
-  bool deflated = bytes != NULL;
-  if (!bytes)
-    bytes = g_bytes_new(data, len);
-  qpdf_oh s = add_stream(q, u, bytes, dict_src, deflated);
+  GBytes *bytes = compress ? pdfupdate_deflate(data, len) : g_bytes_new(data, len);
+  qpdf_oh s = add_stream(q, u, bytes, dict_src, compress);
   g_bytes_unref(bytes);
   return s;
 }
@@ -354,22 +352,29 @@ static GHashTable *dest_texts(const Book *book)
   return t;
 }
 
-/* /Contents for a link annotation: its URI, or the destination's text. */
+/* What a link to uri, or else to the named destination dest, goes to (for
+ * its /Contents): the URI, or the destination's text. Both ways of reading
+ * an annotation (link_contents, annot_keys) take it from here. */
+static char *contents_text(const char *uri, const char *dest, GHashTable *dests)
+{
+  if (uri)
+    return g_strdup(uri);
+  const char *text = dest ? g_hash_table_lookup(dests, dest) : NULL;
+  return text ? g_strdup_printf("Go to %s", text) : g_strdup("Go to another place in this book");
+}
+
+/* /Contents for a link annotation read through qpdf. */
 static char *link_contents(qpdf_data q, qpdf_oh annot, GHashTable *dests)
 {
-  char *out = NULL;
+  char *uri = NULL;
   qpdf_oh a = qpdf_oh_get_key(q, annot, "/A");
-  if (qpdf_oh_is_dictionary(q, a)) {
-    const char *uri = dict_utf8(q, a, "/URI");
-    if (uri)
-      out = g_strdup(uri);
-  }
+  if (qpdf_oh_is_dictionary(q, a))
+    uri = g_strdup(dict_utf8(q, a, "/URI"));
   qpdf_oh_release(q, a);
-  if (!out) {
-    const char *dest = dict_utf8(q, annot, "/Dest");
-    const char *text = dest ? g_hash_table_lookup(dests, dest) : NULL;
-    out = text ? g_strdup_printf("Go to %s", text) : g_strdup("Go to another place in this book");
-  }
+  char *dest = uri ? NULL : g_strdup(dict_utf8(q, annot, "/Dest"));
+  char *out = contents_text(uri, dest, dests);
+  g_free(uri);
+  g_free(dest);
   return out;
 }
 
@@ -389,49 +394,256 @@ static void fix_annot(qpdf_data q, qpdf_oh a, bool ua, GHashTable *dests)
   qpdf_oh_release(q, sub);
 }
 
-/* /Tabs /S on every page (PDF/UA), and every annotation fixed. An
- * annotation is read as a direct copy from the file's bytes when it can
- * be (pdfupdate_read_direct): qpdf then keeps nothing of the 25,000 of
- * the benchmark book. */
+/* ---- annotations, by a scan of cairo's bytes ---- */
+
+/* The links' /Contents as PDF strings, each written once by qpdf: a
+ * destination's by its name, a URI's by itself. */
+typedef struct {
+  qpdf_data q;
+  GHashTable *dests;            /* dest_texts */
+  GHashTable *by_dest, *by_uri; /* name or URI -> the PDF string (qpdf_oh_unparse's) */
+} LinkTexts;
+
+static const char *link_string(LinkTexts *lt, const char *uri, const char *dest)
+{
+  GHashTable *cache = uri ? lt->by_uri : lt->by_dest;
+  const char *key = uri ? uri : dest;
+  char *s = g_hash_table_lookup(cache, key);
+  if (!s) {
+    char *text = contents_text(uri, dest, lt->dests);
+    qpdf_oh str = qpdf_oh_new_unicode_string(lt->q, text);
+    s = g_strdup(qpdf_oh_unparse(lt->q, str));
+    qpdf_oh_release(lt->q, str);
+    g_free(text);
+    g_hash_table_insert(cache, g_strdup(key), s);
+  }
+  return s;
+}
+
+/* Whether p is in the dictionary opened just before `in` (not in one
+ * inside it, not after its end), in pdfupdate_plain's text. */
+static bool within(const char *in, const char *p)
+{
+  int d = 0;
+  for (const char *c = in; c + 1 < p; c++)
+    if ((c[0] == '<' && c[1] == '<') || (c[0] == '>' && c[1] == '>')) {
+      d += c[0] == '<' ? 1 : -1;
+      c++;
+      if (d < 0)
+        return false;
+    }
+  return d == 0;
+}
+
+/* Whether the name (e.g. "/URI") is the token before p, after t. */
+static bool name_before(const char *t, const char *p, const char *name)
+{
+  while (p > t && g_ascii_isspace(p[-1]))
+    p--;
+  gsize k = strlen(name);
+  return (gsize)(p - t) >= k && !memcmp(p - k, name, k);
+}
+
+/* The name's first place in t[0..na) or else b[0..nb). */
+static const char *find_in(const char *t, gsize na, const char *b, gsize nb, const char *name)
+{
+  const char *p = pdfupdate_find_name(t, na, name);
+  return p ? p : pdfupdate_find_name(b, nb, name);
+}
+
+/* The keys fix_annot adds to the annotation whose dictionary is t[0..n)
+ * as the file has it (pdfupdate_base_dict), found by a scan of its bytes
+ * rather than qpdf's parse of it (the 5,000 annotations of the 2 MB bench
+ * book cost 0.75 G instructions through qpdf): "/F 4" and, for PDF/UA, a
+ * link's /Contents from its one string, the /URI of its /A or its /Dest.
+ * NULL, for the caller to read it through qpdf, unless it is as cairo
+ * writes one: at most one string, a literal of printable ASCII without
+ * escapes, which is the value of /Dest or of /URI in /A << >>; no hex
+ * string, comment, /F or /Contents; /A a dictionary, /Dest that string. */
+static char *annot_keys(const char *t, gsize n, bool ua, LinkTexts *lt)
+{
+  const char *end = t + n, *open = memchr(t, '(', n), *close = NULL;
+  if (open) {
+    close = memchr(open, ')', (gsize)(end - open));
+    if (!close)
+      return NULL;
+    for (const char *p = open + 1; p < close; p++)
+      if (*p < 0x20 || *p > 0x7e || *p == '(' || *p == '\\')
+        return NULL;
+  }
+  /* the text outside the string: t[0..na) and b[0..nb) */
+  const char *b = close ? close + 1 : end;
+  gsize na = (gsize)((open ? open : end) - t), nb = (gsize)(end - b);
+  if (!pdfupdate_plain(t, na) || !pdfupdate_plain(b, nb) || find_in(t, na, b, nb, "/F") ||
+      find_in(t, na, b, nb, "/Contents"))
+    return NULL;
+  const char *sub = find_in(t, na, b, nb, "/Subtype"), *v = NULL;
+  if (sub) { /* its value: "/Link" as a name of its own? */
+    v = sub + strlen("/Subtype");
+    while (v < end && g_ascii_isspace(*v))
+      v++;
+  }
+  bool link =
+      v && end - v >= 5 && !memcmp(v, "/Link", 5) && (v + 5 == end || pdfupdate_delim(v[5]));
+  if (!ua || !link)
+    return g_strdup("/F 4");
+  const char *a = find_in(t, na, b, nb, "/A"), *d = find_in(t, na, b, nb, "/Dest");
+  if ((a && !pdfupdate_followed_by(a + 2, end, "<<")) ||
+      (d && !pdfupdate_followed_by(d + 5, end, "(")))
+    return NULL; /* an indirect action or destination: qpdf resolves it */
+  bool uri = false, dest = false;
+  if (open && d) { /* d's value is the one string */
+    dest = within(t + 2, d);
+  } else if (open && a && a < open && within(t + 2, a)) { /* /A << ... /URI (...) ... >> */
+    const char *in = a + 2;
+    while (g_ascii_isspace(*in))
+      in++;
+    in += 2;
+    uri = within(in, open) && name_before(in, open, "/URI");
+  }
+  if (open && !uri && !dest)
+    return NULL;
+  char *s = open ? g_strndup(open + 1, (gsize)(close - open - 1)) : NULL;
+  char *keys =
+      g_strdup_printf("/F 4 /Contents %s", link_string(lt, uri ? s : NULL, dest ? s : NULL));
+  g_free(s);
+  return keys;
+}
+
+/* The annotation that is the file's object id (generation 0) fixed by a
+ * scan of its bytes (annot_keys): false when the scan cannot tell. */
+static bool annot_scan(PdfUpdate *u, int id, bool ua, LinkTexts *lt)
+{
+  gsize len = 0;
+  const char *text = id > 0 ? pdfupdate_base_dict(u, id, &len) : NULL;
+  char *keys = text ? annot_keys(text, len, ua, lt) : NULL;
+  if (keys)
+    pdfupdate_add_keys(u, id, keys);
+  return keys != NULL;
+}
+
+/* The annotation a (a reference, or a direct dictionary in the page's
+ * /Annots array annots) fixed through qpdf: read as a direct copy from
+ * the file's bytes when it can be (pdfupdate_read_direct), so that qpdf
+ * keeps nothing of it, else resolved. */
+static void annot_qpdf(qpdf_data q, PdfUpdate *u, qpdf_oh page, qpdf_oh annots, qpdf_oh a, bool ua,
+                       LinkTexts *lt)
+{
+  qpdf_oh d = qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
+  if (d) {
+    fix_annot(q, d, ua, lt->dests);
+    pdfupdate_replace(u, a, d);
+    qpdf_oh_release(q, d);
+  } else if (qpdf_oh_is_dictionary(q, a)) {
+    fix_annot(q, a, ua, lt->dests);
+    if (qpdf_oh_is_indirect(q, a)) {
+      pdfupdate_changed(u, a);
+    } else { /* a direct annotation: its holder is written */
+      pdfupdate_changed(u, annots);
+      pdfupdate_changed(u, page);
+    }
+  }
+}
+
+/* Whether t[0..n) (a page dictionary as cairo writes it) holds nothing
+ * the scan cannot read: no string, no escape, and no comment but cairo's
+ * page number ("% 12" to the end of its line). */
+static bool plain_page(const char *t, gsize n)
+{
+  for (gsize i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '(' || c == ')' || c == '\\')
+      return false;
+    if (c == '<' && (i + 1 == n || t[++i] != '<'))
+      return false;
+    if (c == '%') /* digits and blanks to the end of the line */
+      for (i++; i < n && t[i] != '\n' && t[i] != '\r'; i++)
+        if (!g_ascii_isdigit(t[i]) && t[i] != ' ')
+          return false;
+  }
+  return true;
+}
+
+/* The page (the file's object page_id) fixed from a scan of its bytes: its
+ * /Annots array's references and /Tabs /S added (pdfupdate_add_keys), so
+ * that qpdf never parses it (~140 k instructions a page of the 2 MB bench
+ * book). False, for the caller to do it through qpdf, when the scan
+ * cannot tell: not a dictionary of the file's, a string or comment in it,
+ * /Tabs there already, /Annots not a direct array of references. */
+static bool fix_page_scan(qpdf_data q, PdfUpdate *u, int page_id, bool ua, LinkTexts *lt)
+{
+  gsize n = 0;
+  const char *t = page_id > 0 ? pdfupdate_base_dict(u, page_id, &n) : NULL;
+  if (!t || !plain_page(t, n) || pdfupdate_find_name(t, n, "/Tabs"))
+    return false;
+  const char *end = t + n, *annots = pdfupdate_find_name(t, n, "/Annots");
+  GArray *refs = g_array_new(FALSE, FALSE, sizeof(int) * 2);
+  bool ok = true;
+  if (annots) {
+    const char *p = annots + strlen("/Annots");
+    ok = pdfupdate_followed_by(p, end, "[");
+    p = ok ? (const char *)memchr(p, '[', (gsize)(end - p)) + 1 : p;
+    int ref[2];
+    while (ok && pdfupdate_scan_ref(&p, end, &ref[0], &ref[1]))
+      g_array_append_val(refs, ref);
+    ok = ok && pdfupdate_followed_by(p, end, "]");
+  }
+  if (ok) {
+    if (ua)
+      pdfupdate_add_keys(u, page_id, g_strdup("/Tabs /S"));
+    for (guint k = 0; k < refs->len; k++) {
+      const int *ref = &g_array_index(refs, int, 2 * k);
+      if (ref[1] != 0 || !annot_scan(u, ref[0], ua, lt)) {
+        qpdf_oh a = qpdf_get_object_by_id(q, ref[0], ref[1]);
+        annot_qpdf(q, u, 0, 0, a, ua, lt); /* a reference: page and annots unused */
+        qpdf_oh_release(q, a);
+      }
+    }
+  }
+  g_array_free(refs, TRUE);
+  return ok;
+}
+
+/* /Tabs /S on every page (PDF/UA), and every annotation fixed: by a scan
+ * of the page's bytes when it can tell (fix_page_scan), else through
+ * qpdf. */
 static void fix_pages(qpdf_data q, PdfUpdate *u, const Book *book, bool ua)
 {
-  GHashTable *dests = ua ? dest_texts(book) : NULL;
+  LinkTexts lt = {q, ua ? dest_texts(book) : NULL,
+                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+                  g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
   int n = pdfupdate_page_count(u);
   for (int i = 0; i < n; i++) {
     qpdf_oh page = pdfupdate_page(u, i);
-    if (ua) {
-      set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
-      pdfupdate_changed(u, page);
-      pdfupdate_unread(u, page, "/Resources"); /* copied as they are */
-      pdfupdate_unread(u, page, "/Contents");
-    }
-    qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
-    int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
-    for (int k = 0; k < na; k++) {
-      qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
-      qpdf_oh d = qpdf_oh_is_indirect(q, a) ? pdfupdate_read_direct(u, a) : 0;
-      if (d) {
-        fix_annot(q, d, ua, dests);
-        pdfupdate_replace(u, a, d);
-        qpdf_oh_release(q, d);
-      } else if (qpdf_oh_is_dictionary(q, a)) {
-        fix_annot(q, a, ua, dests);
-        if (qpdf_oh_is_indirect(q, a)) {
-          pdfupdate_changed(u, a);
-        } else { /* a direct annotation: its holder is written */
-          pdfupdate_changed(u, annots);
-          pdfupdate_changed(u, page);
-        }
+    int page_id = qpdf_oh_is_indirect(q, page) && qpdf_oh_get_generation(q, page) == 0
+                      ? qpdf_oh_get_object_id(q, page)
+                      : 0;
+    if (!fix_page_scan(q, u, page_id, ua, &lt)) {
+      if (ua) {
+        set_key(q, page, "/Tabs", qpdf_oh_new_name(q, "/S"));
+        pdfupdate_changed(u, page);
+        pdfupdate_unread(u, page, "/Resources"); /* copied as they are */
+        pdfupdate_unread(u, page, "/Contents");
       }
-      qpdf_oh_release(q, a);
+      qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
+      int na = qpdf_oh_is_array(q, annots) ? qpdf_oh_get_array_n_items(q, annots) : 0;
+      for (int k = 0; k < na; k++) {
+        qpdf_oh a = qpdf_oh_get_array_item(q, annots, k);
+        bool ref0 = qpdf_oh_is_indirect(q, a) && qpdf_oh_get_generation(q, a) == 0;
+        if (!ref0 || !annot_scan(u, qpdf_oh_get_object_id(q, a), ua, &lt))
+          annot_qpdf(q, u, page, annots, a, ua, &lt);
+        qpdf_oh_release(q, a);
+      }
+      qpdf_oh_release(q, annots);
     }
-    qpdf_oh_release(q, annots);
     qpdf_oh_release(q, page);
     if (i % 512 == 511) /* the file's pages read so far: not kept resident */
       pdfupdate_drop_pages(u);
   }
-  if (dests)
-    g_hash_table_destroy(dests);
+  if (lt.dests)
+    g_hash_table_destroy(lt.dests);
+  g_hash_table_destroy(lt.by_dest);
+  g_hash_table_destroy(lt.by_uri);
 }
 
 /* ---- output intent ---- */
@@ -499,7 +711,7 @@ static bool attach_sources(qpdf_data q, PdfUpdate *u, qpdf_oh root, Book *book, 
         g_strdup_printf("<< /Type /EmbeddedFile /Subtype /text#2Fmarkdown "
                         "/Params << /ModDate (%s) /Size %" G_GSIZE_FORMAT " /CheckSum <%s> >> >>",
                         date, s->len, s->md5);
-    qpdf_oh efi = add_stream(q, u, s->data, dict, s->deflated);
+    qpdf_oh efi = add_stream(q, u, s->data, dict, true);
     qpdf_oh spec = qpdf_oh_parse(q, "<< /Type /Filespec /AFRelationship /Source "
                                     "/Desc (The Markdown source of this book) >>");
     set_key(q, spec, "/F", qpdf_oh_new_unicode_string(q, s->name));

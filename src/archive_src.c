@@ -1,13 +1,14 @@
 /* archive_src.c: the Markdown sources an archival PDF embeds (PDF/A-3's
- * /AF), read, digested and compressed. On the 10 MB benchmark book this
- * is 0.14 s of the archival pass's 1.3 s, all of it independent of the
- * PDF: with two threads it runs beside qpdf's work on the file, on the
- * core the drawing has left idle. Either way the bytes are the same. */
+ * /AF), read, digested and compressed (pdfupdate_deflate). On the 2 MB
+ * bench book this is 0.14 G of the archival pass's 0.98 G instructions,
+ * all of it independent of the PDF: with two threads it runs beside
+ * qpdf's work on the file, on the core the drawing has left idle. Either
+ * way the bytes are the same. */
 #include "archive_src.h"
+#include "pdfupdate.h"
 #include "runplan.h"
 #include "util.h"
 
-#include <zlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -73,21 +74,10 @@ static void source_read(ArchiveSource *s, gint64 build_time, bool have_sde)
   g_checksum_free(sum);
   for (char *p = s->md5; *p; p++)
     *p = g_ascii_toupper(*p);
-  uLongf zlen = compressBound((uLong)len);
-  Bytef *z = g_malloc(zlen);
-  /* level 3: zlib's fast strategy; on the benchmark's 10 MB of sources
-   * half the time of the default level, for 25% more bytes */
-  if (compress2(z, &zlen, (const Bytef *)text, (uLong)len, 3) == Z_OK) {
-    /* held until the PDF is written: its size, not compressBound's (the
-     * benchmark's sources deflate to a third: 7 MB at the archive pass's
-     * peak) */
-    s->data = g_bytes_new_take(g_realloc(z, zlen ? zlen : 1), zlen);
-    s->deflated = true;
-    g_free(text);
-  } else {
-    g_free(z);
-    s->data = g_bytes_new_take(text, len);
-  }
+  /* held until the PDF is written, compressed (the benchmark's sources
+   * deflate to a third: 3 MB at the archive pass's peak) */
+  s->data = pdfupdate_deflate(text, len);
+  g_free(text);
 }
 
 static gpointer read_all(gpointer data)

@@ -14,8 +14,7 @@
 typedef struct {
   char *name;   /* its name in the PDF: unique among the book's sources */
   char *path;   /* where it was read */
-  GBytes *data; /* its bytes, flate-compressed when `deflated` (NULL: unread) */
-  bool deflated;
+  GBytes *data; /* its bytes, flate-compressed (pdfupdate_deflate; NULL: unread) */
   gsize len;    /* its length before compression (/Params /Size) */
   gint64 time;  /* /Params /ModDate: the build time, or the file's */
   char md5[33]; /* /Params /CheckSum, in hex */

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "util.h"
@@ -45,6 +46,12 @@ struct PdfUpdate {
    * first subsection, for pdfupdate_read_direct */
   const char *xref_entries;
   int xref_first, xref_count;
+  /* the file's objects in use in the order of their offsets, and where
+   * each ends (ends[id]: the next object's offset, or the table's; 0 for
+   * a free one): object_index, once */
+  GArray *order; /* BaseObj */
+  guint64 *ends;
+  GHashTable *keys; /* object number -> text added to its dictionary (pdfupdate_add_keys) */
 };
 
 /* A stream's data read when its object is written
@@ -134,6 +141,116 @@ static void index_xref(PdfUpdate *u)
   u->xref_count = (int)count;
 }
 
+typedef struct {
+  guint64 off;
+  int id;
+} BaseObj;
+
+static int base_obj_cmp(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const BaseObj *)a)->off, y = ((const BaseObj *)b)->off;
+  return (x > y) - (x < y);
+}
+
+/* The offset a classic table's 20-byte entry e gives (its first 10
+ * digits). */
+static guint64 entry_offset(const char *e)
+{
+  guint64 off = 0;
+  for (int i = 0; i < 10 && g_ascii_isdigit(e[i]); i++)
+    off = off * 10 + (guint64)(e[i] - '0');
+  return off;
+}
+
+/* The file's objects in use (by its classic table from object 0) in the
+ * order of their offsets (u->order), and where each ends (u->ends[id]:
+ * the offset of the next object in the file, or of the cross-reference
+ * table; 0 for a free one). The objects follow one another in cairo's
+ * file, so an object's "endobj" is the last one before the next object.
+ * Computed once, for the search, the dictionaries read and the write. */
+static void object_index(PdfUpdate *u)
+{
+  if (u->order)
+    return;
+  GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
+  for (int i = 0; i < u->xref_count; i++) {
+    const char *e = u->xref_entries + 20 * (gsize)i;
+    if (e[17] != 'n')
+      continue;
+    BaseObj b = {entry_offset(e), i};
+    if (b.off < u->prev_xref)
+      g_array_append_val(objs, b);
+  }
+  g_array_sort(objs, base_obj_cmp);
+  u->ends = g_new0(guint64, (gsize)u->xref_count);
+  for (guint i = 0; i < objs->len; i++) {
+    const BaseObj *b = &g_array_index(objs, BaseObj, i);
+    u->ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
+  }
+  u->order = objs;
+}
+
+/* The length of "id 0 obj" at p (before end), or 0 when p does not start
+ * with it. */
+static gsize obj_head(const char *p, const char *end, int id)
+{
+  const char *s = p;
+  gint64 v = 0;
+  while (s < end && s - p < 10 && g_ascii_isdigit(*s))
+    v = v * 10 + (*s++ - '0');
+  if (s == p || (*p == '0' && s - p > 1) || v != id || end - s < 6 || memcmp(s, " 0 obj", 6))
+    return 0;
+  return (gsize)(s + 6 - p);
+}
+
+/* Whether the base is a file pdfupdate_write can rewrite: one classic
+ * table from object 0 that covers every object (cairo's). */
+static bool rewritable(const PdfUpdate *u)
+{
+  return u->xref_entries && u->xref_first == 0 && u->xref_count == u->size;
+}
+
+/* The last "endobj" in [s, end) (binary: a stream's data may hold NULs). */
+static const char *last_endobj(const char *s, const char *end)
+{
+  for (const char *p = end - 6; p >= s; p--)
+    if (*p == 'e' && !memcmp(p, "endobj", 6))
+      return p;
+  return NULL;
+}
+
+static bool pdf_space(char c)
+{
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
+}
+
+/* The value of the file's object id as its bytes have it, from after
+ * "id 0 obj" to before its last "endobj", blanks trimmed ([*v, *ve)),
+ * and the object's span in the file ([*off, *end)): false when the
+ * object is free, not of generation 0, or not where the table says. The
+ * file must be rewritable. */
+static bool base_value(PdfUpdate *u, int id, const char **v, const char **ve, guint64 *off,
+                       guint64 *end)
+{
+  object_index(u);
+  const char *e = u->xref_entries + 20 * (gsize)id;
+  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || !u->ends[id])
+    return false;
+  *off = entry_offset(e);
+  *end = u->ends[id];
+  gsize hn = *end <= u->base_len && *end > *off ? obj_head(u->base + *off, u->base + *end, id) : 0;
+  const char *s = u->base + *off + hn, *t = hn ? last_endobj(s, u->base + *end) : NULL;
+  if (!t)
+    return false;
+  while (s < t && pdf_space(*s))
+    s++;
+  while (t > s && pdf_space(t[-1]))
+    t--;
+  *v = s;
+  *ve = t;
+  return true;
+}
+
 PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
 {
   guint64 prev = 0;
@@ -162,6 +279,7 @@ PdfUpdate *pdfupdate_new(qpdf_data q, const char *base, gsize len, GError **err)
       .texts = g_hash_table_new_full(NULL, NULL, NULL, g_free),
       .sources = g_hash_table_new_full(NULL, NULL, NULL, source_free),
       .unread = g_hash_table_new(NULL, NULL),
+      .keys = g_hash_table_new_full(NULL, NULL, NULL, g_free),
   };
   index_xref(u);
   return u;
@@ -178,6 +296,10 @@ void pdfupdate_free(PdfUpdate *u)
   if (u->source_err)
     g_error_free(u->source_err);
   g_hash_table_destroy(u->unread);
+  g_hash_table_destroy(u->keys);
+  if (u->order)
+    g_array_free(u->order, TRUE);
+  g_free(u->ends);
   g_free(u);
 }
 
@@ -188,6 +310,7 @@ void pdfupdate_changed(PdfUpdate *u, qpdf_oh oh)
     return;
   assert(!qpdf_oh_is_stream(u->q, oh)); /* only dictionaries and arrays are edited */
   assert(!g_hash_table_contains(u->unread, GINT_TO_POINTER(id))); /* its stand-in would be written */
+  assert(!g_hash_table_contains(u->keys, GINT_TO_POINTER(id))); /* its keys would be lost */
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id),
                       GINT_TO_POINTER(qpdf_oh_get_generation(u->q, oh) + 1));
 }
@@ -254,11 +377,9 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
   const char *e = u->xref_entries + 20 * (gsize)(id - u->xref_first);
   if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || qpdf_oh_get_generation(u->q, ref) != 0)
     return 0;
-  guint64 off = g_ascii_strtoull(e, NULL, 10);
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
-  if (off >= u->base_len || u->base_len - off < (guint64)hn ||
-      memcmp(u->base + off, head, (size_t)hn))
+  guint64 off = entry_offset(e);
+  gsize hn = off < u->base_len ? obj_head(u->base + off, u->base + u->base_len, id) : 0;
+  if (!hn)
     return 0;
   const char *s = u->base + off + hn,
              *end = memmem(s, u->base_len - (gsize)(s - u->base), "endobj", 6);
@@ -277,6 +398,45 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
     return 0;
   }
   return o;
+}
+
+const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len)
+{
+  const char *v, *ve;
+  guint64 off, end;
+  if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
+      g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) ||
+      !base_value(u, id, &v, &ve, &off, &end))
+    return NULL;
+  /* a dictionary, not a stream's (whose value ends in "endstream") */
+  if (ve - v < 4 || memcmp(v, "<<", 2) || memcmp(ve - 2, ">>", 2))
+    return NULL;
+  *len = (gsize)(ve - v);
+  return v;
+}
+
+const char *pdfupdate_base_value(PdfUpdate *u, int id, gsize *len)
+{
+  const char *v, *ve;
+  guint64 off, end;
+  if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
+      g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
+      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
+      !base_value(u, id, &v, &ve, &off, &end))
+    return NULL;
+  if (ve - v >= 9 && !memcmp(ve - 9, "endstream", 9))
+    return NULL;
+  *len = (gsize)(ve - v);
+  return v;
+}
+
+void pdfupdate_add_keys(PdfUpdate *u, int id, char *keys)
+{
+  assert(rewritable(u) && id > 0 && id < u->xref_count);
+  assert(!g_hash_table_contains(u->objs, GINT_TO_POINTER(id)));
+  g_hash_table_insert(u->keys, GINT_TO_POINTER(id), keys);
 }
 
 void pdfupdate_replace(PdfUpdate *u, qpdf_oh ref, qpdf_oh value)
@@ -330,6 +490,26 @@ static void out_put(Out *o, const char *s, gsize n)
 static void out_str(Out *o, const char *s)
 {
   out_put(o, s, strlen(s));
+}
+
+/* A stream's data, written as out_put does, but counted in the digest by
+ * its length and its CRC-32 (zlib's crc32: a third of MD5's instructions
+ * a byte) rather than byte by byte: the compact file's /ID (write_compact). */
+static void out_data(Out *o, const char *s, gsize n)
+{
+  guint8 sum[12];
+  guint64 len = n;
+  guint32 crc = 0;
+  for (gsize at = 0; at < n; at += MIN(n - at, (gsize)G_MAXUINT32))
+    crc = (guint32)crc32_z(crc, (const Bytef *)s + at, MIN(n - at, (gsize)G_MAXUINT32));
+  for (int i = 0; i < 8; i++)
+    sum[i] = (guint8)(len >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    sum[8 + i] = (guint8)(crc >> (8 * i));
+  g_checksum_update(o->sum, sum, sizeof sum);
+  o->at += n;
+  if (!o->err && fwrite(s, 1, n, o->f) != n)
+    o->err = errno ? errno : EIO;
 }
 
 /* The objects, in number order, written as they are serialised (each
@@ -500,7 +680,14 @@ bool pdfupdate_append(PdfUpdate *u, const char *path, GError **err)
  * other object in a compressed object stream (§7.5.7) and the
  * cross-reference table as a compressed stream (§7.5.8), both PDF 1.5 (as
  * cairo's header says), both allowed by PDF/A-3 and PDF/UA-1. It reads
- * cairo's bytes once through, in object order, keeping 16 bytes an object. */
+ * cairo's bytes once through, in object order, keeping 16 bytes an object.
+ * The file is new: both strings of its /ID are one digest of what it
+ * holds before the cross-reference stream, the MD5 of its bytes with each
+ * stream's data counted by its length and CRC-32 (out_data; a stream of
+ * cairo's, from its first "stream" line on): a function of the content
+ * alone, as the threads and runs leave it, for a fifth of the MD5 of
+ * cairo's file and of the new one that it was (2 MB bench book: 212 M
+ * instructions). */
 
 enum {
   OBJSTM_MAX = 200,           /* objects in one object stream */
@@ -523,6 +710,7 @@ typedef struct {
   int next_stm;    /* the number the next object stream gets */
   GString *head;   /* the stream's "id offset" pairs */
   GString *body;   /* its objects' text */
+  GString *text;   /* an object's text with keys added (base_put) */
   int *ids;        /* its objects, OBJSTM_MAX */
   int n;           /* in it */
   gsize unread;    /* cairo's bytes read since their pages were dropped last */
@@ -538,15 +726,20 @@ static void x_grow(Rewrite *w, guint need)
   w->nx = n;
 }
 
-/* data deflated (zlib's format, as /FlateDecode reads it) */
-static GBytes *deflated(const char *data, gsize len)
+GBytes *pdfupdate_deflate(const void *data, gsize len)
 {
-  uLongf n = compressBound((uLong)len);
-  Bytef *z = g_malloc(n);
-  if (compress2(z, &n, (const Bytef *)data, (uLong)len, Z_DEFAULT_COMPRESSION) != Z_OK)
-    g_error("zlib could not deflate %" G_GSIZE_FORMAT " bytes", len); /* only on no memory */
-  return g_bytes_new_take(g_realloc(z, n ? n : 1), n);
+  struct libdeflate_compressor *c = libdeflate_alloc_compressor(PDFUPDATE_DEFLATE_LEVEL);
+  if (!c)
+    g_error("libdeflate could not allocate a compressor"); /* only on no memory */
+  gsize bound = libdeflate_zlib_compress_bound(c, len);
+  guint8 *z = g_malloc(bound);
+  gsize n = libdeflate_zlib_compress(c, data, len, z, bound);
+  libdeflate_free_compressor(c);
+  if (n == 0) /* the bound is what it needs */
+    g_error("libdeflate could not deflate %" G_GSIZE_FORMAT " bytes", len);
+  return g_bytes_new_take(g_realloc(z, n), n);
 }
+
 
 /* The object stream filled so far, written as the next object. */
 static void stm_flush(Rewrite *w)
@@ -559,7 +752,7 @@ static void stm_flush(Rewrite *w)
   g_string_append_c(w->head, '\n'); /* the last offset ends before the first object */
   gsize first = w->head->len;
   g_string_append_len(w->head, w->body->str, (gssize)w->body->len);
-  GBytes *z = deflated(w->head->str, w->head->len);
+  GBytes *z = pdfupdate_deflate(w->head->str, w->head->len);
   gsize zn = 0;
   const char *zd = g_bytes_get_data(z, &zn);
   char dict[160];
@@ -568,7 +761,7 @@ static void stm_flush(Rewrite *w)
              " /Filter /FlateDecode /Length %" G_GSIZE_FORMAT " >>\nstream\n",
              id, w->n, first, zn);
   out_str(&w->o, dict);
-  out_put(&w->o, zd, zn);
+  out_data(&w->o, zd, zn);
   out_str(&w->o, "\nendstream\nendobj\n");
   g_bytes_unref(z);
   for (int i = 0; i < w->n; i++)
@@ -578,12 +771,28 @@ static void stm_flush(Rewrite *w)
   w->n = 0;
 }
 
+/* n in decimal after s's text (a printf's cost, ~1,700 instructions,
+ * once for each of the file's objects, was 2 % of the pass). */
+static void append_uint(GString *s, guint64 n)
+{
+  char d[24];
+  gsize k = sizeof d;
+  do
+    d[--k] = (char)('0' + n % 10);
+  while ((n /= 10) > 0);
+  g_string_append_len(s, d + k, (gssize)(sizeof d - k));
+}
+
 /* Object id (generation 0, not a stream) with the value text[0..len) into
  * the object stream being filled. Its entry is set when the stream is
  * written. */
 static void stm_add(Rewrite *w, int id, const char *text, gsize len)
 {
-  g_string_append_printf(w->head, "%s%d %" G_GSIZE_FORMAT, w->n ? " " : "", id, w->body->len);
+  if (w->n)
+    g_string_append_c(w->head, ' ');
+  append_uint(w->head, (guint64)id);
+  g_string_append_c(w->head, ' ');
+  append_uint(w->head, w->body->len);
   g_string_append_len(w->body, text, (gssize)len);
   g_string_append_c(w->body, '\n');
   w->ids[w->n++] = id;
@@ -605,98 +814,57 @@ static void obj_put(Rewrite *w, int id, int gen, const char *text, gsize len, GB
     gsize n = 0;
     const char *d = g_bytes_get_data(data, &n);
     out_str(&w->o, "stream\n");
-    out_put(&w->o, d, n);
+    out_data(&w->o, d, n);
     out_str(&w->o, "\nendstream\n");
   }
   out_str(&w->o, "endobj\n");
 }
 
-typedef struct {
-  guint64 off;
-  int id;
-} BaseObj;
-
-static int base_obj_cmp(gconstpointer a, gconstpointer b)
+/* A stream object of cairo's file written as itself: "id 0 obj", its
+ * value text[0..len) (dictionary, "stream", data, "endstream"), "endobj";
+ * what follows the first "stream" line counted as data (out_data). */
+static void stream_put(Rewrite *w, int id, const char *text, gsize len)
 {
-  guint64 x = ((const BaseObj *)a)->off, y = ((const BaseObj *)b)->off;
-  return (x > y) - (x < y);
+  const char *end = text + len, *k = memmem(text, len, "stream", 6), *d = k ? k + 6 : end;
+  if (d < end && *d == '\r')
+    d++;
+  if (d < end && *d == '\n')
+    d++;
+  w->x[id] = (XEntry){1, 0, w->o.at};
+  char head[32];
+  g_snprintf(head, sizeof head, "%d 0 obj\n", id);
+  out_str(&w->o, head);
+  out_put(&w->o, text, (gsize)(d - text));
+  out_data(&w->o, d, len - (gsize)(d - text));
+  out_str(&w->o, "\nendobj\n");
 }
 
-/* Where each of cairo's objects ends: ends[id] is the offset of the next
- * object in the file (or of the cross-reference table), 0 for a free one.
- * The objects follow one another in cairo's file, so an object's
- * "endobj" is the last one before the next object. */
-/* The file's objects in use (by its classic table from object 0) in the
- * order of their offsets. */
-static GArray *base_objs(const PdfUpdate *u)
-{
-  GArray *objs = g_array_sized_new(FALSE, FALSE, sizeof(BaseObj), (guint)u->xref_count);
-  for (int i = 0; i < u->xref_count; i++) {
-    const char *e = u->xref_entries + 20 * (gsize)i;
-    if (e[17] != 'n')
-      continue;
-    BaseObj b = {g_ascii_strtoull(e, NULL, 10), i};
-    if (b.off < u->prev_xref)
-      g_array_append_val(objs, b);
-  }
-  g_array_sort(objs, base_obj_cmp);
-  return objs;
-}
-
-static guint64 *base_ends(PdfUpdate *u)
-{
-  guint64 *ends = g_new0(guint64, (gsize)u->xref_count);
-  GArray *objs = base_objs(u);
-  for (guint i = 0; i < objs->len; i++) {
-    const BaseObj *b = &g_array_index(objs, BaseObj, i);
-    ends[b->id] = i + 1 < objs->len ? g_array_index(objs, BaseObj, i + 1).off : u->prev_xref;
-  }
-  g_array_free(objs, TRUE);
-  return ends;
-}
-
-/* The last "endobj" in [s, end) (binary: a stream's data may hold NULs). */
-static const char *last_endobj(const char *s, const char *end)
-{
-  for (const char *p = end - 6; p >= s; p--)
-    if (*p == 'e' && !memcmp(p, "endobj", 6))
-      return p;
-  return NULL;
-}
-
-static bool pdf_space(char c)
-{
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
-}
-
-/* cairo's object id as it is in the file; left out when its entry is
- * free, not generation 0, or not where the table says (a reference to it
- * reads as null, as before). */
-static void base_put(Rewrite *w, int id, const guint64 *ends)
+/* cairo's object id as it is in the file (with the keys
+ * pdfupdate_add_keys gave it); left out when its entry is free, not
+ * generation 0, or not where the table says (a reference to it reads as
+ * null, as before). */
+static void base_put(Rewrite *w, int id)
 {
   PdfUpdate *u = w->u;
-  const char *e = u->xref_entries + 20 * (gsize)id;
-  if (e[17] != 'n' || memcmp(e + 11, "00000", 5) || !ends[id])
+  const char *v, *ve;
+  guint64 off, end;
+  if (!base_value(u, id, &v, &ve, &off, &end))
     return;
-  guint64 off = g_ascii_strtoull(e, NULL, 10), end = ends[id];
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", id);
-  if (end > u->base_len || end < off + (guint64)hn || memcmp(u->base + off, head, (size_t)hn))
-    return;
-  const char *s = u->base + off + hn, *t = last_endobj(s, u->base + end);
-  if (!t)
-    return;
-  const char *v = s, *ve = t;
-  while (v < ve && pdf_space(*v))
-    v++;
-  while (ve > v && pdf_space(ve[-1]))
-    ve--;
   /* a stream: a dictionary, "stream", the data, "endstream" */
   bool stream = ve - v >= 11 && !memcmp(v, "<<", 2) && !memcmp(ve - 9, "endstream", 9);
-  if (stream)
-    obj_put(w, id, 0, v, (gsize)(ve - v), NULL);
-  else
+  const char *keys = g_hash_table_lookup(u->keys, GINT_TO_POINTER(id));
+  if (stream) {
+    stream_put(w, id, v, (gsize)(ve - v));
+  } else if (keys) { /* a dictionary (pdfupdate_base_dict): before its ">>" */
+    g_string_truncate(w->text, 0);
+    g_string_append_len(w->text, v, ve - v - 2);
+    g_string_append_c(w->text, ' ');
+    g_string_append(w->text, keys);
+    g_string_append(w->text, ">>");
+    stm_add(w, id, w->text->str, w->text->len);
+  } else {
     stm_add(w, id, v, (gsize)(ve - v));
+  }
   w->unread += (gsize)(end - off);
   if (w->unread > DROP_EVERY) {
     pdfupdate_drop_pages(u);
@@ -783,7 +951,7 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
     for (gsize b = 1; i > 0 && b <= cols; b++)
       r[b] = (guint8)(r[b] - r[b - row]);
   }
-  GBytes *z = deflated((const char *)rows, row * size);
+  GBytes *z = pdfupdate_deflate((const char *)rows, row * size);
   gsize zn = 0;
   char *parms =
       g_strdup_printf(" /DecodeParms << /Columns %" G_GSIZE_FORMAT " /Predictor 12 >>", cols);
@@ -794,7 +962,7 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
       for (gsize b = 0; b < cols; b++)
         plain[i * cols + b] =
             (guint8)(rows[i * row + 1 + b] + (i > 0 ? plain[(i - 1) * cols + b] : 0));
-    GBytes *zp = deflated((const char *)plain, cols * size);
+    GBytes *zp = pdfupdate_deflate((const char *)plain, cols * size);
     g_free(plain);
     if (g_bytes_get_size(zp) <= g_bytes_get_size(z) + strlen(parms)) { /* the file's bytes */
       g_bytes_unref(z);
@@ -836,20 +1004,10 @@ static void xref_stream(Rewrite *w, const guint8 id0[16], const guint8 id1[16])
   qpdf_oh_release(q, trailer);
 }
 
-/* Whether the base is a file pdfupdate_write can rewrite: one classic
- * table from object 0 that covers every object (cairo's). */
-static bool rewritable(const PdfUpdate *u)
-{
-  return u->xref_entries && u->xref_first == 0 && u->xref_count == u->size;
-}
-
 static bool write_compact(PdfUpdate *u, const char *path, GError **err)
 {
-  guint8 id0[16], id1[16];
-  gsize n = sizeof id0;
-  GChecksum *sum = base_sum(u);
-  g_checksum_get_digest(sum, id0, &n);
-  g_checksum_free(sum);
+  guint8 id[16];
+  gsize n = sizeof id;
   Rewrite w = {0};
   w.u = u;
   w.o = (Out){fopen(path, "wb"), 0, g_checksum_new(G_CHECKSUM_MD5), 0};
@@ -860,6 +1018,7 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
     x_grow(&w, (guint)u->next_id + 64);
     w.head = g_string_new(NULL);
     w.body = g_string_new(NULL);
+    w.text = g_string_new(NULL);
     w.ids = g_new(int, OBJSTM_MAX);
     /* cairo's header: the version line and the binary comment */
     const char *first = memmem(u->base, MIN(u->base_len, 1024), " 0 obj", 6);
@@ -873,26 +1032,23 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
       out_str(&w.o, "%PDF-1.5\n%\xb5\xed\xae\xfb\n");
     } else
       out_put(&w.o, u->base, hlen);
-    guint64 *ends = base_ends(u);
     for (int id = 1; id < u->next_id; id++) {
       gpointer g;
       if (g_hash_table_lookup_extended(u->objs, GINT_TO_POINTER(id), NULL, &g))
         update_put(&w, id, GPOINTER_TO_INT(g) - 1);
       else if (id < u->xref_count)
-        base_put(&w, id, ends);
+        base_put(&w, id);
       if (id % 4096 == 4095 && w.o.err)
         break;
     }
-    g_free(ends);
     stm_flush(&w);
     pdfupdate_drop_pages(u);
   }
   GChecksum *out_sum = g_checksum_copy(w.o.sum);
-  n = sizeof id1;
-  g_checksum_get_digest(out_sum, id1, &n);
+  g_checksum_get_digest(out_sum, id, &n);
   g_checksum_free(out_sum);
   if (w.o.f) {
-    xref_stream(&w, id0, id1);
+    xref_stream(&w, id, id);
     if (fclose(w.o.f) != 0 && !w.o.err)
       w.o.err = errno ? errno : EIO;
   }
@@ -901,6 +1057,8 @@ static bool write_compact(PdfUpdate *u, const char *path, GError **err)
     g_string_free(w.head, TRUE);
   if (w.body)
     g_string_free(w.body, TRUE);
+  if (w.text)
+    g_string_free(w.text, TRUE);
   g_free(w.ids);
   g_free(w.x);
   if (w.o.err)
@@ -945,17 +1103,16 @@ static bool stream_at(const PdfUpdate *u, const BaseObj *obj, guint64 end, gsize
   const char *e = u->xref_entries + 20 * (gsize)obj->id;
   if (memcmp(e + 11, "00000", 5) || end > u->base_len)
     return false;
-  char head[32];
-  int hn = snprintf(head, sizeof head, "%d 0 obj", obj->id);
   const char *s = u->base + obj->off, *data = u->base + at;
-  if ((guint64)hn > at - obj->off || memcmp(s, head, (size_t)hn))
+  gsize hn = obj_head(s, data, obj->id);
+  if (!hn)
     return false;
   const char *kw = data; /* back over the EOL to "stream" */
   if (kw > s && kw[-1] == '\n')
     kw--;
   if (kw > s && kw[-1] == '\r')
     kw--;
-  if (kw - s < hn + 6 + 4 || memcmp(kw - 6, "stream", 6))
+  if ((gsize)(kw - s) < hn + 6 + 4 || memcmp(kw - 6, "stream", 6))
     return false;
   const char *d = s + hn, *de = kw - 6;
   while (d < de && pdf_space(*d))
@@ -986,7 +1143,6 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
   gsize pn = strlen(prefix);
   if (!rewritable(u) || pn == 0)
     return out;
-  GArray *objs = NULL;
   const char *end = u->base + u->prev_xref;
   /* window by window, each dropped from memory once searched */
   for (const char *win = u->base; win < end; win += MIN((gsize)DROP_EVERY, (gsize)(end - win))) {
@@ -997,8 +1153,8 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
       gsize at = (gsize)(p - u->base);
       if (at < 7 || (u->base[at - 1] != '\n' && u->base[at - 1] != '\r'))
         continue;
-      if (!objs)
-        objs = base_objs(u);
+      object_index(u);
+      const GArray *objs = u->order;
       guint lo = 0, hi = objs->len; /* the last object starting before at */
       while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
@@ -1017,8 +1173,6 @@ GArray *pdfupdate_find_streams(PdfUpdate *u, const char *prefix)
     }
     pdfupdate_drop_pages(u);
   }
-  if (objs)
-    g_array_free(objs, TRUE);
   return out;
 }
 
@@ -1033,4 +1187,75 @@ void pdfupdate_replace_stream_from(PdfUpdate *u, int id, qpdf_oh dict, gsize len
   *src = (Source){fn, user, free_user, len};
   g_hash_table_insert(u->sources, GINT_TO_POINTER(id), src);
   g_hash_table_insert(u->objs, GINT_TO_POINTER(id), GINT_TO_POINTER(1));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scanning an object's bytes (pdfupdate_base_dict)                         */
+
+bool pdfupdate_delim(char c)
+{
+  return strchr(" \t\r\n\f/<>[]()%", c) != NULL; /* NUL too: a blank */
+}
+
+/* Where the name (e.g. "/F") is in t[0..n) as a name of its own (not the
+ * start of a longer one), or NULL. */
+const char *pdfupdate_find_name(const char *t, gsize n, const char *name)
+{
+  gsize k = strlen(name);
+  const char *e = t + n;
+  for (const char *p = t; p < e && (p = memmem(p, (gsize)(e - p), name, k)); p++)
+    if (p + k == e || pdfupdate_delim(p[k]))
+      return p;
+  return NULL;
+}
+
+/* Whether t[0..n) (a dictionary's text outside its one string) holds
+ * nothing the scan cannot read: no other string (a hex string is a "<"
+ * that does not open a dictionary), no comment, no escape. */
+bool pdfupdate_plain(const char *t, gsize n)
+{
+  for (gsize i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '(' || c == ')' || c == '%' || c == '\\')
+      return false;
+    if (c == '<' && (i + 1 == n || t[++i] != '<'))
+      return false;
+  }
+  return true;
+}
+
+/* Whether p (before end), past blanks, starts with what. */
+bool pdfupdate_followed_by(const char *p, const char *end, const char *what)
+{
+  while (p < end && g_ascii_isspace(*p))
+    p++;
+  gsize k = strlen(what);
+  return (gsize)(end - p) >= k && !memcmp(p, what, k);
+}
+
+/* "id gen R" at *p (after blanks), before end: the id and gen, *p moved
+ * past it; false when the next token is not a reference. */
+bool pdfupdate_scan_ref(const char **p, const char *end, int *id, int *gen)
+{
+  const char *c = *p;
+  gint64 v[2];
+  for (int k = 0; k < 2; k++) {
+    while (c < end && g_ascii_isspace(*c))
+      c++;
+    const char *start = c;
+    v[k] = 0;
+    while (c < end && g_ascii_isdigit(*c) && c - start < 10)
+      v[k] = v[k] * 10 + (*c++ - '0');
+    if (c == start || (c < end && !pdfupdate_delim(*c)))
+      return false;
+  }
+  while (c < end && g_ascii_isspace(*c))
+    c++;
+  if (c == end || *c != 'R' || (c + 1 < end && !pdfupdate_delim(c[1])) || v[0] > G_MAXINT ||
+      v[1] > 65535)
+    return false;
+  *id = (int)v[0];
+  *gen = (int)v[1];
+  *p = c + 1;
+  return true;
 }

@@ -107,6 +107,41 @@ else
   bad "gen-book: octavo failed"
 fi
 
+# /Contents as each link says and /Alt on the Figure, whether the pass adds
+# them to cairo's bytes by a scan (a plain URI, a destination, the Figure)
+# or reads the annotation through qpdf (a URI cairo writes with escapes:
+# parentheses); a heading's non-ASCII text in /Contents (issue 30)
+mkdir -p "$TMPROOT/odd"
+cp "$TOP/tests/books/inline/icon.png" "$TMPROOT/odd/dot.png"
+cat > "$TMPROOT/odd/a.md" <<'EOF'
+# Héllo wörld {#hello}
+
+See [the wiki](https://en.wikipedia.org/wiki/Foo_(bar)), [plain](https://example.com/plain)
+and [the heading](#hello).
+
+![A dot drawn small](dot.png)
+EOF
+if "$OCTAVO" -q "$TMPROOT/odd/a.md" -o "$TMPROOT/odd.pdf"; then
+  qpdf --json=2 --json-key=qpdf "$TMPROOT/odd.pdf" > "$TMPROOT/odd.json"
+  python3 - "$TMPROOT/odd.json" <<'PY' || bad "odd links: /Contents, /F or /Alt"
+import json, sys
+objs = json.load(open(sys.argv[1]))["qpdf"][1].values()
+vals = [o["value"] for o in objs if isinstance(o.get("value"), dict)]
+# each URI is linked twice (the text and its printed note's mark, whose
+# destination has no text of its own)
+got = {(v.get("/Contents"), v.get("/F")) for v in vals if v.get("/Subtype") == "/Link"}
+want = {("u:https://en.wikipedia.org/wiki/Foo_(bar)", 4), ("u:https://example.com/plain", 4),
+        ("u:Go to Héllo wörld", 4), ("u:Go to another place in this book", 4)}
+alts = [v.get("/Alt") for v in vals if v.get("/S") == "/Figure"]
+ok = got == want and alts == ["u:A dot drawn small"]
+if not ok:
+    print("links %r (want %r), Figure /Alt %r" % (got, want, alts))
+sys.exit(0 if ok else 1)
+PY
+else
+  bad "odd links: octavo failed"
+fi
+
 # --pdf-standard: one of the two; a bad value is a usage error
 "$OCTAVO" -q --pdf-standard ua-1 "$TOP/tests/books/multi/01-intro.md" -o "$TMPROOT/arch-ua.pdf" ||
   bad "--pdf-standard ua-1 failed"
