@@ -789,9 +789,19 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   return rc;
 }
 
-/* The run's plan (runplan.h), once the book is parsed: its outputs, the
- * options, the book's chapters and the threads. */
-static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions *opts)
+/* The run's threads (runplan_begin), before the book is parsed: -j or
+ * OCTAVO_THREADS, else the machine's free cores. */
+static RunPlan *begin_plan(const OctavoOptions *opts)
+{
+  RunWant want = {.threads = opts->threads};
+  if (want.threads < 1)
+    runplan_probe(&want);
+  return runplan_begin(&want);
+}
+
+/* The rest of the run's plan (runplan.h), once the book is parsed: its
+ * outputs, the options, the book's chapters. */
+static void decide_plan(RunPlan *plan, const Book *book, const Args *a, const OctavoOptions *opts)
 {
   RunWant want = {0};
   for (guint i = 0; i < a->outs->len; i++) {
@@ -808,10 +818,7 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.toc = opts->toc;
   want.chapters = lay_flows(book); /* what the chapter threads can share */
   want.cover_given = book->cover != NULL;
-  want.threads = opts->threads;
-  if (want.threads < 1)
-    runplan_probe(&want);
-  return runplan_decide(&want);
+  runplan_settle(plan, &want);
 }
 
 /* load -> parse -> layout -> preview -> write -> report. */
@@ -829,18 +836,22 @@ static int run(Args *a, const char *argv0)
   Loaded ld = {0};
   sandbox_set_text_max(book->sandbox, opts.text_max);
   int rc = check_outputs(book, a->outs, a->inputs);
+  /* the threads, before parsing: the front end's may check the images and
+   * highlight the code beside it */
+  RunPlan *plan = opts.plan = rc == EXIT_OK ? begin_plan(&opts) : NULL;
+  if (plan)
+    opts.threads = plan->want.threads; /* as decided: every module reads it */
   if (rc == EXIT_OK)
     rc = parse_inputs(book, a->inputs, &opts);
   if (rc == EXIT_OK)
     rc = check_sources(book, a->outs, &opts);
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
-  RunPlan *plan = NULL;
   Hyphenator *hyph = hyphenator_new(); /* the run's dictionaries */
-  if (rc == EXIT_OK) {
-    plan = opts.plan = decide_plan(book, a, &opts);
+  bool settled = rc == EXIT_OK;
+  if (settled) {
+    decide_plan(plan, book, a, &opts);
     plan->hyphenator = hyph;
-    opts.threads = plan->want.threads; /* as decided: every module reads it */
     if (opts.verbose) {
       char *said = runplan_describe(plan);
       fputs(said, stderr);
@@ -862,7 +873,7 @@ static int run(Args *a, const char *argv0)
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
     rc = write_outputs(book, lay, &ld, &opts, a->outs);
-  if (plan && opts.verbose)
+  if (settled && opts.verbose)
     fprintf(stderr, "octavo: layout passes: %d\n", runplan_passes(plan));
   runplan_end(plan); /* every thread joined: a preloader, a cover never asked for */
   opts.plan = NULL;
