@@ -621,6 +621,18 @@ static int dump_model(Book *book)
 
 static int thread_count(const Args *a);
 
+/* The identifier made on a thread of its own (RunPlan.identifier_thread). */
+typedef struct {
+  Book *book;
+  const OctavoOptions *opts;
+} IdentifierJob;
+
+static gpointer make_identifier(gpointer data)
+{
+  const IdentifierJob *j = data;
+  return epub_identifier(j->book, j->opts);
+}
+
 /* Load the style and fonts the outputs need, and lay out the print pages
  * when the PDF, the EPUB's page list, --dump-layout or --preview wants
  * them (*lay, else NULL). */
@@ -639,8 +651,17 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     hyphen_preload(plan, plan->hyphenator, book->meta.lang);
   if (plan->qpdf_preload)
     qpdflib_preload(plan);
-  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn))
+  /* the print colophon's identifier, a digest of the whole book, while the
+   * style, the fonts and the rest of the colophon are made (the threads
+   * only read the book) */
+  IdentifierJob ij = {book, opts};
+  RunThread *idt = plan->identifier_thread
+                       ? runplan_spawn(plan, "octavo-identifier", make_identifier, &ij)
+                       : NULL;
+  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn)) {
+    g_free(idt ? runplan_join(plan, idt) : NULL);
     return EXIT_INPUT;
+  }
   if (plan->cover_ahead)
     epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
@@ -654,10 +675,19 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     bool print = drawn || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
-    ld->identifier = print ? epub_identifier(book, opts) : NULL;
-    Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
-                                         util_build_time(book->meta.date), ld->fonts)
-                          : NULL;
+    Colophon *col = NULL;
+    if (print && idt) { /* the identifier's line put in once made */
+      col = colophon_new(book, book->meta.lang, NULL, util_build_time(book->meta.date), ld->fonts);
+      ld->identifier = runplan_join(plan, idt);
+      idt = NULL;
+      colophon_identify(col, ld->identifier);
+    } else if (print) {
+      ld->identifier = epub_identifier(book, opts);
+      col = colophon_new(book, book->meta.lang, ld->identifier, util_build_time(book->meta.date),
+                         ld->fonts);
+    }
+    g_free(idt ? runplan_join(plan, idt) : NULL); /* not printed after all */
+    idt = NULL;
     if (plan->layout == RUN_LAY_STREAM) { /* laid out as it is drawn: print_pdf */
       ld->stream = true;
       ld->colophon = col;
@@ -667,6 +697,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     *lay = print_layout(book, opts, &ld->style, ld->fonts, col);
     colophon_free(col);
   }
+  g_free(idt ? runplan_join(plan, idt) : NULL); /* no fonts: nothing laid out */
   return EXIT_OK;
 }
 
@@ -818,6 +849,7 @@ static void decide_plan(RunPlan *plan, const Book *book, const Args *a, const Oc
   want.toc = opts->toc;
   want.chapters = lay_flows(book); /* what the chapter threads can share */
   want.cover_given = book->cover != NULL;
+  want.identifier_given = book->meta.identifier && *book->meta.identifier;
   runplan_settle(plan, &want);
 }
 

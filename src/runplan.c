@@ -147,6 +147,9 @@ void runplan_settle(RunPlan *p, const RunWant *want)
   p->qpdf_preload = multi && pdf;
   p->cover_ahead = multi && w->epubs > 0 && !w->cover_given; /* a given one is only read */
   p->sources_thread = multi && w->pdfs > 0 && w->attach_source;
+  /* the pages drawn (main.c's lay_out): their colophon names the identifier */
+  p->identifier_thread =
+      multi && (p->layout == RUN_LAY_STREAM || p->layout == RUN_LAY_WHOLE) && !w->identifier_given;
 }
 
 static const char *yes(bool b)
@@ -180,9 +183,8 @@ char *runplan_describe(const RunPlan *p)
   g_string_append_printf(s, "octavo: plan: preload hyphen=%s qpdf=%s cover=%s sources-thread=%s\n",
                          yes(p->hyphen_preload), yes(p->qpdf_preload), yes(p->cover_ahead),
                          yes(p->sources_thread));
-  g_string_append_printf(s, "octavo: plan: front-thread=%s%s\n", yes(p->front_thread),
-                         p->front_thread ? " (images checked and code highlighted beside the parsing)"
-                                         : "");
+  g_string_append_printf(s, "octavo: plan: front-thread=%s identifier-thread=%s\n",
+                         yes(p->front_thread), yes(p->identifier_thread));
   return g_string_free(s, FALSE);
 }
 

@@ -26,6 +26,7 @@ typedef struct {
   unsigned chapters;            /* the book's flows in print (lay_flows): chapters that
                                  * open a page, which threads can set side by side */
   bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
+  bool identifier_given;        /* the book gives its identifier: none to digest */
   int threads;                  /* -j, else OCTAVO_THREADS: 1 or more; 0: neither, the plan
                                  * decides from the machine (cpus, load) */
   int cpus;                     /* the CPUs the process may run on (runplan_probe) */
@@ -57,6 +58,8 @@ typedef struct RunPlan {
   bool front_thread;   /* while the book is parsed, its images checked and its code
                         * highlighted on a thread beside (frontahead.c): decided with
                         * the threads, before the book is known */
+  bool identifier_thread; /* the print colophon's identifier (a digest of the whole book)
+                           * made on a thread while the style, fonts and colophon are */
   bool epub_thread;    /* the EPUBs written on a thread beside the PDF */
   bool draw_thread;    /* a streamed PDF's pages drawn on a thread of their own */
   int helpers;         /* threads the drawn (or kept) layout pass may use beside its own */

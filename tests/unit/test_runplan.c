@@ -307,19 +307,28 @@ static void test_begin_settle(void **state)
   assert_int_equal(p->want.chapters, 6);
   char *s = runplan_describe(p);
   assert_non_null(strstr(s, "cores=2 load=0.10 -> threads=2"));
-  assert_non_null(strstr(s, "octavo: plan: front-thread=yes"));
+  assert_non_null(strstr(s, "octavo: plan: front-thread=yes identifier-thread=yes\n"));
   g_free(s);
   runplan_end(p);
 
   /* the same plan as runplan_decide's */
   book.threads = 2;
   RunPlan *d = runplan_decide(&book);
-  assert_true(d->front_thread && d->draw_thread && d->epub_thread);
+  assert_true(d->front_thread && d->draw_thread && d->epub_thread && d->identifier_thread);
   runplan_end(d);
+  book.identifier_given = true; /* nothing to digest */
+  d = runplan_decide(&book);
+  assert_false(d->identifier_thread);
+  runplan_end(d);
+  RunWant epub = {.epubs = 1, .page_list = true, .threads = 2, .chapters = 6};
+  d = runplan_decide(&epub); /* the page list's pages are not drawn: no colophon */
+  assert_false(d->identifier_thread);
+  runplan_end(d);
+  book.identifier_given = false;
   book.threads = 1;
   d = runplan_decide(&book);
   s = runplan_describe(d);
-  assert_non_null(strstr(s, "octavo: plan: front-thread=no\n"));
+  assert_non_null(strstr(s, "octavo: plan: front-thread=no identifier-thread=no\n"));
   g_free(s);
   runplan_end(d);
 }
