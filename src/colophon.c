@@ -37,12 +37,8 @@ static void book_chars(const Book *book, GArray *text, GArray *mono)
         continue;
       int m = n->type == BOOK_CODE || n->type == BOOK_CODE_BLOCK;
       for (const char *p = n->text; *p; p = g_utf8_next_char(p)) {
-        while ((guchar)*p && (guchar)*p < 0x80) /* ASCII, nearly all of a Latin text */
-          p++;
-        if (!*p)
-          break;
         gunichar ch = g_utf8_get_char(p);
-        if (g_hash_table_contains(seen[m], GUINT_TO_POINTER(ch)))
+        if (ch < 0x80 || g_hash_table_contains(seen[m], GUINT_TO_POINTER(ch)))
           continue;
         g_hash_table_add(seen[m], GUINT_TO_POINTER(ch));
         g_array_append_val(m ? mono : text, ch);
