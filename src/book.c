@@ -468,6 +468,13 @@ const char *book_utf8_find_nonchar(const char *p, const char *end, gsize *len, g
 {
   /* Valid UTF-8: 0xEF and 0xF0..0xF4 are lead bytes, never continuations. */
   for (const guchar *u = (const guchar *)p, *e = (const guchar *)end; u < e; u++) {
+    /* eight bytes of ASCII at a time (nearly all of a Latin text): none of
+     * them starts a noncharacter */
+    guint64 w;
+    while (e - u >= 8 && (memcpy(&w, u, 8), !(w & G_GUINT64_CONSTANT(0x8080808080808080))))
+      u += 8;
+    if (u >= e)
+      break;
     if (*u == 0xEF && e - u >= 3 &&
         ((u[1] == 0xB7 && u[2] >= 0x90 && u[2] <= 0xAF) ||   /* U+FDD0..U+FDEF */
          (u[1] == 0xBF && (u[2] == 0xBE || u[2] == 0xBF)))) { /* U+FFFE, U+FFFF */

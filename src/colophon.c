@@ -123,6 +123,15 @@ Colophon *colophon_new(const Book *book, const char *lang, const char *identifie
   return c;
 }
 
+void colophon_identify(Colophon *c, const char *identifier)
+{
+  if (!identifier || !*identifier)
+    return;
+  ColophonLine l = {LABEL_IDENTIFIER, g_strdup(identifier), false};
+  guint at = c->lines->len > 0 && g_array_index(c->lines, ColophonLine, 0).label == LABEL_SOURCE;
+  g_array_insert_val(c->lines, at, l);
+}
+
 void colophon_free(Colophon *c)
 {
   if (!c)

@@ -34,6 +34,11 @@ typedef struct {
  * colophon_free (accepts NULL). */
 Colophon *colophon_new(const Book *book, const char *lang, const char *identifier,
                        gint64 build_time, const Fonts *fonts);
+/* The identifier's line put in its place (after the source's), for a
+ * colophon made without it (colophon_new's identifier NULL): the
+ * identifier, a digest of the whole book, may be made on another thread
+ * meanwhile (main.c). */
+void colophon_identify(Colophon *c, const char *identifier);
 void colophon_free(Colophon *c);
 
 #endif

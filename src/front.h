@@ -75,6 +75,8 @@ typedef struct {
   char *no_title_why;      /* why no heading is the title, for the warning (or NULL) */
   MetaLayer doc;           /* title heading and byline */
   MetaLayer title_block;   /* pandoc's % lines atop the first input */
+  struct FrontAhead *ahead; /* the image checks and highlighting done beside the parsing
+                             * (frontahead.h), or NULL */
 } Ctx;
 
 /* ---- input.c ---- */
@@ -162,6 +164,10 @@ char *md_strip_doc_ext(const char *path);
 /* Resolve the links and images of one tree (ch: where its links start) and
  * remove dropped-content markers. */
 void md_resolve_tree(Ctx *c, BookNode *tree, BookChapter *ch);
+/* Queue the check that image n's file decodes (c->ahead), as
+ * md_resolve_tree would make it: the same file found (the sandbox told
+ * nothing yet), a kind that is decoded and not too large; nothing said. */
+void md_resolve_ahead(Ctx *c, const BookNode *n);
 /* The book's cover, decided once (after md_finish_meta): meta.cover
  * resolved through the sandbox and probed as the book's images are, into
  * book->cover when it is a PNG or JPEG either book can use; else NULL (the

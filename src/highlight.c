@@ -27,6 +27,7 @@
  */
 #include "highlight.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <tree_sitter/api.h>
 
@@ -205,15 +206,23 @@ const char *hl_language(const char *info)
 
 /* ---- the run's state ---- */
 
+/* A language's query, compiled on first use and only read afterwards (by
+ * every thread that highlights: tree-sitter's matching reads a TSQuery,
+ * its state is the cursor's). */
 typedef struct {
-  TSQuery *q;      /* NULL until first used, or when it did not compile */
-  bool tried;      /* compiled (or failed) already */
-  guint8 *cls;     /* per capture id: its class, or IGNORED */
-  guint32 *plen;   /* per pattern: its specificity (pattern_weight) */
-  GRegex **re;     /* per string id: the regex of a #match?, compiled on first use */
-  bool *re_failed; /* per string id: the regex did not compile */
+  TSQuery *q;    /* NULL until first used, or when it did not compile */
+  bool tried;    /* compiled (or failed) already */
+  guint8 *cls;   /* per capture id: its class, or IGNORED */
+  guint32 *plen; /* per pattern: its specificity (pattern_weight) */
+  GRegex **re;   /* per string id: the regex of a #match? (compiled with the query), or NULL
+                  * (none, or it did not compile: the predicate fails) */
   guint nstrings;
 } Query;
+
+struct HlQueries {
+  pthread_mutex_t lock; /* held while a query is compiled */
+  Query q[L_COUNT];
+};
 
 /* One capture that passed its predicates: bytes [start, end). */
 typedef struct {
@@ -222,16 +231,16 @@ typedef struct {
   guint8 cls;
 } Rec;
 
-typedef struct {
+struct Hl {
+  HlQueries *queries;
+  bool own_queries; /* made by hl_book for itself */
   TSParser *parser;
   TSQueryCursor *cursor;
-  Query q[L_COUNT];
   GArray *recs;   /* Rec */
   GArray *ranges; /* TSRange */
   GByteArray *paint;
   GArray *toks; /* BookToken */
-  bool any;     /* a block has tokens */
-} Hl;
+};
 
 /* A pattern's specificity: the characters of its text [a, b) other than
  * white space and comments (the comments and blank lines before the next
@@ -257,11 +266,43 @@ static guint32 pattern_weight(const char *a, const char *b)
   return n;
 }
 
+/* The regexes of pattern i's #match? and #not-match? predicates, compiled
+ * into Q->re. */
+static void compile_regexes(Query *Q, uint32_t i)
+{
+  uint32_t n, len;
+  const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(Q->q, i, &n);
+  for (uint32_t k = 0; k < n;) {
+    uint32_t j = k;
+    while (j < n && st[j].type != TSQueryPredicateStepTypeDone)
+      j++;
+    if (j - k == 3 && st[k].type == TSQueryPredicateStepTypeString &&
+        st[k + 1].type == TSQueryPredicateStepTypeCapture &&
+        st[k + 2].type == TSQueryPredicateStepTypeString) {
+      const char *name = ts_query_string_value_for_id(Q->q, st[k].value_id, &len);
+      uint32_t id = st[k + 2].value_id;
+      if ((strcmp(name, "match?") == 0 || strcmp(name, "not-match?") == 0) && !Q->re[id]) {
+        const char *pat = ts_query_string_value_for_id(Q->q, id, &len);
+        /* no G_REGEX_OPTIMIZE: PCRE's JIT code is what valgrind cannot
+         * follow, and these few short patterns gain nothing from it */
+        Q->re[id] = g_regex_new(pat, 0, 0, NULL);
+      }
+    }
+    k = j + 1;
+  }
+}
+
+/* Language li's query, compiled by the first thread that asks (under the
+ * lock: a second one waits for it), or NULL when it does not compile. */
 static Query *query_for(Hl *h, int li)
 {
-  Query *Q = &h->q[li];
-  if (Q->tried)
+  HlQueries *qs = h->queries;
+  pthread_mutex_lock(&qs->lock);
+  Query *Q = &qs->q[li];
+  if (Q->tried) {
+    pthread_mutex_unlock(&qs->lock);
     return Q->q ? Q : NULL;
+  }
   Q->tried = true;
   uint32_t err_off = 0;
   TSQueryError err = TSQueryErrorNone;
@@ -272,6 +313,7 @@ static Query *query_for(Hl *h, int li)
     g_printerr("octavo: the %s highlight query does not compile (error %d at byte %u): "
                "its code stays plain\n",
                langs[li].name, (int)err, err_off);
+    pthread_mutex_unlock(&qs->lock);
     return NULL;
   }
   uint32_t nc = ts_query_capture_count(Q->q);
@@ -291,7 +333,9 @@ static Query *query_for(Hl *h, int li)
   }
   Q->nstrings = ts_query_string_count(Q->q);
   Q->re = g_new0(GRegex *, Q->nstrings ? Q->nstrings : 1);
-  Q->re_failed = g_new0(bool, Q->nstrings ? Q->nstrings : 1);
+  for (uint32_t i = 0; i < np; i++)
+    compile_regexes(Q, i);
+  pthread_mutex_unlock(&qs->lock);
   return Q;
 }
 
@@ -343,14 +387,7 @@ static bool predicate_holds(Query *Q, const char *src, const TSQueryMatch *m,
   } else if (strcmp(name, "match?") == 0 && n == 3 &&
              st[2].type == TSQueryPredicateStepTypeString) {
     uint32_t id = st[2].value_id;
-    if (!Q->re[id] && !Q->re_failed[id]) {
-      const char *pat = ts_query_string_value_for_id(Q->q, id, &len);
-      /* no G_REGEX_OPTIMIZE: PCRE's JIT code is what valgrind cannot follow,
-       * and these few short patterns gain nothing from it */
-      Q->re[id] = g_regex_new(pat, 0, 0, NULL);
-      Q->re_failed[id] = Q->re[id] == NULL;
-    }
-    if (!Q->re[id])
+    if (!Q->re[id]) /* it did not compile (compile_regexes) */
       return false;
     uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
     r = g_regex_match_full(Q->re[id], src + a, (gssize)(b - a), 0, 0, NULL, NULL);
@@ -616,8 +653,8 @@ done:
   paint_recs(h);
 }
 
-/* h->paint as tokens: runs of one class other than PLAIN. */
-static void tokens_of(Hl *h, BookNode *n, size_t len)
+/* h->paint over text as tokens: runs of one class other than PLAIN. */
+static void tokens_of(Hl *h, const char *text, size_t len, HlCode *out)
 {
   g_array_set_size(h->toks, 0);
   const guint8 *p = h->paint->data;
@@ -626,7 +663,7 @@ static void tokens_of(Hl *h, BookNode *n, size_t len)
     while (j < len && p[j] == p[i])
       j++;
     size_t k = i;
-    while (k < j && (n->text[k] == ' ' || n->text[k] == '\n' || n->text[k] == '\t'))
+    while (k < j && (text[k] == ' ' || text[k] == '\n' || text[k] == '\t'))
       k++;
     if (p[i] != BOOK_TOK_PLAIN && k < j) { /* no token of white space alone */
       BookToken t = {(guint32)i, (guint32)(j - i), p[i]};
@@ -634,10 +671,8 @@ static void tokens_of(Hl *h, BookNode *n, size_t len)
     }
     i = j;
   }
-  n->as.code.ntokens = h->toks->len;
-  h->any |= h->toks->len > 0;
-  n->as.code.tokens =
-      h->toks->len ? g_memdup2(h->toks->data, h->toks->len * sizeof(BookToken)) : NULL;
+  out->ntokens = h->toks->len;
+  out->tokens = h->toks->len ? g_memdup2(h->toks->data, h->toks->len * sizeof(BookToken)) : NULL;
 }
 
 /* Whether src[0..len) nests deeper than the grammars are safe with: more
@@ -670,18 +705,18 @@ static bool too_deep(const char *src, size_t len, bool markdown)
   return max > HL_MAX_DEPTH;
 }
 
-static void highlight_block(Hl *h, BookNode *n)
+void hl_code(Hl *h, const char *info, const char *text, HlCode *out)
 {
-  const char *name = hl_language(n->as.code.info);
-  const char *src = n->text ? n->text : "";
+  *out = (HlCode){0};
+  const char *name = hl_language(info);
+  const char *src = text ? text : "";
   size_t len = strlen(src);
   if (!name || len > HL_MAX_BYTES || too_deep(src, len, strcmp(name, "markdown") == 0))
     return;
   int li = 0;
   while (strcmp(langs[li].name, name) != 0)
     li++;
-  g_free(n->as.code.lang);
-  n->as.code.lang = g_strdup(name);
+  out->lang = langs[li].name;
   g_byte_array_set_size(h->paint, (guint)len);
   memset(h->paint->data, BOOK_TOK_PLAIN, len);
   g_array_set_size(h->recs, 0);
@@ -697,49 +732,103 @@ static void highlight_block(Hl *h, BookNode *n)
       ts_tree_delete(t);
     paint_recs(h);
   }
-  tokens_of(h, n, len);
+  tokens_of(h, src, len, out);
 }
 
-static void highlight_tree(Hl *h, BookNode *root)
+HlQueries *hl_queries_new(void)
+{
+  HlQueries *qs = g_new0(HlQueries, 1);
+  pthread_mutex_init(&qs->lock, NULL);
+  return qs;
+}
+
+void hl_queries_free(HlQueries *qs)
+{
+  if (!qs)
+    return;
+  for (int i = 0; i < L_COUNT; i++) {
+    Query *Q = &qs->q[i];
+    for (guint k = 0; k < Q->nstrings; k++)
+      if (Q->re[k])
+        g_regex_unref(Q->re[k]);
+    g_free(Q->re);
+    g_free(Q->cls);
+    g_free(Q->plen);
+    if (Q->q)
+      ts_query_delete(Q->q);
+  }
+  pthread_mutex_destroy(&qs->lock);
+  g_free(qs);
+}
+
+Hl *hl_new(HlQueries *queries)
+{
+  Hl *h = g_new0(Hl, 1);
+  h->own_queries = queries == NULL;
+  h->queries = queries ? queries : hl_queries_new();
+  h->parser = ts_parser_new();
+  h->cursor = ts_query_cursor_new();
+  h->recs = g_array_new(FALSE, FALSE, sizeof(Rec));
+  h->ranges = g_array_new(FALSE, FALSE, sizeof(TSRange));
+  h->paint = g_byte_array_new();
+  h->toks = g_array_new(FALSE, FALSE, sizeof(BookToken));
+  return h;
+}
+
+void hl_free(Hl *h)
+{
+  if (!h)
+    return;
+  ts_query_cursor_delete(h->cursor);
+  ts_parser_delete(h->parser);
+  g_array_free(h->recs, TRUE);
+  g_array_free(h->ranges, TRUE);
+  g_byte_array_free(h->paint, TRUE);
+  g_array_free(h->toks, TRUE);
+  if (h->own_queries)
+    hl_queries_free(h->queries);
+  g_free(h);
+}
+
+typedef struct {
+  Hl *h;
+  HlAhead ahead;
+  void *ud;
+  bool any; /* a block has tokens */
+} Walk;
+
+static void highlight_block(Walk *w, BookNode *n)
+{
+  HlCode code;
+  if (!w->ahead || !w->ahead(w->ud, n, &code))
+    hl_code(w->h, n->as.code.info, n->text, &code);
+  if (!code.lang)
+    return; /* plain: as it was */
+  g_free(n->as.code.lang);
+  n->as.code.lang = g_strdup(code.lang);
+  n->as.code.tokens = code.tokens;
+  n->as.code.ntokens = code.ntokens;
+  w->any |= code.ntokens > 0;
+}
+
+static void highlight_tree(Walk *w, BookNode *root)
 {
   BookIter it;
   book_iter_init(&it, root);
   BookIterEvent ev;
   while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
     if (ev == BOOK_ITER_ENTER && it.cur->type == BOOK_CODE_BLOCK)
-      highlight_block(h, it.cur);
+      highlight_block(w, it.cur);
 }
 
-void hl_book(Book *book)
+void hl_book(Book *book, Hl *h, HlAhead ahead, void *ud)
 {
-  Hl h = {0};
-  h.parser = ts_parser_new();
-  h.cursor = ts_query_cursor_new();
-  h.recs = g_array_new(FALSE, FALSE, sizeof(Rec));
-  h.ranges = g_array_new(FALSE, FALSE, sizeof(TSRange));
-  h.paint = g_byte_array_new();
-  h.toks = g_array_new(FALSE, FALSE, sizeof(BookToken));
+  Walk w = {h ? h : hl_new(NULL), ahead, ud, false};
   for (guint i = 0; i < book->chapters->len; i++)
-    highlight_tree(&h, ((BookChapter *)book->chapters->pdata[i])->root);
+    highlight_tree(&w, ((BookChapter *)book->chapters->pdata[i])->root);
   for (guint i = 0; i < book->footnotes->len; i++)
-    highlight_tree(&h, ((BookFootnote *)book->footnotes->pdata[i])->def);
-  book->code_tokens = h.any;
-  for (int i = 0; i < L_COUNT; i++) {
-    Query *Q = &h.q[i];
-    for (guint k = 0; k < Q->nstrings; k++)
-      if (Q->re[k])
-        g_regex_unref(Q->re[k]);
-    g_free(Q->re);
-    g_free(Q->re_failed);
-    g_free(Q->cls);
-    g_free(Q->plen);
-    if (Q->q)
-      ts_query_delete(Q->q);
-  }
-  ts_query_cursor_delete(h.cursor);
-  ts_parser_delete(h.parser);
-  g_array_free(h.recs, TRUE);
-  g_array_free(h.ranges, TRUE);
-  g_byte_array_free(h.paint, TRUE);
-  g_array_free(h.toks, TRUE);
+    highlight_tree(&w, ((BookFootnote *)book->footnotes->pdata[i])->def);
+  book->code_tokens = w.any;
+  if (!h)
+    hl_free(w.h);
 }

@@ -621,6 +621,18 @@ static int dump_model(Book *book)
 
 static int thread_count(const Args *a);
 
+/* The identifier made on a thread of its own (RunPlan.identifier_thread). */
+typedef struct {
+  Book *book;
+  const OctavoOptions *opts;
+} IdentifierJob;
+
+static gpointer make_identifier(gpointer data)
+{
+  const IdentifierJob *j = data;
+  return epub_identifier(j->book, j->opts);
+}
+
 /* Load the style and fonts the outputs need, and lay out the print pages
  * when the PDF, the EPUB's page list, --dump-layout or --preview wants
  * them (*lay, else NULL). */
@@ -639,8 +651,17 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     hyphen_preload(plan, plan->hyphenator, book->meta.lang);
   if (plan->qpdf_preload)
     qpdflib_preload(plan);
-  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn))
+  /* the print colophon's identifier, a digest of the whole book, while the
+   * style, the fonts and the rest of the colophon are made (the threads
+   * only read the book) */
+  IdentifierJob ij = {book, opts};
+  RunThread *idt = plan->identifier_thread
+                       ? runplan_spawn(plan, "octavo-identifier", make_identifier, &ij)
+                       : NULL;
+  if ((need_lay || need_epub) && !load_shared(book, ld, opts, drawn)) {
+    g_free(idt ? runplan_join(plan, idt) : NULL);
     return EXIT_INPUT;
+  }
   if (plan->cover_ahead)
     epub_cover_prefetch(plan, book, &ld->style, ld->fonts);
   if (ld->style_ok && ld->fonts && need_lay) {
@@ -654,10 +675,19 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     bool print = drawn || !ld->style.chapter_new_page;
     /* the colophon names what the EPUB's names: its identifier, the
      * build time, the book's faces */
-    ld->identifier = print ? epub_identifier(book, opts) : NULL;
-    Colophon *col = print ? colophon_new(book, book->meta.lang, ld->identifier,
-                                         util_build_time(book->meta.date), ld->fonts)
-                          : NULL;
+    Colophon *col = NULL;
+    if (print && idt) { /* the identifier's line put in once made */
+      col = colophon_new(book, book->meta.lang, NULL, util_build_time(book->meta.date), ld->fonts);
+      ld->identifier = runplan_join(plan, idt);
+      idt = NULL;
+      colophon_identify(col, ld->identifier);
+    } else if (print) {
+      ld->identifier = epub_identifier(book, opts);
+      col = colophon_new(book, book->meta.lang, ld->identifier, util_build_time(book->meta.date),
+                         ld->fonts);
+    }
+    g_free(idt ? runplan_join(plan, idt) : NULL); /* not printed after all */
+    idt = NULL;
     if (plan->layout == RUN_LAY_STREAM) { /* laid out as it is drawn: print_pdf */
       ld->stream = true;
       ld->colophon = col;
@@ -667,6 +697,7 @@ static int lay_out(Book *book, const Args *a, const OctavoOptions *opts, Loaded 
     *lay = print_layout(book, opts, &ld->style, ld->fonts, col);
     colophon_free(col);
   }
+  g_free(idt ? runplan_join(plan, idt) : NULL); /* no fonts: nothing laid out */
   return EXIT_OK;
 }
 
@@ -789,9 +820,19 @@ static int write_outputs(Book *book, const Layout *lay, const Loaded *ld, const 
   return rc;
 }
 
-/* The run's plan (runplan.h), once the book is parsed: its outputs, the
- * options, the book's chapters and the threads. */
-static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions *opts)
+/* The run's threads (runplan_begin), before the book is parsed: -j or
+ * OCTAVO_THREADS, else the machine's free cores. */
+static RunPlan *begin_plan(const OctavoOptions *opts)
+{
+  RunWant want = {.threads = opts->threads};
+  if (want.threads < 1)
+    runplan_probe(&want);
+  return runplan_begin(&want);
+}
+
+/* The rest of the run's plan (runplan.h), once the book is parsed: its
+ * outputs, the options, the book's chapters. */
+static void decide_plan(RunPlan *plan, const Book *book, const Args *a, const OctavoOptions *opts)
 {
   RunWant want = {0};
   for (guint i = 0; i < a->outs->len; i++) {
@@ -808,10 +849,8 @@ static RunPlan *decide_plan(const Book *book, const Args *a, const OctavoOptions
   want.toc = opts->toc;
   want.chapters = lay_flows(book); /* what the chapter threads can share */
   want.cover_given = book->cover != NULL;
-  want.threads = opts->threads;
-  if (want.threads < 1)
-    runplan_probe(&want);
-  return runplan_decide(&want);
+  want.identifier_given = book->meta.identifier && *book->meta.identifier;
+  runplan_settle(plan, &want);
 }
 
 /* load -> parse -> layout -> preview -> write -> report. */
@@ -829,18 +868,22 @@ static int run(Args *a, const char *argv0)
   Loaded ld = {0};
   sandbox_set_text_max(book->sandbox, opts.text_max);
   int rc = check_outputs(book, a->outs, a->inputs);
+  /* the threads, before parsing: the front end's may check the images and
+   * highlight the code beside it */
+  RunPlan *plan = opts.plan = rc == EXIT_OK ? begin_plan(&opts) : NULL;
+  if (plan)
+    opts.threads = plan->want.threads; /* as decided: every module reads it */
   if (rc == EXIT_OK)
     rc = parse_inputs(book, a->inputs, &opts);
   if (rc == EXIT_OK)
     rc = check_sources(book, a->outs, &opts);
   if (rc == EXIT_OK && opts.verbose && book->shape_note)
     fprintf(stderr, "octavo: %s\n", book->shape_note);
-  RunPlan *plan = NULL;
   Hyphenator *hyph = hyphenator_new(); /* the run's dictionaries */
-  if (rc == EXIT_OK) {
-    plan = opts.plan = decide_plan(book, a, &opts);
+  bool settled = rc == EXIT_OK;
+  if (settled) {
+    decide_plan(plan, book, a, &opts);
     plan->hyphenator = hyph;
-    opts.threads = plan->want.threads; /* as decided: every module reads it */
     if (opts.verbose) {
       char *said = runplan_describe(plan);
       fputs(said, stderr);
@@ -862,7 +905,7 @@ static int run(Args *a, const char *argv0)
   progress_step("writing", a->outs->len);
   if (rc == EXIT_OK)
     rc = write_outputs(book, lay, &ld, &opts, a->outs);
-  if (plan && opts.verbose)
+  if (settled && opts.verbose)
     fprintf(stderr, "octavo: layout passes: %d\n", runplan_passes(plan));
   runplan_end(plan); /* every thread joined: a preloader, a cover never asked for */
   opts.plan = NULL;

@@ -13,6 +13,7 @@
  * file.
  */
 #include "front.h"
+#include "frontahead.h"
 #include "highlight.h"
 
 #include "ext.h"
@@ -1078,6 +1079,31 @@ static void fix_nonchars(Ctx *c, Src *s)
   }
 }
 
+/* What can be done ahead for source s once its blocks are final (after
+ * md_captions): its images' checks and its code's tokens, queued for the
+ * front end's thread (frontahead.h); taken where they were always made,
+ * md_resolve_tree's image_resource and hl_book. */
+static void queue_ahead(Ctx *c, Src *s)
+{
+  for (guint k = 0; k <= s->notes->len; k++) {
+    BookFootnote *f = k ? s->notes->pdata[k - 1] : NULL;
+    BookNode *root = k == 0 ? s->root : f ? f->def : NULL;
+    if (!root)
+      continue;
+    BookIter it;
+    book_iter_init(&it, root);
+    BookIterEvent ev;
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
+      if (ev != BOOK_ITER_ENTER)
+        continue;
+      if (it.cur->type == BOOK_IMAGE)
+        md_resolve_ahead(c, it.cur);
+      else if (it.cur->type == BOOK_CODE_BLOCK && c->opts->highlight)
+        front_ahead_code(c->ahead, it.cur);
+    }
+  }
+}
+
 static int file_rank(const Ctx *c, const char *file)
 {
   for (int i = 0; i < c->n; i++)
@@ -1123,6 +1149,7 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
   c.anchors = g_hash_table_new(g_str_hash, g_str_equal);
   c.res_by_path = g_hash_table_new(g_str_hash, g_str_equal);
   sandbox_add_roots(book->sandbox, opts->resource_path);
+  c.ahead = front_ahead_start(opts->plan);
   /* Front matter first: a title there keeps the first H1 as a heading. */
   for (int i = 0; i < n; i++) {
     md_src_init(&c, &c.srcs[i], &srcs[i]);
@@ -1143,6 +1170,8 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     fix_nonchars(&c, &c.srcs[i]);
     md_tidy(&c, &c.srcs[i]);
     md_captions(&c, c.srcs[i].root);
+    if (c.ahead)
+      queue_ahead(&c, &c.srcs[i]);
   }
   md_decide_shape(&c);
   for (int i = 0; i < n; i++) {
@@ -1173,8 +1202,10 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     md_resolve_cover(&c);
   }
   book_number_headings(book, book->chapter_level, opts->number_sections);
-  if (opts->highlight)
-    hl_book(book); /* the code's tokens, once the code is final */
+  front_ahead_finish(c.ahead); /* what is left shared by the two threads */
+  if (opts->highlight) /* the code's tokens, once the code is final */
+    hl_book(book, front_ahead_hl(c.ahead), c.ahead ? front_ahead_tokens : NULL, c.ahead);
+  front_ahead_free(c.ahead);
   sort_diags(&c, diags0);
   for (int i = 0; i < n; i++)
     md_src_free(&c.srcs[i]);

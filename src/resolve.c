@@ -8,6 +8,7 @@
  */
 #include "front.h"
 
+#include "frontahead.h"
 #include "sanitize.h"
 
 #include <limits.h>
@@ -224,27 +225,45 @@ static const char *instead(const char *what)
 
 /* The file an image source names, through the book's sandbox: relative to
  * the Markdown file's folder, else to each --resource-path folder. Its real
- * path (caller frees), or NULL with a warning at pos. */
-static char *find_image(Ctx *c, const BookPos *pos, const char *dir, const char *src,
-                        const char *what)
+ * path (caller frees), or NULL with *v saying why. peek: the sandbox is
+ * only asked (sandbox_peek), the file does not count as read. */
+static char *ask(Sandbox *sb, const char *path, bool peek, SandboxVerdict *v)
 {
-  Book *b = c->book;
+  return peek ? sandbox_peek(sb, path, v) : sandbox_resolve(sb, path, v);
+}
+
+static char *locate_image(Ctx *c, const char *dir, const char *src, bool peek, SandboxVerdict *v)
+{
+  Sandbox *sb = c->book->sandbox;
   char *raw = g_strndup(src, strcspn(src, "?#"));
   char *path = g_uri_unescape_string(raw, NULL);
   if (!path)
     path = g_strdup(raw);
   char *cand = g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(dir, path, NULL);
-  SandboxVerdict v;
-  char *real = sandbox_resolve(b->sandbox, cand, &v);
-  if (!real && v == SANDBOX_MISSING && c->opts->resource_path && !g_path_is_absolute(path)) {
+  char *real = ask(sb, cand, peek, v);
+  if (!real && *v == SANDBOX_MISSING && c->opts->resource_path && !g_path_is_absolute(path)) {
     char **dirs = g_strsplit(c->opts->resource_path, G_SEARCHPATH_SEPARATOR_S, -1);
-    for (char **d = dirs; *d && !real && v == SANDBOX_MISSING; d++) {
+    for (char **d = dirs; *d && !real && *v == SANDBOX_MISSING; d++) {
       char *cand2 = g_build_filename(*d, path, NULL);
-      real = sandbox_resolve(b->sandbox, cand2, &v);
+      real = ask(sb, cand2, peek, v);
       g_free(cand2);
     }
     g_strfreev(dirs);
   }
+  g_free(cand);
+  g_free(path);
+  g_free(raw);
+  return real;
+}
+
+/* The file an image source names (locate_image): its real path (caller
+ * frees), or NULL with a warning at pos. */
+static char *find_image(Ctx *c, const BookPos *pos, const char *dir, const char *src,
+                        const char *what)
+{
+  Book *b = c->book;
+  SandboxVerdict v;
+  char *real = locate_image(c, dir, src, false, &v);
   if (!real && v == SANDBOX_MISSING)
     book_diag(b, BOOK_WARNING, pos, "%s %s not found%s", what, src, instead(what));
   else if (!real && v == SANDBOX_OUTSIDE)
@@ -254,9 +273,6 @@ static char *find_image(Ctx *c, const BookPos *pos, const char *dir, const char 
   else if (!real)
     book_diag(b, BOOK_WARNING, pos, "%s %s %s; refused%s", what, src, sandbox_verdict_text(v),
               instead(what));
-  g_free(cand);
-  g_free(path);
-  g_free(raw);
   return real;
 }
 
@@ -284,7 +300,7 @@ static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src,
               then);
   } else if (kind == BOOK_IMAGE_SVG && (why = svg_refs_why(b->sandbox, real))) {
     book_diag(b, BOOK_WARNING, pos, "%s %s: %s; %s", what, src, why, then);
-  } else if (!book_image_decodes(real, kind, &why)) {
+  } else if (!front_ahead_decodes(c->ahead, real, kind, &why)) {
     /* its header reads, its pixels do not: neither book can show it */
     book_diag(b, BOOK_WARNING, pos, "%s %s cannot be decoded (%s); %s", what, src, why, then);
   } else {
@@ -300,6 +316,28 @@ static BookResource *image_resource(Ctx *c, const BookPos *pos, const char *src,
   }
   g_free(why);
   return r;
+}
+
+/* Whether image_resource decodes a file of kind and size to check it. */
+static bool checked_by_decoding(BookImageKind kind, int w, int h)
+{
+  return (kind == BOOK_IMAGE_PNG || kind == BOOK_IMAGE_JPEG || kind == BOOK_IMAGE_GIF) &&
+         !too_large(w, h);
+}
+
+void md_resolve_ahead(Ctx *c, const BookNode *n)
+{
+  const char *src = n->as.image.src ? n->as.image.src : "";
+  if (!c->ahead || book_url_kind(src) != BOOK_URL_RELATIVE || !*src)
+    return;
+  SandboxVerdict v;
+  char *real = locate_image(c, src_of(c, n->pos.file)->dir, src, true, &v);
+  if (real && !front_ahead_has_image(c->ahead, real)) {
+    int w, h;
+    BookImageKind kind = book_image_probe(real, &w, &h);
+    front_ahead_image(c->ahead, real, checked_by_decoding(kind, w, h) ? kind : BOOK_IMAGE_NONE);
+  }
+  g_free(real);
 }
 
 static void resolve_image(Ctx *c, BookNode *n)

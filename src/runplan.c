@@ -85,14 +85,38 @@ void runplan_probe(RunWant *want)
     want->load = getloadavg(&avg, 1) == 1 ? avg : 0;
 }
 
-RunPlan *runplan_decide(const RunWant *want)
+RunPlan *runplan_begin(const RunWant *want)
 {
   RunPlan *p = g_new0(RunPlan, 1);
   p->want = *want;
-  const RunWant *w = &p->want;
   p->threads_chosen = want->threads < 1;
   if (p->threads_chosen)
-    p->want.threads = runplan_threads(w->cpus, w->load);
+    p->want.threads = runplan_threads(want->cpus, want->load);
+  /* the image checks and the highlighting beside the parsing, which the
+   * main thread does alone (nothing else runs yet) */
+  p->front_thread = p->want.threads > 1;
+  p->reg = g_new0(struct RunRegistry, 1);
+  pthread_mutex_init(&p->reg->lock, NULL);
+  p->reg->threads = g_ptr_array_new();
+  p->reg->kept = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  return p;
+}
+
+RunPlan *runplan_decide(const RunWant *want)
+{
+  RunPlan *p = runplan_begin(want);
+  runplan_settle(p, want);
+  return p;
+}
+
+void runplan_settle(RunPlan *p, const RunWant *want)
+{
+  RunWant decided = p->want;
+  p->want = *want;
+  p->want.threads = decided.threads;
+  p->want.cpus = decided.cpus;
+  p->want.load = decided.load;
+  const RunWant *w = &p->want;
   int threads = w->threads;
   bool multi = threads > 1;
   bool pdf = w->pdfs > 0 || w->preview; /* the previews are the PDF's pages */
@@ -123,12 +147,9 @@ RunPlan *runplan_decide(const RunWant *want)
   p->qpdf_preload = multi && pdf;
   p->cover_ahead = multi && w->epubs > 0 && !w->cover_given; /* a given one is only read */
   p->sources_thread = multi && w->pdfs > 0 && w->attach_source;
-
-  p->reg = g_new0(struct RunRegistry, 1);
-  pthread_mutex_init(&p->reg->lock, NULL);
-  p->reg->threads = g_ptr_array_new();
-  p->reg->kept = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  return p;
+  /* the pages drawn (main.c's lay_out): their colophon names the identifier */
+  p->identifier_thread =
+      multi && (p->layout == RUN_LAY_STREAM || p->layout == RUN_LAY_WHOLE) && !w->identifier_given;
 }
 
 static const char *yes(bool b)
@@ -162,6 +183,8 @@ char *runplan_describe(const RunPlan *p)
   g_string_append_printf(s, "octavo: plan: preload hyphen=%s qpdf=%s cover=%s sources-thread=%s\n",
                          yes(p->hyphen_preload), yes(p->qpdf_preload), yes(p->cover_ahead),
                          yes(p->sources_thread));
+  g_string_append_printf(s, "octavo: plan: front-thread=%s identifier-thread=%s\n",
+                         yes(p->front_thread), yes(p->identifier_thread));
   return g_string_free(s, FALSE);
 }
 

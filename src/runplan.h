@@ -1,6 +1,8 @@
-/* runplan.h: the run decided once, after parsing, from the options, the
- * outputs and the machine: which outputs, which layout passes, which
- * threads do what. A plain value (RunPlan) that -v prints and a test
+/* runplan.h: the run decided once, from the options, the outputs and the
+ * machine: which outputs, which layout passes, which threads do what. The
+ * number of threads, and with it the front end's thread, is decided before
+ * parsing (runplan_begin); the rest once the book is parsed
+ * (runplan_settle). A plain value (RunPlan) that -v prints and a test
  * asserts, and the one owner of the threads a run starts: every other
  * module asks it for a thread (runplan_spawn) and gives it back
  * (runplan_join); what is still running at the run's end (a preloader, a
@@ -24,6 +26,7 @@ typedef struct {
   unsigned chapters;            /* the book's flows in print (lay_flows): chapters that
                                  * open a page, which threads can set side by side */
   bool cover_given;             /* the book gives its cover (Book.cover): none to draw */
+  bool identifier_given;        /* the book gives its identifier: none to digest */
   int threads;                  /* -j, else OCTAVO_THREADS: 1 or more; 0: neither, the plan
                                  * decides from the machine (cpus, load) */
   int cpus;                     /* the CPUs the process may run on (runplan_probe) */
@@ -52,6 +55,11 @@ typedef struct RunPlan {
                  * lose entries once numbered are counted again; cairo's refused tags
                  * lay a streamed PDF out again): -v's "layout passes" says how many */
   /* the threads, beside the main one (which lays out and draws) */
+  bool front_thread;   /* while the book is parsed, its images checked and its code
+                        * highlighted on a thread beside (frontahead.c): decided with
+                        * the threads, before the book is known */
+  bool identifier_thread; /* the print colophon's identifier (a digest of the whole book)
+                           * made on a thread while the style, fonts and colophon are */
   bool epub_thread;    /* the EPUBs written on a thread beside the PDF */
   bool draw_thread;    /* a streamed PDF's pages drawn on a thread of their own */
   int helpers;         /* threads the drawn (or kept) layout pass may use beside its own */
@@ -78,8 +86,17 @@ typedef struct RunPlan {
 /* The plan for want. want->threads >= 1 is taken as it is (-j N means N);
  * 0 is runplan_threads(want->cpus, want->load). The plan's want.threads is
  * the number decided. A pure function of want: the machine is read by
- * runplan_probe, before. Free with runplan_end. */
+ * runplan_probe, before. Free with runplan_end. The same as runplan_begin
+ * then runplan_settle with want. */
 RunPlan *runplan_decide(const RunWant *want);
+
+/* Before parsing: the plan's threads decided from want's threads, cpus and
+ * load (as runplan_decide does), and the front end's thread
+ * (front_thread); threads may be started. The rest waits for the book. */
+RunPlan *runplan_begin(const RunWant *want);
+/* Once the book is parsed: the rest of the plan from want (its outputs and
+ * the book's; its threads, cpus and load are the plan's already). */
+void runplan_settle(RunPlan *plan, const RunWant *want);
 
 /* The threads for a run given the CPUs it may use and the load other work
  * puts on them: one per CPU not busy, a CPU counted busy when more than

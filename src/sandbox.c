@@ -147,6 +147,16 @@ char *sandbox_resolve(Sandbox *sb, const char *path, SandboxVerdict *verdict)
   return real;
 }
 
+char *sandbox_peek(const Sandbox *sb, const char *path, SandboxVerdict *verdict)
+{
+  char *real;
+  struct stat st;
+  SandboxVerdict v = judge(sb, path, &real, &st);
+  if (verdict)
+    *verdict = v;
+  return real;
+}
+
 const char *sandbox_verdict_text(SandboxVerdict v)
 {
   switch (v) {

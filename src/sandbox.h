@@ -67,6 +67,10 @@ bool sandbox_contains(const Sandbox *sb, const char *path);
  * its real path when it is a regular file inside a root (caller frees),
  * else NULL with *verdict saying why. The file counts as read. */
 char *sandbox_resolve(Sandbox *sb, const char *path, SandboxVerdict *verdict);
+/* As sandbox_resolve, without counting the file as read: for a look ahead
+ * (resolve.c's image checks queued while the book is parsed), whose files
+ * count when sandbox_resolve lets them through. */
+char *sandbox_peek(const Sandbox *sb, const char *path, SandboxVerdict *verdict);
 /* "does not exist", "is outside the book's folder", "is not a regular file". */
 const char *sandbox_verdict_text(SandboxVerdict v);
 

@@ -345,6 +345,22 @@ static void test_nonchars(void **state)
   assert_int_equal(book_utf8_fix_nonchars(part, 5, &len, NULL), 1);
   assert_int_equal(len, 5);
   assert_memory_equal(part, "\xEF\xBF\xBDxy\xEF\xBF\xBF", 8);
+  /* long runs of ASCII (skipped eight bytes at a time): a noncharacter at
+   * each offset after them, one cut by the length, one at the very end */
+  for (int k = 0; k < 20; k++) {
+    GString *t = g_string_new(NULL);
+    for (int i = 0; i < k; i++)
+      g_string_append_c(t, 'a' + i % 26);
+    g_string_append(t, "\xEF\xBF\xBF" "0123456789abcdef" "\xF4\x8F\xBF\xBF");
+    gsize n = t->len;
+    assert_int_equal(book_utf8_fix_nonchars(t->str, (gssize)n - 1, &len, NULL), 1);
+    assert_memory_equal(t->str + k, "\xEF\xBF\xBD", 3);
+    assert_memory_equal(t->str + n - 4, "\xF4\x8F\xBF\xBF", 4); /* past the length: kept */
+    assert_int_equal(book_utf8_fix_nonchars(t->str, -1, &len, NULL), 1);
+    assert_int_equal(len, n - 1);
+    assert_memory_equal(t->str + k + 19, "\xEF\xBF\xBD", 4); /* and its NUL */
+    g_string_free(t, TRUE);
+  }
 }
 
 /* A node's direction (book_node_dir) is that of its text (book_node_text),

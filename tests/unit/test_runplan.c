@@ -281,6 +281,58 @@ static gpointer add_one(gpointer data)
   return data;
 }
 
+/* In two steps: the threads before parsing (and with them the front end's
+ * thread), the rest once the book is known, the threads kept as decided. */
+static void test_begin_settle(void **state)
+{
+  (void)state;
+  RunWant early = {.threads = 1};
+  RunPlan *p = runplan_begin(&early);
+  assert_false(p->front_thread); /* one thread: the main one parses alone */
+  runplan_end(p);
+
+  early = (RunWant){.cpus = 2, .load = 0.1}; /* no -j: from the machine */
+  p = runplan_begin(&early);
+  assert_int_equal(p->want.threads, 2);
+  assert_true(p->front_thread && p->threads_chosen);
+  int n = 0; /* threads may start before the plan is settled */
+  RunThread *t = runplan_spawn(p, "octavo-front", add_one, &n);
+  RunWant book = {.pdfs = 1, .epubs = 1, .page_list = true, .chapters = 6, .threads = 7,
+                  .cpus = 8, .load = 0};
+  runplan_settle(p, &book); /* its threads, cpus and load ignored: decided before */
+  assert_ptr_equal(runplan_join(p, t), &n);
+  assert_int_equal(p->want.threads, 2);
+  assert_int_equal(p->want.cpus, 2);
+  assert_true(p->draw_thread && p->epub_thread && p->marks);
+  assert_int_equal(p->want.chapters, 6);
+  char *s = runplan_describe(p);
+  assert_non_null(strstr(s, "cores=2 load=0.10 -> threads=2"));
+  assert_non_null(strstr(s, "octavo: plan: front-thread=yes identifier-thread=yes\n"));
+  g_free(s);
+  runplan_end(p);
+
+  /* the same plan as runplan_decide's */
+  book.threads = 2;
+  RunPlan *d = runplan_decide(&book);
+  assert_true(d->front_thread && d->draw_thread && d->epub_thread && d->identifier_thread);
+  runplan_end(d);
+  book.identifier_given = true; /* nothing to digest */
+  d = runplan_decide(&book);
+  assert_false(d->identifier_thread);
+  runplan_end(d);
+  RunWant epub = {.epubs = 1, .page_list = true, .threads = 2, .chapters = 6};
+  d = runplan_decide(&epub); /* the page list's pages are not drawn: no colophon */
+  assert_false(d->identifier_thread);
+  runplan_end(d);
+  book.identifier_given = false;
+  book.threads = 1;
+  d = runplan_decide(&book);
+  s = runplan_describe(d);
+  assert_non_null(strstr(s, "octavo: plan: front-thread=no identifier-thread=no\n"));
+  g_free(s);
+  runplan_end(d);
+}
+
 static int freed;
 static void count_free(gpointer data)
 {
@@ -324,6 +376,7 @@ int main(void)
       cmocka_unit_test(test_both),      cmocka_unit_test(test_handout),
       cmocka_unit_test(test_preview),   cmocka_unit_test(test_describe),
       cmocka_unit_test(test_threads),   cmocka_unit_test(test_threads_from_load),
+      cmocka_unit_test(test_begin_settle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
