@@ -459,10 +459,13 @@ def measure(pdf, args):
     x0 = min([ln.x0 for ln in all_lines if ln.kind == 'body' and (ln.page % 2, ln.col) == kb and
               abs(ln.x1 - x1) <= args.tol] or [x0])
     if best < 3:
-        # (and the left edge is the leftmost start: a mode of three lines may be an indent)
+        # (and the left edge is the leftmost start: a mode of three lines may be an indent;
+        # of lines with spaces in them, as the width below: a folio centred in the gutter,
+        # one word, taken as body text by a few hundredths of a point, is not the column's)
         for k, e in list(edges.items()):
-            edges[k] = (min([ln.x0 for ln in all_lines if ln.kind in ('body', 'table') and
-                             (ln.page % 2, ln.col) == k] or [e[0]]), e[1], e[2])
+            starts = [ln for ln in all_lines if ln.kind in ('body', 'table') and (ln.page % 2, ln.col) == k]
+            edges[k] = (min([ln.x0 for ln in starts if len(ln.words) >= 3] or
+                            [ln.x0 for ln in starts] or [e[0]]), e[1], e[2])
         x0, x1 = 0, max([ln.x1 - edges[ln.page % 2, ln.col][0] for ln in all_lines
                          if ln.kind in ('body', 'table') and len(ln.words) >= 3 and
                          (ln.page % 2, ln.col) in edges] or [x1 - x0])
