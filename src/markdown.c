@@ -1040,10 +1040,9 @@ static void fix_field(Book *b, const BookNode *n, char *s)
               "noncharacter U+%04X (from a character reference) replaced with U+FFFD", c);
 }
 
-/* The sources lost their noncharacters (input.c), but cmark and libxml2
- * decode character references (&#xFFFE;) into them: every string of the
- * tree (and of its footnotes) loses them before ids and titles are made. */
-static void fix_nonchars(Ctx *c, Src *s)
+/* Calls visit(c, n) for every node of source s, its tree's and its
+ * footnotes' definitions', in document order. */
+static void src_each_node(Ctx *c, Src *s, void (*visit)(Ctx *c, BookNode *n))
 {
   for (guint k = 0; k <= s->notes->len; k++) {
     BookFootnote *f = k ? s->notes->pdata[k - 1] : NULL;
@@ -1053,55 +1052,47 @@ static void fix_nonchars(Ctx *c, Src *s)
     BookIter it;
     book_iter_init(&it, root);
     BookIterEvent ev;
-    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-      BookNode *n = it.cur;
-      if (ev != BOOK_ITER_ENTER)
-        continue;
-      fix_field(c->book, n, n->text);
-      switch (n->type) {
-      case BOOK_CODE_BLOCK: fix_field(c->book, n, n->as.code.info); break;
-      case BOOK_LINK:
-        fix_field(c->book, n, n->as.link.href);
-        fix_field(c->book, n, n->as.link.title);
-        break;
-      case BOOK_IMAGE:
-        fix_field(c->book, n, n->as.image.src);
-        fix_field(c->book, n, n->as.image.title);
-        break;
-      case BOOK_HTML_BLOCK:
-      case BOOK_HTML_INLINE:
-        for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
-          fix_field(c->book, n, a[1]);
-        break;
-      default: break;
-      }
-    }
+    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE)
+      if (ev == BOOK_ITER_ENTER)
+        visit(c, it.cur);
   }
 }
 
-/* What can be done ahead for source s once its blocks are final (after
- * md_captions): its images' checks and its code's tokens, queued for the
- * front end's thread (frontahead.h); taken where they were always made,
- * md_resolve_tree's image_resource and hl_book. */
-static void queue_ahead(Ctx *c, Src *s)
+/* The sources lost their noncharacters (input.c), but cmark and libxml2
+ * decode character references (&#xFFFE;) into them: every string of the
+ * tree (and of its footnotes) loses them before ids and titles are made. */
+static void fix_node_nonchars(Ctx *c, BookNode *n)
 {
-  for (guint k = 0; k <= s->notes->len; k++) {
-    BookFootnote *f = k ? s->notes->pdata[k - 1] : NULL;
-    BookNode *root = k == 0 ? s->root : f ? f->def : NULL;
-    if (!root)
-      continue;
-    BookIter it;
-    book_iter_init(&it, root);
-    BookIterEvent ev;
-    while ((ev = book_iter_next(&it)) != BOOK_ITER_DONE) {
-      if (ev != BOOK_ITER_ENTER)
-        continue;
-      if (it.cur->type == BOOK_IMAGE)
-        md_resolve_ahead(c, it.cur);
-      else if (it.cur->type == BOOK_CODE_BLOCK && c->opts->highlight)
-        front_ahead_code(c->ahead, it.cur);
-    }
+  fix_field(c->book, n, n->text);
+  switch (n->type) {
+  case BOOK_CODE_BLOCK: fix_field(c->book, n, n->as.code.info); break;
+  case BOOK_LINK:
+    fix_field(c->book, n, n->as.link.href);
+    fix_field(c->book, n, n->as.link.title);
+    break;
+  case BOOK_IMAGE:
+    fix_field(c->book, n, n->as.image.src);
+    fix_field(c->book, n, n->as.image.title);
+    break;
+  case BOOK_HTML_BLOCK:
+  case BOOK_HTML_INLINE:
+    for (char **a = n->as.html.attrs; a && a[0] && a[1]; a += 2)
+      fix_field(c->book, n, a[1]);
+    break;
+  default: break;
   }
+}
+
+/* What can be done ahead for a node once its source's blocks are final
+ * (after md_captions): an image's checks and a code block's tokens,
+ * queued for the front end's thread (frontahead.h); taken where they were
+ * always made, md_resolve_tree's image_resource and hl_book. */
+static void queue_node_ahead(Ctx *c, BookNode *n)
+{
+  if (n->type == BOOK_IMAGE)
+    md_resolve_ahead(c, n);
+  else if (n->type == BOOK_CODE_BLOCK && c->opts->highlight)
+    front_ahead_code(c->ahead, n);
 }
 
 static int file_rank(const Ctx *c, const char *file)
@@ -1167,11 +1158,11 @@ bool md_parse_sources(Book *book, const MdSource *srcs, int n, const OctavoOptio
     c.title_known = true;
   for (int i = 0; i < n; i++) {
     parse_one(&c, &c.srcs[i]);
-    fix_nonchars(&c, &c.srcs[i]);
+    src_each_node(&c, &c.srcs[i], fix_node_nonchars);
     md_tidy(&c, &c.srcs[i]);
     md_captions(&c, c.srcs[i].root);
     if (c.ahead)
-      queue_ahead(&c, &c.srcs[i]);
+      src_each_node(&c, &c.srcs[i], queue_node_ahead);
   }
   md_decide_shape(&c);
   for (int i = 0; i < n; i++) {
