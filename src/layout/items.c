@@ -237,33 +237,59 @@ static bool cjk_solid(gunichar ch)
  * a hyphen's width, and the last resort's mark and width (the
  * continuation mark in code and URLs when that font has it; a hyphen in
  * prose; nothing in a URL whose font lacks the mark: a hyphen would read
- * as part of it). Cached for the run last asked. */
+ * as part of it). */
 typedef struct {
-  const ShapeRun *run;
   double hw, lw;
   MarkKind lmark;
 } BreakMarks;
 
-static const BreakMarks *break_marks(Build *c, const Shaped *sh, size_t at, bool ident, bool url,
-                                     BreakMarks *bm)
+/* What the marks are made of, for the run last asked: they depend on the
+ * run's font only, so one paragraph's words share them (build_items). */
+typedef struct {
+  const ShapeRun *run; /* NULL: none asked yet, or no run (measured each time) */
+  double hw;           /* a hyphen's width */
+  bool cw_known;       /* cw asked (only in code and URLs) */
+  double cw;           /* the continuation mark's width, negative: not in the font */
+} RunMarks;
+
+static bool in_run(const ShapeRun *r, size_t at)
 {
-  const ShapeRun *r = shape_run_at(sh, at);
-  if (bm->run == r && r)
-    return bm;
-  bm->run = r;
-  bm->hw = hyphen_width(c->shp, sh, at);
-  double cw = ident || url ? cont_width(sh, at) : -1;
-  bm->lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
-  bm->lw = cw >= 0 ? cw : url ? 0 : bm->hw;
+  size_t off = (size_t)r->item->offset;
+  return at >= off && at < off + (size_t)r->item->length;
+}
+
+static BreakMarks break_marks(Build *c, const Shaped *sh, size_t at, bool ident, bool url,
+                              RunMarks *rm)
+{
+  if (!rm->run || !in_run(rm->run, at)) {
+    const ShapeRun *r = shape_run_at(sh, at);
+    if (!r || r != rm->run) {
+      rm->run = r;
+      rm->hw = hyphen_width(c->shp, sh, at);
+      rm->cw_known = false;
+    }
+  }
+  double cw = -1;
+  if (ident || url) {
+    if (!rm->cw_known) {
+      rm->cw = cont_width(sh, at);
+      rm->cw_known = rm->run != NULL;
+    }
+    cw = rm->cw;
+  }
+  BreakMarks bm = {.hw = rm->hw};
+  bm.lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
+  bm.lw = cw >= 0 ? cw : url ? 0 : bm.hw;
   return bm;
 }
 
 /* The penalty of break point pt (its mark into *mk). */
 static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool ident, bool url,
-                            BreakMarks *bm, MarkKind *mk)
+                            RunMarks *rm, MarkKind *mk)
 {
   size_t at = pt->at;
-  const BreakMarks *m = break_marks(c, sh, at - 1, ident, url, bm);
+  BreakMarks bm = break_marks(c, sh, at - 1, ident, url, rm);
+  const BreakMarks *m = &bm;
   LbItem pen = {.type = LB_PENALTY};
   *mk = MK_NONE;
   if (pt->kind == P_HYPH) {
@@ -288,8 +314,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
 }
 
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                       const guint8 *flags, size_t flen, int i, int j, GArray *pts, GArray *items,
-                       GArray *meta)
+                       const guint8 *flags, size_t flen, int i, int j, GArray *pts, RunMarks *rm,
+                       GArray *items, GArray *meta)
 {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
@@ -304,12 +330,11 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
     hp = word_points(c->shp, t + b0, bw - b0, &nhp);
   bool ident = !url && (code || (!nhp && identifier_like(t, b0, bw)));
-  BreakMarks bm = {0};
   if (ps->whole_words) /* a table cell as wide as its widest word: none broken */
     g_array_set_size(pts, 0);
   else
     word_points_all(sh, ps, i, j, bw, hp, nhp, url, ident, code,
-                    break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
+                    break_marks(c, sh, b0, ident, url, rm).lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
@@ -317,7 +342,7 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
          M_BOX, MK_NONE);
     MarkKind mk;
-    LbItem pen = point_penalty(c, sh, pt, ident, url, &bm, &mk);
+    LbItem pen = point_penalty(c, sh, pt, ident, url, rm, &mk);
     push(items, meta, pen, at, at, M_PEN, mk);
     from = at;
   }
@@ -427,6 +452,7 @@ void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps,
   if (!*points)
     *points = g_array_new(FALSE, FALSE, sizeof(Point));
   GArray *pts = *points;
+  RunMarks rm = {0};
   for (int i = 0; i < n;) {
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
@@ -448,7 +474,7 @@ void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps,
            !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0) &&
            !(flag_at(flags, flen, (size_t)sh->char_byte[j]) & F_IMAGE))
       j++;
-    build_word(c, sh, ps, ragged, flags, flen, i, j, pts, items, meta);
+    build_word(c, sh, ps, ragged, flags, flen, i, j, pts, &rm, items, meta);
     i = j;
   }
   build_end(items, meta, sh->len);
