@@ -26,7 +26,7 @@ static bool is_dash(gunichar ch)
  * (UAX 14) say so, except inside a code span or a URL (they have their own
  * break points, build_word) and before a note mark (it sits against its
  * word). */
-static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
+static inline bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
 {
   if (!sh->log[k].is_line_break)
     return false;
@@ -150,15 +150,17 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
   bool too_wide = shape_width_pt(sh, b0, bw) > limit;
   g_array_set_size(pts, 0);
   guint h = 0;
-  int total = 0, before = 0; /* letters and digits: in the word, before at */
-  for (size_t x = b0; x < bw; x++)
+  /* letters and digits: in the word, before at (code points only need them) */
+  bool count = ident && too_wide;
+  int total = 0, before = 0;
+  for (size_t x = b0; count && x < bw; x++)
     total += alnum_byte(t[x]);
   size_t counted = b0;
   for (int k = i + 1; k < j; k++) {
     size_t at = (size_t)sh->char_byte[k];
     if (at >= bw)
       break;
-    for (; counted < at; counted++)
+    for (; count && counted < at; counted++)
       before += alnum_byte(t[counted]);
     if (!sh->log[k].is_cursor_position)
       continue;

@@ -70,7 +70,7 @@ static size_t item_at(const GArray *meta, size_t s, size_t e, size_t byte)
 /* Does the glyph at `byte` belong to a glue item (a word space) of the line
  * [s, e)? *gk gets the item that holds it. Glyphs may come in any order
  * (right-to-left runs). */
-static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
+static inline bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
 {
   /* *gk on entry: the item of the glyph before, where the next one mostly
    * is (left to right), or in the item after it; else a binary search */
