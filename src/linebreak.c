@@ -47,6 +47,7 @@ typedef struct {
   const LbItem *it;
   size_t n;
   double *w, *y, *z; /* w[i]: natural width of items [0,i); y: finite stretch; z: shrink */
+  double *pw;        /* pw[i]: the width a break at item i adds (a penalty's; else 0) */
   size_t *fil;       /* number of LB_FIL glues in [0,i) */
   size_t *next_box;  /* first index >= i that is a box (n when none) */
   const double *widths;
@@ -91,9 +92,7 @@ static inline LineFit measure(const Para *pp, size_t start, size_t b, double wid
 {
   LineFit f;
   size_t s = start < b ? start : b;
-  f.natural = pp->w[b] - pp->w[s];
-  if (pp->it[b].type == LB_PENALTY && isfinite(pp->it[b].width))
-    f.natural += pp->it[b].width;
+  f.natural = pp->w[b] - pp->w[s] + pp->pw[b]; /* + 0 changes no sum: none is -0 */
   f.stretch = pp->y[b] - pp->y[s];
   f.shrink = pp->z[b] - pp->z[s];
   f.fil = pp->fil[b] > pp->fil[s];
@@ -648,14 +647,16 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
   }
 
   Para pp = {.it = it, .n = m, .widths = widths, .nwidths = nwidths};
-  /* the five running sums in one allocation (a paragraph's: one malloc, not five) */
+  /* the five running sums and pw in one allocation (a paragraph's: one malloc, not six) */
   G_STATIC_ASSERT(sizeof(double) == sizeof(size_t));
-  double *sums = g_new(double, 5 * (m + 1));
+  double *sums = g_new(double, 6 * (m + 1));
   pp.w = sums;
   pp.y = sums + (m + 1);
   pp.z = sums + 2 * (m + 1);
   pp.fil = (size_t *)(void *)(sums + 3 * (m + 1));
   pp.next_box = (size_t *)(void *)(sums + 4 * (m + 1));
+  pp.pw = sums + 5 * (m + 1);
+  pp.pw[m] = 0;
   pp.w[0] = pp.y[0] = pp.z[0] = 0;
   pp.fil[0] = 0;
   for (size_t i = 0; i < m; i++) {
@@ -670,6 +671,7 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
     pp.y[i + 1] = pp.y[i] + (fil ? 0 : y);
     pp.z[i + 1] = pp.z[i] + z;
     pp.fil[i + 1] = pp.fil[i] + (fil ? 1 : 0);
+    pp.pw[i] = x->type == LB_PENALTY && isfinite(x->width) ? x->width : 0;
   }
   pp.next_box[m] = m;
   for (size_t i = m; i-- > 0;)
