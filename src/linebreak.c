@@ -137,7 +137,7 @@ static size_t start_after(const Para *pp, size_t b)
 }
 
 /* May item i be a break in this pass? Returns its penalty via *pi. */
-static bool breakable(const Para *pp, size_t i, int pass, double *pi)
+static inline bool breakable(const Para *pp, size_t i, int pass, double *pi)
 {
   const LbItem *it = &pp->it[i];
   if (it->type == LB_GLUE) {
@@ -267,7 +267,7 @@ static long add_actives(KP *kp, Cands *cd, size_t b, bool flagged, long prev, lo
   double cut = cd->minimum + kp->p->adj_demerits;
   /* a slot not live holds AWFUL: past the cut but when the best is that bad */
   unsigned slots = AWFUL > cut ? cd->live : (1u << (4 * RUNS)) - 1;
-  for (int k = 0; k < 4 * RUNS; k++) /* in order: fitness class, then run */
+  for (int k = 0; k < 4 * RUNS && slots >> k; k++) /* in order: fitness class, then run */
     if ((slots & (1u << k)) && !(cand_minimal(cd, k / RUNS, k % RUNS) > cut))
       prev = add_active(kp, cd, k / RUNS, k % RUNS, b, s, flagged, prev, r);
   cd->minimum = AWFUL;
