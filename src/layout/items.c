@@ -264,12 +264,9 @@ static BreakMarks break_marks(Build *c, const Shaped *sh, size_t at, bool ident,
                               RunMarks *rm)
 {
   if (!rm->run || !in_run(rm->run, at)) {
-    const ShapeRun *r = shape_run_at(sh, at);
-    if (!r || r != rm->run) {
-      rm->run = r;
-      rm->hw = hyphen_width(c->shp, sh, at);
-      rm->cw_known = false;
-    }
+    rm->run = shape_run_at(sh, at);
+    rm->hw = hyphen_width(c->shp, sh, at);
+    rm->cw_known = false;
   }
   double cw = -1;
   if (ident || url) {
@@ -290,13 +287,12 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
                             RunMarks *rm, MarkKind *mk)
 {
   size_t at = pt->at;
-  BreakMarks bm = break_marks(c, sh, at - 1, ident, url, rm);
-  const BreakMarks *m = &bm;
+  BreakMarks m = break_marks(c, sh, at - 1, ident, url, rm);
   LbItem pen = {.type = LB_PENALTY};
   *mk = MK_NONE;
   if (pt->kind == P_HYPH) {
     pen = (LbItem){.type = LB_PENALTY,
-                   .width = m->hw,
+                   .width = m.hw,
                    .penalty = c->env->lbp.hyphen_penalty,
                    .flagged = true,
                    .hyphenation = true};
@@ -307,8 +303,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
     pen.penalty = 400; /* inside inline code: only when nothing better sets the line */
   } else {
     /* a separator is a better place than between two letters */
-    *mk = m->lmark;
-    pen.width = m->lw;
+    *mk = m.lmark;
+    pen.width = m.lw;
     pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
     pen.emergency = true;
   }
