@@ -403,9 +403,10 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
       g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
       w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
     }
-    if (ratio > 0 && !glue) { /* CJK: the glue after the cluster spread after its last glyph */
+    /* CJK: the glue after the cluster spread after its last glyph */
+    if (ratio > 0 && !glue && S->cjk) {
       size_t next = gi + 1 < g->num_glyphs ? sl->start + (size_t)g->log_clusters[gi + 1] : sl->end;
-      double st = S->cjk && next > byte ? cjk_glue_at(S->items, S->meta, s, e, next) : 0;
+      double st = next > byte ? cjk_glue_at(S->items, S->meta, s, e, next) : 0;
       if (st > 0) {
         w += ratio * st;
         g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
