@@ -47,6 +47,7 @@ typedef struct {
   const LbItem *it;
   size_t n;
   double *w, *y, *z; /* w[i]: natural width of items [0,i); y: finite stretch; z: shrink */
+  double *pw;        /* pw[i]: the width a break at item i adds (a penalty's; else 0) */
   size_t *fil;       /* number of LB_FIL glues in [0,i) */
   size_t *next_box;  /* first index >= i that is a box (n when none) */
   const double *widths;
@@ -87,13 +88,11 @@ static bool is_forced(const LbItem *it)
 }
 
 /* Measure the line from start to the break b. */
-static LineFit measure(const Para *pp, size_t start, size_t b, double width)
+static inline LineFit measure(const Para *pp, size_t start, size_t b, double width)
 {
   LineFit f;
   size_t s = start < b ? start : b;
-  f.natural = pp->w[b] - pp->w[s];
-  if (pp->it[b].type == LB_PENALTY && isfinite(pp->it[b].width))
-    f.natural += pp->it[b].width;
+  f.natural = pp->w[b] - pp->w[s] + pp->pw[b]; /* + 0 changes no sum: none is -0 */
   f.stretch = pp->y[b] - pp->y[s];
   f.shrink = pp->z[b] - pp->z[s];
   f.fil = pp->fil[b] > pp->fil[s];
@@ -138,7 +137,7 @@ static size_t start_after(const Para *pp, size_t b)
 }
 
 /* May item i be a break in this pass? Returns its penalty via *pi. */
-static bool breakable(const Para *pp, size_t i, int pass, double *pi)
+static inline bool breakable(const Para *pp, size_t i, int pass, double *pi)
 {
   const LbItem *it = &pp->it[i];
   if (it->type == LB_GLUE) {
@@ -211,23 +210,52 @@ static double short_last(const LbParams *p, const LineFit *f, bool after_hyphen)
 /* The best ways found so far to reach the break being tried, per fitness
  * class and hyphen run (0: the break is not flagged; RUNS - 1: that many or
  * more), and the least of them (TeX's minimal_demerits, best_place,
- * best_pl_line, minimum_demerits). */
+ * best_pl_line, minimum_demerits). A slot's entries count only where its
+ * bit is set (slot c * RUNS + h): minimal in `live` (else AWFUL),
+ * best_place and best_line in `ever` (else -1 and 0), so that the breaker,
+ * tried at every break, clears two masks and not 48 entries. */
 typedef struct {
   double minimal[4][RUNS];
   long best_place[4][RUNS];
   size_t best_line[4][RUNS];
   double minimum;
+  unsigned live, ever;
 } Cands;
 
 static void cands_reset(Cands *cd)
 {
-  for (int c = 0; c < 4; c++)
-    for (int h = 0; h < RUNS; h++) {
-      cd->minimal[c][h] = AWFUL;
-      cd->best_place[c][h] = -1;
-      cd->best_line[c][h] = 0;
-    }
+  cd->live = cd->ever = 0;
   cd->minimum = AWFUL;
+}
+
+static double cand_minimal(const Cands *cd, int c, int h)
+{
+  return cd->live & (1u << (c * RUNS + h)) ? cd->minimal[c][h] : AWFUL;
+}
+
+/* A new active node at break b for candidate (c, h), linked in before r
+ * after prev (-1: the list head); returns it (the new prev). */
+static long add_active(KP *kp, const Cands *cd, int c, int h, size_t b, size_t s, bool flagged,
+                       long prev, long r)
+{
+  bool set = cd->ever & (1u << (c * RUNS + h));
+  Passive ps = {b, set ? cd->best_place[c][h] : -1, flagged};
+  g_array_append_val(kp->passive, ps);
+  long id = new_active(kp);
+  Active *a = ACT(kp, id);
+  a->passive = (long)kp->passive->len - 1;
+  a->line = set ? cd->best_line[c][h] : 0;
+  a->fitness = c;
+  a->flagged = flagged;
+  a->run = h;
+  a->total = cand_minimal(cd, c, h);
+  a->start = s;
+  a->next = r;
+  if (prev < 0)
+    kp->head = id;
+  else
+    ACT(kp, prev)->next = id;
+  return id;
 }
 
 /* New active nodes at break b for the candidates within adj_demerits of
@@ -236,32 +264,14 @@ static void cands_reset(Cands *cd)
 static long add_actives(KP *kp, Cands *cd, size_t b, bool flagged, long prev, long r)
 {
   size_t s = start_after(kp->pp, b);
-  for (int c = 0; c < 4; c++)
-    for (int h = 0; h < RUNS; h++) {
-      if (cd->minimal[c][h] > cd->minimum + kp->p->adj_demerits)
-        continue;
-      Passive ps = {b, cd->best_place[c][h], flagged};
-      g_array_append_val(kp->passive, ps);
-      long id = new_active(kp);
-      Active *a = ACT(kp, id);
-      a->passive = (long)kp->passive->len - 1;
-      a->line = cd->best_line[c][h];
-      a->fitness = c;
-      a->flagged = flagged;
-      a->run = h;
-      a->total = cd->minimal[c][h];
-      a->start = s;
-      a->next = r;
-      if (prev < 0)
-        kp->head = id;
-      else
-        ACT(kp, prev)->next = id;
-      prev = id;
-    }
+  double cut = cd->minimum + kp->p->adj_demerits;
+  /* a slot not live holds AWFUL: past the cut but when the best is that bad */
+  unsigned slots = AWFUL > cut ? cd->live : (1u << (4 * RUNS)) - 1;
+  for (int k = 0; k < 4 * RUNS && slots >> k; k++) /* in order: fitness class, then run */
+    if ((slots & (1u << k)) && !(cand_minimal(cd, k / RUNS, k % RUNS) > cut))
+      prev = add_active(kp, cd, k / RUNS, k % RUNS, b, s, flagged, prev, r);
   cd->minimum = AWFUL;
-  for (int c = 0; c < 4; c++)
-    for (int h = 0; h < RUNS; h++)
-      cd->minimal[c][h] = AWFUL;
+  cd->live = 0;
   return prev;
 }
 
@@ -362,10 +372,12 @@ static void consider(const KP *kp, Cands *cd, const Active *a, const LineFit *f,
   int h = run < RUNS ? run : RUNS - 1;
   double d = artificial ? 0 : line_demerits(p, a, f, bad, fit, pi, flagged, at_end, too_many);
   d += a->total;
-  if (d <= cd->minimal[fit][h]) {
+  if (d <= cand_minimal(cd, fit, h)) {
     cd->minimal[fit][h] = d;
     cd->best_place[fit][h] = a->passive;
     cd->best_line[fit][h] = a->line + 1;
+    cd->live |= 1u << (fit * RUNS + h);
+    cd->ever |= 1u << (fit * RUNS + h);
     if (d < cd->minimum)
       cd->minimum = d;
   }
@@ -635,14 +647,16 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
   }
 
   Para pp = {.it = it, .n = m, .widths = widths, .nwidths = nwidths};
-  /* the five running sums in one allocation (a paragraph's: one malloc, not five) */
+  /* the five running sums and pw in one allocation (a paragraph's: one malloc, not six) */
   G_STATIC_ASSERT(sizeof(double) == sizeof(size_t));
-  double *sums = g_new(double, 5 * (m + 1));
+  double *sums = g_new(double, 6 * (m + 1));
   pp.w = sums;
   pp.y = sums + (m + 1);
   pp.z = sums + 2 * (m + 1);
   pp.fil = (size_t *)(void *)(sums + 3 * (m + 1));
   pp.next_box = (size_t *)(void *)(sums + 4 * (m + 1));
+  pp.pw = sums + 5 * (m + 1);
+  pp.pw[m] = 0;
   pp.w[0] = pp.y[0] = pp.z[0] = 0;
   pp.fil[0] = 0;
   for (size_t i = 0; i < m; i++) {
@@ -657,6 +671,7 @@ int lb_break_stats(const LbItem *items, size_t n, const double *widths, size_t n
     pp.y[i + 1] = pp.y[i] + (fil ? 0 : y);
     pp.z[i + 1] = pp.z[i] + z;
     pp.fil[i + 1] = pp.fil[i] + (fil ? 1 : 0);
+    pp.pw[i] = x->type == LB_PENALTY && isfinite(x->width) ? x->width : 0;
   }
   pp.next_box[m] = m;
   for (size_t i = m; i-- > 0;)

@@ -72,7 +72,8 @@ static void keep_hangul(const char *text, PangoLogAttr *log, int nchars)
   bool prev = false;
   int i = 0;
   for (const char *p = text; i < nchars; p = g_utf8_next_char(p), i++) {
-    bool hangul = g_unichar_get_script(g_utf8_get_char(p)) == G_UNICODE_SCRIPT_HANGUL;
+    bool hangul = (unsigned char)*p >= 0x80 && /* ASCII is not: most text asks nothing */
+                  g_unichar_get_script(g_utf8_get_char(p)) == G_UNICODE_SCRIPT_HANGUL;
     if (hangul && prev)
       log[i].is_line_break = FALSE;
     prev = hangul;

@@ -26,7 +26,7 @@ static bool is_dash(gunichar ch)
  * (UAX 14) say so, except inside a code span or a URL (they have their own
  * break points, build_word) and before a note mark (it sits against its
  * word). */
-static bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
+static inline bool break_before(const Shaped *sh, const guint8 *flags, size_t flen, int k)
 {
   if (!sh->log[k].is_line_break)
     return false;
@@ -150,15 +150,17 @@ static void word_points_all(const Shaped *sh, const ParaStyle *ps, int i, int j,
   bool too_wide = shape_width_pt(sh, b0, bw) > limit;
   g_array_set_size(pts, 0);
   guint h = 0;
-  int total = 0, before = 0; /* letters and digits: in the word, before at */
-  for (size_t x = b0; x < bw; x++)
+  /* letters and digits: in the word, before at (code points only need them) */
+  bool count = ident && too_wide;
+  int total = 0, before = 0;
+  for (size_t x = b0; count && x < bw; x++)
     total += alnum_byte(t[x]);
   size_t counted = b0;
   for (int k = i + 1; k < j; k++) {
     size_t at = (size_t)sh->char_byte[k];
     if (at >= bw)
       break;
-    for (; counted < at; counted++)
+    for (; count && counted < at; counted++)
       before += alnum_byte(t[counted]);
     if (!sh->log[k].is_cursor_position)
       continue;
@@ -237,38 +239,60 @@ static bool cjk_solid(gunichar ch)
  * a hyphen's width, and the last resort's mark and width (the
  * continuation mark in code and URLs when that font has it; a hyphen in
  * prose; nothing in a URL whose font lacks the mark: a hyphen would read
- * as part of it). Cached for the run last asked. */
+ * as part of it). */
 typedef struct {
-  const ShapeRun *run;
   double hw, lw;
   MarkKind lmark;
 } BreakMarks;
 
-static const BreakMarks *break_marks(Build *c, const Shaped *sh, size_t at, bool ident, bool url,
-                                     BreakMarks *bm)
+/* What the marks are made of, for the run last asked: they depend on the
+ * run's font only, so one paragraph's words share them (build_items). */
+typedef struct {
+  const ShapeRun *run; /* NULL: none asked yet, or no run (measured each time) */
+  double hw;           /* a hyphen's width */
+  bool cw_known;       /* cw asked (only in code and URLs) */
+  double cw;           /* the continuation mark's width, negative: not in the font */
+} RunMarks;
+
+static bool in_run(const ShapeRun *r, size_t at)
 {
-  const ShapeRun *r = shape_run_at(sh, at);
-  if (bm->run == r && r)
-    return bm;
-  bm->run = r;
-  bm->hw = hyphen_width(c->shp, sh, at);
-  double cw = ident || url ? cont_width(sh, at) : -1;
-  bm->lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
-  bm->lw = cw >= 0 ? cw : url ? 0 : bm->hw;
+  size_t off = (size_t)r->item->offset;
+  return at >= off && at < off + (size_t)r->item->length;
+}
+
+static BreakMarks break_marks(Build *c, const Shaped *sh, size_t at, bool ident, bool url,
+                              RunMarks *rm)
+{
+  if (!rm->run || !in_run(rm->run, at)) {
+    rm->run = shape_run_at(sh, at);
+    rm->hw = hyphen_width(c->shp, sh, at);
+    rm->cw_known = false;
+  }
+  double cw = -1;
+  if (ident || url) {
+    if (!rm->cw_known) {
+      rm->cw = cont_width(sh, at);
+      rm->cw_known = rm->run != NULL;
+    }
+    cw = rm->cw;
+  }
+  BreakMarks bm = {.hw = rm->hw};
+  bm.lmark = cw >= 0 ? MK_CONT : url ? MK_NONE : MK_HYPHEN;
+  bm.lw = cw >= 0 ? cw : url ? 0 : bm.hw;
   return bm;
 }
 
 /* The penalty of break point pt (its mark into *mk). */
 static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool ident, bool url,
-                            BreakMarks *bm, MarkKind *mk)
+                            RunMarks *rm, MarkKind *mk)
 {
   size_t at = pt->at;
-  const BreakMarks *m = break_marks(c, sh, at - 1, ident, url, bm);
+  BreakMarks m = break_marks(c, sh, at - 1, ident, url, rm);
   LbItem pen = {.type = LB_PENALTY};
   *mk = MK_NONE;
   if (pt->kind == P_HYPH) {
     pen = (LbItem){.type = LB_PENALTY,
-                   .width = m->hw,
+                   .width = m.hw,
                    .penalty = c->env->lbp.hyphen_penalty,
                    .flagged = true,
                    .hyphenation = true};
@@ -279,8 +303,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
     pen.penalty = 400; /* inside inline code: only when nothing better sets the line */
   } else {
     /* a separator is a better place than between two letters */
-    *mk = m->lmark;
-    pen.width = m->lw;
+    *mk = m.lmark;
+    pen.width = m.lw;
     pen.penalty = pt->kind == P_CODE ? 500 : c->env->lbp.emergency_penalty;
     pen.emergency = true;
   }
@@ -288,8 +312,8 @@ static LbItem point_penalty(Build *c, const Shaped *sh, const Point *pt, bool id
 }
 
 static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool ragged,
-                       const guint8 *flags, size_t flen, int i, int j, GArray *pts, GArray *items,
-                       GArray *meta)
+                       const guint8 *flags, size_t flen, int i, int j, GArray *pts, RunMarks *rm,
+                       GArray *items, GArray *meta)
 {
   const char *t = sh->text;
   size_t b0 = (size_t)sh->char_byte[i], b1 = (size_t)sh->char_byte[j];
@@ -304,12 +328,11 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
   if (ps->hyphenate && !ragged && j - i >= 5 && !(all & (F_CODE | F_NOHYPH | F_URL)))
     hp = word_points(c->shp, t + b0, bw - b0, &nhp);
   bool ident = !url && (code || (!nhp && identifier_like(t, b0, bw)));
-  BreakMarks bm = {0};
   if (ps->whole_words) /* a table cell as wide as its widest word: none broken */
     g_array_set_size(pts, 0);
   else
     word_points_all(sh, ps, i, j, bw, hp, nhp, url, ident, code,
-                    break_marks(c, sh, b0, ident, url, &bm)->lw, pts);
+                    break_marks(c, sh, b0, ident, url, rm).lw, pts);
   size_t from = b0;
   for (guint q = 0; q < pts->len; q++) {
     const Point *pt = &g_array_index(pts, Point, q);
@@ -317,7 +340,7 @@ static void build_word(Build *c, const Shaped *sh, const ParaStyle *ps, bool rag
     push(items, meta, (LbItem){.type = LB_BOX, .width = shape_width_pt(sh, from, at)}, from, at,
          M_BOX, MK_NONE);
     MarkKind mk;
-    LbItem pen = point_penalty(c, sh, pt, ident, url, &bm, &mk);
+    LbItem pen = point_penalty(c, sh, pt, ident, url, rm, &mk);
     push(items, meta, pen, at, at, M_PEN, mk);
     from = at;
   }
@@ -427,6 +450,7 @@ void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps,
   if (!*points)
     *points = g_array_new(FALSE, FALSE, sizeof(Point));
   GArray *pts = *points;
+  RunMarks rm = {0};
   for (int i = 0; i < n;) {
     size_t b0 = (size_t)sh->char_byte[i];
     gunichar ch = g_utf8_get_char(t + b0);
@@ -448,7 +472,7 @@ void build_items(Build *c, const Para *p, const Shaped *sh, const ParaStyle *ps,
            !(sh->log[j].is_white && g_utf8_get_char(t + sh->char_byte[j]) != 0xA0) &&
            !(flag_at(flags, flen, (size_t)sh->char_byte[j]) & F_IMAGE))
       j++;
-    build_word(c, sh, ps, ragged, flags, flen, i, j, pts, items, meta);
+    build_word(c, sh, ps, ragged, flags, flen, i, j, pts, &rm, items, meta);
     i = j;
   }
   build_end(items, meta, sh->len);

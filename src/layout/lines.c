@@ -70,7 +70,7 @@ static size_t item_at(const GArray *meta, size_t s, size_t e, size_t byte)
 /* Does the glyph at `byte` belong to a glue item (a word space) of the line
  * [s, e)? *gk gets the item that holds it. Glyphs may come in any order
  * (right-to-left runs). */
-static bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
+static inline bool glyph_in_glue(const GArray *meta, size_t s, size_t *gk, size_t e, size_t byte)
 {
   /* *gk on entry: the item of the glyph before, where the next one mostly
    * is (left to right), or in the item after it; else a binary search */
@@ -273,6 +273,7 @@ typedef struct {
   bool rtl;       /* the paragraph's direction is right to left */
   GArray *imgs;   /* ImgBox: the inline images, by byte */
   GArray *placed; /* Placed: the current line's images */
+  bool cjk;       /* a justified paragraph with CJK glue (cjk_glue_at has some to find) */
 } Setting;
 
 /* A URL note's letter set against its word extracts as a word of its own:
@@ -323,6 +324,21 @@ static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis, GBy
 
 /* The stretch of a CJK glue (items.c: no width, between two characters)
  * of the line [s, e) at byte `at`, or 0. */
+static bool is_cjk_glue(const Meta *m, const LbItem *it)
+{
+  return m->kind == M_GLUE && it->width == 0 && it->stretch > 0 && it->stretch < LB_FIL;
+}
+
+/* Has the paragraph any CJK glue? (When not, none is looked for glyph by
+ * glyph.) */
+static bool any_cjk_glue(const GArray *items, const GArray *meta)
+{
+  for (guint i = 0; i < items->len; i++)
+    if (is_cjk_glue(&g_array_index(meta, Meta, i), &g_array_index(items, LbItem, i)))
+      return true;
+  return false;
+}
+
 static double cjk_glue_at(const GArray *items, const GArray *meta, size_t s, size_t e, size_t at)
 {
   size_t lo = s, hi = e; /* the first item ending at or after `at` */
@@ -336,8 +352,7 @@ static double cjk_glue_at(const GArray *items, const GArray *meta, size_t s, siz
   for (; lo < e && g_array_index(meta, Meta, lo).b == at; lo++) {
     const Meta *m = &g_array_index(meta, Meta, lo);
     const LbItem *it = &g_array_index(items, LbItem, lo);
-    if (m->kind == M_GLUE && m->a == at && it->width == 0 && it->stretch > 0 &&
-        it->stretch < LB_FIL)
+    if (m->a == at && is_cjk_glue(m, it))
       return it->stretch;
   }
   return 0;
@@ -388,7 +403,8 @@ static double set_slice(Setting *S, guint k, size_t s, size_t e, double ratio, d
       g->glyphs[gi].geometry.width = (int)lround(w * PANGO_SCALE);
       w = g->glyphs[gi].geometry.width / (double)PANGO_SCALE;
     }
-    if (ratio > 0 && !glue) { /* CJK: the glue after the cluster spread after its last glyph */
+    /* CJK: the glue after the cluster spread after its last glyph */
+    if (ratio > 0 && !glue && S->cjk) {
       size_t next = gi + 1 < g->num_glyphs ? sl->start + (size_t)g->log_clusters[gi + 1] : sl->end;
       double st = next > byte ? cjk_glue_at(S->items, S->meta, s, e, next) : 0;
       if (st > 0) {
@@ -770,6 +786,7 @@ SetInfo set_para(Build *c, Para *p, const ParaStyle *ps, bool ragged, const char
   S.flags = span_flags(p, B->flags); /* for the items and the letter spacing */
   S.imgs = image_boxes(c, p, ps, out != NULL, B->imgs);
   build_items(c, p, S.sh, ps, ragged, S.flags, S.imgs, S.items, S.meta, &B->points);
+  S.cjk = !ragged && ps->justify && any_cjk_glue(S.items, S.meta);
   LbParams lp;
   GArray *lines = break_lines(c, &S, &lp);
   if (tag && !out)
