@@ -70,14 +70,21 @@ char *util_pdf_dest_name(const char *id);
 /* Start-up: glibc's malloc tuned once for the whole run. The main heap
  * grows in one step of 64 MiB (M_TOP_PAD; blocks under 32 MiB come from
  * it, M_MMAP_THRESHOLD), advised as transparent huge pages; a heap's free
- * top goes back to the kernel only past 32 MiB (M_TRIM_THRESHOLD). A page
- * fault costs about 15 us on the VMs octavo is measured on (the seed took
- * 2,800 of them, most in fresh heap pages), and with two threads each
- * madvise or munmap also flushes the other CPU's TLB (the 1 MB book's PDF
- * at -j2: 22,000 page faults against 13,500, 20-30% more CPU). Freed
- * memory is still given back once the PDF is drawn (malloc_trim in
- * pdf.c). Call first thing in main(); does nothing where malloc or THP
- * differ. */
+ * top goes back to the kernel only past 32 MiB (M_TRIM_THRESHOLD). With
+ * two threads each madvise or munmap also flushes the other CPU's TLB
+ * (the 1 MB book's PDF at -j2: 22,000 page faults against 13,500, 20-30%
+ * more CPU). On the VMs octavo is measured on a first touch costs 0.4-0.9
+ * ms per MiB in 4 KiB pages and 0.1-9 ms per MiB in huge pages (the high
+ * end when the host backs the page anew: free pages reported to the host
+ * by virtio-balloon): the huge pages' zeroing is the kernel's largest
+ * share of a big book (clear_page, up to 0.4 s of the 10 MB book's 11 s
+ * at -j1), and still they pay: paired runs without the advice took 2-3%
+ * more CPU on the seed and the 2 MB bench book and 0-1% more on the 10 MB
+ * one (more user time: TLB misses), and advising 128 MiB instead 0.5%
+ * less on the 10 MB book (n=4, within noise; issue 30). Freed memory is
+ * still given back once the PDF is drawn (malloc_trim in pdf.c; without
+ * it the 2 MB book takes 2,000 fewer faults, the same CPU and 7 MB more).
+ * Call first thing in main(); does nothing where malloc or THP differ. */
 void util_heap_init(void);
 
 /* Give what is free in the heap back to the kernel (malloc_trim): once
