@@ -221,6 +221,7 @@ typedef struct {
   double minimum;
   unsigned live, ever;
 } Cands;
+G_STATIC_ASSERT(4 * RUNS < 32); /* a bit of `live` and `ever` per slot, and the all-slots mask */
 
 static void cands_reset(Cands *cd)
 {
