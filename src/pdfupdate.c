@@ -402,18 +402,13 @@ qpdf_oh pdfupdate_read_direct(PdfUpdate *u, qpdf_oh ref)
 
 const char *pdfupdate_base_dict(PdfUpdate *u, int id, gsize *len)
 {
-  const char *v, *ve;
-  guint64 off, end;
-  if (!rewritable(u) || id <= 0 || id >= u->xref_count ||
-      g_hash_table_contains(u->objs, GINT_TO_POINTER(id)) ||
-      g_hash_table_contains(u->unread, GINT_TO_POINTER(id)) ||
-      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)) ||
-      !base_value(u, id, &v, &ve, &off, &end))
+  gsize n;
+  const char *v = pdfupdate_base_value(u, id, &n);
+  /* a dictionary (a stream's value is refused there), not given keys yet */
+  if (!v || n < 4 || memcmp(v, "<<", 2) || memcmp(v + n - 2, ">>", 2) ||
+      g_hash_table_contains(u->keys, GINT_TO_POINTER(id)))
     return NULL;
-  /* a dictionary, not a stream's (whose value ends in "endstream") */
-  if (ve - v < 4 || memcmp(v, "<<", 2) || memcmp(ve - 2, ">>", 2))
-    return NULL;
-  *len = (gsize)(ve - v);
+  *len = n;
   return v;
 }
 
