@@ -322,8 +322,7 @@ static bool visual_order(const Shaped *sh, const GArray *slices, guint *vis, GBy
   return lo_odd != G_MAXUINT8;
 }
 
-/* The stretch of a CJK glue (items.c: no width, between two characters)
- * of the line [s, e) at byte `at`, or 0. */
+/* Is the item a CJK glue (items.c: no width, between two characters)? */
 static bool is_cjk_glue(const Meta *m, const LbItem *it)
 {
   return m->kind == M_GLUE && it->width == 0 && it->stretch > 0 && it->stretch < LB_FIL;
@@ -339,6 +338,7 @@ static bool any_cjk_glue(const GArray *items, const GArray *meta)
   return false;
 }
 
+/* The stretch of a CJK glue of the line [s, e) at byte `at`, or 0. */
 static double cjk_glue_at(const GArray *items, const GArray *meta, size_t s, size_t e, size_t at)
 {
   size_t lo = s, hi = e; /* the first item ending at or after `at` */
